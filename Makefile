@@ -1,0 +1,43 @@
+# Entry points. `make test` is what CI runs (.ci/run).
+SHELL := /bin/bash
+CARGO ?= cargo
+export GOTOOLCHAIN := local
+
+.PHONY: test unit e2e verify generate cluster-build cluster-up cluster-down demo fmt lint
+
+## Everything: unit tests, then the end-to-end suite on a tier-2 local cluster it brings up and down.
+test: unit e2e
+
+## Unit, snapshot and property tests (no cluster).
+unit:
+	$(CARGO) test --workspace --exclude infera-e2e --locked
+
+## End-to-end suite on the local control plane (builds it on first use, cached under ~/.cache).
+e2e:
+	tests/run-e2e.sh
+
+## Regenerate every generated artifact and fail if any differs from what is committed.
+verify: generate
+	@git diff --exit-code -- crds completions deploy README.md || { echo "generated files are stale: run 'make generate' and commit" >&2; exit 1; }
+	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+
+## Regenerate crds/, completions/ and the generated parts of deploy/.
+generate:
+	$(CARGO) run --quiet --locked -p kubectl-infera -- __generate .
+
+cluster-build:
+	tests/cluster/build.sh
+
+## Local tier-2 control plane (TIER=1 for etcd + kube-apiserver only). Ends with `export KUBECONFIG=...`.
+cluster-up:
+	tests/cluster/up.sh --tier $${TIER:-2}
+
+cluster-down:
+	tests/cluster/down.sh
+
+## The main job end to end: cluster, init, operator, the seed's PD example, status until Ready.
+demo:
+	tests/demo.sh
+
+fmt:
+	$(CARGO) fmt --all

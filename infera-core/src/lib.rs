@@ -1,0 +1,19 @@
+//! The InferaDeployment API and everything about it that needs no cluster: the CRD types,
+//! validation into a [`ValidDeployment`], naming and labels, the injected engine flags, and the
+//! pure rendering of a deployment into the child objects the operator applies.
+//!
+//! This crate has no client and no async runtime by construction: its dependency graph makes API
+//! calls impossible, so everything here is a pure function and is tested as one.
+
+pub mod crd;
+pub mod external;
+pub mod flags;
+pub mod naming;
+pub mod render;
+pub mod types;
+pub mod validate;
+pub mod yaml;
+
+pub use render::{Child, ChildKind, render};
+pub use types::*;
+pub use validate::{FieldError, ValidDeployment, ValidationErrors, validate};

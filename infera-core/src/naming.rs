@@ -1,0 +1,140 @@
+//! Every name and label the operator puts on a child object, in one place.
+//!
+//! Names are `<deployment>-<suffix>`. The length budget below keeps every name we create, and every
+//! name the Deployment, StatefulSet and LeaderWorkerSet controllers derive from ours (pod names,
+//! `controller-revision-hash` labels), within the 63 characters of a DNS label.
+
+use std::collections::BTreeMap;
+
+use crate::types::Role;
+
+/// Longest allowed `metadata.name` of an InferaDeployment.
+pub const MAX_DEPLOYMENT_NAME: usize = 42;
+/// Longest allowed deployment name plus service name.
+pub const MAX_DEPLOYMENT_PLUS_SERVICE: usize = 46;
+/// Service names that would collide with objects the operator creates itself.
+pub const RESERVED_SERVICE_NAMES: [&str; 5] = ["nats", "epp", "discovery", "pool", "route"];
+
+/// Field manager of the operator's server-side applies.
+pub const OPERATOR_MANAGER: &str = "infera-operator";
+/// Field manager of the plugin's server-side applies.
+pub const PLUGIN_MANAGER: &str = "kubectl-infera";
+
+pub const LABEL_NAME: &str = "app.kubernetes.io/name";
+pub const LABEL_INSTANCE: &str = "app.kubernetes.io/instance";
+pub const LABEL_COMPONENT: &str = "app.kubernetes.io/component";
+pub const LABEL_MANAGED_BY: &str = "app.kubernetes.io/managed-by";
+pub const LABEL_DEPLOYMENT: &str = "infera.amd.com/deployment";
+pub const LABEL_SERVICE: &str = "infera.amd.com/service";
+pub const LABEL_ROLE: &str = "infera.amd.com/role";
+
+/// Value of `app.kubernetes.io/name` on every child.
+pub const APP_NAME: &str = "infera";
+
+/// Label selector matching every child of one deployment (and nothing else).
+pub fn children_selector(deployment: &str) -> String {
+    format!("{LABEL_MANAGED_BY}={OPERATOR_MANAGER},{LABEL_DEPLOYMENT}={deployment}")
+}
+
+/// Label selector matching every child the operator manages, in any deployment.
+pub fn managed_selector() -> String {
+    format!("{LABEL_MANAGED_BY}={OPERATOR_MANAGER},{LABEL_DEPLOYMENT}")
+}
+
+/// What a child belongs to: one user service, or a piece of shared plumbing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Component<'a> {
+    Server(&'a str),
+    Worker(&'a str, Role),
+    Nats,
+    Discovery,
+    EndpointPicker,
+    Gateway,
+}
+
+impl Component<'_> {
+    /// `app.kubernetes.io/component`.
+    pub fn component(&self) -> &'static str {
+        match self {
+            Self::Server(_) => "server",
+            Self::Worker(..) => "worker",
+            Self::Nats => "nats",
+            Self::Discovery => "discovery",
+            Self::EndpointPicker => "epp",
+            Self::Gateway => "gateway",
+        }
+    }
+
+    /// `infera.amd.com/service`: the user's service name, or the component for shared objects.
+    pub fn service(&self) -> &str {
+        match self {
+            Self::Server(name) | Self::Worker(name, _) => name,
+            other => other.component(),
+        }
+    }
+
+    /// `infera.amd.com/role`.
+    pub fn role(&self) -> String {
+        match self {
+            Self::Worker(_, role) => role.to_string(),
+            other => other.component().to_string(),
+        }
+    }
+
+    /// Name of the child (Deployment, Service, LeaderWorkerSet, ...) for this component.
+    pub fn object_name(&self, deployment: &str) -> String {
+        format!("{deployment}-{}", self.service())
+    }
+}
+
+/// All labels of a child.
+pub fn labels(deployment: &str, component: Component<'_>) -> BTreeMap<String, String> {
+    BTreeMap::from([
+        (LABEL_NAME.into(), APP_NAME.into()),
+        (LABEL_INSTANCE.into(), deployment.into()),
+        (LABEL_COMPONENT.into(), component.component().into()),
+        (LABEL_MANAGED_BY.into(), OPERATOR_MANAGER.into()),
+        (LABEL_DEPLOYMENT.into(), deployment.into()),
+        (LABEL_SERVICE.into(), component.service().into()),
+        (LABEL_ROLE.into(), component.role()),
+    ])
+}
+
+/// The immutable pod selector of a workload: stable across spec changes.
+pub fn selector(deployment: &str, component: Component<'_>) -> BTreeMap<String, String> {
+    BTreeMap::from([
+        (LABEL_DEPLOYMENT.into(), deployment.into()),
+        (LABEL_SERVICE.into(), component.service().into()),
+    ])
+}
+
+/// Headless Service that gives NATS pods stable DNS names.
+pub fn nats_headless_name(deployment: &str) -> String {
+    format!("{deployment}-nats-headless")
+}
+
+/// InferencePool fronting the workers.
+pub fn inference_pool_name(deployment: &str) -> String {
+    format!("{deployment}-pool")
+}
+
+/// HTTPRoute from the Gateway to the InferencePool.
+pub fn http_route_name(deployment: &str) -> String {
+    format!("{deployment}-route")
+}
+
+/// In-cluster DNS name of a Service.
+pub fn service_host(service: &str, namespace: &str) -> String {
+    format!("{service}.{namespace}.svc.cluster.local")
+}
+
+/// True when `name` is an RFC 1123 DNS label that starts with a letter (also an RFC 1035 label,
+/// which Service names need).
+pub fn is_dns_label(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= 63
+        && bytes[0].is_ascii_lowercase()
+        && bytes.iter().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
+        && bytes.last().is_some_and(|b| *b != b'-')
+}

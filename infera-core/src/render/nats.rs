@@ -1,0 +1,128 @@
+//! The managed NATS JetStream that carries KV events.
+
+use k8s_openapi::{
+    api::{
+        apps::v1::{StatefulSet, StatefulSetPersistentVolumeClaimRetentionPolicy, StatefulSetSpec},
+        core::v1::{
+            Container, ContainerPort, PersistentVolumeClaim, PersistentVolumeClaimSpec, PodSpec, PodTemplateSpec,
+            Service, ServicePort, ServiceSpec, VolumeMount, VolumeResourceRequirements,
+        },
+    },
+    apimachinery::pkg::{
+        api::resource::Quantity,
+        apis::meta::v1::{LabelSelector, ObjectMeta},
+    },
+};
+
+use super::{Child, Context, NATS_IMAGE, meta, pod::http_probe};
+use crate::{
+    flags::NATS_PORT,
+    naming::{self, Component},
+    validate::{Nats, ValidDeployment},
+};
+
+const MONITOR_PORT: i32 = 8222;
+
+/// The URL services use for KV events, if any.
+pub fn url(d: &ValidDeployment) -> Option<String> {
+    match &d.nats {
+        Nats::None => None,
+        Nats::External { url } => Some(url.clone()),
+        Nats::Managed { .. } => Some(format!(
+            "nats://{}:{NATS_PORT}",
+            naming::service_host(&Component::Nats.object_name(&d.name), &d.namespace)
+        )),
+    }
+}
+
+/// Headless Service, client Service and the single-replica JetStream StatefulSet.
+pub fn managed(cx: &Context<'_>, storage: &Quantity) -> [Child; 3] {
+    let d = cx.deployment;
+    let name = Component::Nats.object_name(&d.name);
+    let headless = naming::nats_headless_name(&d.name);
+    let selector = naming::selector(&d.name, Component::Nats);
+    let port = |name: &str, number: i32| ServicePort {
+        name: Some(name.into()),
+        port: number,
+        target_port: None,
+        protocol: Some("TCP".into()),
+        ..Default::default()
+    };
+    [
+        Child::Service(Service {
+            metadata: meta::object_meta(d, Component::Nats, headless.clone()),
+            spec: Some(ServiceSpec {
+                cluster_ip: Some("None".into()),
+                publish_not_ready_addresses: Some(true),
+                selector: Some(selector.clone()),
+                ports: Some(vec![port("client", NATS_PORT), port("monitor", MONITOR_PORT)]),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        Child::Service(Service {
+            metadata: meta::object_meta(d, Component::Nats, name.clone()),
+            spec: Some(ServiceSpec {
+                type_: Some("ClusterIP".into()),
+                selector: Some(selector.clone()),
+                ports: Some(vec![port("client", NATS_PORT)]),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        Child::StatefulSet(StatefulSet {
+            metadata: meta::object_meta(d, Component::Nats, name),
+            spec: Some(StatefulSetSpec {
+                replicas: Some(1),
+                service_name: Some(headless),
+                selector: LabelSelector { match_labels: Some(selector), ..Default::default() },
+                persistent_volume_claim_retention_policy: Some(StatefulSetPersistentVolumeClaimRetentionPolicy {
+                    when_deleted: Some("Delete".into()),
+                    when_scaled: Some("Delete".into()),
+                }),
+                template: PodTemplateSpec {
+                    metadata: Some(meta::pod_meta(d, Component::Nats)),
+                    spec: Some(PodSpec {
+                        automount_service_account_token: Some(false),
+                        containers: vec![Container {
+                            name: "nats".into(),
+                            image: Some(NATS_IMAGE.into()),
+                            args: Some(vec![
+                                "--jetstream".into(),
+                                "--store_dir=/data".into(),
+                                format!("--port={NATS_PORT}"),
+                                format!("--http_port={MONITOR_PORT}"),
+                            ]),
+                            ports: Some(vec![
+                                ContainerPort { name: Some("client".into()), container_port: NATS_PORT, ..Default::default() },
+                                ContainerPort { name: Some("monitor".into()), container_port: MONITOR_PORT, ..Default::default() },
+                            ]),
+                            readiness_probe: Some(http_probe("/healthz?js-enabled-only=true", MONITOR_PORT)),
+                            volume_mounts: Some(vec![VolumeMount {
+                                name: "data".into(),
+                                mount_path: "/data".into(),
+                                ..Default::default()
+                            }]),
+                            ..Default::default()
+                        }],
+                        ..Default::default()
+                    }),
+                },
+                volume_claim_templates: Some(vec![PersistentVolumeClaim {
+                    metadata: ObjectMeta { name: Some("data".into()), ..Default::default() },
+                    spec: Some(PersistentVolumeClaimSpec {
+                        access_modes: Some(vec!["ReadWriteOnce".into()]),
+                        resources: Some(VolumeResourceRequirements {
+                            requests: Some([("storage".to_string(), storage.clone())].into()),
+                            ..Default::default()
+                        }),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                }]),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+    ]
+}

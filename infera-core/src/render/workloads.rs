@@ -1,0 +1,93 @@
+//! The server and the worker pools.
+
+use k8s_openapi::{
+    api::{
+        apps::v1::{Deployment, DeploymentSpec},
+        core::v1::{Service, ServicePort, ServiceSpec},
+    },
+    apimachinery::pkg::{apis::meta::v1::LabelSelector, util::intstr::IntOrString},
+};
+
+use super::{Child, Context, meta::object_meta, pod};
+use crate::{
+    external::lws::{
+        LeaderWorkerSet, LeaderWorkerSetLeaderWorkerTemplate, LeaderWorkerSetLeaderWorkerTemplateRestartPolicy,
+        LeaderWorkerSetSpec,
+    },
+    flags::SERVER_PORT,
+    naming::{self, Component},
+    validate::Worker,
+};
+
+/// The server's Deployment and its ClusterIP Service.
+pub fn server(cx: &Context<'_>) -> [Child; 2] {
+    let d = cx.deployment;
+    let component = Component::Server(&d.server.service);
+    let name = component.object_name(&d.name);
+    let deployment = Deployment {
+        metadata: object_meta(d, component, name.clone()),
+        spec: Some(DeploymentSpec {
+            replicas: Some(d.server.replicas),
+            selector: selector(&d.name, component),
+            template: pod::server(cx),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let service = Service {
+        metadata: object_meta(d, component, name),
+        spec: Some(ServiceSpec {
+            type_: Some("ClusterIP".into()),
+            selector: Some(naming::selector(&d.name, component)),
+            ports: Some(vec![ServicePort {
+                name: Some("http".into()),
+                port: SERVER_PORT,
+                target_port: Some(IntOrString::String("http".into())),
+                protocol: Some("TCP".into()),
+                ..Default::default()
+            }]),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    [Child::Deployment(deployment), Child::Service(service)]
+}
+
+/// A worker pool: a Deployment, or a LeaderWorkerSet of `nodes` pods per group.
+pub fn worker(cx: &Context<'_>, worker: &Worker) -> Child {
+    let d = cx.deployment;
+    let component = Component::Worker(&worker.pod.service, worker.role);
+    let name = component.object_name(&d.name);
+    let template = pod::worker(cx, worker);
+    if worker.multi_node() {
+        Child::LeaderWorkerSet(LeaderWorkerSet {
+            metadata: object_meta(d, component, name),
+            spec: LeaderWorkerSetSpec {
+                replicas: Some(worker.pod.replicas),
+                leader_worker_template: LeaderWorkerSetLeaderWorkerTemplate {
+                    size: Some(worker.nodes),
+                    restart_policy: Some(LeaderWorkerSetLeaderWorkerTemplateRestartPolicy::RecreateGroupOnPodRestart),
+                    worker_template: super::to_json_map(&template),
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+            status: None,
+        })
+    } else {
+        Child::Deployment(Deployment {
+            metadata: object_meta(d, component, name),
+            spec: Some(DeploymentSpec {
+                replicas: Some(worker.pod.replicas),
+                selector: selector(&d.name, component),
+                template,
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+    }
+}
+
+fn selector(deployment: &str, component: Component<'_>) -> LabelSelector {
+    LabelSelector { match_labels: Some(naming::selector(deployment, component)), ..Default::default() }
+}

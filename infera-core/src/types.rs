@@ -1,0 +1,300 @@
+//! The `InferaDeployment` custom resource (`infera.amd.com/v1alpha1`).
+//!
+//! Doc comments on these types become the CRD's field descriptions; the `x_kube(validation)` rules
+//! are the CEL half of the rules in [`crate::validate`], which states every rule once more in Rust
+//! with the same wording so the plugin can reject a spec before anything is sent.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::{
+    api::core::v1::{EnvVar, Toleration},
+    apimachinery::pkg::{api::resource::Quantity, apis::meta::v1::Condition},
+};
+use kube::{CustomResource, KubeSchema};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// An LLM inference graph: one router server, one or more worker pools (aggregated or
+/// prefill/decode disaggregated, single- or multi-node), and the planes they share.
+#[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[kube(
+    group = "infera.amd.com",
+    version = "v1alpha1",
+    kind = "InferaDeployment",
+    namespaced,
+    shortname = "idep",
+    category = "infera",
+    status = "InferaDeploymentStatus",
+    derive = "PartialEq",
+    printcolumn(name = "Backend", type_ = "string", json_path = ".spec.backendFramework", description = "Inference engine"),
+    printcolumn(name = "State", type_ = "string", json_path = ".status.state", description = "Pending, Deploying, Ready, Degraded or Failed"),
+    printcolumn(name = "Age", type_ = "date", json_path = ".metadata.creationTimestamp"),
+    printcolumn(name = "Reason", type_ = "string", json_path = ".status.conditions[?(@.type==\"Ready\")].reason", priority = 1, description = "Reason of the Ready condition"),
+    printcolumn(name = "Endpoint", type_ = "string", json_path = ".status.endpoint", priority = 1, description = "In-cluster URL of the server"),
+    validation = Rule::new("self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$') && size(self.metadata.name) <= 42").message("metadata.name: must be a DNS label of at most 42 characters (lowercase letters, digits and '-', starting with a letter); choose a shorter name").field_path(".metadata.name"),
+    validation = Rule::new("self.spec.services.all(s, size(self.metadata.name) + size(s) <= 46)").message("spec.services: the deployment name plus a service name must be at most 46 characters so that every child name fits in 63; shorten the service name or metadata.name").field_path(".spec.services"),
+)]
+#[x_kube(
+    validation = Rule::new("self.services.filter(s, self.services[s].componentType == 'server').size() == 1").message("spec.services: exactly one service must have componentType: server; add one server or remove the extras").field_path(".services"),
+    validation = Rule::new("self.services.exists(s, self.services[s].componentType == 'worker')").message("spec.services: at least one service must have componentType: worker; add a worker pool").field_path(".services"),
+    validation = Rule::new("self.services.exists(s, has(self.services[s].role) && self.services[s].role == 'prefill') == self.services.exists(s, has(self.services[s].role) && self.services[s].role == 'decode')").message("spec.services: prefill pools need decode pools and vice versa; add the missing role or use role: mixed").field_path(".services"),
+    validation = Rule::new("(has(self.discoveryBackend) && self.discoveryBackend == 'etcd') == has(self.etcdEndpoint)").message("spec.etcdEndpoint: set it exactly when discoveryBackend is etcd; add etcdEndpoint or remove it").field_path(".etcdEndpoint"),
+    validation = Rule::new("self.services.all(s, !(s in ['nats', 'epp', 'discovery', 'pool', 'route']))").message("spec.services: the names nats, epp, discovery, pool and route are reserved for objects the operator creates; rename the service").field_path(".services"),
+)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct InferaDeploymentSpec {
+    /// Inference engine every worker runs.
+    pub backend_framework: BackendFramework,
+
+    /// Container image for every service that does not set its own `image`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 512))]
+    pub image: Option<String>,
+
+    /// How workers and the server find each other: `kubernetes` (default; the operator provisions a
+    /// ServiceAccount, Role and RoleBinding) or `etcd` (external; set `etcdEndpoint`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discovery_backend: Option<DiscoveryBackend>,
+
+    /// URL of the external etcd used for discovery, e.g. `http://etcd.infra:2379`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 512))]
+    pub etcd_endpoint: Option<String>,
+
+    /// The KV-event plane: an operator-managed NATS JetStream, or an external NATS.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nats: Option<NatsSpec>,
+
+    /// Gateway API Inference Extension: when set, the operator adds a frontend sidecar to every
+    /// worker, an Endpoint Picker, an InferencePool and an HTTPRoute, and the server routes directly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gaie: Option<GaieSpec>,
+
+    /// The services of the graph by name: exactly one `server` and at least one `worker` pool.
+    /// Names are DNS labels; they become part of every child's name.
+    #[schemars(extend("maxProperties" = 32, "minProperties" = 2))]
+    #[x_kube(validation = Rule::new("self.all(s, s.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$'))").message("spec.services: service names must be DNS labels (lowercase letters, digits and '-', starting with a letter); rename the service"))]
+    pub services: BTreeMap<String, ServiceSpec>,
+}
+
+/// Inference engine.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendFramework {
+    Sglang,
+    Vllm,
+}
+
+/// Discovery backend.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum DiscoveryBackend {
+    #[default]
+    Kubernetes,
+    Etcd,
+}
+
+/// The KV-event plane.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[x_kube(validation = Rule::new("self.deploy != has(self.url)").message("spec.nats: set url exactly when deploy is false; either let the operator deploy NATS or point url at yours").field_path(".url"))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NatsSpec {
+    /// Deploy and manage a NATS JetStream StatefulSet for this deployment.
+    #[serde(default)]
+    pub deploy: bool,
+    /// Size of the JetStream volume when `deploy` is true (default 1Gi).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_size: Option<Quantity>,
+    /// URL of an external NATS when `deploy` is false, e.g. `nats://nats.infra:4222`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 512))]
+    pub url: Option<String>,
+}
+
+/// Gateway API Inference Extension settings.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GaieSpec {
+    /// Name of the Gateway the HTTPRoute attaches to.
+    #[schemars(length(min = 1, max = 253))]
+    pub gateway_name: String,
+    /// Namespace of that Gateway (default: the deployment's namespace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 63))]
+    pub gateway_namespace: Option<String>,
+    /// Endpoint Picker image (default: the Inference Extension's EPP release image).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 512))]
+    pub epp_image: Option<String>,
+}
+
+/// One service of the graph: the router `server`, or a `worker` pool.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, KubeSchema)]
+#[x_kube(
+    validation = Rule::new("self.componentType != 'server' || !has(self.role)").message("role: only workers have a role; remove it from the server").field_path(".role"),
+    validation = Rule::new("self.componentType != 'server' || !has(self.resources) || !has(self.resources.gpu) || self.resources.gpu == 0").message("resources.gpu: the server runs no model and gets no GPU; remove resources.gpu").field_path(".resources.gpu"),
+    validation = Rule::new("self.componentType != 'server' || !has(self.numberOfNodes) || self.numberOfNodes == 1").message("numberOfNodes: the server runs on one node; remove numberOfNodes").field_path(".numberOfNodes"),
+    validation = Rule::new("self.componentType != 'worker' || (has(self.resources) && has(self.resources.gpu) && self.resources.gpu >= 1)").message("resources.gpu: a worker needs at least one GPU per pod; set resources.gpu").field_path(".resources.gpu"),
+    validation = Rule::new("!has(self.args) || self.args.all(a, !(a.split('=')[0] in ['--disaggregation-mode', '--discovery-backend', '--etcd-endpoint', '--kv-event-transport', '--nats-url', '--host', '--port', '--nnodes', '--node-rank', '--dist-init-addr', '--master-addr', '--master-port', '--router-mode', '--disaggregation-bootstrap-port']))").message("args: sets a flag the operator injects; remove it (see the injected-flag table in the README)").field_path(".args"),
+)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ServiceSpec {
+    /// `server` (the router; no GPU) or `worker` (runs the model).
+    pub component_type: ComponentType,
+
+    /// Worker role: `mixed` (aggregated, default), `prefill` or `decode`. Not allowed on the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<Role>,
+
+    /// Number of replicas (for multi-node pools: number of groups). Default 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 1000))]
+    pub replicas: Option<i32>,
+
+    /// Nodes per replica. Above 1 the pool becomes a LeaderWorkerSet of that size. Default 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 64))]
+    pub number_of_nodes: Option<i32>,
+
+    /// Per-pod resources.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourcesSpec>,
+
+    /// Engine arguments (model, parallelism, transfer backend, ...). The operator adds the flags
+    /// listed in the README; setting one of them here is an error.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("maxItems" = 128), inner(length(max = 4096)))]
+    pub args: Vec<String>,
+
+    /// Image for this service (default: `spec.image`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 512))]
+    pub image: Option<String>,
+
+    /// Extra environment variables for the service's containers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<EnvVar>,
+
+    /// Node selector for the service's pods.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub node_selector: BTreeMap<String, String>,
+
+    /// Tolerations for the service's pods.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tolerations: Vec<Toleration>,
+}
+
+/// Kind of service.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ComponentType {
+    Server,
+    Worker,
+}
+
+/// Worker role.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    #[default]
+    Mixed,
+    Prefill,
+    Decode,
+}
+
+/// Per-pod resources.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResourcesSpec {
+    /// GPUs per pod (workers only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 64))]
+    pub gpu: Option<i32>,
+    /// Extended resource name of the GPU (default `amd.com/gpu`; partitioned GPUs use names such
+    /// as `amd.com/cpx_nps4`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 253), regex(pattern = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"))]
+    pub gpu_type: Option<String>,
+    /// CPU request and limit per pod.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<Quantity>,
+    /// Memory request and limit per pod.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<Quantity>,
+    /// Size of the memory-backed `/dev/shm` (engines use it for tensor exchange).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_memory: Option<Quantity>,
+}
+
+/// Observed state, written by the operator through the status subresource.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct InferaDeploymentStatus {
+    /// Summary: Pending, Deploying, Ready, Degraded or Failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<State>,
+    /// The `metadata.generation` this status describes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    /// `Ready` and friends, with reasons such as InvalidSpec, MissingDependency,
+    /// InsufficientCapacity, OwnershipConflict and PodsNotReady.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["type"]))]
+    pub conditions: Vec<Condition>,
+    /// Per service readiness.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub services: BTreeMap<String, ServiceStatus>,
+    /// In-cluster URL of the server, e.g. `http://demo-server.default.svc.cluster.local:8000`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+}
+
+/// Summary state of a deployment.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+pub enum State {
+    Pending,
+    Deploying,
+    Ready,
+    Degraded,
+    Failed,
+}
+
+/// Readiness of one service.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ServiceStatus {
+    /// `Deployment` or `LeaderWorkerSet`.
+    pub kind: String,
+    /// Replicas (groups, for multi-node pools) asked for.
+    pub desired_replicas: i32,
+    /// Replicas that are ready.
+    pub ready_replicas: i32,
+    /// Multi-node pools: groups whose every pod is Ready.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ready_groups: Option<i32>,
+}
+
+impl std::fmt::Display for BackendFramework {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Sglang => "sglang",
+            Self::Vllm => "vllm",
+        })
+    }
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Mixed => "mixed",
+            Self::Prefill => "prefill",
+            Self::Decode => "decode",
+        })
+    }
+}
+
+impl std::fmt::Display for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self, f)
+    }
+}

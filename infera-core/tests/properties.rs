@@ -1,0 +1,115 @@
+//! Property tests: arbitrary specs never make validation or rendering panic, and whatever
+//! validates renders only names that are DNS labels of at most 63 characters.
+
+use std::collections::BTreeMap;
+
+use infera_core::{
+    BackendFramework, ComponentType, DiscoveryBackend, InferaDeployment, InferaDeploymentSpec, NatsSpec,
+    ResourcesSpec, Role, ServiceSpec, naming, render, validate,
+};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use proptest::prelude::*;
+
+fn name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        8 => "[a-z][a-z0-9-]{0,30}[a-z0-9]",
+        1 => "[a-zA-Z0-9_.-]{0,70}",
+        1 => Just("nats".to_string()),
+        1 => Just(String::new()),
+    ]
+}
+
+fn arg() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("--tp-size".to_string()),
+        Just("--tensor-parallel-size".to_string()),
+        Just("--pp-size".to_string()),
+        Just("--port".to_string()),
+        Just("--tp=4".to_string()),
+        "[0-9]{1,3}",
+        "-{0,2}[a-z=-]{0,12}",
+    ]
+}
+
+fn service() -> impl Strategy<Value = ServiceSpec> {
+    (
+        prop_oneof![Just(ComponentType::Server), Just(ComponentType::Worker)],
+        proptest::option::of(prop_oneof![Just(Role::Mixed), Just(Role::Prefill), Just(Role::Decode)]),
+        proptest::option::of(-2i32..5),
+        proptest::option::of(-1i32..5),
+        proptest::option::of(-1i32..9),
+        proptest::collection::vec(arg(), 0..6),
+        proptest::option::of(prop_oneof![Just("64Gi".to_string()), Just("x".to_string()), Just("1.5e3".to_string())]),
+    )
+        .prop_map(|(component_type, role, replicas, nodes, gpu, args, memory)| ServiceSpec {
+            component_type,
+            role,
+            replicas,
+            number_of_nodes: nodes,
+            resources: Some(ResourcesSpec {
+                gpu,
+                shared_memory: memory.clone().map(Quantity),
+                memory: memory.map(Quantity),
+                ..Default::default()
+            }),
+            args,
+            image: None,
+            env: Vec::new(),
+            node_selector: BTreeMap::new(),
+            tolerations: Vec::new(),
+        })
+}
+
+fn deployment() -> impl Strategy<Value = InferaDeployment> {
+    (
+        name(),
+        proptest::collection::btree_map(name(), service(), 0..5),
+        prop_oneof![Just(BackendFramework::Sglang), Just(BackendFramework::Vllm)],
+        proptest::option::of(prop_oneof![Just(DiscoveryBackend::Kubernetes), Just(DiscoveryBackend::Etcd)]),
+        proptest::option::of("http://[a-z]{1,8}:2379"),
+        proptest::option::of((any::<bool>(), proptest::option::of("nats://[a-z]{1,8}:4222"))),
+    )
+        .prop_map(|(name, services, backend, discovery, etcd, nats)| {
+            let mut idep = InferaDeployment::new(
+                &name,
+                InferaDeploymentSpec {
+                    backend_framework: backend,
+                    image: Some("rocm/infera:test".into()),
+                    discovery_backend: discovery,
+                    etcd_endpoint: etcd,
+                    nats: nats.map(|(deploy, url)| NatsSpec { deploy, storage_size: None, url }),
+                    gaie: None,
+                    services,
+                },
+            );
+            idep.metadata.namespace = Some("ns".into());
+            idep
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn validation_and_rendering_never_panic_and_names_fit(idep in deployment()) {
+        if let Ok(valid) = validate(&idep) {
+            for child in render(&valid) {
+                let name = child.name();
+                prop_assert!(naming::is_dns_label(name), "{name:?} is not a DNS label");
+                prop_assert!(name.len() <= 63);
+            }
+            prop_assert!(!valid.workers.is_empty());
+        }
+    }
+
+    #[test]
+    fn valid_names_leave_room_for_controller_suffixes(
+        (deployment, service) in (1usize..=naming::MAX_DEPLOYMENT_NAME)
+            .prop_flat_map(|d| (Just(d), 1usize..=naming::MAX_DEPLOYMENT_PLUS_SERVICE - d))
+    ) {
+        // LeaderWorkerSet pod `<lws>-<group>-<index>` and StatefulSet revision label `<sts>-<group>-<hash>`.
+        let lws = deployment + 1 + service;
+        prop_assert!(lws + "-999-63".len() <= 63);
+        prop_assert!(lws + "-999-0123456789".len() <= 63);
+    }
+}

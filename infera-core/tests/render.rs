@@ -1,0 +1,23 @@
+//! Snapshot tests: the seed's examples render into exactly these objects.
+
+use infera_core::{render, validate, yaml};
+
+fn load(file: &str) -> infera_core::InferaDeployment {
+    let text = std::fs::read_to_string(format!("{}/../examples/{file}", env!("CARGO_MANIFEST_DIR"))).expect("example");
+    let mut deployments = yaml::parse_deployments(&text).expect("parses");
+    deployments.remove(0)
+}
+
+#[test]
+fn seed_pd_example_renders_every_child() {
+    let valid = validate(&load("pd.yaml")).expect("the seed's example is valid");
+    let children = render(&valid);
+    insta::assert_snapshot!(yaml::to_yaml_stream(&children).expect("yaml"));
+}
+
+#[test]
+fn multi_node_pool_renders_a_leader_worker_set() {
+    let valid = validate(&load("multinode.yaml")).expect("valid");
+    let children = render(&valid);
+    insta::assert_snapshot!(yaml::to_yaml_stream(&children).expect("yaml"));
+}

@@ -1,0 +1,54 @@
+//! Support library for Infera's end-to-end tests.
+//!
+//! The tests run against the local control plane that `tests/cluster/up.sh` starts (see
+//! `tests/cluster/README.md`); they find it through `$KUBECONFIG`, whose contexts are `admin`
+//! (system:masters), `alice` and `bob` (authenticated, no RBAC bindings). `tests/run-e2e.sh` and
+//! `make e2e` bring a tier-2 cluster up and down around `cargo test -p infera-e2e`.
+//!
+//! * [`admin`], [`user`], [`impersonating`] — clients as the admin, an unprivileged user, or a
+//!   ServiceAccount through impersonation;
+//! * [`ServiceAccountIdentity`] — a real TokenRequest token for a ServiceAccount and a kubeconfig
+//!   file carrying it, so a locally spawned operator authenticates exactly as its ServiceAccount;
+//! * [`TestNamespace`] — a unique namespace per test, deleted afterwards;
+//! * [`eventually`] — poll with a deadline, reporting the last error on timeout;
+//! * [`binary`] / [`Process`] — the workspace's built binaries and a child process that is killed
+//!   on drop;
+//! * [`apply_yaml`] — server-side apply of multi-document YAML (e.g. the shipped RBAC);
+//! * [`FakeNode`] — an extra kwok-managed node, e.g. for tests that need a node of their own.
+
+mod bins;
+mod clients;
+mod eventually;
+mod manifests;
+mod namespace;
+mod nodes;
+
+pub use bins::{Process, binary, target_dir};
+pub use clients::{
+    ServiceAccountIdentity, admin, cluster_tier, context, impersonating, kubeconfig_path, user,
+};
+pub use eventually::{eventually, eventually_every};
+pub use manifests::{apply_yaml, apply_yaml_in};
+pub use namespace::TestNamespace;
+pub use nodes::FakeNode;
+
+pub use k8s_openapi;
+pub use kube;
+
+/// Field manager used by helpers of this crate when they apply objects.
+pub const FIELD_MANAGER: &str = "infera-e2e";
+
+/// A short suffix unique within this test run: process id, a counter and the clock.
+pub fn unique_suffix() -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or_default();
+    let mixed = (u64::from(std::process::id()) << 32 | u64::from(nanos)) ^ (u64::from(n) << 20);
+    let mut s = format!("{:x}", mixed.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 28);
+    s.truncate(7);
+    format!("{s}{n}")
+}
