@@ -1,1 +1,76 @@
-fn main() {}
+//! `kubectl infera`: the kubectl plugin of Infera. See `kubectl infera --help` and the README's
+//! "kubectl infera" section; the exit-code contract is in [`error`].
+
+mod apply;
+mod bundle;
+mod cli;
+mod client;
+mod commands;
+mod diagnose;
+mod duration;
+mod error;
+mod printer;
+mod spec;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::{
+    error::{Error, Exit},
+    printer::Printer,
+};
+
+fn main() -> ExitCode {
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { Exit::Usage } else { Exit::Ok };
+            let _ = e.print();
+            return code.into();
+        }
+    };
+    init_logging(cli.global.verbosity);
+    let printer = Printer::new(cli.global.color);
+    match run(cli, &printer) {
+        Ok(()) => Exit::Ok.into(),
+        Err(error) => {
+            if !matches!(error, Error::Failed(ref m) if m.is_empty()) {
+                printer.error(&error);
+            }
+            error.exit().into()
+        }
+    }
+}
+
+fn run(cli: cli::Cli, printer: &Printer) -> Result<(), Error> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Failed(format!("cannot start the async runtime: {e}")))?;
+    runtime.block_on(async {
+        tokio::select! {
+            result = commands::run(cli, printer) => result,
+            _ = tokio::signal::ctrl_c() => {
+                printer.clear_progress();
+                Err(Error::Interrupted)
+            }
+        }
+    })
+}
+
+/// `-v 6` and above log every API request (method and URL) to stderr, like kubectl's `-v=6`.
+fn init_logging(verbosity: u8) {
+    let filter = match verbosity {
+        0..=5 => return,
+        6..=7 => "kube_client::client::builder=debug",
+        _ => "kube=trace,kube_client=trace",
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .without_time()
+        .try_init();
+}

@@ -1,0 +1,277 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_kubectl_infera_global_optspecs
+    string join \n kubeconfig= context= cluster= user= n/namespace= as= as-group= request-timeout= color= v/v= h/help V/version
+end
+
+function __fish_kubectl_infera_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_kubectl_infera_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_kubectl_infera_using_subcommand
+    set -l cmd (__fish_kubectl_infera_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -s n -l namespace -d 'Namespace (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -l as -d 'Username to impersonate' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -l request-timeout -d 'Timeout of a single API request, e.g. 30s or 1m; 0 means none' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -l color -d 'Colour: auto (on a terminal unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -s v -l v -d 'Log verbosity like kubectl\'s -v: 6 logs every API request to stderr' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -s h -l help -d 'Print help'
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -s V -l version -d 'Print version'
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -f -a "init" -d 'Install or upgrade the operator: CRD, namespace, RBAC, Deployment, metrics Service'
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -f -a "uninstall" -d 'Remove exactly what `init` installed'
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -f -a "doctor" -d 'Check that the cluster can run Infera (and, with --for, a given spec)'
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -f -a "deploy" -d 'Create or update an InferaDeployment (from a file, flags, or an interactive wizard)'
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -f -a "status" -d 'Show InferaDeployments: a list, or one in detail'
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -f -a "render" -d 'Print every object the operator would create for a spec (offline)'
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -f -a "version" -d 'Show the plugin, CRD and operator versions'
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -f -a "completion" -d 'Print a shell completion script (or install the kubectl completion shim)'
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -f -a "__complete" -d 'Dynamic completion protocol used by kubectl_complete-infera'
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -f -a "__generate" -d 'Regenerate crds/ and completions/ in a repository checkout'
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -l dry-run -d 'client: print the bundle without contacting a cluster; server: let the API server check it' -r -f -a "client\t'Print what would be sent; contact no cluster'
+server\t'Send the request with dryRun=All: admission and validation run, nothing is stored'
+none\t'Do it for real (the default)'"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -s o -l output -d 'With --dry-run=client: output format of the bundle' -r -f -a "yaml\t''
+json\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -l timeout -d 'How long to wait for the CRD and (with --wait) the operator' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -s n -l namespace -d 'Namespace (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -l as -d 'Username to impersonate' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -l request-timeout -d 'Timeout of a single API request, e.g. 30s or 1m; 0 means none' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -l color -d 'Colour: auto (on a terminal unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -s v -l v -d 'Log verbosity like kubectl\'s -v: 6 logs every API request to stderr' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -l wait -d 'Wait until the operator Deployment is available'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -l force-conflicts -d 'Take ownership of fields another field manager owns (kubectl\'s --force-conflicts)'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -l allow-downgrade -d 'Allow installing an older version over a newer one'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -s V -l version -d 'Print version'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand uninstall" -l dry-run -d 'client: list what would be deleted; server: send deletes with dryRun=All' -r -f -a "client\t'Print what would be sent; contact no cluster'
+server\t'Send the request with dryRun=All: admission and validation run, nothing is stored'
+none\t'Do it for real (the default)'"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand uninstall" -l timeout -d 'How long --wait waits' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand uninstall" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand uninstall" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand uninstall" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand uninstall" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand uninstall" -s n -l namespace -d 'Namespace (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand uninstall" -l as -d 'Username to impersonate' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand uninstall" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand uninstall" -l request-timeout -d 'Timeout of a single API request, e.g. 30s or 1m; 0 means none' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand uninstall" -l color -d 'Colour: auto (on a terminal unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand uninstall" -s v -l v -d 'Log verbosity like kubectl\'s -v: 6 logs every API request to stderr' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand uninstall" -l force -d 'Uninstall even though InferaDeployments exist (deleting the CRD deletes them and their children)'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand uninstall" -l wait -d 'Wait until the namespace and the CRD are gone'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand uninstall" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand uninstall" -s V -l version -d 'Print version'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand doctor" -l for -d 'Also check whether this spec fits the cluster\'s free GPUs now, pool by pool' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand doctor" -s o -l output -d 'Output format (table, json or yaml)' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand doctor" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand doctor" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand doctor" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand doctor" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand doctor" -s n -l namespace -d 'Namespace (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand doctor" -l as -d 'Username to impersonate' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand doctor" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand doctor" -l request-timeout -d 'Timeout of a single API request, e.g. 30s or 1m; 0 means none' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand doctor" -l color -d 'Colour: auto (on a terminal unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand doctor" -s v -l v -d 'Log verbosity like kubectl\'s -v: 6 logs every API request to stderr' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand doctor" -l pre -d 'Pre-install checks only (before `init`): skip the Infera CRD and operator checks'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand doctor" -s h -l help -d 'Print help'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand doctor" -s V -l version -d 'Print version'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -s f -l filename -d 'An InferaDeployment YAML file (`-` reads stdin). Without it, the spec comes from flags, or from the wizard on a terminal' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l name -d 'Name of the InferaDeployment' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l backend -d 'Inference engine' -r -f -a "sglang\t''
+vllm\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l model -d 'Model (Hugging Face id or path) the workers serve' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l topology -d 'Topology: aggregated, pd (prefill/decode) or multinode' -r -f -a "aggregated\t'One pool of mixed workers (prefill and decode on the same GPUs)'
+pd\t'Disaggregated prefill and decode pools'
+multinode\t'Mixed workers spanning several nodes per replica (LeaderWorkerSet)'"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l image -d 'Container image (default: rocm/infera:<backend>-v<version>)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l replicas -d 'Worker replicas (aggregated/multinode) [default: 1]' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l prefill-replicas -d 'Prefill replicas (pd) [default: 1]' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l decode-replicas -d 'Decode replicas (pd) [default: 1]' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l server-replicas -d 'Server (router) replicas [default: 1]' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l gpus -d 'GPUs per worker pod [default: 1]' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l gpu-type -d 'GPU resource name [default: amd.com/gpu]' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l nodes -d 'Nodes per replica (multinode) [default: 2]' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l tp -d 'Tensor-parallel size [default: GPUs per pod]; with several nodes, pipeline parallelism covers the rest' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l transfer-backend -d 'KV transfer backend for pd (e.g. mori, nixl, mooncake)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l ib-device -d 'RDMA device for the KV transfer (pd)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l router-policy -d 'Router policy of the server (e.g. kv-aware, round-robin, cache-aware)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l nats -d 'Deploy a managed NATS JetStream for KV events [default: true]' -r -f -a "true\t''
+false\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l nats-storage -d 'Size of the NATS JetStream volume' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l discovery -d 'Discovery backend' -r -f -a "kubernetes\t''
+etcd\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l etcd-endpoint -d 'etcd URL (with --discovery etcd)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l memory -d 'Memory per worker pod (e.g. 64Gi)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l shared-memory -d 'Size of /dev/shm per worker pod (e.g. 32Gi)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l dry-run -d 'client: print the spec, contact no cluster; server: let the API server check it' -r -f -a "client\t'Print what would be sent; contact no cluster'
+server\t'Send the request with dryRun=All: admission and validation run, nothing is stored'
+none\t'Do it for real (the default)'"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -s o -l output -d 'Print the resulting InferaDeployment (yaml or json) instead of a summary' -r -f -a "yaml\t''
+json\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l save -d 'Also write the spec to FILE (as YAML)' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l timeout -d 'How long --wait waits' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -s n -l namespace -d 'Namespace (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l as -d 'Username to impersonate' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l request-timeout -d 'Timeout of a single API request, e.g. 30s or 1m; 0 means none' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l color -d 'Colour: auto (on a terminal unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -s v -l v -d 'Log verbosity like kubectl\'s -v: 6 logs every API request to stderr' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l wait -d 'Wait until the deployment is Ready; on timeout, explain what blocks it'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l force-conflicts -d 'Take ownership of fields another field manager owns'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l no-interactive -d 'Never start the wizard, even on a terminal'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -s y -l yes -d 'Apply without asking for confirmation at the end of the wizard'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -s V -l version -d 'Print version'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand status" -s o -l output -d 'Output format' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand status" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand status" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand status" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand status" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand status" -s n -l namespace -d 'Namespace (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand status" -l as -d 'Username to impersonate' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand status" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand status" -l request-timeout -d 'Timeout of a single API request, e.g. 30s or 1m; 0 means none' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand status" -l color -d 'Colour: auto (on a terminal unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand status" -s v -l v -d 'Log verbosity like kubectl\'s -v: 6 logs every API request to stderr' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand status" -s A -l all-namespaces -d 'List deployments in every namespace'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand status" -s w -l watch -d 'Keep watching: redraw on a terminal, append a line per change otherwise (NDJSON with -o json)'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand status" -s h -l help -d 'Print help'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand status" -s V -l version -d 'Print version'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand render" -s f -l filename -d 'The InferaDeployment YAML (or JSON); `-` reads stdin' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand render" -s o -l output -d 'Output format' -r -f -a "yaml\t''
+json\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand render" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand render" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand render" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand render" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand render" -s n -l namespace -d 'Namespace (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand render" -l as -d 'Username to impersonate' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand render" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand render" -l request-timeout -d 'Timeout of a single API request, e.g. 30s or 1m; 0 means none' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand render" -l color -d 'Colour: auto (on a terminal unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand render" -s v -l v -d 'Log verbosity like kubectl\'s -v: 6 logs every API request to stderr' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand render" -s h -l help -d 'Print help'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand render" -s V -l version -d 'Print version'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand version" -s o -l output -d 'Output format (table, json or yaml)' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand version" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand version" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand version" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand version" -s n -l namespace -d 'Namespace (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand version" -l as -d 'Username to impersonate' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand version" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand version" -l request-timeout -d 'Timeout of a single API request, e.g. 30s or 1m; 0 means none' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand version" -l color -d 'Colour: auto (on a terminal unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand version" -s v -l v -d 'Log verbosity like kubectl\'s -v: 6 logs every API request to stderr' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand version" -l client -d 'Only the plugin\'s version; contact no cluster'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand version" -s h -l help -d 'Print help'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand version" -s V -l version -d 'Print version'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand completion" -l install-shim -d 'Write the `kubectl_complete-infera` shim into DIR (default: ${KREW_ROOT:-~/.krew}/bin), so `kubectl infera <TAB>` completes' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand completion" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand completion" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand completion" -s n -l namespace -d 'Namespace (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand completion" -l as -d 'Username to impersonate' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand completion" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand completion" -l request-timeout -d 'Timeout of a single API request, e.g. 30s or 1m; 0 means none' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand completion" -l color -d 'Colour: auto (on a terminal unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand completion" -s v -l v -d 'Log verbosity like kubectl\'s -v: 6 logs every API request to stderr' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand completion" -s h -l help -d 'Print help'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand completion" -s V -l version -d 'Print version'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __complete" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __complete" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __complete" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __complete" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __complete" -s n -l namespace -d 'Namespace (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __complete" -l as -d 'Username to impersonate' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __complete" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __complete" -l request-timeout -d 'Timeout of a single API request, e.g. 30s or 1m; 0 means none' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __complete" -l color -d 'Colour: auto (on a terminal unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __complete" -s v -l v -d 'Log verbosity like kubectl\'s -v: 6 logs every API request to stderr' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __complete" -s h -l help -d 'Print help'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __complete" -s V -l version -d 'Print version'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __generate" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __generate" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __generate" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __generate" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __generate" -s n -l namespace -d 'Namespace (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __generate" -l as -d 'Username to impersonate' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __generate" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __generate" -l request-timeout -d 'Timeout of a single API request, e.g. 30s or 1m; 0 means none' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __generate" -l color -d 'Colour: auto (on a terminal unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __generate" -s v -l v -d 'Log verbosity like kubectl\'s -v: 6 logs every API request to stderr' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __generate" -s h -l help -d 'Print help'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand __generate" -s V -l version -d 'Print version'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and not __fish_seen_subcommand_from init uninstall doctor deploy status render version completion __complete __generate help" -f -a "init" -d 'Install or upgrade the operator: CRD, namespace, RBAC, Deployment, metrics Service'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and not __fish_seen_subcommand_from init uninstall doctor deploy status render version completion __complete __generate help" -f -a "uninstall" -d 'Remove exactly what `init` installed'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and not __fish_seen_subcommand_from init uninstall doctor deploy status render version completion __complete __generate help" -f -a "doctor" -d 'Check that the cluster can run Infera (and, with --for, a given spec)'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and not __fish_seen_subcommand_from init uninstall doctor deploy status render version completion __complete __generate help" -f -a "deploy" -d 'Create or update an InferaDeployment (from a file, flags, or an interactive wizard)'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and not __fish_seen_subcommand_from init uninstall doctor deploy status render version completion __complete __generate help" -f -a "status" -d 'Show InferaDeployments: a list, or one in detail'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and not __fish_seen_subcommand_from init uninstall doctor deploy status render version completion __complete __generate help" -f -a "render" -d 'Print every object the operator would create for a spec (offline)'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and not __fish_seen_subcommand_from init uninstall doctor deploy status render version completion __complete __generate help" -f -a "version" -d 'Show the plugin, CRD and operator versions'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and not __fish_seen_subcommand_from init uninstall doctor deploy status render version completion __complete __generate help" -f -a "completion" -d 'Print a shell completion script (or install the kubectl completion shim)'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and not __fish_seen_subcommand_from init uninstall doctor deploy status render version completion __complete __generate help" -f -a "__complete" -d 'Dynamic completion protocol used by kubectl_complete-infera'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and not __fish_seen_subcommand_from init uninstall doctor deploy status render version completion __complete __generate help" -f -a "__generate" -d 'Regenerate crds/ and completions/ in a repository checkout'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and not __fish_seen_subcommand_from init uninstall doctor deploy status render version completion __complete __generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,152 @@
+//! The operator install bundle, embedded in the binary so `init` works offline and installs
+//! exactly the version of the plugin: the InferaDeployment CRD and the files of `deploy/`.
+
+use kube::{
+    api::DynamicObject,
+    core::{ApiResource, GroupVersionKind},
+};
+
+use crate::error::{Error, Result};
+
+/// Label every object of the bundle carries; `uninstall` deletes only objects that have it.
+pub const PART_OF: (&str, &str) = ("app.kubernetes.io/part-of", "infera");
+/// Namespace the operator runs in.
+pub const NAMESPACE: &str = "infera-system";
+/// Name of the operator Deployment (and of its ServiceAccount).
+pub const OPERATOR: &str = "infera-operator";
+/// Label on the operator Deployment with its version.
+pub const VERSION_LABEL: &str = "app.kubernetes.io/version";
+
+/// The `deploy/` files, in apply order (the CRD comes first, from infera-core).
+const FILES: [(&str, &str); 7] = [
+    ("deploy/namespace.yaml", include_str!("../../deploy/namespace.yaml")),
+    ("deploy/serviceaccount.yaml", include_str!("../../deploy/serviceaccount.yaml")),
+    ("deploy/clusterrole.yaml", include_str!("../../deploy/clusterrole.yaml")),
+    ("deploy/clusterrolebinding.yaml", include_str!("../../deploy/clusterrolebinding.yaml")),
+    ("deploy/leader-election.yaml", include_str!("../../deploy/leader-election.yaml")),
+    ("deploy/service.yaml", include_str!("../../deploy/service.yaml")),
+    ("deploy/deployment.yaml", include_str!("../../deploy/deployment.yaml")),
+];
+
+/// One object of the bundle with how to address it.
+#[derive(Debug, Clone)]
+pub struct BundleObject {
+    pub object: DynamicObject,
+    pub resource: ApiResource,
+    pub namespaced: bool,
+}
+
+impl BundleObject {
+    pub fn name(&self) -> &str {
+        self.object.metadata.name.as_deref().unwrap_or_default()
+    }
+
+    pub fn namespace(&self) -> Option<&str> {
+        self.object.metadata.namespace.as_deref()
+    }
+
+    /// `deployment.apps/infera-operator`, as kubectl prints it.
+    pub fn display(&self) -> String {
+        let kind = self.resource.kind.to_lowercase();
+        if self.resource.group.is_empty() {
+            format!("{kind}/{}", self.name())
+        } else {
+            format!("{kind}.{}/{}", self.resource.group, self.name())
+        }
+    }
+}
+
+/// Where a bundle kind lives: plural and scope.
+fn resource_of(api_version: &str, kind: &str) -> Option<(ApiResource, bool)> {
+    let (plural, namespaced) = match (api_version, kind) {
+        ("apiextensions.k8s.io/v1", "CustomResourceDefinition") => ("customresourcedefinitions", false),
+        ("v1", "Namespace") => ("namespaces", false),
+        ("v1", "ServiceAccount") => ("serviceaccounts", true),
+        ("v1", "Service") => ("services", true),
+        ("rbac.authorization.k8s.io/v1", "ClusterRole") => ("clusterroles", false),
+        ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding") => ("clusterrolebindings", false),
+        ("rbac.authorization.k8s.io/v1", "Role") => ("roles", true),
+        ("rbac.authorization.k8s.io/v1", "RoleBinding") => ("rolebindings", true),
+        ("apps/v1", "Deployment") => ("deployments", true),
+        _ => return None,
+    };
+    let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+    Some((ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, version, kind), plural), namespaced))
+}
+
+fn to_bundle_object(source: &str, value: serde_json::Value) -> Result<BundleObject> {
+    let api_version = value.get("apiVersion").and_then(|v| v.as_str()).unwrap_or_default().to_string();
+    let kind = value.get("kind").and_then(|v| v.as_str()).unwrap_or_default().to_string();
+    let (resource, namespaced) = resource_of(&api_version, &kind)
+        .ok_or_else(|| Error::Failed(format!("{source}: unexpected kind {api_version}/{kind} in the bundle")))?;
+    let object: DynamicObject = serde_json::from_value(value)
+        .map_err(|e| Error::Failed(format!("{source}: not a Kubernetes object: {e}")))?;
+    Ok(BundleObject { object, resource, namespaced })
+}
+
+/// Every object `init` applies, in order: CRD, namespace, ServiceAccount, RBAC, Service, Deployment.
+pub fn objects() -> Result<Vec<BundleObject>> {
+    let crd = serde_json::to_value(infera_core::crd::crd())
+        .map_err(|e| Error::Failed(format!("cannot serialize the CRD: {e}")))?;
+    let mut objects = vec![to_bundle_object("crd", crd)?];
+    for (source, text) in FILES {
+        let documents: Vec<serde_json::Value> = serde_saphyr::from_multiple(text)
+            .map_err(|e| Error::Failed(format!("{source}: embedded YAML is invalid: {e}")))?;
+        for document in documents.into_iter().filter(|d| !d.is_null()) {
+            objects.push(to_bundle_object(source, document)?);
+        }
+    }
+    Ok(objects)
+}
+
+/// The name of the Infera CRD.
+pub fn crd_name() -> String {
+    format!("inferadeployments.{}", "infera.amd.com")
+}
+
+/// A `major.minor.patch` version as a comparable tuple (pre-release suffixes ignored).
+pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
+    let core = text.trim().trim_start_matches('v').split(['-', '+']).next()?;
+    let mut parts = core.split('.').map(|p| p.parse::<u64>().ok());
+    Some((parts.next()??, parts.next()?.unwrap_or(0), parts.next().flatten().unwrap_or(0)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundle_is_every_file_in_apply_order() {
+        let objects = objects().unwrap_or_default();
+        let names: Vec<String> = objects.iter().map(BundleObject::display).collect();
+        assert_eq!(
+            names,
+            [
+                "customresourcedefinition.apiextensions.k8s.io/inferadeployments.infera.amd.com",
+                "namespace/infera-system",
+                "serviceaccount/infera-operator",
+                "clusterrole.rbac.authorization.k8s.io/infera-operator",
+                "clusterrolebinding.rbac.authorization.k8s.io/infera-operator",
+                "role.rbac.authorization.k8s.io/infera-operator-leader-election",
+                "rolebinding.rbac.authorization.k8s.io/infera-operator-leader-election",
+                "service/infera-operator-metrics",
+                "deployment.apps/infera-operator",
+            ]
+        );
+        assert_eq!(crd_name(), objects[0].name());
+        for o in &objects {
+            let labels = o.object.metadata.labels.clone().unwrap_or_default();
+            assert_eq!(labels.get(PART_OF.0).map(String::as_str), Some(PART_OF.1), "{}", o.display());
+            assert_eq!(o.namespaced, o.namespace().is_some(), "{}", o.display());
+        }
+    }
+
+    #[test]
+    fn versions_compare_numerically() {
+        assert_eq!(parse_version("0.10.1"), Some((0, 10, 1)));
+        assert_eq!(parse_version("v1.2.3-rc.1"), Some((1, 2, 3)));
+        assert_eq!(parse_version("1.33"), Some((1, 33, 0)));
+        assert!(parse_version("0.9.0") < parse_version("0.10.0"));
+        assert_eq!(parse_version("garbage"), None);
+    }
+}

@@ -1,0 +1,375 @@
+//! The command line: clap types only. Each subcommand's behaviour lives in `commands/<name>.rs`.
+
+use std::{path::PathBuf, time::Duration};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::duration::parse_duration;
+
+const AFTER_HELP: &str = "\
+Exit codes: 0 ok · 1 failed (invalid spec, API error, doctor found a failure) · 2 usage · 3 timed out · \
+4 conflict or refused (field owned by another manager, version skew, objects still exist) · \
+5 cluster unreachable or kubeconfig unusable · 130 interrupted.";
+
+/// Install the Infera operator, deploy LLM inference graphs and see what they are doing.
+#[derive(Debug, Parser)]
+#[command(
+    name = "kubectl-infera",
+    bin_name = "kubectl infera",
+    display_name = "kubectl infera",
+    version,
+    propagate_version = true,
+    after_help = AFTER_HELP,
+    max_term_width = 110
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// kubectl's global flags, accepted by every subcommand (before or after it).
+#[derive(Debug, Clone, Default, Args)]
+pub struct GlobalArgs {
+    /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
+    #[arg(long, global = true, value_name = "FILE", help_heading = "Kubernetes flags")]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context to use.
+    #[arg(long, global = true, value_name = "NAME", help_heading = "Kubernetes flags")]
+    pub context: Option<String>,
+    /// The kubeconfig cluster to use.
+    #[arg(long, global = true, value_name = "NAME", help_heading = "Kubernetes flags")]
+    pub cluster: Option<String>,
+    /// The kubeconfig user to use.
+    #[arg(long, global = true, value_name = "NAME", help_heading = "Kubernetes flags")]
+    pub user: Option<String>,
+    /// Namespace (default: the context's namespace, else `default`).
+    #[arg(short = 'n', long, global = true, value_name = "NAME", help_heading = "Kubernetes flags")]
+    pub namespace: Option<String>,
+    /// Username to impersonate.
+    #[arg(long = "as", global = true, value_name = "USER", help_heading = "Kubernetes flags")]
+    pub as_user: Option<String>,
+    /// Group to impersonate (repeatable).
+    #[arg(long = "as-group", global = true, value_name = "GROUP", help_heading = "Kubernetes flags")]
+    pub as_group: Vec<String>,
+    /// Timeout of a single API request, e.g. 30s or 1m; 0 means none.
+    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration, help_heading = "Kubernetes flags")]
+    pub request_timeout: Option<Duration>,
+    /// Colour: auto (on a terminal unless NO_COLOR is set), always or never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, help_heading = "Output flags")]
+    pub color: ColorChoice,
+    /// Log verbosity like kubectl's -v: 6 logs every API request to stderr.
+    #[arg(short = 'v', long = "v", global = true, value_name = "LEVEL", default_value_t = 0, hide_default_value = true, help_heading = "Output flags")]
+    pub verbosity: u8,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum ColorChoice {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// Output format of commands that show objects or results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum Output {
+    #[default]
+    Table,
+    Wide,
+    Json,
+    Yaml,
+}
+
+/// Output format of commands that only print manifests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum ManifestOutput {
+    #[default]
+    Yaml,
+    Json,
+}
+
+/// `--dry-run` like kubectl's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DryRun {
+    /// Print what would be sent; contact no cluster.
+    Client,
+    /// Send the request with dryRun=All: admission and validation run, nothing is stored.
+    Server,
+    /// Do it for real (the default).
+    None,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Install or upgrade the operator: CRD, namespace, RBAC, Deployment, metrics Service.
+    Init(InitArgs),
+    /// Remove exactly what `init` installed.
+    Uninstall(UninstallArgs),
+    /// Check that the cluster can run Infera (and, with --for, a given spec).
+    Doctor(DoctorArgs),
+    /// Create or update an InferaDeployment (from a file, flags, or an interactive wizard).
+    Deploy(Box<DeployArgs>),
+    /// Show InferaDeployments: a list, or one in detail.
+    Status(StatusArgs),
+    /// Print every object the operator would create for a spec (offline).
+    Render(RenderArgs),
+    /// Show the plugin, CRD and operator versions.
+    Version(VersionArgs),
+    /// Print a shell completion script (or install the kubectl completion shim).
+    Completion(CompletionArgs),
+    /// Dynamic completion protocol used by kubectl_complete-infera.
+    #[command(name = "__complete", hide = true)]
+    Complete(CompleteArgs),
+    /// Regenerate crds/ and completions/ in a repository checkout.
+    #[command(name = "__generate", hide = true)]
+    Generate(GenerateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// The InferaDeployment YAML (or JSON); `-` reads stdin.
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    pub file: PathBuf,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = ManifestOutput::Yaml)]
+    pub output: ManifestOutput,
+}
+
+#[derive(Debug, Args)]
+pub struct VersionArgs {
+    /// Only the plugin's version; contact no cluster.
+    #[arg(long)]
+    pub client: bool,
+    /// Output format (table, json or yaml).
+    #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]
+    pub output: Output,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+    Powershell,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionArgs {
+    /// Shell to print the completion script for.
+    #[arg(value_enum, required_unless_present = "install_shim")]
+    pub shell: Option<Shell>,
+    /// Write the `kubectl_complete-infera` shim into DIR (default: ${KREW_ROOT:-~/.krew}/bin), so
+    /// `kubectl infera <TAB>` completes.
+    #[arg(long = "install-shim", value_name = "DIR", num_args = 0..=1, default_missing_value = "")]
+    pub install_shim: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompleteArgs {
+    /// The words typed so far (after `kubectl infera`), the last one being completed.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub words: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// Root of the repository checkout.
+    pub root: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// client: print the bundle without contacting a cluster; server: let the API server check it.
+    #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "client", default_value = "none")]
+    pub dry_run: DryRun,
+    /// With --dry-run=client: output format of the bundle.
+    #[arg(short = 'o', long, value_enum, default_value_t = ManifestOutput::Yaml)]
+    pub output: ManifestOutput,
+    /// Wait until the operator Deployment is available.
+    #[arg(long)]
+    pub wait: bool,
+    /// How long to wait for the CRD and (with --wait) the operator.
+    #[arg(long, value_parser = parse_duration, default_value = "5m")]
+    pub timeout: Duration,
+    /// Take ownership of fields another field manager owns (kubectl's --force-conflicts).
+    #[arg(long)]
+    pub force_conflicts: bool,
+    /// Allow installing an older version over a newer one.
+    #[arg(long)]
+    pub allow_downgrade: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct UninstallArgs {
+    /// Uninstall even though InferaDeployments exist (deleting the CRD deletes them and their children).
+    #[arg(long)]
+    pub force: bool,
+    /// client: list what would be deleted; server: send deletes with dryRun=All.
+    #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "client", default_value = "none")]
+    pub dry_run: DryRun,
+    /// Wait until the namespace and the CRD are gone.
+    #[arg(long)]
+    pub wait: bool,
+    /// How long --wait waits.
+    #[arg(long, value_parser = parse_duration, default_value = "5m")]
+    pub timeout: Duration,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Pre-install checks only (before `init`): skip the Infera CRD and operator checks.
+    #[arg(long)]
+    pub pre: bool,
+    /// Also check whether this spec fits the cluster's free GPUs now, pool by pool.
+    #[arg(long = "for", value_name = "FILE")]
+    pub for_file: Option<PathBuf>,
+    /// Output format (table, json or yaml).
+    #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]
+    pub output: Output,
+}
+
+/// Topology of a flags-only or wizard deployment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Topology {
+    /// One pool of mixed workers (prefill and decode on the same GPUs).
+    Aggregated,
+    /// Disaggregated prefill and decode pools.
+    Pd,
+    /// Mixed workers spanning several nodes per replica (LeaderWorkerSet).
+    Multinode,
+}
+
+#[derive(Debug, Args)]
+pub struct DeployArgs {
+    /// An InferaDeployment YAML file (`-` reads stdin). Without it, the spec comes from flags, or
+    /// from the wizard on a terminal.
+    #[arg(short = 'f', long = "filename", value_name = "FILE", conflicts_with_all = ["name", "backend", "model", "topology"])]
+    pub file: Option<PathBuf>,
+    #[command(flatten)]
+    pub spec: SpecFlags,
+    /// client: print the spec, contact no cluster; server: let the API server check it.
+    #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "client", default_value = "none")]
+    pub dry_run: DryRun,
+    /// Print the resulting InferaDeployment (yaml or json) instead of a summary.
+    #[arg(short = 'o', long, value_enum)]
+    pub output: Option<ManifestOutput>,
+    /// Also write the spec to FILE (as YAML).
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<PathBuf>,
+    /// Wait until the deployment is Ready; on timeout, explain what blocks it.
+    #[arg(long)]
+    pub wait: bool,
+    /// How long --wait waits.
+    #[arg(long, value_parser = parse_duration, default_value = "10m")]
+    pub timeout: Duration,
+    /// Take ownership of fields another field manager owns.
+    #[arg(long)]
+    pub force_conflicts: bool,
+    /// Never start the wizard, even on a terminal.
+    #[arg(long)]
+    pub no_interactive: bool,
+    /// Apply without asking for confirmation at the end of the wizard.
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+}
+
+/// The wizard's choices as flags (the wizard prints the equivalent command line).
+#[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Spec flags (instead of -f)")]
+pub struct SpecFlags {
+    /// Name of the InferaDeployment.
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Inference engine.
+    #[arg(long, value_enum)]
+    pub backend: Option<Backend>,
+    /// Model (Hugging Face id or path) the workers serve.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Topology: aggregated, pd (prefill/decode) or multinode.
+    #[arg(long, value_enum)]
+    pub topology: Option<Topology>,
+    /// Container image (default: rocm/infera:<backend>-v<version>).
+    #[arg(long)]
+    pub image: Option<String>,
+    /// Worker replicas (aggregated/multinode) [default: 1].
+    #[arg(long)]
+    pub replicas: Option<i32>,
+    /// Prefill replicas (pd) [default: 1].
+    #[arg(long)]
+    pub prefill_replicas: Option<i32>,
+    /// Decode replicas (pd) [default: 1].
+    #[arg(long)]
+    pub decode_replicas: Option<i32>,
+    /// Server (router) replicas [default: 1].
+    #[arg(long)]
+    pub server_replicas: Option<i32>,
+    /// GPUs per worker pod [default: 1].
+    #[arg(long)]
+    pub gpus: Option<i32>,
+    /// GPU resource name [default: amd.com/gpu].
+    #[arg(long)]
+    pub gpu_type: Option<String>,
+    /// Nodes per replica (multinode) [default: 2].
+    #[arg(long)]
+    pub nodes: Option<i32>,
+    /// Tensor-parallel size [default: GPUs per pod]; with several nodes, pipeline parallelism covers the rest.
+    #[arg(long)]
+    pub tp: Option<i32>,
+    /// KV transfer backend for pd (e.g. mori, nixl, mooncake).
+    #[arg(long)]
+    pub transfer_backend: Option<String>,
+    /// RDMA device for the KV transfer (pd).
+    #[arg(long)]
+    pub ib_device: Option<String>,
+    /// Router policy of the server (e.g. kv-aware, round-robin, cache-aware).
+    #[arg(long)]
+    pub router_policy: Option<String>,
+    /// Deploy a managed NATS JetStream for KV events [default: true].
+    #[arg(long, num_args = 0..=1, default_missing_value = "true")]
+    pub nats: Option<bool>,
+    /// Size of the NATS JetStream volume.
+    #[arg(long)]
+    pub nats_storage: Option<String>,
+    /// Discovery backend.
+    #[arg(long, value_enum)]
+    pub discovery: Option<Discovery>,
+    /// etcd URL (with --discovery etcd).
+    #[arg(long)]
+    pub etcd_endpoint: Option<String>,
+    /// Memory per worker pod (e.g. 64Gi).
+    #[arg(long)]
+    pub memory: Option<String>,
+    /// Size of /dev/shm per worker pod (e.g. 32Gi).
+    #[arg(long)]
+    pub shared_memory: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    Sglang,
+    Vllm,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Discovery {
+    Kubernetes,
+    Etcd,
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Show one deployment in detail.
+    pub name: Option<String>,
+    /// List deployments in every namespace.
+    #[arg(short = 'A', long, conflicts_with = "name")]
+    pub all_namespaces: bool,
+    /// Keep watching: redraw on a terminal, append a line per change otherwise (NDJSON with -o json).
+    #[arg(short = 'w', long)]
+    pub watch: bool,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]
+    pub output: Output,
+}

@@ -1,0 +1,219 @@
+//! `completion SHELL`, the hidden `__complete` that kubectl's plugin completion calls through the
+//! `kubectl_complete-infera` shim, and `--install-shim`.
+
+use std::{path::PathBuf, time::Duration};
+
+use clap::{CommandFactory, builder::PossibleValue};
+use infera_core::InferaDeployment;
+use k8s_openapi::api::core::v1::Namespace;
+use kube::{Api, api::ListParams};
+
+use crate::{
+    cli::{Cli, CompleteArgs, CompletionArgs, GlobalArgs, Shell},
+    client,
+    error::{Error, Result},
+    printer::Printer,
+};
+
+/// The shim kubectl (≥ 1.26) runs to complete `kubectl infera …`; it must be on PATH.
+pub const SHIM: &str = "#!/bin/sh\n# kubectl runs this to complete `kubectl infera ...` (kubectl >= 1.26).\n# Install: put it on PATH next to kubectl-infera, or run `kubectl infera completion --install-shim`.\nexec kubectl-infera __complete \"$@\"\n";
+pub const SHIM_NAME: &str = "kubectl_complete-infera";
+
+/// The completion script for a shell, for the binary `kubectl-infera`.
+pub fn script(shell: Shell) -> String {
+    let mut command = Cli::command();
+    let mut out = Vec::new();
+    let name = "kubectl-infera";
+    match shell {
+        Shell::Bash => clap_complete::generate(clap_complete::Shell::Bash, &mut command, name, &mut out),
+        Shell::Zsh => clap_complete::generate(clap_complete::Shell::Zsh, &mut command, name, &mut out),
+        Shell::Fish => clap_complete::generate(clap_complete::Shell::Fish, &mut command, name, &mut out),
+        Shell::Powershell => {
+            clap_complete::generate(clap_complete::Shell::PowerShell, &mut command, name, &mut out);
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+pub fn run(args: &CompletionArgs, printer: &Printer) -> Result<()> {
+    if let Some(dir) = &args.install_shim {
+        let dir = if dir.as_os_str().is_empty() { default_shim_dir()? } else { dir.clone() };
+        let path = dir.join(SHIM_NAME);
+        std::fs::create_dir_all(&dir).map_err(|source| Error::WriteFile { path: dir.clone(), source })?;
+        std::fs::write(&path, SHIM).map_err(|source| Error::WriteFile { path: path.clone(), source })?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+                .map_err(|source| Error::WriteFile { path: path.clone(), source })?;
+        }
+        printer.note(&format!("wrote {}; `kubectl infera <TAB>` now completes (kubectl >= 1.26)", path.display()));
+    }
+    if let Some(shell) = args.shell {
+        printer.out(&script(shell));
+    }
+    Ok(())
+}
+
+fn default_shim_dir() -> Result<PathBuf> {
+    if let Some(root) = std::env::var_os("KREW_ROOT").filter(|r| !r.is_empty()) {
+        return Ok(PathBuf::from(root).join("bin"));
+    }
+    std::env::var_os("HOME")
+        .map(|h| PathBuf::from(h).join(".krew").join("bin"))
+        .ok_or_else(|| Error::Usage("HOME is not set; pass a directory: --install-shim DIR".into()))
+}
+
+/// Cobra's shell-completion directives, which kubectl understands.
+const NO_FILE: u8 = 4;
+const FILES: u8 = 0;
+
+/// Static candidates for the words typed so far: `(candidates, directive)`. `None` means the last
+/// word is a value that needs the cluster (deployment or namespace names).
+pub fn candidates(words: &[String]) -> (Vec<String>, u8, Option<Dynamic>) {
+    let root = Cli::command();
+    let (current, before) = match words.split_last() {
+        Some((last, rest)) => (last.as_str(), rest),
+        None => ("", &[][..]),
+    };
+    // Walk into the subcommand.
+    let mut command = &root;
+    for word in before {
+        if let Some(sub) = command.find_subcommand(word) {
+            command = sub;
+        }
+    }
+    let previous = before.last().map(String::as_str).unwrap_or_default();
+    let all_args: Vec<&clap::Arg> = command.get_arguments().chain(root.get_arguments()).collect();
+    // A flag's value?
+    if previous.starts_with('-') && !previous.contains('=') {
+        let flag = all_args.iter().find(|a| {
+            a.get_long().is_some_and(|l| previous == format!("--{l}"))
+                || a.get_short().is_some_and(|s| previous == format!("-{s}"))
+        });
+        if let Some(arg) = flag.filter(|a| a.get_action().takes_values()) {
+            let id = arg.get_id().as_str();
+            if id == "namespace" {
+                return (vec![], NO_FILE, Some(Dynamic::Namespaces));
+            }
+            if matches!(id, "file" | "kubeconfig" | "save" | "for_file") {
+                return (vec![], FILES, None);
+            }
+            let values: Vec<String> = arg
+                .get_possible_values()
+                .iter()
+                .filter(|v| !v.is_hide_set())
+                .map(PossibleValue::get_name)
+                .filter(|v| v.starts_with(current))
+                .map(String::from)
+                .collect();
+            return (values, NO_FILE, None);
+        }
+    }
+    if current.starts_with('-') {
+        let flags = all_args
+            .iter()
+            .filter(|a| !a.is_hide_set())
+            .filter_map(|a| a.get_long().map(|l| (format!("--{l}"), a.get_help().map(|h| h.to_string()))))
+            .filter(|(f, _)| f.starts_with(current))
+            .map(|(f, help)| match help {
+                Some(h) => format!("{f}\t{h}"),
+                None => f,
+            })
+            .collect();
+        return (flags, NO_FILE, None);
+    }
+    if std::ptr::eq(command, &root) {
+        let subs = root
+            .get_subcommands()
+            .filter(|s| !s.is_hide_set() && s.get_name().starts_with(current))
+            .map(|s| match s.get_about() {
+                Some(about) => format!("{}\t{about}", s.get_name()),
+                None => s.get_name().to_string(),
+            })
+            .collect();
+        return (subs, NO_FILE, None);
+    }
+    if command.get_name() == "status" {
+        return (vec![], NO_FILE, Some(Dynamic::Deployments));
+    }
+    if command.get_name() == "completion" {
+        let shells = ["bash", "zsh", "fish", "powershell"].iter().filter(|s| s.starts_with(current)).map(|s| s.to_string());
+        return (shells.collect(), NO_FILE, None);
+    }
+    (vec![], NO_FILE, None)
+}
+
+/// Completions that need the cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dynamic {
+    Namespaces,
+    Deployments,
+}
+
+pub async fn complete(args: &CompleteArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
+    let (mut lines, directive, dynamic) = candidates(&args.words);
+    let current = args.words.last().cloned().unwrap_or_default();
+    if let Some(dynamic) = dynamic {
+        let lookup = async {
+            let kube = client::connect(global).await.ok()?;
+            let names: Vec<String> = match dynamic {
+                Dynamic::Namespaces => Api::<Namespace>::all(kube.client.clone())
+                    .list_metadata(&ListParams::default())
+                    .await
+                    .ok()?
+                    .items
+                    .into_iter()
+                    .filter_map(|n| n.metadata.name)
+                    .collect(),
+                Dynamic::Deployments => Api::<InferaDeployment>::namespaced(kube.client.clone(), &kube.namespace)
+                    .list_metadata(&ListParams::default())
+                    .await
+                    .ok()?
+                    .items
+                    .into_iter()
+                    .filter_map(|n| n.metadata.name)
+                    .collect(),
+            };
+            Some(names)
+        };
+        let names = tokio::time::timeout(Duration::from_secs(3), lookup).await.ok().flatten().unwrap_or_default();
+        lines.extend(names.into_iter().filter(|n| n.starts_with(&current)));
+    }
+    lines.push(format!(":{directive}"));
+    printer.out(&lines.join("\n"));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(w: &[&str]) -> Vec<String> {
+        w.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn completes_subcommands_flags_and_values() {
+        let (c, d, _) = candidates(&words(&["st"]));
+        assert_eq!(c, ["status\tShow InferaDeployments: a list, or one in detail"]);
+        assert_eq!(d, NO_FILE);
+        let (c, _, _) = candidates(&words(&["status", "--wat"]));
+        assert_eq!(c.len(), 1);
+        assert!(c[0].starts_with("--watch\t"));
+        let (c, _, _) = candidates(&words(&["status", "-o", ""]));
+        assert_eq!(c, ["table", "wide", "json", "yaml"]);
+        let (_, d, _) = candidates(&words(&["render", "-f", ""]));
+        assert_eq!(d, FILES);
+        let (_, _, dynamic) = candidates(&words(&["status", ""]));
+        assert_eq!(dynamic, Some(Dynamic::Deployments));
+        let (_, _, dynamic) = candidates(&words(&["status", "-n", ""]));
+        assert_eq!(dynamic, Some(Dynamic::Namespaces));
+    }
+
+    #[test]
+    fn hidden_commands_are_not_offered() {
+        let (c, _, _) = candidates(&words(&["__"]));
+        assert!(c.is_empty(), "{c:?}");
+    }
+}

@@ -1,0 +1,1 @@
+//! Why is it not ready? Pure explanations from pods and warning events.
