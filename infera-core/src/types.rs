@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
     printcolumn(name = "Age", type_ = "date", json_path = ".metadata.creationTimestamp"),
     printcolumn(name = "Reason", type_ = "string", json_path = ".status.conditions[?(@.type==\"Ready\")].reason", priority = 1, description = "Reason of the Ready condition"),
     printcolumn(name = "Endpoint", type_ = "string", json_path = ".status.endpoint", priority = 1, description = "In-cluster URL of the server"),
-    validation = Rule::new("self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$') && size(self.metadata.name) <= 42").message("metadata.name: must be a DNS label of at most 42 characters (lowercase letters, digits and '-', starting with a letter); choose a shorter name").field_path(".metadata.name"),
+    validation = Rule::new("self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$') && size(self.metadata.name) <= 42").message("metadata.name: must be a DNS label of at most 42 characters (lowercase letters, digits and '-', starting with a letter); choose a shorter name"),
     validation = Rule::new("self.spec.services.all(s, size(self.metadata.name) + size(s) <= 46)").message("spec.services: the deployment name plus a service name must be at most 46 characters so that every child name fits in 63; shorten the service name or metadata.name").field_path(".spec.services"),
 )]
 #[x_kube(
@@ -163,7 +163,7 @@ pub struct ServiceSpec {
     /// Engine arguments (model, parallelism, transfer backend, ...). The operator adds the flags
     /// listed in the README; setting one of them here is an error.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(extend("maxItems" = 128), inner(length(max = 4096)))]
+    #[schemars(extend("maxItems" = 128), inner(length(max = 2048)))]
     pub args: Vec<String>,
 
     /// Image for this service (default: `spec.image`).

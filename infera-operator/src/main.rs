@@ -1,1 +1,170 @@
-fn main() {}
+//! `infera-operator`: with no arguments, reconciles InferaDeployments in every namespace using
+//! `KUBECONFIG` or the in-cluster configuration.
+
+use std::{net::SocketAddr, sync::Arc, time::Duration};
+
+use anyhow::Context as _;
+use clap::{Parser, ValueEnum};
+use futures::{FutureExt, future::BoxFuture};
+use infera_operator::{
+    controller,
+    leader::{self, LeaseConfig},
+    metrics::Metrics,
+};
+use k8s_openapi::api::coordination::v1::Lease;
+use kube::{Api, Client, Config, client::ClientBuilder};
+use tokio::signal::unix::{SignalKind, signal};
+use tracing::{error, info};
+
+/// Reconciles InferaDeployment resources (infera.amd.com/v1alpha1) into inference graphs.
+#[derive(Parser, Debug)]
+#[command(version, about)]
+struct Args {
+    /// Address serving /metrics, /healthz and /readyz.
+    #[arg(long, env = "INFERA_HTTP_ADDR", default_value = "0.0.0.0:8080")]
+    http_addr: SocketAddr,
+
+    /// Elect one active replica through a Lease (run several replicas for high availability).
+    #[arg(long, env = "INFERA_LEADER_ELECT")]
+    leader_elect: bool,
+
+    /// Namespace of the leader Lease (default: the pod's namespace, else infera-system).
+    #[arg(long, env = "POD_NAMESPACE", default_value = "infera-system")]
+    leader_election_namespace: String,
+
+    /// Name of the leader Lease.
+    #[arg(long, default_value = "infera-operator")]
+    lease_name: String,
+
+    /// Seconds a leader keeps the Lease without renewing it; a standby takes over after that.
+    #[arg(long, default_value_t = 15)]
+    lease_duration: u64,
+
+    /// Deployments reconciled at the same time.
+    #[arg(long, default_value_t = 16)]
+    concurrency: u16,
+
+    /// Log format.
+    #[arg(long, value_enum, default_value_t = LogFormat::Json)]
+    log_format: LogFormat,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum LogFormat {
+    Json,
+    Text,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    init_logging(args.log_format);
+    let metrics = Arc::new(Metrics::default());
+    let client = client(metrics.clone()).await?;
+
+    let listener = tokio::net::TcpListener::bind(args.http_addr)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.http_addr))?;
+    info!(addr = %listener.local_addr()?, "serving /metrics, /healthz and /readyz");
+    tokio::spawn(infera_operator::http::serve(listener, metrics.clone()));
+
+    let shutdown = shutdown_signal()?.shared();
+    let identity = std::env::var("POD_NAME")
+        .unwrap_or_else(|_| format!("{}-{}", hostname(), std::process::id()));
+    if !args.leader_elect {
+        controller::run(client, metrics, args.concurrency, identity, shutdown).await;
+        return Ok(());
+    }
+
+    let leases = Api::<Lease>::namespaced(client.clone(), &args.leader_election_namespace);
+    let lease = LeaseConfig {
+        name: args.lease_name.clone(),
+        identity: identity.clone(),
+        duration: Duration::from_secs(args.lease_duration),
+        retry: Duration::from_secs(args.lease_duration.div_ceil(3).max(1)),
+    };
+    metrics.set_ready(true);
+    tokio::select! {
+        () = shutdown.clone() => return Ok(()),
+        result = leader::acquire(&leases, &lease) => result?,
+    }
+    metrics.set_leader(true);
+    let (lost_tx, lost_rx) = tokio::sync::oneshot::channel();
+    let holder = {
+        let (leases, lease) = (leases.clone(), lease.clone());
+        tokio::spawn(async move {
+            let _ = lost_tx.send(leader::hold(&leases, &lease).await.to_string());
+        })
+    };
+    let lost = lost_rx.shared();
+    let stop = {
+        let (shutdown, lost) = (shutdown.clone(), lost.clone());
+        async move {
+            tokio::select! { () = shutdown => {}, _ = lost => {} }
+        }
+        .boxed()
+        .shared()
+    };
+    controller::run(client, metrics.clone(), args.concurrency, identity, stop).await;
+    metrics.set_leader(false);
+    if let Some(Ok(reason)) = lost.now_or_never() {
+        error!(error = %reason, "lost leadership; exiting so a fresh replica can stand by");
+        std::process::exit(1);
+    }
+    holder.abort();
+    leader::release(&leases, &lease).await;
+    Ok(())
+}
+
+/// A client that counts every request it sends, by verb and resource.
+async fn client(metrics: Arc<Metrics>) -> anyhow::Result<Client> {
+    let config = Config::infer().await.context("no Kubernetes configuration (KUBECONFIG or in-cluster)")?;
+    let counting = tower::util::MapRequestLayer::new(move |request: http::Request<kube::client::Body>| {
+        metrics.api_request(&request_label(&request));
+        request
+    });
+    Ok(ClientBuilder::try_from(config)?.with_layer(&counting).build())
+}
+
+/// `PATCH deployments`, `WATCH pods`, `GET leases`.
+fn request_label<B>(request: &http::Request<B>) -> String {
+    let watch = request.uri().query().is_some_and(|q| q.split('&').any(|p| p == "watch=true" || p == "watch=1"));
+    let verb = if watch { "WATCH" } else { request.method().as_str() };
+    let segments: Vec<&str> = request.uri().path().trim_matches('/').split('/').collect();
+    let resource = match segments.iter().position(|s| *s == "namespaces") {
+        Some(i) if segments.len() > i + 2 => segments[i + 2],
+        _ => match segments.first() {
+            Some(&"api") => segments.get(2).copied().unwrap_or_default(),
+            _ => segments.get(3).copied().unwrap_or_default(),
+        },
+    };
+    format!("{verb} {resource}")
+}
+
+fn init_logging(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,kube=warn"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    match format {
+        LogFormat::Json => builder.json().flatten_event(true).init(),
+        LogFormat::Text => builder.init(),
+    }
+}
+
+fn hostname() -> String {
+    std::env::var("HOSTNAME")
+        .ok()
+        .or_else(|| std::fs::read_to_string("/etc/hostname").ok().map(|h| h.trim().to_string()))
+        .unwrap_or_else(|| "infera-operator".into())
+}
+
+/// Resolves on SIGTERM or SIGINT.
+fn shutdown_signal() -> anyhow::Result<BoxFuture<'static, ()>> {
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    Ok(async move {
+        tokio::select! { _ = term.recv() => {}, _ = int.recv() => {} }
+        info!("shutting down");
+    }
+    .boxed())
+}

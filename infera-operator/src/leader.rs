@@ -1,0 +1,120 @@
+//! Leader election on a `coordination.k8s.io/v1` Lease: one replica reconciles, the others stand
+//! by and take over once the holder stops renewing for a lease duration.
+
+use std::time::Duration;
+
+use k8s_openapi::{
+    api::coordination::v1::{Lease, LeaseSpec},
+    apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta},
+    jiff::{SignedDuration, Timestamp},
+};
+use kube::{
+    Api,
+    api::{PostParams},
+};
+use tracing::{info, warn};
+
+use crate::{Error, Result};
+
+/// Where the Lease lives and how it is held.
+#[derive(Clone, Debug)]
+pub struct LeaseConfig {
+    pub name: String,
+    pub identity: String,
+    /// How long a holder keeps the Lease without renewing it.
+    pub duration: Duration,
+    /// How often the holder renews, and how often a candidate retries.
+    pub retry: Duration,
+}
+
+/// Waits until this replica holds the Lease.
+pub async fn acquire(api: &Api<Lease>, config: &LeaseConfig) -> Result<()> {
+    loop {
+        match try_acquire(api, config).await {
+            Ok(true) => {
+                info!(lease = %config.name, identity = %config.identity, "acquired leadership");
+                return Ok(());
+            }
+            Ok(false) => {}
+            Err(error) => warn!(%error, "cannot acquire the leader Lease"),
+        }
+        tokio::time::sleep(config.retry).await;
+    }
+}
+
+/// Renews the Lease until it is lost; returns why.
+pub async fn hold(api: &Api<Lease>, config: &LeaseConfig) -> Error {
+    let mut last_renewal = tokio::time::Instant::now();
+    loop {
+        tokio::time::sleep(config.retry).await;
+        match try_acquire(api, config).await {
+            Ok(true) => last_renewal = tokio::time::Instant::now(),
+            Ok(false) => return Error::LeaderElection("another replica holds the Lease".into()),
+            Err(error) if last_renewal.elapsed() >= config.duration => {
+                return Error::LeaderElection(format!("could not renew the Lease within its duration: {error}"));
+            }
+            Err(error) => warn!(%error, "cannot renew the leader Lease; retrying"),
+        }
+    }
+}
+
+/// Gives the Lease up so a standby can take over at once.
+pub async fn release(api: &Api<Lease>, config: &LeaseConfig) {
+    let Ok(Some(mut lease)) = api.get_opt(&config.name).await else { return };
+    let spec = lease.spec.get_or_insert_with(LeaseSpec::default);
+    if spec.holder_identity.as_deref() != Some(config.identity.as_str()) {
+        return;
+    }
+    spec.holder_identity = None;
+    spec.renew_time = None;
+    if let Err(error) = api.replace(&config.name, &PostParams::default(), &lease).await {
+        warn!(%error, "cannot release the leader Lease");
+    }
+}
+
+/// Takes or renews the Lease if it is free, expired or ours. Optimistic concurrency on the
+/// resourceVersion makes two candidates racing for it safe: one of them gets a 409.
+async fn try_acquire(api: &Api<Lease>, config: &LeaseConfig) -> Result<bool> {
+    let now = Timestamp::now();
+    let duration_seconds = i32::try_from(config.duration.as_secs()).unwrap_or(i32::MAX);
+    let Some(mut lease) = api.get_opt(&config.name).await? else {
+        let lease = Lease {
+            metadata: ObjectMeta { name: Some(config.name.clone()), ..Default::default() },
+            spec: Some(LeaseSpec {
+                holder_identity: Some(config.identity.clone()),
+                lease_duration_seconds: Some(duration_seconds),
+                acquire_time: Some(MicroTime(now)),
+                renew_time: Some(MicroTime(now)),
+                lease_transitions: Some(0),
+                ..Default::default()
+            }),
+        };
+        return match api.create(&PostParams::default(), &lease).await {
+            Ok(_) => Ok(true),
+            Err(kube::Error::Api(status)) if status.code == 409 => Ok(false),
+            Err(error) => Err(error.into()),
+        };
+    };
+    let spec = lease.spec.get_or_insert_with(LeaseSpec::default);
+    let ours = spec.holder_identity.as_deref() == Some(config.identity.as_str());
+    let free = spec.holder_identity.as_deref().is_none_or(str::is_empty);
+    let expired = spec.renew_time.as_ref().is_none_or(|renewed| {
+        let held_for = SignedDuration::from_secs(i64::from(spec.lease_duration_seconds.unwrap_or(duration_seconds)));
+        renewed.0.saturating_add(held_for).is_ok_and(|until| until < now)
+    });
+    if !(ours || free || expired) {
+        return Ok(false);
+    }
+    if !ours {
+        spec.acquire_time = Some(MicroTime(now));
+        spec.lease_transitions = Some(spec.lease_transitions.unwrap_or(0) + 1);
+        spec.holder_identity = Some(config.identity.clone());
+    }
+    spec.lease_duration_seconds = Some(duration_seconds);
+    spec.renew_time = Some(MicroTime(now));
+    match api.replace(&config.name, &PostParams::default(), &lease).await {
+        Ok(_) => Ok(true),
+        Err(kube::Error::Api(status)) if status.code == 409 => Ok(false),
+        Err(error) => Err(error.into()),
+    }
+}
