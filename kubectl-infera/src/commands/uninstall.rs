@@ -1,4 +1,106 @@
-use crate::{cli::GlobalArgs, error::{Error, Result}, printer::Printer};
-pub async fn run(_args: &impl std::fmt::Debug, _global: &GlobalArgs, _printer: &Printer) -> Result<()> {
-    Err(Error::Failed("not implemented yet".into()))
+//! `kubectl infera uninstall`: deletes exactly the objects of the embedded bundle that carry the
+//! bundle's label, in reverse order; refuses while InferaDeployments exist unless `--force`.
+
+use std::time::Duration;
+
+use infera_core::InferaDeployment;
+use kube::{
+    Api,
+    api::{DeleteParams, ListParams},
+};
+use tokio::time::Instant;
+
+use crate::{
+    apply,
+    bundle::{self, PART_OF},
+    cli::{DryRun, GlobalArgs, UninstallArgs},
+    client,
+    duration::human,
+    error::{Error, Result},
+    printer::Printer,
+};
+
+pub async fn run(args: &UninstallArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
+    let mut objects = bundle::objects()?;
+    objects.reverse();
+    if args.dry_run == DryRun::Client {
+        for object in &objects {
+            printer.out(&format!("{} deleted (dry run)", object.display()));
+        }
+        return Ok(());
+    }
+    let kube = client::connect(global).await?;
+    let client = kube.client.clone();
+    let deployments: Api<InferaDeployment> = Api::all(client.clone());
+    match deployments.list_metadata(&ListParams::default().limit(50)).await {
+        Ok(list) if !list.items.is_empty() && !args.force => {
+            let names: Vec<String> = list
+                .items
+                .iter()
+                .map(|d| format!("{}/{}", d.metadata.namespace.as_deref().unwrap_or("?"), d.metadata.name.as_deref().unwrap_or("?")))
+                .collect();
+            let more = if list.metadata.continue_.as_deref().is_some_and(|c| !c.is_empty()) { " and more" } else { "" };
+            return Err(Error::Refused(format!(
+                "{} InferaDeployment(s) still exist ({}{more}); deleting the CRD would delete them and everything they run. \
+                 Delete them first, or pass --force",
+                names.len(),
+                names.join(", ")
+            )));
+        }
+        Ok(_) => {}
+        Err(kube::Error::Api(s)) if s.code == 404 => {}
+        Err(e) => return Err(Error::kube("listing InferaDeployments", e)),
+    }
+    let dry_run = args.dry_run == DryRun::Server;
+    let suffix = if dry_run { " (server dry run)" } else { "" };
+    let params = DeleteParams { dry_run, ..DeleteParams::background() };
+    for object in &objects {
+        let api = apply::dynamic_api(&client, &object.resource, object.namespace());
+        let display = object.display();
+        let current = match api.get_opt(object.name()).await {
+            Ok(current) => current,
+            Err(kube::Error::Api(s)) if s.code == 404 => None, // e.g. the CRD is gone already
+            Err(e) => return Err(Error::kube(format!("reading {display}"), e)),
+        };
+        let Some(current) = current else {
+            printer.note(&format!("{display} not found (skipped)"));
+            continue;
+        };
+        let ours = current.metadata.labels.as_ref().and_then(|l| l.get(PART_OF.0)).is_some_and(|v| v == PART_OF.1);
+        if !ours {
+            printer.warn(&format!("{display} exists but was not created by init (no {}={} label): left alone", PART_OF.0, PART_OF.1));
+            continue;
+        }
+        match api.delete(object.name(), &params).await {
+            Ok(_) => printer.out(&format!("{display} deleted{suffix}")),
+            Err(kube::Error::Api(s)) if s.code == 404 => printer.note(&format!("{display} not found (skipped)")),
+            Err(e) => return Err(Error::kube(format!("deleting {display}"), e)),
+        }
+    }
+    if args.wait && !dry_run {
+        wait_gone(&kube, &objects, args.timeout, printer).await?;
+    }
+    Ok(())
+}
+
+async fn wait_gone(kube: &client::Kube, objects: &[bundle::BundleObject], timeout: Duration, printer: &Printer) -> Result<()> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let mut left = Vec::new();
+        for object in objects {
+            let api = apply::dynamic_api(&kube.client, &object.resource, object.namespace());
+            if let Ok(Some(_)) = api.get_opt(object.name()).await {
+                left.push(object.display());
+            }
+        }
+        if left.is_empty() {
+            printer.clear_progress();
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            return Err(Error::Timeout { after: human(timeout), why: format!("still present: {}", left.join(", ")) });
+        }
+        printer.progress(&format!("waiting for {} to be gone", left.join(", ")));
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
 }

@@ -1,0 +1,381 @@
+//! The choices of `deploy`'s flags and wizard, resolved with defaults, turned into an
+//! InferaDeployment, and back into the equivalent flags-only command line. Pure.
+
+use std::collections::BTreeMap;
+
+use infera_core::{
+    BackendFramework, ComponentType, DiscoveryBackend, InferaDeployment, InferaDeploymentSpec, NatsSpec, ResourcesSpec,
+    Role, ServiceSpec,
+};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+
+use crate::cli::{Backend, Discovery, SpecFlags, Topology};
+
+/// Image tag used when `--image` is not given.
+pub const DEFAULT_IMAGE_TAG: &str = "v0.1.1";
+pub const DEFAULT_GPU_TYPE: &str = "amd.com/gpu";
+
+/// Every choice, resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    pub name: String,
+    pub backend: Backend,
+    pub model: String,
+    pub topology: Topology,
+    pub image: String,
+    pub server_replicas: i32,
+    /// Worker replicas (aggregated, multinode) or prefill replicas (pd).
+    pub replicas: i32,
+    pub decode_replicas: i32,
+    pub gpus: i32,
+    pub gpu_type: String,
+    pub nodes: i32,
+    pub tp: i32,
+    pub transfer_backend: Option<String>,
+    pub ib_device: Option<String>,
+    pub router_policy: String,
+    pub nats: bool,
+    pub nats_storage: Option<String>,
+    pub discovery: Discovery,
+    pub etcd_endpoint: Option<String>,
+    pub memory: Option<String>,
+    pub shared_memory: Option<String>,
+}
+
+/// The flags a non-interactive `deploy` cannot do without.
+pub fn missing(flags: &SpecFlags) -> Vec<&'static str> {
+    let mut missing = Vec::new();
+    if flags.name.is_none() {
+        missing.push("--name");
+    }
+    if flags.backend.is_none() {
+        missing.push("--backend sglang|vllm");
+    }
+    if flags.model.is_none() {
+        missing.push("--model");
+    }
+    if flags.discovery == Some(Discovery::Etcd) && flags.etcd_endpoint.is_none() {
+        missing.push("--etcd-endpoint (with --discovery etcd)");
+    }
+    missing
+}
+
+pub fn default_image(backend: Backend) -> String {
+    format!("rocm/infera:{}-{DEFAULT_IMAGE_TAG}", backend_name(backend))
+}
+
+pub fn backend_name(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Sglang => "sglang",
+        Backend::Vllm => "vllm",
+    }
+}
+
+fn topology_name(topology: Topology) -> &'static str {
+    match topology {
+        Topology::Aggregated => "aggregated",
+        Topology::Pd => "pd",
+        Topology::Multinode => "multinode",
+    }
+}
+
+impl Plan {
+    /// Resolves flags with defaults. `Err` lists the missing flags.
+    pub fn from_flags(flags: &SpecFlags) -> Result<Self, Vec<&'static str>> {
+        let missing = missing(flags);
+        let (Some(name), Some(backend), Some(model)) = (&flags.name, flags.backend, &flags.model) else {
+            return Err(missing);
+        };
+        if !missing.is_empty() {
+            return Err(missing);
+        }
+        let topology = flags.topology.unwrap_or(Topology::Aggregated);
+        let gpus = flags.gpus.unwrap_or(1);
+        let nodes = if topology == Topology::Multinode { flags.nodes.unwrap_or(2) } else { 1 };
+        let router_default = if topology == Topology::Pd { "kv-aware" } else { "round-robin" };
+        Ok(Self {
+            name: name.clone(),
+            backend,
+            model: model.clone(),
+            topology,
+            image: flags.image.clone().unwrap_or_else(|| default_image(backend)),
+            server_replicas: flags.server_replicas.unwrap_or(1),
+            replicas: if topology == Topology::Pd { flags.prefill_replicas } else { flags.replicas }.unwrap_or(1),
+            decode_replicas: if topology == Topology::Pd { flags.decode_replicas.unwrap_or(1) } else { 0 },
+            gpus,
+            gpu_type: flags.gpu_type.clone().unwrap_or_else(|| DEFAULT_GPU_TYPE.into()),
+            nodes,
+            tp: flags.tp.unwrap_or(gpus),
+            transfer_backend: flags.transfer_backend.clone(),
+            ib_device: flags.ib_device.clone(),
+            router_policy: flags.router_policy.clone().unwrap_or_else(|| router_default.into()),
+            nats: flags.nats.unwrap_or(true),
+            nats_storage: flags.nats_storage.clone(),
+            discovery: flags.discovery.unwrap_or(Discovery::Kubernetes),
+            etcd_endpoint: flags.etcd_endpoint.clone(),
+            memory: flags.memory.clone(),
+            shared_memory: flags.shared_memory.clone(),
+        })
+    }
+
+    /// Engine arguments of a worker pool.
+    fn worker_args(&self) -> Vec<String> {
+        let sglang = self.backend == Backend::Sglang;
+        let mut args = vec![if sglang { "--model-path" } else { "--model" }.to_string(), self.model.clone()];
+        args.push(if sglang { "--tp-size" } else { "--tensor-parallel-size" }.into());
+        args.push(self.tp.to_string());
+        let total = self.gpus * self.nodes;
+        if self.tp > 0 && total != self.tp {
+            // Pipeline parallelism covers the rest; validation reports sizes that do not divide.
+            args.push(if sglang { "--pp-size" } else { "--pipeline-parallel-size" }.into());
+            args.push((total / self.tp).max(1).to_string());
+        }
+        if sglang && self.nats {
+            args.push("--enable-kv-events".into());
+        }
+        if self.topology == Topology::Pd && sglang {
+            if let Some(backend) = &self.transfer_backend {
+                args.extend(["--disaggregation-transfer-backend".into(), backend.clone()]);
+            }
+            if let Some(device) = &self.ib_device {
+                args.extend(["--disaggregation-ib-device".into(), device.clone()]);
+            }
+        }
+        args
+    }
+
+    fn worker(&self, role: Option<Role>, replicas: i32) -> ServiceSpec {
+        let quantity = |q: &Option<String>| q.as_ref().map(|q| Quantity(q.clone()));
+        ServiceSpec {
+            component_type: ComponentType::Worker,
+            role,
+            replicas: Some(replicas),
+            number_of_nodes: (self.nodes > 1).then_some(self.nodes),
+            resources: Some(ResourcesSpec {
+                gpu: Some(self.gpus),
+                gpu_type: (self.gpu_type != DEFAULT_GPU_TYPE).then(|| self.gpu_type.clone()),
+                cpu: None,
+                memory: quantity(&self.memory),
+                shared_memory: quantity(&self.shared_memory),
+            }),
+            args: self.worker_args(),
+            image: None,
+            env: Vec::new(),
+            node_selector: BTreeMap::new(),
+            tolerations: Vec::new(),
+        }
+    }
+
+    /// The InferaDeployment these choices describe.
+    pub fn to_deployment(&self, namespace: Option<&str>) -> InferaDeployment {
+        let mut server_args = vec!["--router-policy".to_string(), self.router_policy.clone()];
+        if self.router_policy == "kv-aware" {
+            server_args.extend(["--router-tokenizer-path".into(), self.model.clone()]);
+        }
+        let server = ServiceSpec {
+            component_type: ComponentType::Server,
+            role: None,
+            replicas: Some(self.server_replicas),
+            number_of_nodes: None,
+            resources: None,
+            args: server_args,
+            image: None,
+            env: Vec::new(),
+            node_selector: BTreeMap::new(),
+            tolerations: Vec::new(),
+        };
+        let mut services = BTreeMap::from([("server".to_string(), server)]);
+        match self.topology {
+            Topology::Aggregated | Topology::Multinode => {
+                services.insert("worker".into(), self.worker(None, self.replicas));
+            }
+            Topology::Pd => {
+                services.insert("prefill".into(), self.worker(Some(Role::Prefill), self.replicas));
+                services.insert("decode".into(), self.worker(Some(Role::Decode), self.decode_replicas));
+            }
+        }
+        let spec = InferaDeploymentSpec {
+            backend_framework: match self.backend {
+                Backend::Sglang => BackendFramework::Sglang,
+                Backend::Vllm => BackendFramework::Vllm,
+            },
+            image: Some(self.image.clone()),
+            discovery_backend: Some(match self.discovery {
+                Discovery::Kubernetes => DiscoveryBackend::Kubernetes,
+                Discovery::Etcd => DiscoveryBackend::Etcd,
+            }),
+            etcd_endpoint: self.etcd_endpoint.clone(),
+            nats: self.nats.then(|| NatsSpec {
+                deploy: true,
+                storage_size: self.nats_storage.as_ref().map(|s| Quantity(s.clone())),
+                url: None,
+            }),
+            gaie: None,
+            services,
+        };
+        let mut idep = InferaDeployment::new(&self.name, spec);
+        idep.metadata.namespace = namespace.map(String::from);
+        idep
+    }
+
+    /// The equivalent flags-only command line.
+    pub fn command_line(&self) -> String {
+        let mut parts: Vec<String> = vec!["kubectl infera deploy".into()];
+        let mut flag = |name: &str, value: &str| {
+            let quoted = if value.is_empty() || value.contains(|c: char| c.is_whitespace() || "'\"$\\<>|&;*?".contains(c)) {
+                format!("'{}'", value.replace('\'', r"'\''"))
+            } else {
+                value.to_string()
+            };
+            parts.push(format!("--{name} {quoted}"));
+        };
+        flag("name", &self.name);
+        flag("backend", backend_name(self.backend));
+        flag("model", &self.model);
+        flag("topology", topology_name(self.topology));
+        if self.image != default_image(self.backend) {
+            flag("image", &self.image);
+        }
+        if self.server_replicas != 1 {
+            flag("server-replicas", &self.server_replicas.to_string());
+        }
+        if self.topology == Topology::Pd {
+            flag("prefill-replicas", &self.replicas.to_string());
+            flag("decode-replicas", &self.decode_replicas.to_string());
+        } else {
+            flag("replicas", &self.replicas.to_string());
+        }
+        flag("gpus", &self.gpus.to_string());
+        if self.gpu_type != DEFAULT_GPU_TYPE {
+            flag("gpu-type", &self.gpu_type);
+        }
+        if self.topology == Topology::Multinode {
+            flag("nodes", &self.nodes.to_string());
+        }
+        flag("tp", &self.tp.to_string());
+        for (name, value) in [
+            ("transfer-backend", &self.transfer_backend),
+            ("ib-device", &self.ib_device),
+        ] {
+            if let Some(value) = value {
+                flag(name, value);
+            }
+        }
+        flag("router-policy", &self.router_policy);
+        flag("nats", if self.nats { "true" } else { "false" });
+        for (name, value) in [
+            ("nats-storage", &self.nats_storage),
+            ("memory", &self.memory),
+            ("shared-memory", &self.shared_memory),
+        ] {
+            if let Some(value) = value {
+                flag(name, value);
+            }
+        }
+        if self.discovery == Discovery::Etcd {
+            flag("discovery", "etcd");
+            if let Some(endpoint) = &self.etcd_endpoint {
+                flag("etcd-endpoint", endpoint);
+            }
+        }
+        parts.join(" \\\n    ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    fn parse_flags(line: &str) -> SpecFlags {
+        let words: Vec<String> = line
+            .replace("\\\n", " ")
+            .split_whitespace()
+            .skip(1) // "kubectl"
+            .map(|w| w.trim_matches('\'').to_string())
+            .collect();
+        let mut argv = vec!["kubectl-infera".to_string()];
+        argv.extend(words.into_iter().skip(1)); // "infera"
+        match Cli::try_parse_from(argv).map(|c| c.command) {
+            Ok(Command::Deploy(args)) => args.spec,
+            other => panic!("not a deploy command line: {other:?}"),
+        }
+    }
+
+    fn pd_flags() -> SpecFlags {
+        SpecFlags {
+            name: Some("demo".into()),
+            backend: Some(Backend::Sglang),
+            model: Some("Qwen/Qwen3-0.6B".into()),
+            topology: Some(Topology::Pd),
+            transfer_backend: Some("mori".into()),
+            ib_device: Some("rdma0".into()),
+            memory: Some("64Gi".into()),
+            shared_memory: Some("32Gi".into()),
+            nats_storage: Some("4Gi".into()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn missing_flags_are_listed() {
+        assert_eq!(missing(&SpecFlags::default()), ["--name", "--backend sglang|vllm", "--model"]);
+        let flags = SpecFlags { discovery: Some(Discovery::Etcd), ..pd_flags() };
+        assert_eq!(Plan::from_flags(&flags), Err(vec!["--etcd-endpoint (with --discovery etcd)"]));
+    }
+
+    #[test]
+    fn pd_flags_make_a_valid_spec_like_the_seed_example() {
+        let plan = Plan::from_flags(&pd_flags()).unwrap_or_else(|m| panic!("{m:?}"));
+        let idep = plan.to_deployment(Some("team-a"));
+        assert!(infera_core::validate(&idep).is_ok(), "{:?}", infera_core::validate(&idep).err());
+        insta::assert_snapshot!("pd_spec", infera_core::yaml::to_yaml(&idep).unwrap_or_default());
+    }
+
+    #[test]
+    fn multinode_flags_add_pipeline_parallelism_and_validate() {
+        let flags = SpecFlags {
+            name: Some("big".into()),
+            backend: Some(Backend::Vllm),
+            model: Some("meta-llama/Llama-3.1-405B-Instruct".into()),
+            topology: Some(Topology::Multinode),
+            gpus: Some(8),
+            nodes: Some(2),
+            replicas: Some(2),
+            ..Default::default()
+        };
+        let idep = Plan::from_flags(&flags).unwrap_or_else(|m| panic!("{m:?}")).to_deployment(None);
+        assert!(infera_core::validate(&idep).is_ok(), "{:?}", infera_core::validate(&idep).err());
+        let worker = &idep.spec.services["worker"];
+        assert_eq!(worker.number_of_nodes, Some(2));
+        assert_eq!(
+            worker.args,
+            ["--model", "meta-llama/Llama-3.1-405B-Instruct", "--tensor-parallel-size", "8", "--pipeline-parallel-size", "2"]
+        );
+    }
+
+    #[test]
+    fn command_line_round_trips_through_the_parser() {
+        for flags in [
+            pd_flags(),
+            SpecFlags {
+                name: Some("agg".into()),
+                backend: Some(Backend::Vllm),
+                model: Some("org/model".into()),
+                nats: Some(false),
+                discovery: Some(Discovery::Etcd),
+                etcd_endpoint: Some("http://etcd:2379".into()),
+                ..Default::default()
+            },
+        ] {
+            let plan = Plan::from_flags(&flags).unwrap_or_else(|m| panic!("{m:?}"));
+            let line = plan.command_line();
+            let again = Plan::from_flags(&parse_flags(&line)).unwrap_or_else(|m| panic!("{m:?}"));
+            assert_eq!(again, plan, "{line}");
+        }
+        let plan = Plan::from_flags(&pd_flags()).unwrap_or_else(|m| panic!("{m:?}"));
+        insta::assert_snapshot!("pd_command_line", plan.command_line());
+    }
+}
