@@ -27,21 +27,33 @@ pub struct Context {
     pub metrics: Arc<Metrics>,
 }
 
+/// How the controller runs.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Reconcile only this namespace (default: all).
+    pub namespace: Option<String>,
+    /// Deployments reconciled at the same time.
+    pub concurrency: u16,
+    /// Who publishes events (the pod name in a cluster).
+    pub identity: String,
+}
+
 /// Runs the controller until `shutdown` resolves.
 pub async fn run(
     client: Client,
     metrics: Arc<Metrics>,
-    concurrency: u16,
-    identity: String,
+    settings: Settings,
     shutdown: impl Future<Output = ()> + Send + Sync + 'static,
 ) {
-    let (observed, watches) = crate::observe::watch(&client);
-    let recorder = Recorder::new(client.clone(), Reporter { controller: "infera-operator".into(), instance: Some(identity) });
+    let namespace = settings.namespace.as_deref();
+    let (observed, watches) = crate::observe::watch(&client, namespace);
+    let reporter = Reporter { controller: "infera-operator".into(), instance: Some(settings.identity.clone()) };
+    let recorder = Recorder::new(client.clone(), reporter);
     let ctx = Arc::new(Context { client: client.clone(), observed, applies: Applies::default(), recorder, metrics: metrics.clone() });
 
-    let ideps = Api::<InferaDeployment>::all(client);
+    let ideps = namespace.map_or_else(|| Api::<InferaDeployment>::all(client.clone()), |ns| Api::namespaced(client.clone(), ns));
     let mut controller = Controller::new(ideps, watcher::Config::default())
-        .with_config(Config::default().concurrency(concurrency));
+        .with_config(Config::default().concurrency(settings.concurrency));
     for (kind, stream) in watches.children {
         controller = controller.owns_stream_with(stream, kind.api_resource());
     }

@@ -40,6 +40,10 @@ struct Args {
     #[arg(long, default_value_t = 15)]
     lease_duration: u64,
 
+    /// Reconcile InferaDeployments of this namespace only (default: all namespaces).
+    #[arg(long, short = 'n', env = "INFERA_WATCH_NAMESPACE")]
+    namespace: Option<String>,
+
     /// Deployments reconciled at the same time.
     #[arg(long, default_value_t = 16)]
     concurrency: u16,
@@ -71,8 +75,13 @@ async fn main() -> anyhow::Result<()> {
     let shutdown = shutdown_signal()?.shared();
     let identity = std::env::var("POD_NAME")
         .unwrap_or_else(|_| format!("{}-{}", hostname(), std::process::id()));
+    let settings = controller::Settings {
+        namespace: args.namespace.clone(),
+        concurrency: args.concurrency,
+        identity: identity.clone(),
+    };
     if !args.leader_elect {
-        controller::run(client, metrics, args.concurrency, identity, shutdown).await;
+        controller::run(client, metrics, settings, shutdown).await;
         return Ok(());
     }
 
@@ -105,7 +114,7 @@ async fn main() -> anyhow::Result<()> {
         .boxed()
         .shared()
     };
-    controller::run(client, metrics.clone(), args.concurrency, identity, stop).await;
+    controller::run(client, metrics.clone(), settings, stop).await;
     metrics.set_leader(false);
     if let Some(Ok(reason)) = lost.now_or_never() {
         error!(error = %reason, "lost leadership; exiting so a fresh replica can stand by");

@@ -35,8 +35,9 @@ pub struct Watches {
     pub crds: futures::stream::BoxStream<'static, Result<PartialObjectMeta<CustomResourceDefinition>, watcher::Error>>,
 }
 
-/// Starts one LIST+WATCH per child kind, for pods of our deployments and for CRD metadata.
-pub fn watch(client: &Client) -> (Observed, Watches) {
+/// Starts one LIST+WATCH per child kind, for pods of our deployments and for CRD metadata, in
+/// `namespace` or, with `None`, in all namespaces.
+pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
     let managed = watcher::Config::default().labels(&managed_selector());
     let mut stores = BTreeMap::new();
     let mut streams = Vec::new();
@@ -44,11 +45,15 @@ pub fn watch(client: &Client) -> (Observed, Watches) {
         let resource = kind.api_resource();
         let writer = Writer::new(resource.clone());
         stores.insert(kind, writer.as_reader());
-        let api = Api::<DynamicObject>::all_with(client.clone(), &resource);
+        let api = match namespace {
+            Some(ns) => Api::<DynamicObject>::namespaced_with(client.clone(), ns, &resource),
+            None => Api::<DynamicObject>::all_with(client.clone(), &resource),
+        };
         streams.push((kind, reflect(writer, watcher(api, managed.clone()))));
     }
     let (pods, pod_writer) = reflector::store();
-    let pod_watch = watcher(Api::<Pod>::all(client.clone()), watcher::Config::default().labels(LABEL_DEPLOYMENT));
+    let pod_api = namespace.map_or_else(|| Api::all(client.clone()), |ns| Api::namespaced(client.clone(), ns));
+    let pod_watch = watcher(pod_api, watcher::Config::default().labels(LABEL_DEPLOYMENT));
     let (crds, crd_writer) = reflector::store();
     let crd_watch = watcher(Api::<PartialObjectMeta<CustomResourceDefinition>>::all(client.clone()), watcher::Config::default());
     (
