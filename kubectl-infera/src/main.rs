@@ -10,7 +10,9 @@ mod diagnose;
 mod duration;
 mod error;
 mod printer;
+mod plan;
 mod spec;
+mod wizard;
 
 use std::process::ExitCode;
 

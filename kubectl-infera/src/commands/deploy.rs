@@ -1,4 +1,244 @@
-use crate::{cli::GlobalArgs, error::{Error, Result}, printer::Printer};
-pub async fn run(_args: &impl std::fmt::Debug, _global: &GlobalArgs, _printer: &Printer) -> Result<()> {
-    Err(Error::Failed("not implemented yet".into()))
+//! `kubectl infera deploy`: from `-f FILE`, from flags, or from the wizard on a terminal.
+//! Validates client-side first, applies with server-side apply as `kubectl-infera`, and with
+//! `--wait` follows the deployment until Ready, explaining on timeout what blocks it.
+
+use std::time::Duration;
+
+use infera_core::{InferaDeployment, State};
+use k8s_openapi::api::core::v1::Node;
+use kube::{
+    Api,
+    api::{ListParams, Patch, PatchParams},
+};
+use tokio::time::Instant;
+
+use crate::{
+    apply::{Outcome, conflict_or},
+    cli::{DeployArgs, DryRun, GlobalArgs, ManifestOutput},
+    client::{self, Kube},
+    commands::status,
+    diagnose,
+    duration::human,
+    error::{Error, Result},
+    plan::{self, Plan},
+    printer::{Printer, Style},
+    spec, wizard,
+};
+
+pub async fn run(args: &DeployArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
+    let offline = args.dry_run == DryRun::Client;
+    // Where the spec comes from.
+    let mut deployments: Vec<InferaDeployment> = match &args.file {
+        Some(path) => {
+            let text = spec::read_text(path)?;
+            spec::parse(path, &text, global.namespace.as_deref())?
+        }
+        None => vec![from_flags_or_wizard(args, global, printer).await?],
+    };
+    // Client-side validation, with infera-core's messages, before anything is sent.
+    for idep in &deployments {
+        spec::validate(idep)?;
+    }
+    for idep in &mut deployments {
+        clean(idep);
+    }
+    if let Some(path) = &args.save {
+        let text = infera_core::yaml::to_yaml_stream(&deployments).map_err(|e| Error::Failed(e.to_string()))?;
+        std::fs::write(path, text).map_err(|source| Error::WriteFile { path: path.clone(), source })?;
+        printer.note(&format!("saved the spec to {}", path.display()));
+    }
+    if offline {
+        print_objects(printer, &deployments, args.output.unwrap_or(ManifestOutput::Yaml))?;
+        return Ok(());
+    }
+    let kube = client::connect(global).await?;
+    let server_dry_run = args.dry_run == DryRun::Server;
+    let mut applied = Vec::new();
+    for idep in &mut deployments {
+        if idep.metadata.namespace.is_none() {
+            idep.metadata.namespace = Some(kube.namespace.clone());
+        }
+        let (object, outcome) = apply(&kube, idep, server_dry_run, args.force_conflicts).await?;
+        let suffix = if server_dry_run { " (server dry run)" } else { "" };
+        if args.output.is_none() {
+            printer.out(&format!(
+                "inferadeployment.infera.amd.com/{} {outcome}{suffix}",
+                object.metadata.name.as_deref().unwrap_or_default()
+            ));
+        }
+        applied.push(object);
+    }
+    if let Some(output) = args.output {
+        print_objects(printer, &applied, output)?;
+    }
+    if args.wait && !server_dry_run {
+        for idep in &applied {
+            wait_ready(&kube, idep, args.timeout, printer).await?;
+        }
+    } else if !server_dry_run && args.output.is_none() {
+        if let Some(idep) = applied.first() {
+            let name = idep.metadata.name.as_deref().unwrap_or_default();
+            printer.note(&format!("follow it with `kubectl infera status {name} -n {} --watch`", kube.namespace));
+        }
+    }
+    Ok(())
+}
+
+/// Drops what must not be applied (server-managed metadata and status).
+fn clean(idep: &mut InferaDeployment) {
+    idep.status = None;
+    let m = &mut idep.metadata;
+    m.resource_version = None;
+    m.uid = None;
+    m.managed_fields = None;
+    m.creation_timestamp = None;
+    m.generation = None;
+}
+
+fn print_objects(printer: &Printer, objects: &[InferaDeployment], output: ManifestOutput) -> Result<()> {
+    match (output, objects) {
+        (ManifestOutput::Json, [one]) => printer.json(one),
+        (ManifestOutput::Json, many) => printer.json(&serde_json::json!({"apiVersion": "v1", "kind": "List", "items": many})),
+        (ManifestOutput::Yaml, many) => {
+            printer.out(&infera_core::yaml::to_yaml_stream(many).map_err(|e| Error::Failed(e.to_string()))?);
+            Ok(())
+        }
+    }
+}
+
+async fn from_flags_or_wizard(args: &DeployArgs, global: &GlobalArgs, printer: &Printer) -> Result<InferaDeployment> {
+    let missing = plan::missing(&args.spec);
+    let plan = if missing.is_empty() {
+        Plan::from_flags(&args.spec).map_err(|m| Error::Usage(format!("missing {}", m.join(", "))))?
+    } else if printer.interactive() && !args.no_interactive {
+        let hints = cluster_hints(global).await;
+        let flags = wizard::run(&args.spec, hints)?;
+        let plan = wizard::plan(&flags)?;
+        let idep = plan.to_deployment(global.namespace.as_deref());
+        printer.note(&format!("\n{}", printer.paint_err(Style::Bold, "The InferaDeployment:")));
+        printer.note(&infera_core::yaml::to_yaml(&idep).map_err(|e| Error::Failed(e.to_string()))?);
+        printer.note(&format!("{}\n{}\n", printer.paint_err(Style::Bold, "The same without the wizard:"), plan.command_line()));
+        if let Err(e) = spec::validate(&idep) {
+            return Err(e);
+        }
+        if args.dry_run == DryRun::None && !args.yes {
+            let namespace = global.namespace.clone().unwrap_or_else(|| "the context's".into());
+            let context = global.context.clone().unwrap_or_else(|| "the current".into());
+            if !wizard::confirm(&context, &namespace, &plan.name)? {
+                return Err(Error::Failed("not applied".into()));
+            }
+        }
+        plan
+    } else {
+        return Err(Error::Usage(format!(
+            "missing {} — there is no terminal to ask on. Pass them, use -f FILE, or run on a terminal for the wizard \
+             (see `kubectl infera deploy --help`)",
+            missing.join(", ")
+        )));
+    };
+    Ok(plan.to_deployment(global.namespace.as_deref()))
+}
+
+/// Defaults for the wizard from one LIST of nodes; nothing when the cluster cannot tell.
+async fn cluster_hints(global: &GlobalArgs) -> wizard::ClusterHints {
+    let lookup = async {
+        let kube = client::connect(global).await.ok()?;
+        let nodes: Api<Node> = Api::all(kube.client.clone());
+        let nodes = nodes.list(&ListParams::default()).await.ok()?.items;
+        let gpus: Vec<i32> = nodes
+            .iter()
+            .filter_map(|n| n.status.as_ref()?.allocatable.as_ref()?.get(plan::DEFAULT_GPU_TYPE)?.0.parse().ok())
+            .filter(|g: &i32| *g > 0)
+            .collect();
+        Some(wizard::ClusterHints { gpus_per_node: gpus.iter().max().copied(), gpu_nodes: gpus.len() })
+    };
+    tokio::time::timeout(Duration::from_secs(5), lookup).await.ok().flatten().unwrap_or_default()
+}
+
+async fn apply(kube: &Kube, idep: &InferaDeployment, dry_run: bool, force: bool) -> Result<(InferaDeployment, Outcome)> {
+    let namespace = idep.metadata.namespace.clone().unwrap_or_else(|| kube.namespace.clone());
+    let name = idep.metadata.name.clone().unwrap_or_default();
+    let api: Api<InferaDeployment> = Api::namespaced(kube.client.clone(), &namespace);
+    let display = format!("InferaDeployment {namespace}/{name}");
+    let previous = match api.get_opt(&name).await {
+        Ok(p) => p,
+        Err(kube::Error::Api(s)) if s.code == 404 => {
+            return Err(Error::Failed(format!(
+                "the InferaDeployment API is not installed in this cluster ({}); run `kubectl infera init` first",
+                s.message
+            )));
+        }
+        Err(e) => return Err(Error::kube(format!("reading {display}"), e)),
+    };
+    let mut params = PatchParams::apply(infera_core::naming::PLUGIN_MANAGER);
+    params.dry_run = dry_run;
+    params.force = force;
+    let applied = api.patch(&name, &params, &Patch::Apply(idep)).await.map_err(|e| conflict_or(&display, e))?;
+    let outcome = match &previous {
+        None => Outcome::Created,
+        Some(p) if p.metadata.resource_version == applied.metadata.resource_version => Outcome::Unchanged,
+        Some(_) => Outcome::Configured,
+    };
+    Ok((applied, outcome))
+}
+
+/// One line of progress: state and ready replicas per service.
+pub fn progress_line(idep: &InferaDeployment) -> String {
+    let status = idep.status.clone().unwrap_or_default();
+    let state = status.state.map(|s| s.to_string()).unwrap_or_else(|| "Pending".into());
+    let services: Vec<String> = status
+        .services
+        .iter()
+        .map(|(name, s)| format!("{name} {}/{}", s.ready_replicas, s.desired_replicas))
+        .collect();
+    format!("{}: {state}  {}", idep.metadata.name.as_deref().unwrap_or_default(), services.join("  "))
+}
+
+async fn wait_ready(kube: &Kube, applied: &InferaDeployment, timeout: Duration, printer: &Printer) -> Result<()> {
+    let namespace = applied.metadata.namespace.clone().unwrap_or_else(|| kube.namespace.clone());
+    let name = applied.metadata.name.clone().unwrap_or_default();
+    let generation = applied.metadata.generation.unwrap_or_default();
+    let api: Api<InferaDeployment> = Api::namespaced(kube.client.clone(), &namespace);
+    let deadline = Instant::now() + timeout;
+    let mut last_line = String::new();
+    loop {
+        let idep = api.get(&name).await.map_err(|e| Error::kube(format!("reading {namespace}/{name}"), e))?;
+        let status = idep.status.clone().unwrap_or_default();
+        let current = status.observed_generation.unwrap_or_default() >= generation;
+        if current && status.state == Some(State::Ready) {
+            printer.clear_progress();
+            printer.note(&format!("{} {}", printer.paint_err(Style::Good, "Ready:"), progress_line(&idep)));
+            return Ok(());
+        }
+        let invalid = status.conditions.iter().find(|c| c.type_ == "Ready" && c.reason == "InvalidSpec");
+        if current && let Some(c) = invalid {
+            printer.clear_progress();
+            return Err(Error::Failed(format!("{namespace}/{name} was rejected by the operator: {}", c.message)));
+        }
+        let line = progress_line(&idep);
+        if line != last_line {
+            printer.progress(&line);
+            last_line = line;
+        }
+        if Instant::now() >= deadline {
+            printer.clear_progress();
+            let (pods, events) = status::pods_and_events(kube, &namespace, &name).await?;
+            let detail = status::detail(&idep, &pods, &events, k8s_openapi::jiff::Timestamp::now());
+            let ready = status.conditions.iter().find(|c| c.type_ == "Ready");
+            let mut why = match (&status.state, ready) {
+                (None, _) => "the operator has not reported any status: is it running? (`kubectl infera doctor`)".to_string(),
+                (Some(state), Some(c)) => format!("state {state}, {}: {}", c.reason, c.message),
+                (Some(state), None) => format!("state {state}"),
+            };
+            if !current && status.state.is_some() {
+                why.push_str(&format!(" (status is for generation {}, not {generation})", status.observed_generation.unwrap_or_default()));
+            }
+            if pods.is_empty() && status.state.is_some() {
+                why.push_str("; no pods exist yet");
+            }
+            why.push_str(&diagnose::summary(&detail.blocking, ""));
+            return Err(Error::Timeout { after: human(timeout), why: format!("{namespace}/{name} is not Ready: {why}") });
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
 }
