@@ -25,7 +25,8 @@ mod nodes;
 
 pub use bins::{Process, binary, target_dir};
 pub use clients::{
-    ServiceAccountIdentity, admin, cluster_tier, context, impersonating, kubeconfig_path, user,
+    ServiceAccountIdentity, admin, cluster_tier, context, impersonating, kubeconfig_path,
+    mint_token, user,
 };
 pub use eventually::{eventually, eventually_every};
 pub use manifests::{apply_yaml, apply_yaml_in};

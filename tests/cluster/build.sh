@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Builds the local control plane (and a matching kubectl) from the Go module proxy at pinned versions
+# and caches it outside the repository. Idempotent: a component whose binary is cached is skipped.
+#
+#   tests/cluster/build.sh          # everything tier 2 needs (+ krew for the plugin packaging test)
+#   COMPONENTS="k8s etcd" tests/cluster/build.sh   # tier 1 only
+#
+# Prints the cache directory on its last line as K8S_TEST_BIN=<dir>.
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source-path=SCRIPTDIR
+source "$HERE/versions.sh"
+COMPONENTS="${COMPONENTS:-k8s etcd kwok lws crds krew}"
+BIN="$K8S_TEST_BIN"
+export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
+mkdir -p "$BIN/share"
+WORK="$(mktemp -d)"
+trap 'chmod -R u+w "$WORK" 2>/dev/null; rm -rf "$WORK"' EXIT
+
+"$HERE/deps.sh"
+
+want() { [[ " $COMPONENTS " == *" $1 "* ]]; }
+have() { [[ -x "$BIN/$1" ]]; }
+moddir() { (cd "$WORK" && go mod download -json "$1" | jq -r .Dir); }
+# wrapped NAME MODULE VERSION PACKAGE OUTPUT: builds PACKAGE from a throw-away main module that requires
+# MODULE@VERSION (with MODULE's own go line). Unlike `go install pkg@version` it never reads the
+# proxy's version list (go install does, to look for deprecations, and the proxy here answers 403 for
+# some modules, e.g. sigs.k8s.io/lws), and it resolves exactly the versions MODULE's go.mod pins.
+wrapped() {
+  local name=$1 mod=$2 ver=$3 pkg=$4 out=$5 gomod
+  gomod="$(cd "$WORK" && go mod download -json "$mod@$ver" | jq -r .GoMod)"
+  mkdir "$WORK/$name"
+  (
+    cd "$WORK/$name"
+    printf 'module local.test/%s-bins\n\n%s\n\nrequire %s %s\n' "$name" "$(awk '$1=="go"{print; exit}' "$gomod")" "$mod" "$ver" >go.mod
+    timed "$name" go build -mod=mod -trimpath -ldflags "-s -w" -o "$out.tmp" "$pkg"
+  )
+  mv "$out.tmp" "$out"
+}
+timed() { local name=$1; shift; /usr/bin/time -v -o "$BIN/build-$name.time" "$@"; }
+log() { printf '==> %s\n' "$*" >&2; }
+
+# --- Kubernetes: one wrapper module, every staging module replaced by its published v0.X.Y ------
+# kubectl too: a client matching the server (the machine's kubectl, if any, may be far older).
+k8s_missing=()
+for b in kube-apiserver kube-controller-manager kube-scheduler kubectl; do have "$b" || k8s_missing+=("$b"); done
+if want k8s && ((${#k8s_missing[@]})); then
+  log "building ${k8s_missing[*]} $K8S_VERSION"
+  k8s_time=k8s; ((${#k8s_missing[@]} == 4)) || k8s_time="k8s-$(IFS=-; echo "${k8s_missing[*]}")"
+  K8S_GOMOD="$(cd "$WORK" && go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | jq -r .GoMod)"
+  STAGING="v0.${K8S_VERSION#v1.}"
+  mkdir "$WORK/k8s"
+  (
+    cd "$WORK/k8s"
+    {
+      echo "module local.test/k8s-bins"
+      awk '$1=="go"{print; exit}' "$K8S_GOMOD"
+      awk '$1=="godebug"{print; exit}' "$K8S_GOMOD"
+      echo "require k8s.io/kubernetes $K8S_VERSION"
+      echo "replace ("
+      sed -n 's#^[[:space:]]*\(k8s\.io/[A-Za-z0-9._-]*\)[[:space:]]*=>[[:space:]]*\./staging/.*#\1#p' "$K8S_GOMOD" |
+        while read -r m; do printf '\t%s => %s %s\n' "$m" "$m" "$STAGING"; done
+      echo ")"
+    } >go.mod
+    MINOR="${K8S_VERSION#v1.}"; MINOR="${MINOR%%.*}"
+    LDFLAGS="-s -w"
+    for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+      LDFLAGS+=" -X $p.gitVersion=$K8S_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$MINOR -X $p.gitTreeState=clean"
+      LDFLAGS+=" -X $p.gitCommit=0000000000000000000000000000000000000000 -X $p.buildDate=1970-01-01T00:00:00Z"
+    done
+    timed "$k8s_time" go build -trimpath -ldflags "$LDFLAGS" -o "$BIN/" "${k8s_missing[@]/#/k8s.io/kubernetes/cmd/}"
+  )
+fi
+
+# --- etcd: the server module has replaces, so build it from a wrapper that requires it ----------
+if want etcd && ! have etcd; then
+  log "building etcd $ETCD_VERSION"
+  mkdir "$WORK/etcd"
+  (
+    cd "$WORK/etcd"
+    go mod init local.test/etcd-bins >/dev/null 2>&1
+    go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION" >/dev/null 2>&1
+    timed etcd go build -trimpath -ldflags "-s -w" -o "$BIN/etcd" go.etcd.io/etcd/server/v3
+  )
+fi
+
+# --- kwok, plus the stage files kwok needs (only kwokctl injects them by default) ----------------
+if want kwok && ! have kwok; then
+  log "building kwok $KWOK_VERSION"
+  GOBIN="$WORK/gobin" timed kwok go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+  mv "$WORK/gobin/kwok" "$BIN/kwok.tmp"
+  src="$(moddir "sigs.k8s.io/kwok@$KWOK_VERSION")/kustomize/stage"
+  rm -rf "$BIN/share/kwok-stages"; mkdir -p "$BIN/share/kwok-stages"
+  for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
+    pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml \
+    volume/fast/pvc-provision.yaml volume/fast/pv-bind.yaml volume/fast/pv-delete.yaml \
+    volume/fast/pvc-delete.yaml volume/fast/storage-class.yaml; do
+    cp "$src/$f" "$BIN/share/kwok-stages/"
+  done
+  mv "$BIN/kwok.tmp" "$BIN/kwok"
+fi
+
+# --- LeaderWorkerSet controller, CRDs and webhook manifests -----------------------------------
+if want lws && ! have lws-controller; then
+  log "building lws $LWS_VERSION"
+  src="$(moddir "sigs.k8s.io/lws@$LWS_VERSION")/config"
+  rm -rf "$BIN/share/lws"; mkdir -p "$BIN/share/lws/crds"
+  cp "$src"/crd/bases/*.yaml "$BIN/share/lws/crds/"
+  cp "$src/webhook/manifests.yaml" "$BIN/share/lws/webhook-manifests.yaml"
+  wrapped lws sigs.k8s.io/lws "$LWS_VERSION" sigs.k8s.io/lws/cmd "$BIN/lws-controller"
+fi
+
+# --- Gateway API + Inference Extension CRDs (no controllers: we only need the APIs) -------------
+if want crds && [[ ! -f "$BIN/share/gateway/.done" ]]; then
+  log "fetching Gateway API $GATEWAY_API_VERSION and Inference Extension $GAIE_VERSION CRDs"
+  rm -rf "$BIN/share/gateway"; mkdir -p "$BIN/share/gateway"
+  gw="$(moddir "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION")/config/crd/standard"
+  cp "$gw"/gateway.networking.k8s.io_{gatewayclasses,gateways,httproutes,referencegrants,grpcroutes}.yaml "$BIN/share/gateway/"
+  gaie="$(moddir "sigs.k8s.io/gateway-api-inference-extension@$GAIE_VERSION")/config/crd/bases"
+  cp "$gaie"/inference.networking.k8s.io_inferencepools.yaml "$BIN/share/gateway/"
+  touch "$BIN/share/gateway/.done"
+fi
+
+# --- krew, to prove the plugin archive installs with the real tool -----------------------------
+if want krew && ! have krew; then
+  log "building krew $KREW_VERSION"
+  GOBIN="$WORK/gobin" timed krew go install -trimpath -ldflags "-s -w" "sigs.k8s.io/krew/cmd/krew@$KREW_VERSION"
+  mv "$WORK/gobin/krew" "$BIN/krew"
+fi
+
+chmod -R u+w "$BIN/share"
+echo "K8S_TEST_BIN=$BIN"

@@ -1,0 +1,11 @@
+# shellcheck shell=bash disable=SC2034  # sourced: the variables are used by the scripts
+# Pinned versions of the local control plane (sourced by the scripts in this folder).
+# Changing one changes the cache directory, so a stale build is never reused.
+K8S_VERSION=v1.36.3
+ETCD_VERSION=v3.6.14
+KWOK_VERSION=v0.8.0
+LWS_VERSION=v0.9.0            # v0.10.0 is not served by the module proxy here
+GATEWAY_API_VERSION=v1.6.3
+GAIE_VERSION=v1.3.0
+KREW_VERSION=v0.4.3
+K8S_TEST_BIN="${K8S_TEST_BIN:-$HOME/.cache/infera-test-bins/k8s-$K8S_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION-lws-$LWS_VERSION}"

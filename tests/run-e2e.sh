@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The end-to-end suite: builds the local control plane if needed (cached under ~/.cache), builds the
+# binaries the tests spawn and the test binaries (before the cluster starts: 2 cores), brings up a
+# tier-2 cluster, runs `cargo test -p infera-e2e`, and always brings the cluster down. Exits with the
+# test run's status.
+#
+#   tests/run-e2e.sh [-- <extra libtest args, e.g. a test name filter>]
+#
+# Environment: CARGO (default cargo); E2E_TEST_THREADS (default 4); K8S_TEST_DIR (default
+# /tmp/infera-e2e, separate from `make cluster-up`'s /tmp/infera-cluster so a developer's cluster is
+# left alone); E2E_KEEP_CLUSTER=1 leaves the cluster running afterwards.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+CARGO="${CARGO:-cargo}"
+THREADS="${E2E_TEST_THREADS:-4}"
+export K8S_TEST_DIR="${K8S_TEST_DIR:-/tmp/infera-e2e}"
+extra=()
+[[ ${1:-} == "--" ]] && { shift; extra=("$@"); }
+log() { printf '==> %s\n' "$*" >&2; }
+T0=$SECONDS
+
+log "control-plane binaries (tests/cluster/build.sh)"
+tests/cluster/build.sh >&2
+# shellcheck source=tests/cluster/versions.sh
+source tests/cluster/versions.sh
+# Tests that run kubectl get the one built with the control plane (same version as the server).
+export PATH="$K8S_TEST_BIN:$PATH"
+
+log "building infera-operator, kubectl-infera and the e2e tests"
+"$CARGO" build --locked -p infera-operator -p kubectl-infera
+"$CARGO" test --locked -p infera-e2e --no-run
+
+log "starting a tier-2 cluster in $K8S_TEST_DIR"
+up_out="$(tests/cluster/up.sh --tier 2)"
+last="$(tail -n1 <<<"$up_out")"
+[[ $last == "export KUBECONFIG="* ]] || { echo "run-e2e.sh: unexpected up.sh output: $up_out" >&2; exit 1; }
+eval "$last"
+
+finish() {
+  local rc=$?
+  if ((rc != 0)); then
+    echo "run-e2e.sh: failed (exit $rc); last lines of the cluster's logs ($K8S_TEST_DIR/logs):" >&2
+    for f in "$K8S_TEST_DIR"/logs/*.log; do
+      [[ -f $f ]] || continue
+      echo "--- $(basename "$f")" >&2
+      tail -n 15 "$f" >&2
+    done
+    [[ -d target/e2e-logs ]] && echo "logs of processes the tests spawned: $ROOT/target/e2e-logs" >&2
+  fi
+  if [[ ${E2E_KEEP_CLUSTER:-} == 1 ]]; then
+    echo "run-e2e.sh: cluster left running (E2E_KEEP_CLUSTER=1): export KUBECONFIG=$KUBECONFIG; stop it with K8S_TEST_DIR=$K8S_TEST_DIR tests/cluster/down.sh" >&2
+  else
+    tests/cluster/down.sh || true
+  fi
+  log "e2e finished in $((SECONDS - T0))s (exit $rc)"
+  exit "$rc"
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+
+log "running the e2e suite ($THREADS test threads)"
+"$CARGO" test --locked -p infera-e2e -- --test-threads="$THREADS" "${extra[@]}"
