@@ -3,6 +3,7 @@
 
 mod apply;
 mod bundle;
+mod checks;
 mod cli;
 mod client;
 mod commands;

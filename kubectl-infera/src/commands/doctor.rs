@@ -1,4 +1,256 @@
-use crate::{cli::GlobalArgs, error::{Error, Result}, printer::Printer};
-pub async fn run(_args: &impl std::fmt::Debug, _global: &GlobalArgs, _printer: &Printer) -> Result<()> {
-    Err(Error::Failed("not implemented yet".into()))
+//! `kubectl infera doctor`: gathers [`Facts`] from the cluster (concurrently, each read on its
+//! own so one forbidden call does not hide the rest), runs the pure check engine of
+//! [`crate::checks`], and prints one table or exactly one JSON/YAML document.
+//! Exit code 0 when no check fails (warnings allowed), 1 otherwise — in every output mode.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::{
+    api::{
+        admissionregistration::v1::ValidatingWebhookConfiguration,
+        apps::v1::Deployment,
+        authorization::v1::{ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec},
+        core::v1::{Node, Pod},
+        storage::v1::StorageClass,
+    },
+    apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+};
+use kube::{
+    Api, Client,
+    api::{DynamicObject, ListParams, PostParams},
+    core::{ApiResource, GroupVersionKind},
+};
+use serde::Serialize;
+
+use crate::{
+    bundle,
+    checks::{self, Check, Facts, Need, Read, Severity},
+    cli::{DoctorArgs, GlobalArgs, Output},
+    client,
+    error::{Error, Result},
+    printer::{Printer, Style},
+    spec,
+};
+
+const LWS_CRD: &str = "leaderworkersets.leaderworkerset.x-k8s.io";
+
+fn read_error(e: kube::Error) -> String {
+    match e {
+        kube::Error::Api(s) if s.code == 403 => format!("forbidden: {}", s.message),
+        kube::Error::Api(s) => s.message,
+        other => crate::error::chain(&other),
+    }
+}
+
+fn optional<T>(result: std::result::Result<Option<T>, kube::Error>) -> Read<Option<T>> {
+    result.map_err(read_error)
+}
+
+async fn can(client: &Client, need: &Need) -> Read<bool> {
+    let api: Api<SelfSubjectAccessReview> = Api::all(client.clone());
+    let review = SelfSubjectAccessReview {
+        spec: SelfSubjectAccessReviewSpec {
+            resource_attributes: Some(ResourceAttributes {
+                verb: Some(need.verb.into()),
+                group: Some(need.group.into()),
+                resource: Some(need.resource.into()),
+                namespace: need.namespace.clone(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let answer = api.create(&PostParams::default(), &review).await.map_err(read_error)?;
+    Ok(answer.status.is_some_and(|s| s.allowed))
+}
+
+async fn lws_probe(client: &Client, namespace: &str) -> Read<()> {
+    let resource = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("leaderworkerset.x-k8s.io", "v1", "LeaderWorkerSet"),
+        "leaderworkersets",
+    );
+    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, &resource);
+    let probe: DynamicObject = serde_json::from_value(serde_json::json!({
+        "apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+        "metadata": {"name": "infera-doctor-probe", "namespace": namespace},
+        "spec": {"replicas": 1, "leaderWorkerTemplate": {"size": 1, "workerTemplate": {"spec": {
+            "containers": [{"name": "probe", "image": "example.invalid/infera-doctor-probe:0"}]}}}}
+    }))
+    .map_err(|e| e.to_string())?;
+    api.create(&PostParams { dry_run: true, ..Default::default() }, &probe).await.map(|_| ()).map_err(read_error)
+}
+
+/// DeviceClass names and the number of ResourceSlices of AMD's driver (resource.k8s.io v1, then v1beta2).
+async fn dra(client: &Client) -> Read<(Vec<String>, usize)> {
+    for version in ["v1", "v1beta2", "v1beta1"] {
+        let classes = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("resource.k8s.io", version, "DeviceClass"), "deviceclasses");
+        let slices = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("resource.k8s.io", version, "ResourceSlice"), "resourceslices");
+        let names = match Api::<DynamicObject>::all_with(client.clone(), &classes).list_metadata(&ListParams::default()).await {
+            Ok(list) => list.items.into_iter().filter_map(|o| o.metadata.name).collect::<Vec<_>>(),
+            Err(kube::Error::Api(s)) if s.code == 404 => continue,
+            Err(e) => return Err(read_error(e)),
+        };
+        let amd_slices = match Api::<DynamicObject>::all_with(client.clone(), &slices).list(&ListParams::default()).await {
+            Ok(list) => list.items.iter().filter(|s| s.data["spec"]["driver"] == checks::AMD_DRA).count(),
+            Err(_) => 0,
+        };
+        return Ok((names, amd_slices));
+    }
+    Ok((Vec::new(), 0))
+}
+
+/// Reads everything the checks need.
+pub async fn gather(args: &DoctorArgs, global: &GlobalArgs) -> Result<Facts> {
+    let mut f = Facts { pre: args.pre, ..Default::default() };
+    f.spec = match &args.for_file {
+        Some(path) => {
+            let mut loaded = spec::load(path, global.namespace.as_deref())?;
+            if loaded.len() != 1 {
+                return Err(Error::Usage(format!("{}: --for takes a file with exactly one InferaDeployment", path.display())));
+            }
+            Some(loaded.remove(0).1)
+        }
+        None => None,
+    };
+    let kube = match client::connect(global).await {
+        Ok(kube) => kube,
+        Err(e) => {
+            f.kubeconfig = Some(Err(e.to_string()));
+            return Ok(f);
+        }
+    };
+    f.kubeconfig = Some(Ok(kube.context.clone()));
+    f.namespace = kube.namespace.clone();
+    let client = kube.client.clone();
+    let version = client.apiserver_version().await;
+    f.server = Some(version.map_err(read_error).map(|v| {
+        let minor = v.minor.trim_end_matches('+').parse().unwrap_or(0);
+        (v.git_version, minor)
+    }));
+    if !matches!(f.server, Some(Ok(_))) {
+        return Ok(f);
+    }
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let operator_api: Api<Deployment> = Api::namespaced(client.clone(), bundle::NAMESPACE);
+    let operator_pods: Api<Pod> = Api::namespaced(client.clone(), bundle::NAMESPACE);
+    let webhooks: Api<ValidatingWebhookConfiguration> = Api::all(client.clone());
+    let nodes: Api<Node> = Api::all(client.clone());
+    let pods: Api<Pod> = Api::all(client.clone());
+    let storage: Api<StorageClass> = Api::all(client.clone());
+    let holding = ListParams::default().fields("status.phase!=Succeeded,status.phase!=Failed");
+    let operator_selector = ListParams::default().labels("app.kubernetes.io/name=infera-operator");
+    let crd_name = bundle::crd_name();
+    let all = ListParams::default();
+    let (infera_crd, operator, op_pods, lws_crd, hooks, probe, node_list, pod_list, dra, classes) = tokio::join!(
+        crds.get_opt(&crd_name),
+        operator_api.get_opt(bundle::OPERATOR),
+        operator_pods.list(&operator_selector),
+        crds.get_opt(LWS_CRD),
+        webhooks.list(&all),
+        lws_probe(&client, &kube.namespace),
+        nodes.list(&all),
+        pods.list(&holding),
+        dra(&client),
+        storage.list(&all),
+    );
+    f.infera_crd = Some(optional(infera_crd));
+    f.operator = Some(optional(operator));
+    f.operator_pods = op_pods.map(|l| l.items).unwrap_or_default();
+    f.lws_crd = Some(optional(lws_crd));
+    f.lws_webhooks = Some(hooks.map_err(read_error).map(|list| {
+        list.items.iter().any(|c| c.webhooks.iter().flatten().any(|w| w.name.contains("leaderworkerset")))
+    }));
+    f.lws_probe = Some(probe);
+    f.nodes = Some(node_list.map(|l| l.items).map_err(read_error));
+    f.pods = Some(pod_list.map(|l| l.items).map_err(read_error));
+    f.dra = Some(dra);
+    f.default_storage_classes = Some(classes.map_err(read_error).map(|list| {
+        list.items
+            .into_iter()
+            .filter(|c| {
+                c.metadata.annotations.as_ref().and_then(|a| a.get("storageclass.kubernetes.io/is-default-class")).is_some_and(|v| v == "true")
+            })
+            .filter_map(|c| c.metadata.name)
+            .collect()
+    }));
+    // init's permissions matter before install (or when something is missing), not afterwards.
+    let missing = matches!(f.infera_crd, Some(Ok(None))) || matches!(f.operator, Some(Ok(None)));
+    let init_needs = if args.pre || missing { checks::init_needs() } else { Vec::new() };
+    let deploy_needs = checks::deploy_needs(&kube.namespace);
+    let init_answers = futures::future::join_all(init_needs.iter().map(|n| can(&client, n))).await;
+    let deploy_answers = futures::future::join_all(deploy_needs.iter().map(|n| can(&client, n))).await;
+    f.init_access = init_needs.into_iter().zip(init_answers).collect();
+    f.deploy_access = deploy_needs.into_iter().zip(deploy_answers).collect();
+    Ok(f)
+}
+
+/// The one document `-o json|yaml` prints.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub schema_version: u32,
+    pub success: bool,
+    pub summary: BTreeMap<&'static str, usize>,
+    pub checks: Vec<Check>,
+}
+
+pub fn report(checks: Vec<Check>) -> Report {
+    let mut summary = BTreeMap::from([("pass", 0), ("warn", 0), ("fail", 0), ("skip", 0)]);
+    for c in &checks {
+        let key = match c.severity {
+            Severity::Pass => "pass",
+            Severity::Warn => "warn",
+            Severity::Fail => "fail",
+            Severity::Skip => "skip",
+        };
+        *summary.entry(key).or_default() += 1;
+    }
+    Report { schema_version: 1, success: checks::success(&checks), summary, checks }
+}
+
+/// The report as text, grouped by category.
+pub fn text(printer: &Printer, report: &Report) -> String {
+    let mut out = String::new();
+    let mut category = "";
+    for c in &report.checks {
+        if c.category != category {
+            category = c.category;
+            out.push_str(&format!("{}\n", printer.paint(Style::Bold, category)));
+        }
+        let (label, style) = match c.severity {
+            Severity::Pass => ("ok  ", Style::Good),
+            Severity::Warn => ("warn", Style::Warn),
+            Severity::Fail => ("FAIL", Style::Bad),
+            Severity::Skip => ("skip", Style::Dim),
+        };
+        out.push_str(&format!("  {}  {}  {:<20} {}\n", printer.paint(style, label), c.id, c.name, c.message));
+        for d in &c.details {
+            out.push_str(&format!("{:>37}{d}\n", ""));
+        }
+        if let Some(hint) = &c.hint {
+            out.push_str(&format!("{:>37}{} {hint}\n", "", printer.paint(Style::Dim, "hint:")));
+        }
+    }
+    let s = &report.summary;
+    let verdict = if report.success { printer.paint(Style::Good, "no failures") } else { printer.paint(Style::Bad, "problems found") };
+    out.push_str(&format!(
+        "\n{verdict}: {} passed, {} warning(s), {} failed, {} skipped\n",
+        s.get("pass").unwrap_or(&0),
+        s.get("warn").unwrap_or(&0),
+        s.get("fail").unwrap_or(&0),
+        s.get("skip").unwrap_or(&0)
+    ));
+    out
+}
+
+pub async fn run(args: &DoctorArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
+    let facts = gather(args, global).await?;
+    let report = report(checks::evaluate(&facts));
+    match args.output {
+        Output::Json => printer.json(&report)?,
+        Output::Yaml => printer.yaml(&report)?,
+        Output::Table | Output::Wide => printer.out(&text(printer, &report)),
+    }
+    if report.success { Ok(()) } else { Err(Error::Failed(String::new())) }
 }

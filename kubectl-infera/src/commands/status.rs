@@ -120,13 +120,15 @@ fn seconds_since(t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time
 pub fn summarize(idep: &InferaDeployment, now: Timestamp) -> Summary {
     let status = idep.status.clone().unwrap_or_default();
     let ready = status.services.values().filter(|s| s.ready_replicas >= s.desired_replicas).count();
+    // The operator also reports its own plumbing (e.g. nats): count what it reports.
+    let total = if status.services.is_empty() { idep.spec.services.len() } else { status.services.len() };
     let reason = status.conditions.iter().find(|c| c.type_ == "Ready").map(|c| c.reason.clone()).unwrap_or_default();
     Summary {
         namespace: idep.metadata.namespace.clone().unwrap_or_default(),
         name: idep.metadata.name.clone().unwrap_or_default(),
         backend: idep.spec.backend_framework.to_string(),
         state: status.state.map(|s| s.to_string()).unwrap_or_else(|| "Pending".into()),
-        services_ready: format!("{ready}/{}", idep.spec.services.len()),
+        services_ready: format!("{ready}/{total}"),
         reason,
         endpoint: status.endpoint.unwrap_or_default(),
         age_seconds: seconds_since(idep.metadata.creation_timestamp.as_ref(), now),
@@ -201,6 +203,15 @@ pub fn detail(idep: &InferaDeployment, pods: &[Pod], events: &[Event], now: Time
                 ready_groups: observed.and_then(|s| s.ready_groups),
             }
         })
+        .chain(status.services.iter().filter(|(n, _)| !idep.spec.services.contains_key(*n)).map(|(n, s)| ServiceRow {
+            name: n.clone(),
+            role: n.clone(),
+            kind: s.kind.clone(),
+            desired_replicas: s.desired_replicas,
+            ready_replicas: s.ready_replicas,
+            nodes_per_group: None,
+            ready_groups: s.ready_groups,
+        }))
         .collect();
     let mut pod_rows: Vec<PodRow> = pods
         .iter()
