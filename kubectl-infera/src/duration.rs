@@ -42,7 +42,7 @@ pub fn human(duration: Duration) -> String {
     let secs = duration.as_secs();
     match secs {
         0..60 => format!("{secs}s"),
-        60..3600 if secs % 60 == 0 => format!("{}m", secs / 60),
+        60..3600 if secs.is_multiple_of(60) => format!("{}m", secs / 60),
         60..3600 => format!("{}m{}s", secs / 60, secs % 60),
         _ => format!("{}h{}m", secs / 3600, (secs % 3600) / 60),
     }

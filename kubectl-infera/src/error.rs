@@ -113,10 +113,6 @@ impl Error {
             other => Self::Api { action, message: chain(&other), code: 0 },
         }
     }
-
-    pub fn is_not_found(&self) -> bool {
-        matches!(self, Self::Api { code: 404, .. })
-    }
 }
 
 /// An error with its sources, `a: b: c`.

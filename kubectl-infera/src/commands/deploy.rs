@@ -75,11 +75,12 @@ pub async fn run(args: &DeployArgs, global: &GlobalArgs, printer: &Printer) -> R
         for idep in &applied {
             wait_ready(&kube, idep, args.timeout, printer).await?;
         }
-    } else if !server_dry_run && args.output.is_none() {
-        if let Some(idep) = applied.first() {
-            let name = idep.metadata.name.as_deref().unwrap_or_default();
-            printer.note(&format!("follow it with `kubectl infera status {name} -n {} --watch`", kube.namespace));
-        }
+    } else if !server_dry_run
+        && args.output.is_none()
+        && let Some(idep) = applied.first()
+    {
+        let name = idep.metadata.name.as_deref().unwrap_or_default();
+        printer.note(&format!("follow it with `kubectl infera status {name} -n {} --watch`", kube.namespace));
     }
     Ok(())
 }
@@ -118,9 +119,7 @@ async fn from_flags_or_wizard(args: &DeployArgs, global: &GlobalArgs, printer: &
         printer.note(&format!("\n{}", printer.paint_err(Style::Bold, "The InferaDeployment:")));
         printer.note(&infera_core::yaml::to_yaml(&idep).map_err(|e| Error::Failed(e.to_string()))?);
         printer.note(&format!("{}\n{}\n", printer.paint_err(Style::Bold, "The same without the wizard:"), plan.command_line()));
-        if let Err(e) = spec::validate(&idep) {
-            return Err(e);
-        }
+        spec::validate(&idep)?;
         if args.dry_run == DryRun::None && !args.yes {
             let namespace = global.namespace.clone().unwrap_or_else(|| "the context's".into());
             let context = global.context.clone().unwrap_or_else(|| "the current".into());
