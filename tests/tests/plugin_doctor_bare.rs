@@ -1,0 +1,73 @@
+//! `doctor` on a cluster without LeaderWorkerSet and without GPU nodes: a tier-1 control plane
+//! (etcd + kube-apiserver only) of its own, started by tests/cluster/up.sh in a separate state
+//! directory and stopped afterwards. The failures carry the right IDs and hints.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context as _, bail};
+use infera_e2e::{plugin::kubectl_env, unique_suffix};
+
+struct Bare {
+    dir: PathBuf,
+    kubeconfig: String,
+}
+
+impl Bare {
+    fn up() -> anyhow::Result<Self> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let dir = std::env::temp_dir().join(format!("infera-bare-{}", unique_suffix()));
+        let out = Command::new(root.join("tests/cluster/up.sh"))
+            .args(["--tier", "1"])
+            .env("K8S_TEST_DIR", &dir)
+            .output()
+            .context("running tests/cluster/up.sh --tier 1")?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let mut this = Self { dir, kubeconfig: String::new() };
+        let Some(kubeconfig) = stdout.lines().last().and_then(|l| l.strip_prefix("export KUBECONFIG=")) else {
+            bail!("up.sh failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+        };
+        this.kubeconfig = kubeconfig.to_string();
+        Ok(this)
+    }
+}
+
+impl Drop for Bare {
+    fn drop(&mut self) {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let _ = Command::new(root.join("tests/cluster/down.sh")).env("K8S_TEST_DIR", &self.dir).output();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn check<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    report["checks"].as_array().and_then(|c| c.iter().find(|c| c["id"] == id)).unwrap_or(&serde_json::Value::Null)
+}
+
+#[tokio::test]
+async fn doctor_without_lws_and_gpu_nodes_fails_with_ids_and_hints() -> anyhow::Result<()> {
+    let bare = Bare::up()?;
+    let env = [("KUBECONFIG", bare.kubeconfig.as_str())];
+    for pre in [true, false] {
+        let mut args = vec!["infera", "doctor", "--context", "admin", "-o", "json"];
+        if pre {
+            args.push("--pre");
+        }
+        let run = kubectl_env(&args, &env).await?.expect_code(1)?;
+        let report: serde_json::Value = serde_json::from_str(&run.stdout).context("exactly one JSON document")?;
+        anyhow::ensure!(report["success"] == false, "{}", run.stdout);
+        let lws = check(&report, "INF201");
+        anyhow::ensure!(lws["severity"] == "fail", "{lws}");
+        anyhow::ensure!(lws["hint"].as_str().is_some_and(|h| h.contains("install LeaderWorkerSet")), "{lws}");
+        let gpu = check(&report, "INF301");
+        anyhow::ensure!(gpu["severity"] == "fail", "{gpu}");
+        anyhow::ensure!(gpu["message"].as_str().is_some_and(|m| m.contains("no node has allocatable amd.com/gpu")), "{gpu}");
+        anyhow::ensure!(gpu["hint"].as_str().is_some_and(|h| h.contains("device plugin")), "{gpu}");
+        // Before init the missing Infera CRD is expected; after, it is a failure.
+        let crd = check(&report, "INF101");
+        anyhow::ensure!(crd["severity"] == if pre { "pass" } else { "fail" }, "{crd}");
+    }
+    let table = kubectl_env(&["infera", "doctor", "--context", "admin", "--pre"], &env).await?.expect_code(1)?;
+    anyhow::ensure!(table.stdout.contains("FAIL  INF201") && table.stdout.contains("FAIL  INF301"), "{}", table.stdout);
+    Ok(())
+}
