@@ -264,3 +264,24 @@ async fn the_wizard_on_a_terminal_makes_pd_and_multinode_specs_that_deploy() -> 
     operator.stop().await?;
     ns.cleanup().await
 }
+
+#[tokio::test]
+async fn kubectl_completes_through_the_shipped_shim() -> anyhow::Result<()> {
+    let admin = admin().await?;
+    init_once()?;
+    let ns = TestNamespace::new(&admin, "plugin-complete").await?;
+    let pd = format!("{EXAMPLES}/pd.yaml");
+    kubectl(&["infera", "deploy", "-f", &pd, "-n", ns.name()]).await?.expect_code(0)?;
+    // kubectl (>= 1.26) runs kubectl_complete-infera from PATH: put the committed shim there.
+    let shim_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../completions");
+    let path = std::env::join_paths(
+        std::iter::once(shim_dir).chain(std::env::split_paths(&infera_e2e::plugin::path_with_plugin()?)),
+    )?;
+    let path = path.to_string_lossy().into_owned();
+    let env = [("PATH", path.as_str())];
+    let subcommands = infera_e2e::plugin::kubectl_env(&["__complete", "infera", "st"], &env).await?.expect_code(0)?;
+    anyhow::ensure!(subcommands.stdout.lines().any(|l| l.starts_with("status\t")), "{}", subcommands.stdout);
+    let names = infera_e2e::plugin::kubectl_env(&["__complete", "infera", "status", "-n", ns.name(), ""], &env).await?.expect_code(0)?;
+    anyhow::ensure!(names.stdout.lines().any(|l| l == "demo"), "{}", names.stdout);
+    ns.cleanup().await
+}

@@ -151,7 +151,36 @@ pub enum Dynamic {
     Deployments,
 }
 
+/// The global flags among the words typed so far (`-n team-a`, `--context=prod`…), so dynamic
+/// completion looks where the finished command will.
+pub fn globals_in(words: &[String], base: &GlobalArgs) -> GlobalArgs {
+    let mut global = base.clone();
+    let typed = words.split_last().map(|(_, before)| before).unwrap_or_default();
+    let mut iter = typed.iter().peekable();
+    while let Some(word) = iter.next() {
+        let (flag, inline) = match word.split_once('=') {
+            Some((f, v)) => (f, Some(v.to_string())),
+            None => (word.as_str(), None),
+        };
+        let slot: Option<&mut Option<String>> = match flag {
+            "-n" | "--namespace" => Some(&mut global.namespace),
+            "--context" => Some(&mut global.context),
+            "--cluster" => Some(&mut global.cluster),
+            "--user" => Some(&mut global.user),
+            "--as" => Some(&mut global.as_user),
+            _ => None,
+        };
+        if let Some(slot) = slot {
+            *slot = inline.or_else(|| iter.next().cloned());
+        } else if flag == "--kubeconfig" {
+            global.kubeconfig = inline.or_else(|| iter.next().cloned()).map(PathBuf::from);
+        }
+    }
+    global
+}
+
 pub async fn complete(args: &CompleteArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
+    let global = &globals_in(&args.words, global);
     let (mut lines, directive, dynamic) = candidates(&args.words);
     let current = args.words.last().cloned().unwrap_or_default();
     if let Some(dynamic) = dynamic {
@@ -209,6 +238,16 @@ mod tests {
         assert_eq!(dynamic, Some(Dynamic::Deployments));
         let (_, _, dynamic) = candidates(&words(&["status", "-n", ""]));
         assert_eq!(dynamic, Some(Dynamic::Namespaces));
+    }
+
+    #[test]
+    fn dynamic_completion_honours_typed_global_flags() {
+        let g = globals_in(&words(&["status", "-n", "team-a", "--context=prod", ""]), &GlobalArgs::default());
+        assert_eq!(g.namespace.as_deref(), Some("team-a"));
+        assert_eq!(g.context.as_deref(), Some("prod"));
+        // The word being completed is not a value yet.
+        let g = globals_in(&words(&["status", "-n"]), &GlobalArgs::default());
+        assert_eq!(g.namespace, None);
     }
 
     #[test]
