@@ -121,6 +121,15 @@ impl Printer {
         }
     }
 
+    /// Progress that matters in logs too: overwritten on a terminal, one line each otherwise.
+    pub fn progress_or_line(&self, text: &str) {
+        if self.stderr_tty {
+            self.progress(text);
+        } else {
+            self.note(text);
+        }
+    }
+
     pub fn clear_progress(&self) {
         if self.stderr_tty {
             let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");

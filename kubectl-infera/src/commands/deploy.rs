@@ -121,8 +121,10 @@ async fn from_flags_or_wizard(args: &DeployArgs, global: &GlobalArgs, printer: &
         printer.note(&format!("{}\n{}\n", printer.paint_err(Style::Bold, "The same without the wizard:"), plan.command_line()));
         spec::validate(&idep)?;
         if args.dry_run == DryRun::None && !args.yes {
-            let namespace = global.namespace.clone().unwrap_or_else(|| "the context's".into());
-            let context = global.context.clone().unwrap_or_else(|| "the current".into());
+            let (namespace, context) = match client::config(global).await {
+                Ok((config, context)) => (config.default_namespace, context),
+                Err(e) => return Err(e),
+            };
             if !wizard::confirm(&context, &namespace, &plan.name)? {
                 return Err(Error::Failed("not applied".into()));
             }
@@ -216,7 +218,7 @@ async fn wait_ready(kube: &Kube, applied: &InferaDeployment, timeout: Duration, 
         }
         let line = progress_line(&idep);
         if line != last_line {
-            printer.progress(&line);
+            printer.progress_or_line(&line);
             last_line = line;
         }
         if Instant::now() >= deadline {

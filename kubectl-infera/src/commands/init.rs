@@ -25,6 +25,17 @@ use crate::{
 };
 
 pub async fn run(args: &InitArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
+    install(args, global, printer).await.map_err(|e| match e {
+        Error::Api { action, message, code: 403 } => Error::Api {
+            action,
+            message: format!("{message}\n`kubectl infera doctor --pre` lists every permission init needs"),
+            code: 403,
+        },
+        other => other,
+    })
+}
+
+async fn install(args: &InitArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
     let objects = bundle::objects()?;
     if args.dry_run == DryRun::Client {
         printer.out(&manifest(&objects, args.output)?);
