@@ -93,8 +93,15 @@ async fn init_doctor_deploy_status_and_rerun_changes_nothing() -> anyhow::Result
     let fails: Vec<&serde_json::Value> = report["checks"].as_array().into_iter().flatten().filter(|c| c["severity"] == "fail").collect();
     anyhow::ensure!(fails.is_empty(), "{fails:?}");
 
-    let mut operator = operator(&admin, n).await?;
+    // --for: the seed's PD example fits the free GPUs; 2 groups × 2 nodes × 8 GPUs do not.
     let pd = format!("{EXAMPLES}/pd.yaml");
+    let fits = kubectl(&["infera", "doctor", "-n", n, "--for", &pd, "-o", "json"]).await?.expect_code(0)?;
+    anyhow::ensure!(fits.stdout.contains("\"INF303\"") && fits.stdout.contains("demo fits the free GPUs now"), "{}", fits.stdout);
+    let big = format!("{EXAMPLES}/multinode.yaml");
+    let nofit = kubectl(&["infera", "doctor", "-n", n, "--for", &big]).await?.expect_code(1)?;
+    anyhow::ensure!(nofit.stdout.contains("FAIL  INF303") && nofit.stdout.contains("worker: 4 pod(s) × 8 amd.com/gpu needed"), "{}", nofit.stdout);
+
+    let mut operator = operator(&admin, n).await?;
     let deploy = kubectl(&["infera", "deploy", "-f", &pd, "-n", n, "--wait", "--timeout", "150s"]).await?;
     operator.ensure_running()?;
     let deploy = deploy.expect_code(0)?;
@@ -283,5 +290,41 @@ async fn kubectl_completes_through_the_shipped_shim() -> anyhow::Result<()> {
     anyhow::ensure!(subcommands.stdout.lines().any(|l| l.starts_with("status\t")), "{}", subcommands.stdout);
     let names = infera_e2e::plugin::kubectl_env(&["__complete", "infera", "status", "-n", ns.name(), ""], &env).await?.expect_code(0)?;
     anyhow::ensure!(names.stdout.lines().any(|l| l == "demo"), "{}", names.stdout);
+    ns.cleanup().await
+}
+
+#[tokio::test]
+async fn status_watch_appends_ndjson_without_a_terminal_and_redraws_on_one() -> anyhow::Result<()> {
+    let admin = admin().await?;
+    init_once()?;
+    let ns = TestNamespace::new(&admin, "plugin-watch").await?;
+    let n = ns.name().to_string();
+    let _operator = operator(&admin, &n).await?;
+    // Not a terminal: one JSON object per change.
+    let watch = tokio::process::Command::new("kubectl")
+        .args(["infera", "status", "-n", &n, "--watch", "-o", "json"])
+        .env("PATH", infera_e2e::plugin::path_with_plugin()?)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()?;
+    // On a terminal: the table is redrawn in place.
+    let mut pty = Pty::spawn(&format!("kubectl infera status -n {n} --watch"))?;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let pd = format!("{EXAMPLES}/pd.yaml");
+    kubectl(&["infera", "deploy", "-f", &pd, "-n", &n, "--wait", "--timeout", "150s"]).await?.expect_code(0)?;
+    pty.expect("watching InferaDeployments", Duration::from_secs(30)).await?;
+    pty.expect("Ready", Duration::from_secs(30)).await?;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let mut watch = watch;
+    watch.start_kill()?;
+    let out = watch.wait_with_output().await?;
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()
+        .context("every line is one JSON document")?;
+    anyhow::ensure!(lines.first().is_some_and(|l| l["type"] == "ADDED" && l["object"]["name"] == "demo"), "{lines:?}");
+    anyhow::ensure!(lines.last().is_some_and(|l| l["object"]["state"] == "Ready"), "{lines:?}");
     ns.cleanup().await
 }
