@@ -47,14 +47,9 @@ impl Printer {
         let stderr_tty = std::io::stderr().is_terminal();
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
             || std::env::var("TERM").is_ok_and(|t| t == "dumb");
-        let decide = |tty: bool| match choice {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => tty && !no_color,
-        };
         Self {
-            color_out: decide(stdout_tty),
-            color_err: decide(stderr_tty),
+            color_out: use_color(choice, stdout_tty, no_color),
+            color_err: use_color(choice, stderr_tty, no_color),
             stdin_tty: std::io::stdin().is_terminal(),
             stdout_tty,
             stderr_tty,
@@ -164,6 +159,15 @@ impl Printer {
     }
 }
 
+/// `--color always|never` win; `auto` means a terminal without `NO_COLOR` (or `TERM=dumb`).
+pub fn use_color(choice: ColorChoice, tty: bool, no_color: bool) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => tty && !no_color,
+    }
+}
+
 fn paint(on: bool, style: Style, text: &str) -> String {
     if on { format!("\x1b[{}m{text}\x1b[0m", style.code()) } else { text.to_string() }
 }
@@ -236,6 +240,15 @@ mod tests {
             text,
             "NAME                 STATE       READY\ndemo                 Ready       3/3\na-much-longer-name   Deploying\n"
         );
+    }
+
+    #[test]
+    fn colour_follows_the_flag_then_the_terminal_and_no_color() {
+        assert!(use_color(ColorChoice::Always, false, true));
+        assert!(!use_color(ColorChoice::Never, true, false));
+        assert!(use_color(ColorChoice::Auto, true, false));
+        assert!(!use_color(ColorChoice::Auto, true, true));
+        assert!(!use_color(ColorChoice::Auto, false, false));
     }
 
     #[test]
