@@ -6,9 +6,33 @@ use std::time::Duration;
 use infera_e2e::{
     TestNamespace, admin, eventually,
     k8s_openapi::{api::core::v1::Namespace, apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition},
-    kube::Api,
+    kube::{
+        Api,
+        api::{Patch, PatchParams},
+    },
     plugin::kubectl,
 };
+
+/// A newer release installed by someone else: init refuses to downgrade, then reports the field
+/// the other manager owns instead of forcing it, and only takes it over when told to.
+async fn skew_guard_and_conflicts(crds: &Api<CustomResourceDefinition>) -> anyhow::Result<()> {
+    let newer = serde_json::json!({
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "inferadeployments.infera.amd.com", "annotations": {"infera.amd.com/version": "9.9.9"}}
+    });
+    crds.patch("inferadeployments.infera.amd.com", &PatchParams::apply("e2e-upgrader").force(), &Patch::Apply(newer)).await?;
+    let refused = kubectl(&["infera", "init"]).await?.expect_code(4)?;
+    anyhow::ensure!(refused.stderr.contains("version 9.9.9, newer than this plugin") && refused.stderr.contains("--allow-downgrade"), "{}", refused.stderr);
+    let conflict = kubectl(&["infera", "init", "--allow-downgrade"]).await?.expect_code(4)?;
+    anyhow::ensure!(
+        conflict.stderr.contains("owned by \"e2e-upgrader\"") && conflict.stderr.contains("infera.amd.com/version") && conflict.stderr.contains("nothing was forced"),
+        "{}",
+        conflict.stderr
+    );
+    let forced = kubectl(&["infera", "init", "--allow-downgrade", "--force-conflicts"]).await?.expect_code(0)?;
+    anyhow::ensure!(forced.stdout.contains("inferadeployments.infera.amd.com configured"), "{}", forced.stdout);
+    Ok(())
+}
 
 #[tokio::test]
 async fn uninstall_refuses_while_deployments_exist_then_removes_the_bundle() -> anyhow::Result<()> {
@@ -18,11 +42,13 @@ async fn uninstall_refuses_while_deployments_exist_then_removes_the_bundle() -> 
     let pd = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/pd.yaml");
     kubectl(&["infera", "deploy", "-f", pd, "-n", ns.name()]).await?.expect_code(0)?;
 
+    let crds: Api<CustomResourceDefinition> = Api::all(admin.clone());
+    skew_guard_and_conflicts(&crds).await?;
+
     let refused = kubectl(&["infera", "uninstall"]).await?.expect_code(4)?;
     anyhow::ensure!(refused.stderr.contains(&format!("{}/demo", ns.name())) && refused.stderr.contains("--force"), "{}", refused.stderr);
     let dry = kubectl(&["infera", "uninstall", "--force", "--dry-run=server"]).await?.expect_code(0)?;
     anyhow::ensure!(dry.stdout.contains("deleted (server dry run)"), "{}", dry.stdout);
-    let crds: Api<CustomResourceDefinition> = Api::all(admin.clone());
     anyhow::ensure!(crds.get_opt("inferadeployments.infera.amd.com").await?.is_some(), "a dry run deleted the CRD");
 
     let gone = kubectl(&["infera", "uninstall", "--force", "--wait", "--timeout", "3m"]).await?.expect_code(0)?;
