@@ -6,7 +6,16 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context as _, bail};
-use infera_e2e::{plugin::kubectl_env, unique_suffix};
+use infera_e2e::{
+    kube::{
+        Api, Client, Config,
+        api::{DynamicObject, Patch, PatchParams, PostParams},
+        config::{KubeConfigOptions, Kubeconfig},
+        core::{ApiResource, GroupVersionKind},
+    },
+    plugin::kubectl_env,
+    unique_suffix,
+};
 
 struct Bare {
     dir: PathBuf,
@@ -69,5 +78,46 @@ async fn doctor_without_lws_and_gpu_nodes_fails_with_ids_and_hints() -> anyhow::
     }
     let table = kubectl_env(&["infera", "doctor", "--context", "admin", "--pre"], &env).await?.expect_code(1)?;
     anyhow::ensure!(table.stdout.contains("FAIL  INF201") && table.stdout.contains("FAIL  INF301"), "{}", table.stdout);
+    Ok(())
+}
+
+async fn client(kubeconfig: &str) -> anyhow::Result<Client> {
+    let options = KubeConfigOptions { context: Some("admin".into()), ..Default::default() };
+    let config = Config::from_custom_kubeconfig(Kubeconfig::read_from(kubeconfig)?, &options).await?;
+    Ok(Client::try_from(config)?)
+}
+
+async fn gpu_check(env: &[(&str, &str)]) -> anyhow::Result<serde_json::Value> {
+    let run = kubectl_env(&["infera", "doctor", "--context", "admin", "--pre", "-o", "json"], env).await?;
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).context("one JSON document")?;
+    Ok(check(&report, "INF301").clone())
+}
+
+#[tokio::test]
+async fn doctor_recognises_gpu_partitions_and_dra_with_hints() -> anyhow::Result<()> {
+    let bare = Bare::up()?;
+    let env = [("KUBECONFIG", bare.kubeconfig.as_str())];
+    let admin = client(&bare.kubeconfig).await?;
+    // A node whose device plugin uses the `mixed` naming strategy (partitioned MI300X).
+    let nodes: Api<infera_e2e::k8s_openapi::api::core::v1::Node> = Api::all(admin.clone());
+    let node = serde_json::from_value(serde_json::json!({"metadata": {"name": "mi300x-0"}}))?;
+    nodes.create(&PostParams::default(), &node).await?;
+    let status = serde_json::json!({"status": {"allocatable": {"amd.com/cpx_nps4": "64", "cpu": "96"}, "capacity": {"amd.com/cpx_nps4": "64", "cpu": "96"}}});
+    nodes.patch_status("mi300x-0", &PatchParams::default(), &Patch::Merge(status)).await?;
+    let gpu = gpu_check(&env).await?;
+    anyhow::ensure!(gpu["severity"] == "warn", "{gpu}");
+    anyhow::ensure!(gpu["hint"].as_str().is_some_and(|h| h.contains("resources.gpuType: amd.com/cpx_nps4")), "{gpu}");
+    nodes.delete("mi300x-0", &Default::default()).await?;
+
+    // AMD's DRA driver: a DeviceClass gpu.amd.com and no extended resource at all.
+    let classes = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("resource.k8s.io", "v1", "DeviceClass"), "deviceclasses");
+    let class: DynamicObject = serde_json::from_value(serde_json::json!({
+        "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu.amd.com"},
+        "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.amd.com'"}}]}
+    }))?;
+    Api::<DynamicObject>::all_with(admin.clone(), &classes).create(&PostParams::default(), &class).await?;
+    let gpu = gpu_check(&env).await?;
+    anyhow::ensure!(gpu["severity"] == "warn", "{gpu}");
+    anyhow::ensure!(gpu["hint"].as_str().is_some_and(|h| h.contains("DeviceClass gpu.amd.com")), "{gpu}");
     Ok(())
 }

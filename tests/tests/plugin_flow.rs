@@ -268,6 +268,13 @@ async fn the_wizard_on_a_terminal_makes_pd_and_multinode_specs_that_deploy() -> 
     let lws = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("leaderworkerset.x-k8s.io", "v1", "LeaderWorkerSet"), "leaderworkersets");
     let lwss = Api::<DynamicObject>::namespaced_with(admin.clone(), n, &lws).list(&ListParams::default()).await?;
     anyhow::ensure!(lwss.items.iter().any(|l| l.data["spec"]["leaderWorkerTemplate"]["size"] == 2), "no LeaderWorkerSet of size 2");
+    // status shows the pool's groups and each pod's group index.
+    let status = kubectl(&["infera", "status", "wiz-mn", "-n", n, "-o", "json"]).await?.expect_code(0)?;
+    let detail: serde_json::Value = serde_json::from_str(&status.stdout)?;
+    let worker = detail["services"].as_array().and_then(|s| s.iter().find(|s| s["name"] == "worker")).cloned().unwrap_or_default();
+    anyhow::ensure!(worker["kind"] == "LeaderWorkerSet" && worker["nodesPerGroup"] == 2 && worker["readyGroups"] == 1, "{worker}");
+    let grouped = detail["pods"].as_array().into_iter().flatten().filter(|p| p["service"] == "worker" && p["group"] == "0").count();
+    anyhow::ensure!(grouped == 2, "expected 2 pods in group 0:\n{}", status.stdout);
     operator.stop().await?;
     ns.cleanup().await
 }
