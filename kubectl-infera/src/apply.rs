@@ -28,7 +28,11 @@ impl std::fmt::Display for Outcome {
     }
 }
 
-pub fn dynamic_api(client: &Client, resource: &ApiResource, namespace: Option<&str>) -> Api<DynamicObject> {
+pub fn dynamic_api(
+    client: &Client,
+    resource: &ApiResource,
+    namespace: Option<&str>,
+) -> Api<DynamicObject> {
     match namespace {
         Some(ns) => Api::namespaced_with(client.clone(), ns, resource),
         None => Api::all_with(client.clone(), resource),
@@ -48,10 +52,15 @@ pub async fn apply(
     let mut params = PatchParams::apply(PLUGIN_MANAGER);
     params.dry_run = dry_run;
     params.force = force;
-    let applied = api.patch(name, &params, &Patch::Apply(object)).await.map_err(|e| conflict_or(display, e))?;
+    let applied = api
+        .patch(name, &params, &Patch::Apply(object))
+        .await
+        .map_err(|e| conflict_or(display, e))?;
     let outcome = match previous {
         None => Outcome::Created,
-        Some(p) if p.metadata.resource_version == applied.metadata.resource_version => Outcome::Unchanged,
+        Some(p) if p.metadata.resource_version == applied.metadata.resource_version => {
+            Outcome::Unchanged
+        }
         Some(_) if dry_run => Outcome::Configured,
         Some(_) => Outcome::Configured,
     };
@@ -65,7 +74,10 @@ pub fn conflict_or(display: &str, error: kube::Error) -> Error {
     {
         let conflicts = conflicts_from(status);
         if !conflicts.is_empty() {
-            return Error::Conflict { object: display.to_string(), conflicts };
+            return Error::Conflict {
+                object: display.to_string(),
+                conflicts,
+            };
         }
     }
     Error::kube(format!("applying {display}"), error)
@@ -73,12 +85,21 @@ pub fn conflict_or(display: &str, error: kube::Error) -> Error {
 
 /// The `FieldManagerConflict` causes of an apply's 409: `conflict with "kubectl" using apps/v1`.
 pub fn conflicts_from(status: &kube::core::Status) -> Vec<FieldConflict> {
-    let causes = status.details.as_ref().map(|d| d.causes.clone()).unwrap_or_default();
+    let causes = status
+        .details
+        .as_ref()
+        .map(|d| d.causes.clone())
+        .unwrap_or_default();
     causes
         .into_iter()
         .filter(|c| c.reason == "FieldManagerConflict" || c.message.starts_with("conflict with"))
         .map(|c| FieldConflict {
-            manager: c.message.split('"').nth(1).unwrap_or(&c.message).to_string(),
+            manager: c
+                .message
+                .split('"')
+                .nth(1)
+                .unwrap_or(&c.message)
+                .to_string(),
             field: c.field.clone(),
         })
         .collect()
@@ -98,7 +119,10 @@ mod tests {
         .unwrap_or_else(|_| kube::core::Status::failure("x", "y"));
         assert_eq!(
             conflicts_from(&status),
-            [FieldConflict { manager: "kubectl-edit".into(), field: ".spec.replicas".into() }]
+            [FieldConflict {
+                manager: "kubectl-edit".into(),
+                field: ".spec.replicas".into()
+            }]
         );
     }
 }

@@ -19,13 +19,34 @@ pub const VERSION_LABEL: &str = "app.kubernetes.io/version";
 
 /// The `deploy/` files, in apply order (the CRD comes first, from infera-core).
 const FILES: [(&str, &str); 7] = [
-    ("deploy/namespace.yaml", include_str!("../../deploy/namespace.yaml")),
-    ("deploy/serviceaccount.yaml", include_str!("../../deploy/serviceaccount.yaml")),
-    ("deploy/clusterrole.yaml", include_str!("../../deploy/clusterrole.yaml")),
-    ("deploy/clusterrolebinding.yaml", include_str!("../../deploy/clusterrolebinding.yaml")),
-    ("deploy/leader-election.yaml", include_str!("../../deploy/leader-election.yaml")),
-    ("deploy/service.yaml", include_str!("../../deploy/service.yaml")),
-    ("deploy/deployment.yaml", include_str!("../../deploy/deployment.yaml")),
+    (
+        "deploy/namespace.yaml",
+        include_str!("../../deploy/namespace.yaml"),
+    ),
+    (
+        "deploy/serviceaccount.yaml",
+        include_str!("../../deploy/serviceaccount.yaml"),
+    ),
+    (
+        "deploy/clusterrole.yaml",
+        include_str!("../../deploy/clusterrole.yaml"),
+    ),
+    (
+        "deploy/clusterrolebinding.yaml",
+        include_str!("../../deploy/clusterrolebinding.yaml"),
+    ),
+    (
+        "deploy/leader-election.yaml",
+        include_str!("../../deploy/leader-election.yaml"),
+    ),
+    (
+        "deploy/service.yaml",
+        include_str!("../../deploy/service.yaml"),
+    ),
+    (
+        "deploy/deployment.yaml",
+        include_str!("../../deploy/deployment.yaml"),
+    ),
 ];
 
 /// One object of the bundle with how to address it.
@@ -59,7 +80,9 @@ impl BundleObject {
 /// Where a bundle kind lives: plural and scope.
 fn resource_of(api_version: &str, kind: &str) -> Option<(ApiResource, bool)> {
     let (plural, namespaced) = match (api_version, kind) {
-        ("apiextensions.k8s.io/v1", "CustomResourceDefinition") => ("customresourcedefinitions", false),
+        ("apiextensions.k8s.io/v1", "CustomResourceDefinition") => {
+            ("customresourcedefinitions", false)
+        }
         ("v1", "Namespace") => ("namespaces", false),
         ("v1", "ServiceAccount") => ("serviceaccounts", true),
         ("v1", "Service") => ("services", true),
@@ -71,17 +94,35 @@ fn resource_of(api_version: &str, kind: &str) -> Option<(ApiResource, bool)> {
         _ => return None,
     };
     let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
-    Some((ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, version, kind), plural), namespaced))
+    Some((
+        ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, version, kind), plural),
+        namespaced,
+    ))
 }
 
 fn to_bundle_object(source: &str, value: serde_json::Value) -> Result<BundleObject> {
-    let api_version = value.get("apiVersion").and_then(|v| v.as_str()).unwrap_or_default().to_string();
-    let kind = value.get("kind").and_then(|v| v.as_str()).unwrap_or_default().to_string();
-    let (resource, namespaced) = resource_of(&api_version, &kind)
-        .ok_or_else(|| Error::Failed(format!("{source}: unexpected kind {api_version}/{kind} in the bundle")))?;
+    let api_version = value
+        .get("apiVersion")
+        .and_then(|v| v.as_str())
+        .unwrap_or_default()
+        .to_string();
+    let kind = value
+        .get("kind")
+        .and_then(|v| v.as_str())
+        .unwrap_or_default()
+        .to_string();
+    let (resource, namespaced) = resource_of(&api_version, &kind).ok_or_else(|| {
+        Error::Failed(format!(
+            "{source}: unexpected kind {api_version}/{kind} in the bundle"
+        ))
+    })?;
     let object: DynamicObject = serde_json::from_value(value)
         .map_err(|e| Error::Failed(format!("{source}: not a Kubernetes object: {e}")))?;
-    Ok(BundleObject { object, resource, namespaced })
+    Ok(BundleObject {
+        object,
+        resource,
+        namespaced,
+    })
 }
 
 /// Every object `init` applies, in order: CRD, namespace, ServiceAccount, RBAC, Service, Deployment.
@@ -106,9 +147,17 @@ pub fn crd_name() -> String {
 
 /// A `major.minor.patch` version as a comparable tuple (pre-release suffixes ignored).
 pub fn parse_version(text: &str) -> Option<(u64, u64, u64)> {
-    let core = text.trim().trim_start_matches('v').split(['-', '+']).next()?;
+    let core = text
+        .trim()
+        .trim_start_matches('v')
+        .split(['-', '+'])
+        .next()?;
     let mut parts = core.split('.').map(|p| p.parse::<u64>().ok());
-    Some((parts.next()??, parts.next()?.unwrap_or(0), parts.next().flatten().unwrap_or(0)))
+    Some((
+        parts.next()??,
+        parts.next()?.unwrap_or(0),
+        parts.next().flatten().unwrap_or(0),
+    ))
 }
 
 #[cfg(test)]
@@ -136,7 +185,12 @@ mod tests {
         assert_eq!(crd_name(), objects[0].name());
         for o in &objects {
             let labels = o.object.metadata.labels.clone().unwrap_or_default();
-            assert_eq!(labels.get(PART_OF.0).map(String::as_str), Some(PART_OF.1), "{}", o.display());
+            assert_eq!(
+                labels.get(PART_OF.0).map(String::as_str),
+                Some(PART_OF.1),
+                "{}",
+                o.display()
+            );
             assert_eq!(o.namespaced, o.namespace().is_some(), "{}", o.display());
         }
     }

@@ -72,7 +72,11 @@ pub struct Need {
 
 impl std::fmt::Display for Need {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let resource = if self.group.is_empty() { self.resource.to_string() } else { format!("{}.{}", self.resource, self.group) };
+        let resource = if self.group.is_empty() {
+            self.resource.to_string()
+        } else {
+            format!("{}.{}", self.resource, self.group)
+        };
         match &self.namespace {
             Some(ns) => write!(f, "{} {resource} in namespace {ns}", self.verb),
             None => write!(f, "{} {resource} (cluster-wide)", self.verb),
@@ -85,11 +89,31 @@ pub fn init_needs() -> Vec<Need> {
     let ns = || Some(crate::bundle::NAMESPACE.to_string());
     let mut needs = vec![];
     for verb in ["create", "patch"] {
-        needs.push(Need { verb, group: "apiextensions.k8s.io", resource: "customresourcedefinitions", namespace: None });
-        needs.push(Need { verb, group: "rbac.authorization.k8s.io", resource: "clusterroles", namespace: None });
-        needs.push(Need { verb, group: "rbac.authorization.k8s.io", resource: "clusterrolebindings", namespace: None });
+        needs.push(Need {
+            verb,
+            group: "apiextensions.k8s.io",
+            resource: "customresourcedefinitions",
+            namespace: None,
+        });
+        needs.push(Need {
+            verb,
+            group: "rbac.authorization.k8s.io",
+            resource: "clusterroles",
+            namespace: None,
+        });
+        needs.push(Need {
+            verb,
+            group: "rbac.authorization.k8s.io",
+            resource: "clusterrolebindings",
+            namespace: None,
+        });
     }
-    needs.push(Need { verb: "create", group: "", resource: "namespaces", namespace: None });
+    needs.push(Need {
+        verb: "create",
+        group: "",
+        resource: "namespaces",
+        namespace: None,
+    });
     for (group, resource) in [
         ("", "serviceaccounts"),
         ("", "services"),
@@ -97,7 +121,12 @@ pub fn init_needs() -> Vec<Need> {
         ("rbac.authorization.k8s.io", "roles"),
         ("rbac.authorization.k8s.io", "rolebindings"),
     ] {
-        needs.push(Need { verb: "create", group, resource, namespace: ns() });
+        needs.push(Need {
+            verb: "create",
+            group,
+            resource,
+            namespace: ns(),
+        });
     }
     needs
 }
@@ -106,11 +135,36 @@ pub fn init_needs() -> Vec<Need> {
 pub fn deploy_needs(namespace: &str) -> Vec<Need> {
     let ns = || Some(namespace.to_string());
     vec![
-        Need { verb: "create", group: "infera.amd.com", resource: "inferadeployments", namespace: ns() },
-        Need { verb: "patch", group: "infera.amd.com", resource: "inferadeployments", namespace: ns() },
-        Need { verb: "get", group: "infera.amd.com", resource: "inferadeployments", namespace: ns() },
-        Need { verb: "list", group: "", resource: "pods", namespace: ns() },
-        Need { verb: "list", group: "", resource: "events", namespace: ns() },
+        Need {
+            verb: "create",
+            group: "infera.amd.com",
+            resource: "inferadeployments",
+            namespace: ns(),
+        },
+        Need {
+            verb: "patch",
+            group: "infera.amd.com",
+            resource: "inferadeployments",
+            namespace: ns(),
+        },
+        Need {
+            verb: "get",
+            group: "infera.amd.com",
+            resource: "inferadeployments",
+            namespace: ns(),
+        },
+        Need {
+            verb: "list",
+            group: "",
+            resource: "pods",
+            namespace: ns(),
+        },
+        Need {
+            verb: "list",
+            group: "",
+            resource: "events",
+            namespace: ns(),
+        },
     ]
 }
 
@@ -145,7 +199,15 @@ pub struct Facts {
 }
 
 fn check(id: &'static str, category: &'static str, name: &'static str) -> Check {
-    Check { id, category, name, severity: Severity::Pass, message: String::new(), hint: None, details: vec![] }
+    Check {
+        id,
+        category,
+        name,
+        severity: Severity::Pass,
+        message: String::new(),
+        hint: None,
+        details: vec![],
+    }
 }
 
 impl Check {
@@ -177,12 +239,20 @@ impl Check {
     }
     /// A fact we could not read: a warning that says which permission or call failed.
     fn unreadable(self, what: &str, error: &str) -> Self {
-        self.warn(format!("cannot check: {what}: {error}"), "run doctor with more permissions (e.g. as a cluster admin) to check this")
+        self.warn(
+            format!("cannot check: {what}: {error}"),
+            "run doctor with more permissions (e.g. as a cluster admin) to check this",
+        )
     }
 }
 
 fn crd_established(crd: &CustomResourceDefinition) -> bool {
-    crd.status.as_ref().and_then(|s| s.conditions.as_ref()).into_iter().flatten().any(|c| c.type_ == "Established" && c.status == "True")
+    crd.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .into_iter()
+        .flatten()
+        .any(|c| c.type_ == "Established" && c.status == "True")
 }
 
 /// GPU capacity of one node.
@@ -207,7 +277,11 @@ fn quantity(q: &k8s_openapi::apimachinery::pkg::api::resource::Quantity) -> i64 
 
 /// Whether a node takes new pods: not cordoned and Ready.
 fn schedulable(node: &Node) -> bool {
-    let cordoned = node.spec.as_ref().and_then(|s| s.unschedulable).unwrap_or(false);
+    let cordoned = node
+        .spec
+        .as_ref()
+        .and_then(|s| s.unschedulable)
+        .unwrap_or(false);
     let ready = node
         .status
         .as_ref()
@@ -222,15 +296,31 @@ fn schedulable(node: &Node) -> bool {
 fn requested(pods: &[Pod], node: &str, resource: &str) -> i64 {
     pods.iter()
         .filter(|p| p.spec.as_ref().and_then(|s| s.node_name.as_deref()) == Some(node))
-        .filter(|p| !matches!(p.status.as_ref().and_then(|s| s.phase.as_deref()), Some("Succeeded" | "Failed")))
+        .filter(|p| {
+            !matches!(
+                p.status.as_ref().and_then(|s| s.phase.as_deref()),
+                Some("Succeeded" | "Failed")
+            )
+        })
         .map(|p| {
             let spec = p.spec.clone().unwrap_or_default();
             let of = |c: &k8s_openapi::api::core::v1::Container| {
                 let r = c.resources.clone().unwrap_or_default();
-                r.limits.as_ref().and_then(|l| l.get(resource)).or_else(|| r.requests.as_ref().and_then(|l| l.get(resource))).map(quantity).unwrap_or(0)
+                r.limits
+                    .as_ref()
+                    .and_then(|l| l.get(resource))
+                    .or_else(|| r.requests.as_ref().and_then(|l| l.get(resource)))
+                    .map(quantity)
+                    .unwrap_or(0)
             };
             let containers: i64 = spec.containers.iter().map(of).sum();
-            let init: i64 = spec.init_containers.iter().flatten().map(of).max().unwrap_or(0);
+            let init: i64 = spec
+                .init_containers
+                .iter()
+                .flatten()
+                .map(of)
+                .max()
+                .unwrap_or(0);
             containers.max(init)
         })
         .sum()
@@ -241,7 +331,11 @@ pub fn gpu_capacity(nodes: &[Node], pods: &[Pod]) -> Vec<NodeGpus> {
     let mut out = Vec::new();
     for node in nodes {
         let name = node.metadata.name.clone().unwrap_or_default();
-        let allocatable: BTreeMap<String, _> = node.status.as_ref().and_then(|s| s.allocatable.clone()).unwrap_or_default();
+        let allocatable: BTreeMap<String, _> = node
+            .status
+            .as_ref()
+            .and_then(|s| s.allocatable.clone())
+            .unwrap_or_default();
         for (resource, q) in allocatable.iter().filter(|(k, _)| is_amd_gpu_resource(k)) {
             let allocatable = quantity(q);
             if allocatable > 0 {
@@ -264,7 +358,8 @@ pub fn is_amd_gpu_resource(name: &str) -> bool {
         Some("gpu") => true,
         Some(rest) => {
             let mut parts = rest.split('_');
-            matches!(parts.next(), Some("spx" | "dpx" | "tpx" | "qpx" | "cpx")) && parts.next().is_some_and(|p| p.starts_with("nps"))
+            matches!(parts.next(), Some("spx" | "dpx" | "tpx" | "qpx" | "cpx"))
+                && parts.next().is_some_and(|p| p.starts_with("nps"))
         }
         None => false,
     }
@@ -272,8 +367,11 @@ pub fn is_amd_gpu_resource(name: &str) -> bool {
 
 /// Places every pod of every worker pool on the free GPUs (best fit), pool by pool.
 pub fn fit(spec: &ValidDeployment, capacity: &[NodeGpus]) -> (bool, Vec<String>) {
-    let mut free: Vec<(String, String, i64)> =
-        capacity.iter().filter(|c| c.schedulable).map(|c| (c.node.clone(), c.resource.clone(), c.free())).collect();
+    let mut free: Vec<(String, String, i64)> = capacity
+        .iter()
+        .filter(|c| c.schedulable)
+        .map(|c| (c.node.clone(), c.resource.clone(), c.free()))
+        .collect();
     let mut ok = true;
     let mut lines = Vec::new();
     for worker in &spec.workers {
@@ -298,7 +396,12 @@ pub fn fit(spec: &ValidDeployment, capacity: &[NodeGpus]) -> (bool, Vec<String>)
             lines.push(format!("{}: {shape} fit", worker.pod.service));
         } else {
             ok = false;
-            let largest = free.iter().filter(|(_, r, _)| *r == worker.gpu_type).map(|(_, _, f)| *f).max().unwrap_or(0);
+            let largest = free
+                .iter()
+                .filter(|(_, r, _)| *r == worker.gpu_type)
+                .map(|(_, _, f)| *f)
+                .max()
+                .unwrap_or(0);
             lines.push(format!(
                 "{}: {shape} needed, only {placed} fit (largest free block left: {largest} on one node)",
                 worker.pod.service
@@ -312,13 +415,23 @@ fn access_check(c: Check, what: &str, access: &[(Need, Read<bool>)]) -> Check {
     if access.is_empty() {
         return c.skip("not needed: Infera is installed (use --pre to check them anyway)");
     }
-    let errors: Vec<String> = access.iter().filter_map(|(n, r)| r.as_ref().err().map(|e| format!("{n}: {e}"))).collect();
+    let errors: Vec<String> = access
+        .iter()
+        .filter_map(|(n, r)| r.as_ref().err().map(|e| format!("{n}: {e}")))
+        .collect();
     if errors.len() == access.len() {
         return c.unreadable("SelfSubjectAccessReview", &errors[0]);
     }
-    let missing: Vec<String> = access.iter().filter(|(_, r)| matches!(r, Ok(false))).map(|(n, _)| n.to_string()).collect();
+    let missing: Vec<String> = access
+        .iter()
+        .filter(|(_, r)| matches!(r, Ok(false)))
+        .map(|(n, _)| n.to_string())
+        .collect();
     if missing.is_empty() {
-        c.pass(format!("you may do everything {what} needs ({} permissions)", access.len()))
+        c.pass(format!(
+            "you may do everything {what} needs ({} permissions)",
+            access.len()
+        ))
     } else {
         c.fail(
             format!("{what} needs {} permission(s) you do not have", missing.len()),
@@ -328,25 +441,42 @@ fn access_check(c: Check, what: &str, access: &[(Need, Read<bool>)]) -> Check {
     }
 }
 
-/// Runs every check on the facts.
+/// Runs every check on the facts: kubernetes first (nothing else runs without an API), then
+/// the Infera install, LeaderWorkerSet, GPUs, permissions and storage.
 pub fn evaluate(f: &Facts) -> Vec<Check> {
     let mut out = Vec::new();
-    // --- kubernetes --------------------------------------------------------------------------
+    if !kubernetes(f, &mut out) {
+        return out;
+    }
+    infera(f, &mut out);
+    leaderworkerset(f, &mut out);
+    gpu(f, &mut out);
+    permissions(f, &mut out);
+    storage(f, &mut out);
+    out
+}
+
+/// INF001, INF002. False when the API cannot be used.
+fn kubernetes(f: &Facts, out: &mut Vec<Check>) -> bool {
     let kubeconfig = check("INF001", "kubernetes", "kubeconfig");
     match &f.kubeconfig {
-        Some(Ok(context)) => out.push(kubeconfig.pass(format!("context {context:?}, namespace {:?}", f.namespace))),
+        Some(Ok(context)) => {
+            out.push(kubeconfig.pass(format!("context {context:?}, namespace {:?}", f.namespace)))
+        }
         other => {
             let e = match other {
                 Some(Err(e)) => e.clone(),
                 _ => "not loaded".into(),
             };
             out.push(kubeconfig.fail(e, "set KUBECONFIG or pass --kubeconfig/--context"));
-            return out;
+            return false;
         }
     }
     let api = check("INF002", "kubernetes", "api");
     match &f.server {
-        Some(Ok((version, minor))) if *minor >= MIN_MINOR => out.push(api.pass(format!("reachable, Kubernetes {version}"))),
+        Some(Ok((version, minor))) if *minor >= MIN_MINOR => {
+            out.push(api.pass(format!("reachable, Kubernetes {version}")))
+        }
         Some(Ok((version, _))) => out.push(api.fail(
             format!("Kubernetes {version} is older than the minimum v1.{MIN_MINOR}"),
             format!("upgrade the cluster to v1.{MIN_MINOR} or newer"),
@@ -360,16 +490,25 @@ pub fn evaluate(f: &Facts) -> Vec<Check> {
                 format!("cannot reach the API server: {e}"),
                 "check the cluster address, VPN and credentials (`kubectl cluster-info`)",
             ));
-            return out;
+            return false;
         }
     }
-    // --- infera ------------------------------------------------------------------------------
+    true
+}
+
+/// INF101, INF102, INF103.
+fn infera(f: &Facts, out: &mut Vec<Check>) {
     let crd = check("INF101", "infera", "crd");
     let skew = check("INF102", "infera", "version-skew");
     let operator = check("INF103", "infera", "operator");
     let crd_version = match &f.infera_crd {
         Some(Ok(Some(c))) => {
-            let version = c.metadata.annotations.as_ref().and_then(|a| a.get(infera_core::crd::VERSION_ANNOTATION)).cloned();
+            let version = c
+                .metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get(infera_core::crd::VERSION_ANNOTATION))
+                .cloned();
             out.push(if crd_established(c) {
                 crd.pass(format!("inferadeployments.infera.amd.com is Established (version {})", version.as_deref().unwrap_or("unknown")))
             } else {
@@ -382,7 +521,10 @@ pub fn evaluate(f: &Facts) -> Vec<Check> {
             None
         }
         Some(Ok(None)) => {
-            out.push(crd.fail("the InferaDeployment CRD is not installed", "run `kubectl infera init`"));
+            out.push(crd.fail(
+                "the InferaDeployment CRD is not installed",
+                "run `kubectl infera init`",
+            ));
             None
         }
         Some(Err(e)) => {
@@ -401,9 +543,18 @@ pub fn evaluate(f: &Facts) -> Vec<Check> {
                 .operator_pods
                 .iter()
                 .filter(|p| {
-                    p.status.as_ref().and_then(|s| s.container_statuses.as_ref()).into_iter().flatten().any(|c| {
-                        c.state.as_ref().and_then(|s| s.waiting.as_ref()).and_then(|w| w.reason.as_deref()) == Some("CrashLoopBackOff")
-                    })
+                    p.status
+                        .as_ref()
+                        .and_then(|s| s.container_statuses.as_ref())
+                        .into_iter()
+                        .flatten()
+                        .any(|c| {
+                            c.state
+                                .as_ref()
+                                .and_then(|s| s.waiting.as_ref())
+                                .and_then(|w| w.reason.as_deref())
+                                == Some("CrashLoopBackOff")
+                        })
                 })
                 .filter_map(|p| p.metadata.name.clone())
                 .collect();
@@ -420,14 +571,21 @@ pub fn evaluate(f: &Facts) -> Vec<Check> {
                     format!("see `kubectl -n {} describe deployment infera-operator` and its pods' events", crate::bundle::NAMESPACE),
                 )
             });
-            d.metadata.labels.as_ref().and_then(|l| l.get(crate::bundle::VERSION_LABEL)).cloned()
+            d.metadata
+                .labels
+                .as_ref()
+                .and_then(|l| l.get(crate::bundle::VERSION_LABEL))
+                .cloned()
         }
         Some(Ok(None)) if f.pre => {
             out.push(operator.pass("not installed yet (expected before `kubectl infera init`)"));
             None
         }
         Some(Ok(None)) => {
-            out.push(operator.fail("the operator Deployment infera-system/infera-operator does not exist", "run `kubectl infera init`"));
+            out.push(operator.fail(
+                "the operator Deployment infera-system/infera-operator does not exist",
+                "run `kubectl infera init`",
+            ));
             None
         }
         Some(Err(e)) => {
@@ -439,18 +597,32 @@ pub fn evaluate(f: &Facts) -> Vec<Check> {
             None
         }
     };
-    let skews = crate::commands::version::skew(VERSION, crd_version.as_deref(), operator_version.as_deref());
+    let skews = crate::commands::version::skew(
+        VERSION,
+        crd_version.as_deref(),
+        operator_version.as_deref(),
+    );
     let skew = if skews.is_empty() {
         match (&crd_version, &operator_version) {
             (None, None) => skew.skip("nothing installed to compare"),
             _ => skew.pass(format!("CRD and operator match the plugin ({VERSION})")),
         }
     } else {
-        skew.warn("installed versions differ from the plugin's", "run `kubectl infera init` to upgrade, or upgrade the plugin").details(skews)
+        skew.warn(
+            "installed versions differ from the plugin's",
+            "run `kubectl infera init` to upgrade, or upgrade the plugin",
+        )
+        .details(skews)
     };
-    let at = out.iter().position(|c| c.id == "INF103").unwrap_or(out.len());
+    let at = out
+        .iter()
+        .position(|c| c.id == "INF103")
+        .unwrap_or(out.len());
     out.insert(at, skew);
-    // --- leaderworkerset ---------------------------------------------------------------------
+}
+
+/// INF201, INF202.
+fn leaderworkerset(f: &Facts, out: &mut Vec<Check>) {
     let lws = check("INF201", "leaderworkerset", "lws-crd");
     let lws_hint = "install LeaderWorkerSet (https://lws.sigs.k8s.io/docs/installation/); multi-node pools (numberOfNodes > 1) need it";
     let lws_installed = match &f.lws_crd {
@@ -459,7 +631,10 @@ pub fn evaluate(f: &Facts) -> Vec<Check> {
             out.push(if v1 && crd_established(c) {
                 lws.pass("leaderworkersets.leaderworkerset.x-k8s.io serves v1")
             } else {
-                lws.fail("the LeaderWorkerSet CRD does not serve an Established v1", lws_hint)
+                lws.fail(
+                    "the LeaderWorkerSet CRD does not serve an Established v1",
+                    lws_hint,
+                )
             });
             v1
         }
@@ -495,7 +670,10 @@ pub fn evaluate(f: &Facts) -> Vec<Check> {
             _ => controller.skip("not checked"),
         }
     });
-    // --- gpu ---------------------------------------------------------------------------------
+}
+
+/// INF301, INF302, INF303.
+fn gpu(f: &Facts, out: &mut Vec<Check>) {
     let nodes_check = check("INF301", "gpu", "gpu-nodes");
     let free_check = check("INF302", "gpu", "gpu-free");
     let fit_check = check("INF303", "gpu", "gpu-fit");
@@ -507,16 +685,21 @@ pub fn evaluate(f: &Facts) -> Vec<Check> {
             };
             let capacity = gpu_capacity(nodes, &pods_ok);
             let whole: Vec<&NodeGpus> = capacity.iter().filter(|c| c.resource == GPU).collect();
-            let partitions: Vec<&NodeGpus> = capacity.iter().filter(|c| c.resource != GPU).collect();
+            let partitions: Vec<&NodeGpus> =
+                capacity.iter().filter(|c| c.resource != GPU).collect();
             let dra = match &f.dra {
                 Some(Ok((classes, slices))) => classes.iter().any(|c| c == AMD_DRA) || *slices > 0,
                 _ => false,
             };
             if !whole.is_empty() {
                 let total: i64 = whole.iter().map(|c| c.allocatable).sum();
-                out.push(nodes_check.pass(format!("{} node(s) with {total} allocatable {GPU}", whole.len())));
+                out.push(nodes_check.pass(format!(
+                    "{} node(s) with {total} allocatable {GPU}",
+                    whole.len()
+                )));
             } else if !partitions.is_empty() {
-                let names: std::collections::BTreeSet<&str> = partitions.iter().map(|c| c.resource.as_str()).collect();
+                let names: std::collections::BTreeSet<&str> =
+                    partitions.iter().map(|c| c.resource.as_str()).collect();
                 let names: Vec<&str> = names.into_iter().collect();
                 out.push(nodes_check.warn(
                     format!("no node has {GPU}, but {} node(s) have partitioned AMD GPUs: {}", partitions.len(), names.join(", ")),
@@ -534,22 +717,43 @@ pub fn evaluate(f: &Facts) -> Vec<Check> {
                 ));
             }
             match pods {
-                Some(Err(e)) => out.push(free_check.unreadable("listing pods to count GPUs in use", e)),
+                Some(Err(e)) => {
+                    out.push(free_check.unreadable("listing pods to count GPUs in use", e))
+                }
                 _ if capacity.is_empty() => out.push(free_check.skip("no GPU nodes")),
                 _ => {
                     let details: Vec<String> = capacity
                         .iter()
                         .map(|c| {
-                            let note = if c.schedulable { "" } else { " (cordoned or NotReady)" };
-                            format!("{}: {}/{} {} free{note}", c.node, c.free(), c.allocatable, c.resource)
+                            let note = if c.schedulable {
+                                ""
+                            } else {
+                                " (cordoned or NotReady)"
+                            };
+                            format!(
+                                "{}: {}/{} {} free{note}",
+                                c.node,
+                                c.free(),
+                                c.allocatable,
+                                c.resource
+                            )
                         })
                         .collect();
-                    let free: i64 = capacity.iter().filter(|c| c.schedulable).map(NodeGpus::free).sum();
+                    let free: i64 = capacity
+                        .iter()
+                        .filter(|c| c.schedulable)
+                        .map(NodeGpus::free)
+                        .sum();
                     out.push(if free > 0 {
-                        free_check.pass(format!("{free} GPU(s) free on schedulable nodes")).details(details)
+                        free_check
+                            .pass(format!("{free} GPU(s) free on schedulable nodes"))
+                            .details(details)
                     } else {
                         free_check
-                            .warn("every GPU is in use (or on an unschedulable node)", "new worker pods will stay Pending until GPUs free up")
+                            .warn(
+                                "every GPU is in use (or on an unschedulable node)",
+                                "new worker pods will stay Pending until GPUs free up",
+                            )
                             .details(details)
                     });
                 }
@@ -579,10 +783,24 @@ pub fn evaluate(f: &Facts) -> Vec<Check> {
             out.push(fit_check.skip("not checked"));
         }
     }
-    // --- permissions -------------------------------------------------------------------------
-    out.push(access_check(check("INF401", "permissions", "init-permissions"), "`kubectl infera init`", &f.init_access));
-    out.push(access_check(check("INF402", "permissions", "deploy-permissions"), &format!("`kubectl infera deploy -n {}`", f.namespace), &f.deploy_access));
-    // --- storage -----------------------------------------------------------------------------
+}
+
+/// INF401, INF402.
+fn permissions(f: &Facts, out: &mut Vec<Check>) {
+    out.push(access_check(
+        check("INF401", "permissions", "init-permissions"),
+        "`kubectl infera init`",
+        &f.init_access,
+    ));
+    out.push(access_check(
+        check("INF402", "permissions", "deploy-permissions"),
+        &format!("`kubectl infera deploy -n {}`", f.namespace),
+        &f.deploy_access,
+    ));
+}
+
+/// INF501.
+fn storage(f: &Facts, out: &mut Vec<Check>) {
     let storage = check("INF501", "storage", "default-storageclass");
     out.push(match &f.default_storage_classes {
         Some(Ok(names)) if names.len() == 1 => storage.pass(format!("default StorageClass {}", names[0])),
@@ -597,7 +815,6 @@ pub fn evaluate(f: &Facts) -> Vec<Check> {
         Some(Err(e)) => storage.unreadable("listing StorageClasses", e),
         None => storage.skip("not checked"),
     });
-    out
 }
 
 /// Overall result: no failing check.

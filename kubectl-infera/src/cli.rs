@@ -33,25 +33,61 @@ pub struct Cli {
 #[derive(Debug, Clone, Default, Args)]
 pub struct GlobalArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
-    #[arg(long, global = true, value_name = "FILE", help_heading = "Kubernetes flags")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "FILE",
+        help_heading = "Kubernetes flags"
+    )]
     pub kubeconfig: Option<PathBuf>,
     /// The kubeconfig context to use.
-    #[arg(long, global = true, value_name = "NAME", help_heading = "Kubernetes flags")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "NAME",
+        help_heading = "Kubernetes flags"
+    )]
     pub context: Option<String>,
     /// The kubeconfig cluster to use.
-    #[arg(long, global = true, value_name = "NAME", help_heading = "Kubernetes flags")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "NAME",
+        help_heading = "Kubernetes flags"
+    )]
     pub cluster: Option<String>,
     /// The kubeconfig user to use.
-    #[arg(long, global = true, value_name = "NAME", help_heading = "Kubernetes flags")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "NAME",
+        help_heading = "Kubernetes flags"
+    )]
     pub user: Option<String>,
     /// Namespace (default: the context's namespace, else `default`).
-    #[arg(short = 'n', long, global = true, value_name = "NAME", help_heading = "Kubernetes flags")]
+    #[arg(
+        short = 'n',
+        long,
+        global = true,
+        value_name = "NAME",
+        help_heading = "Kubernetes flags"
+    )]
     pub namespace: Option<String>,
     /// Username to impersonate.
-    #[arg(long = "as", global = true, value_name = "USER", help_heading = "Kubernetes flags")]
+    #[arg(
+        long = "as",
+        global = true,
+        value_name = "USER",
+        help_heading = "Kubernetes flags"
+    )]
     pub as_user: Option<String>,
     /// Group to impersonate (repeatable).
-    #[arg(long = "as-group", global = true, value_name = "GROUP", help_heading = "Kubernetes flags")]
+    #[arg(
+        long = "as-group",
+        global = true,
+        value_name = "GROUP",
+        help_heading = "Kubernetes flags"
+    )]
     pub as_group: Vec<String>,
     /// Timeout of a single API request, e.g. 30s or 1m; 0 means none.
     #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration, help_heading = "Kubernetes flags")]
@@ -60,7 +96,15 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, help_heading = "Output flags")]
     pub color: ColorChoice,
     /// Log verbosity like kubectl's -v: 6 logs every API request to stderr.
-    #[arg(short = 'v', long = "v", global = true, value_name = "LEVEL", default_value_t = 0, hide_default_value = true, help_heading = "Output flags")]
+    #[arg(
+        short = 'v',
+        long = "v",
+        global = true,
+        value_name = "LEVEL",
+        default_value_t = 0,
+        hide_default_value = true,
+        help_heading = "Output flags"
+    )]
     pub verbosity: u8,
 }
 

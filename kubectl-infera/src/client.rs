@@ -32,8 +32,9 @@ fn kubeconfig_paths(explicit: Option<&PathBuf>) -> Result<Vec<PathBuf>> {
         return Ok(vec![path.clone()]);
     }
     if let Some(var) = std::env::var_os("KUBECONFIG").filter(|v| !v.is_empty()) {
-        let paths: Vec<PathBuf> =
-            std::env::split_paths(&var).filter(|p| !p.as_os_str().is_empty() && p.is_file()).collect();
+        let paths: Vec<PathBuf> = std::env::split_paths(&var)
+            .filter(|p| !p.as_os_str().is_empty() && p.is_file())
+            .collect();
         if paths.is_empty() {
             return Err(Error::Kubeconfig(format!(
                 "none of the files in KUBECONFIG ({}) exists",
@@ -55,11 +56,14 @@ fn kubeconfig_paths(explicit: Option<&PathBuf>) -> Result<Vec<PathBuf>> {
 pub fn load_kubeconfig(global: &GlobalArgs) -> Result<Kubeconfig> {
     let mut merged: Option<Kubeconfig> = None;
     for path in kubeconfig_paths(global.kubeconfig.as_ref())? {
-        let config = Kubeconfig::read_from(&path)
-            .map_err(|e| Error::Kubeconfig(format!("{}: {}", path.display(), crate::error::chain(&e))))?;
+        let config = Kubeconfig::read_from(&path).map_err(|e| {
+            Error::Kubeconfig(format!("{}: {}", path.display(), crate::error::chain(&e)))
+        })?;
         merged = Some(match merged {
             None => config,
-            Some(m) => m.merge(config).map_err(|e| Error::Kubeconfig(e.to_string()))?,
+            Some(m) => m
+                .merge(config)
+                .map_err(|e| Error::Kubeconfig(e.to_string()))?,
         });
     }
     merged.ok_or_else(|| Error::Kubeconfig("no kubeconfig".into()))
@@ -73,11 +77,16 @@ pub async fn config(global: &GlobalArgs) -> Result<(Config, String)> {
         .clone()
         .or_else(|| kubeconfig.current_context.clone())
         .ok_or_else(|| Error::Kubeconfig("no current context; pass --context".into()))?;
-    let options =
-        KubeConfigOptions { context: Some(context.clone()), cluster: global.cluster.clone(), user: global.user.clone() };
+    let options = KubeConfigOptions {
+        context: Some(context.clone()),
+        cluster: global.cluster.clone(),
+        user: global.user.clone(),
+    };
     let mut config = Config::from_custom_kubeconfig(kubeconfig, &options)
         .await
-        .map_err(|e| Error::Kubeconfig(format!("context {context:?}: {}", crate::error::chain(&e))))?;
+        .map_err(|e| {
+            Error::Kubeconfig(format!("context {context:?}: {}", crate::error::chain(&e)))
+        })?;
     if let Some(user) = &global.as_user {
         config.auth_info.impersonate = Some(user.clone());
     }
@@ -102,6 +111,12 @@ pub async fn config(global: &GlobalArgs) -> Result<(Config, String)> {
 pub async fn connect(global: &GlobalArgs) -> Result<Kube> {
     let (config, context) = config(global).await?;
     let namespace = config.default_namespace.clone();
-    let client = Client::try_from(config).map_err(|e| Error::Kubeconfig(crate::error::chain(&e)))?;
-    Ok(Kube { client, namespace, namespace_explicit: global.namespace.is_some(), context })
+    let client =
+        Client::try_from(config).map_err(|e| Error::Kubeconfig(crate::error::chain(&e)))?;
+    Ok(Kube {
+        client,
+        namespace,
+        namespace_explicit: global.namespace.is_some(),
+        context,
+    })
 }

@@ -30,22 +30,42 @@ pub fn reasons(pods: &[Pod], events: &[Event]) -> Vec<String> {
                 push(format!("pod {name} is unschedulable: {message}"), &mut out);
             }
         }
-        let containers = status.init_container_statuses.iter().flatten().chain(status.container_statuses.iter().flatten());
+        let containers = status
+            .init_container_statuses
+            .iter()
+            .flatten()
+            .chain(status.container_statuses.iter().flatten());
         for container in containers {
             let waiting = container.state.as_ref().and_then(|s| s.waiting.as_ref());
-            let reason = waiting.and_then(|w| w.reason.as_deref()).unwrap_or_default();
-            let message = waiting.and_then(|w| w.message.as_deref()).unwrap_or_default();
+            let reason = waiting
+                .and_then(|w| w.reason.as_deref())
+                .unwrap_or_default();
+            let message = waiting
+                .and_then(|w| w.message.as_deref())
+                .unwrap_or_default();
             match reason {
-                "ErrImagePull" | "ImagePullBackOff" | "InvalidImageName" | "ErrImageNeverPull" => push(
-                    format!("pod {name}: cannot pull image {} ({reason}){}", container.image, suffix(message)),
-                    &mut out,
-                ),
+                "ErrImagePull" | "ImagePullBackOff" | "InvalidImageName" | "ErrImageNeverPull" => {
+                    push(
+                        format!(
+                            "pod {name}: cannot pull image {} ({reason}){}",
+                            container.image,
+                            suffix(message)
+                        ),
+                        &mut out,
+                    )
+                }
                 "CrashLoopBackOff" => {
                     let last = container
                         .last_state
                         .as_ref()
                         .and_then(|s| s.terminated.as_ref())
-                        .map(|t| format!(", last exit code {} ({})", t.exit_code, t.reason.as_deref().unwrap_or("Error")))
+                        .map(|t| {
+                            format!(
+                                ", last exit code {} ({})",
+                                t.exit_code,
+                                t.reason.as_deref().unwrap_or("Error")
+                            )
+                        })
                         .unwrap_or_default();
                     push(
                         format!(
@@ -56,13 +76,23 @@ pub fn reasons(pods: &[Pod], events: &[Event]) -> Vec<String> {
                     );
                 }
                 "CreateContainerConfigError" | "CreateContainerError" | "RunContainerError" => {
-                    push(format!("pod {name}: container {} cannot start ({reason}){}", container.name, suffix(message)), &mut out);
+                    push(
+                        format!(
+                            "pod {name}: container {} cannot start ({reason}){}",
+                            container.name,
+                            suffix(message)
+                        ),
+                        &mut out,
+                    );
                 }
                 _ => {}
             }
         }
     }
-    let mut warnings: Vec<&Event> = events.iter().filter(|e| e.type_.as_deref() == Some("Warning")).collect();
+    let mut warnings: Vec<&Event> = events
+        .iter()
+        .filter(|e| e.type_.as_deref() == Some("Warning"))
+        .collect();
     warnings.sort_by_key(|e| std::cmp::Reverse(event_time(e)));
     for event in warnings {
         let object = &event.involved_object;
@@ -75,7 +105,9 @@ pub fn reasons(pods: &[Pod], events: &[Event]) -> Vec<String> {
         );
         // The scheduler's event repeats the pod condition: keep one of them.
         if event.reason.as_deref() == Some("FailedScheduling")
-            && out.iter().any(|l| l.contains(object.name.as_deref().unwrap_or("?")) && l.contains("unschedulable"))
+            && out.iter().any(|l| {
+                l.contains(object.name.as_deref().unwrap_or("?")) && l.contains("unschedulable")
+            })
         {
             continue;
         }
@@ -86,7 +118,11 @@ pub fn reasons(pods: &[Pod], events: &[Event]) -> Vec<String> {
 }
 
 fn suffix(message: &str) -> String {
-    if message.is_empty() { String::new() } else { format!(": {message}") }
+    if message.is_empty() {
+        String::new()
+    } else {
+        format!(": {message}")
+    }
 }
 
 /// When an event last happened (seconds since the epoch), for sorting.
@@ -96,7 +132,13 @@ pub fn event_time(event: &Event) -> i64 {
         .as_ref()
         .map(|t| t.0.as_second())
         .or_else(|| event.event_time.as_ref().map(|t| t.0.as_second()))
-        .or_else(|| event.metadata.creation_timestamp.as_ref().map(|t| t.0.as_second()))
+        .or_else(|| {
+            event
+                .metadata
+                .creation_timestamp
+                .as_ref()
+                .map(|t| t.0.as_second())
+        })
         .unwrap_or_default()
 }
 
@@ -120,23 +162,31 @@ mod tests {
     #[test]
     fn explains_unschedulable_pull_errors_and_crash_loops() {
         let pods = [
-            pod(serde_json::json!({"metadata": {"name": "demo-prefill-abc"}, "status": {"phase": "Pending", "conditions": [
+            pod(
+                serde_json::json!({"metadata": {"name": "demo-prefill-abc"}, "status": {"phase": "Pending", "conditions": [
                 {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
-                 "message": "0/2 nodes are available: 2 Insufficient amd.com/gpu."}]}})),
-            pod(serde_json::json!({"metadata": {"name": "demo-server-x"}, "status": {"containerStatuses": [
+                 "message": "0/2 nodes are available: 2 Insufficient amd.com/gpu."}]}}),
+            ),
+            pod(
+                serde_json::json!({"metadata": {"name": "demo-server-x"}, "status": {"containerStatuses": [
                 {"name": "server", "image": "rocm/infera:nope", "imageID": "", "ready": false, "restartCount": 0,
-                 "state": {"waiting": {"reason": "ImagePullBackOff", "message": "Back-off pulling image"}}}]}})),
-            pod(serde_json::json!({"metadata": {"name": "demo-decode-y"}, "status": {"containerStatuses": [
+                 "state": {"waiting": {"reason": "ImagePullBackOff", "message": "Back-off pulling image"}}}]}}),
+            ),
+            pod(
+                serde_json::json!({"metadata": {"name": "demo-decode-y"}, "status": {"containerStatuses": [
                 {"name": "engine", "image": "i", "imageID": "", "ready": false, "restartCount": 7,
                  "state": {"waiting": {"reason": "CrashLoopBackOff"}},
-                 "lastState": {"terminated": {"exitCode": 137, "reason": "OOMKilled"}}}]}})),
+                 "lastState": {"terminated": {"exitCode": 137, "reason": "OOMKilled"}}}]}}),
+            ),
         ];
-        let events: Vec<Event> = vec![serde_json::from_value(serde_json::json!({
-            "metadata": {"name": "e1"}, "type": "Warning", "reason": "FailedScheduling",
-            "message": "0/2 nodes are available: 2 Insufficient amd.com/gpu.",
-            "involvedObject": {"kind": "Pod", "name": "demo-prefill-abc"}
-        }))
-        .unwrap_or_default()];
+        let events: Vec<Event> = vec![
+            serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "e1"}, "type": "Warning", "reason": "FailedScheduling",
+                "message": "0/2 nodes are available: 2 Insufficient amd.com/gpu.",
+                "involvedObject": {"kind": "Pod", "name": "demo-prefill-abc"}
+            }))
+            .unwrap_or_default(),
+        ];
         assert_eq!(
             reasons(&pods, &events),
             [

@@ -14,21 +14,28 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let mut total = Duration::ZERO;
     let mut rest = text;
     while !rest.is_empty() {
-        let digits = rest.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(rest.len());
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit() && c != '.')
+            .unwrap_or(rest.len());
         if digits == 0 {
             return Err(format!("invalid duration {text:?}; use e.g. 30s, 5m or 1h"));
         }
-        let number: f64 =
-            rest[..digits].parse().map_err(|_| format!("invalid duration {text:?}; use e.g. 30s, 5m or 1h"))?;
+        let number: f64 = rest[..digits]
+            .parse()
+            .map_err(|_| format!("invalid duration {text:?}; use e.g. 30s, 5m or 1h"))?;
         rest = &rest[digits..];
-        let unit_len = rest.find(|c: char| c.is_ascii_digit()).unwrap_or(rest.len());
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
         let unit = match &rest[..unit_len] {
             "ms" => 0.001,
             "s" => 1.0,
             "m" => 60.0,
             "h" => 3600.0,
             other => {
-                return Err(format!("invalid unit {other:?} in duration {text:?}; use ms, s, m or h"));
+                return Err(format!(
+                    "invalid unit {other:?} in duration {text:?}; use ms, s, m or h"
+                ));
             }
         };
         rest = &rest[unit_len..];
@@ -75,8 +82,14 @@ mod tests {
 
     #[test]
     fn rejects_garbage_with_a_hint() {
-        assert_eq!(parse_duration("5x"), Err("invalid unit \"x\" in duration \"5x\"; use ms, s, m or h".into()));
-        assert_eq!(parse_duration("m"), Err("invalid duration \"m\"; use e.g. 30s, 5m or 1h".into()));
+        assert_eq!(
+            parse_duration("5x"),
+            Err("invalid unit \"x\" in duration \"5x\"; use ms, s, m or h".into())
+        );
+        assert_eq!(
+            parse_duration("m"),
+            Err("invalid duration \"m\"; use e.g. 30s, 5m or 1h".into())
+        );
         assert!(parse_duration("").is_err());
     }
 

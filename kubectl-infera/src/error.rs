@@ -46,25 +46,44 @@ pub enum Error {
     #[error("{0}")]
     Usage(String),
     #[error("cannot read {}: {source}", path.display())]
-    ReadFile { path: PathBuf, source: std::io::Error },
+    ReadFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot write {}: {source}", path.display())]
-    WriteFile { path: PathBuf, source: std::io::Error },
+    WriteFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// Not YAML, or not an InferaDeployment.
     #[error("{}: {source}", path.display())]
-    Yaml { path: PathBuf, source: infera_core::yaml::YamlError },
+    Yaml {
+        path: PathBuf,
+        source: infera_core::yaml::YamlError,
+    },
     /// The spec breaks rules; every broken rule is listed.
     #[error("{name}: the spec is invalid ({} error{}):\n{}", errors.0.len(), if errors.0.len() == 1 { "" } else { "s" }, indent(&errors.to_string()))]
-    Invalid { name: String, errors: ValidationErrors },
+    Invalid {
+        name: String,
+        errors: ValidationErrors,
+    },
     #[error("kubeconfig: {0}")]
     Kubeconfig(String),
     #[error("cannot reach the cluster ({context}): {message}")]
     Unreachable { context: String, message: String },
     /// An API call failed.
     #[error("{action}: {message}")]
-    Api { action: String, message: String, code: u16 },
+    Api {
+        action: String,
+        message: String,
+        code: u16,
+    },
     /// Server-side apply found fields owned by another field manager.
     #[error("{object}: {} field(s) are owned by another field manager:\n{}\nnothing was forced; re-run with --force-conflicts to take them over", conflicts.len(), conflicts.iter().map(|c| format!("  {} (owned by {:?})", c.field, c.manager)).collect::<Vec<_>>().join("\n"))]
-    Conflict { object: String, conflicts: Vec<FieldConflict> },
+    Conflict {
+        object: String,
+        conflicts: Vec<FieldConflict>,
+    },
     /// The command will not do something without being told to.
     #[error("{0}")]
     Refused(String),
@@ -78,14 +97,20 @@ pub enum Error {
 }
 
 fn indent(text: &str) -> String {
-    text.lines().map(|l| format!("  {l}")).collect::<Vec<_>>().join("\n")
+    text.lines()
+        .map(|l| format!("  {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 impl Error {
     pub fn exit(&self) -> Exit {
         match self {
             Self::Usage(_) => Exit::Usage,
-            Self::ReadFile { .. } | Self::WriteFile { .. } | Self::Yaml { .. } | Self::Invalid { .. } => Exit::Failed,
+            Self::ReadFile { .. }
+            | Self::WriteFile { .. }
+            | Self::Yaml { .. }
+            | Self::Invalid { .. } => Exit::Failed,
             Self::Api { .. } | Self::Failed(_) => Exit::Failed,
             Self::Kubeconfig(_) | Self::Unreachable { .. } => Exit::Unreachable,
             Self::Conflict { .. } | Self::Refused(_) => Exit::Conflict,
@@ -104,13 +129,27 @@ impl Error {
                 if code == 403 {
                     message = format!("forbidden: {message}");
                 }
-                Self::Api { action, message, code }
+                Self::Api {
+                    action,
+                    message,
+                    code,
+                }
             }
-            kube::Error::Auth(e) => Self::Unreachable { context: action, message: format!("authentication failed: {e}") },
-            other @ (kube::Error::HyperError(_) | kube::Error::Service(_) | kube::Error::HttpError(_)) => {
-                Self::Unreachable { context: action, message: chain(&other) }
-            }
-            other => Self::Api { action, message: chain(&other), code: 0 },
+            kube::Error::Auth(e) => Self::Unreachable {
+                context: action,
+                message: format!("authentication failed: {e}"),
+            },
+            other @ (kube::Error::HyperError(_)
+            | kube::Error::Service(_)
+            | kube::Error::HttpError(_)) => Self::Unreachable {
+                context: action,
+                message: chain(&other),
+            },
+            other => Self::Api {
+                action,
+                message: chain(&other),
+                code: 0,
+            },
         }
     }
 }
@@ -140,22 +179,48 @@ mod tests {
     fn exit_codes_follow_the_contract() {
         assert_eq!(Error::Usage("x".into()).exit() as u8, 2);
         assert_eq!(Error::Failed("x".into()).exit() as u8, 1);
-        assert_eq!(Error::Timeout { after: "1s".into(), why: "x".into() }.exit() as u8, 3);
+        assert_eq!(
+            Error::Timeout {
+                after: "1s".into(),
+                why: "x".into()
+            }
+            .exit() as u8,
+            3
+        );
         assert_eq!(Error::Refused("x".into()).exit() as u8, 4);
-        assert_eq!(Error::Conflict { object: "x".into(), conflicts: vec![] }.exit() as u8, 4);
+        assert_eq!(
+            Error::Conflict {
+                object: "x".into(),
+                conflicts: vec![]
+            }
+            .exit() as u8,
+            4
+        );
         assert_eq!(Error::Kubeconfig("x".into()).exit() as u8, 5);
         assert_eq!(Error::Interrupted.exit() as u8, 130);
-        let invalid = Error::Invalid { name: "d".into(), errors: ValidationErrors(vec![]) };
+        let invalid = Error::Invalid {
+            name: "d".into(),
+            errors: ValidationErrors(vec![]),
+        };
         assert_eq!(invalid.exit() as u8, 1);
     }
 
     #[test]
     fn invalid_lists_every_error_with_its_path() {
         let errors = ValidationErrors(vec![
-            FieldError { path: "spec.services".into(), message: "add a worker pool".into() },
-            FieldError { path: "spec.etcdEndpoint".into(), message: "is required".into() },
+            FieldError {
+                path: "spec.services".into(),
+                message: "add a worker pool".into(),
+            },
+            FieldError {
+                path: "spec.etcdEndpoint".into(),
+                message: "is required".into(),
+            },
         ]);
-        let e = Error::Invalid { name: "demo".into(), errors };
+        let e = Error::Invalid {
+            name: "demo".into(),
+            errors,
+        };
         assert_eq!(
             e.to_string(),
             "demo: the spec is invalid (2 errors):\n  spec.services: add a worker pool\n  spec.etcdEndpoint: is required"
@@ -166,7 +231,10 @@ mod tests {
     fn conflicts_name_manager_and_field() {
         let e = Error::Conflict {
             object: "Deployment infera-system/infera-operator".into(),
-            conflicts: vec![FieldConflict { manager: "kubectl-edit".into(), field: ".spec.replicas".into() }],
+            conflicts: vec![FieldConflict {
+                manager: "kubectl-edit".into(),
+                field: ".spec.replicas".into(),
+            }],
         };
         assert_eq!(
             e.to_string(),

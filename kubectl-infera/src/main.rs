@@ -10,8 +10,8 @@ mod commands;
 mod diagnose;
 mod duration;
 mod error;
-mod printer;
 mod plan;
+mod printer;
 mod spec;
 mod wizard;
 
@@ -28,7 +28,11 @@ fn main() -> ExitCode {
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { Exit::Usage } else { Exit::Ok };
+            let code = if e.use_stderr() {
+                Exit::Usage
+            } else {
+                Exit::Ok
+            };
             let _ = e.print();
             return code.into();
         }

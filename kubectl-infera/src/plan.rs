@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 
 use infera_core::{
-    BackendFramework, ComponentType, DiscoveryBackend, InferaDeployment, InferaDeploymentSpec, NatsSpec, ResourcesSpec,
-    Role, ServiceSpec,
+    BackendFramework, ComponentType, DiscoveryBackend, InferaDeployment, InferaDeploymentSpec,
+    NatsSpec, ResourcesSpec, Role, ServiceSpec,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
@@ -83,7 +83,8 @@ impl Plan {
     /// Resolves flags with defaults. `Err` lists the missing flags.
     pub fn from_flags(flags: &SpecFlags) -> Result<Self, Vec<&'static str>> {
         let missing = missing(flags);
-        let (Some(name), Some(backend), Some(model)) = (&flags.name, flags.backend, &flags.model) else {
+        let (Some(name), Some(backend), Some(model)) = (&flags.name, flags.backend, &flags.model)
+        else {
             return Err(missing);
         };
         if !missing.is_empty() {
@@ -91,24 +92,50 @@ impl Plan {
         }
         let topology = flags.topology.unwrap_or(Topology::Aggregated);
         let gpus = flags.gpus.unwrap_or(1);
-        let nodes = if topology == Topology::Multinode { flags.nodes.unwrap_or(2) } else { 1 };
-        let router_default = if topology == Topology::Pd { "kv-aware" } else { "round-robin" };
+        let nodes = if topology == Topology::Multinode {
+            flags.nodes.unwrap_or(2)
+        } else {
+            1
+        };
+        let router_default = if topology == Topology::Pd {
+            "kv-aware"
+        } else {
+            "round-robin"
+        };
         Ok(Self {
             name: name.clone(),
             backend,
             model: model.clone(),
             topology,
-            image: flags.image.clone().unwrap_or_else(|| default_image(backend)),
+            image: flags
+                .image
+                .clone()
+                .unwrap_or_else(|| default_image(backend)),
             server_replicas: flags.server_replicas.unwrap_or(1),
-            replicas: if topology == Topology::Pd { flags.prefill_replicas } else { flags.replicas }.unwrap_or(1),
-            decode_replicas: if topology == Topology::Pd { flags.decode_replicas.unwrap_or(1) } else { 0 },
+            replicas: if topology == Topology::Pd {
+                flags.prefill_replicas
+            } else {
+                flags.replicas
+            }
+            .unwrap_or(1),
+            decode_replicas: if topology == Topology::Pd {
+                flags.decode_replicas.unwrap_or(1)
+            } else {
+                0
+            },
             gpus,
-            gpu_type: flags.gpu_type.clone().unwrap_or_else(|| DEFAULT_GPU_TYPE.into()),
+            gpu_type: flags
+                .gpu_type
+                .clone()
+                .unwrap_or_else(|| DEFAULT_GPU_TYPE.into()),
             nodes,
             tp: flags.tp.unwrap_or(gpus),
             transfer_backend: flags.transfer_backend.clone(),
             ib_device: flags.ib_device.clone(),
-            router_policy: flags.router_policy.clone().unwrap_or_else(|| router_default.into()),
+            router_policy: flags
+                .router_policy
+                .clone()
+                .unwrap_or_else(|| router_default.into()),
             nats: flags.nats.unwrap_or(true),
             nats_storage: flags.nats_storage.clone(),
             discovery: flags.discovery.unwrap_or(Discovery::Kubernetes),
@@ -121,13 +148,30 @@ impl Plan {
     /// Engine arguments of a worker pool.
     fn worker_args(&self) -> Vec<String> {
         let sglang = self.backend == Backend::Sglang;
-        let mut args = vec![if sglang { "--model-path" } else { "--model" }.to_string(), self.model.clone()];
-        args.push(if sglang { "--tp-size" } else { "--tensor-parallel-size" }.into());
+        let mut args = vec![
+            if sglang { "--model-path" } else { "--model" }.to_string(),
+            self.model.clone(),
+        ];
+        args.push(
+            if sglang {
+                "--tp-size"
+            } else {
+                "--tensor-parallel-size"
+            }
+            .into(),
+        );
         args.push(self.tp.to_string());
         let total = self.gpus * self.nodes;
         if self.tp > 0 && total != self.tp {
             // Pipeline parallelism covers the rest; validation reports sizes that do not divide.
-            args.push(if sglang { "--pp-size" } else { "--pipeline-parallel-size" }.into());
+            args.push(
+                if sglang {
+                    "--pp-size"
+                } else {
+                    "--pipeline-parallel-size"
+                }
+                .into(),
+            );
             args.push((total / self.tp).max(1).to_string());
         }
         if sglang && self.nats {
@@ -190,8 +234,14 @@ impl Plan {
                 services.insert("worker".into(), self.worker(None, self.replicas));
             }
             Topology::Pd => {
-                services.insert("prefill".into(), self.worker(Some(Role::Prefill), self.replicas));
-                services.insert("decode".into(), self.worker(Some(Role::Decode), self.decode_replicas));
+                services.insert(
+                    "prefill".into(),
+                    self.worker(Some(Role::Prefill), self.replicas),
+                );
+                services.insert(
+                    "decode".into(),
+                    self.worker(Some(Role::Decode), self.decode_replicas),
+                );
             }
         }
         let spec = InferaDeploymentSpec {
@@ -222,7 +272,9 @@ impl Plan {
     pub fn command_line(&self) -> String {
         let mut parts: Vec<String> = vec!["kubectl infera deploy".into()];
         let mut flag = |name: &str, value: &str| {
-            let quoted = if value.is_empty() || value.contains(|c: char| c.is_whitespace() || "'\"$\\<>|&;*?".contains(c)) {
+            let quoted = if value.is_empty()
+                || value.contains(|c: char| c.is_whitespace() || "'\"$\\<>|&;*?".contains(c))
+            {
                 format!("'{}'", value.replace('\'', r"'\''"))
             } else {
                 value.to_string()
@@ -321,17 +373,33 @@ mod tests {
 
     #[test]
     fn missing_flags_are_listed() {
-        assert_eq!(missing(&SpecFlags::default()), ["--name", "--backend sglang|vllm", "--model"]);
-        let flags = SpecFlags { discovery: Some(Discovery::Etcd), ..pd_flags() };
-        assert_eq!(Plan::from_flags(&flags), Err(vec!["--etcd-endpoint (with --discovery etcd)"]));
+        assert_eq!(
+            missing(&SpecFlags::default()),
+            ["--name", "--backend sglang|vllm", "--model"]
+        );
+        let flags = SpecFlags {
+            discovery: Some(Discovery::Etcd),
+            ..pd_flags()
+        };
+        assert_eq!(
+            Plan::from_flags(&flags),
+            Err(vec!["--etcd-endpoint (with --discovery etcd)"])
+        );
     }
 
     #[test]
     fn pd_flags_make_a_valid_spec_like_the_seed_example() {
         let plan = Plan::from_flags(&pd_flags()).unwrap_or_else(|m| panic!("{m:?}"));
         let idep = plan.to_deployment(Some("team-a"));
-        assert!(infera_core::validate(&idep).is_ok(), "{:?}", infera_core::validate(&idep).err());
-        insta::assert_snapshot!("pd_spec", infera_core::yaml::to_yaml(&idep).unwrap_or_default());
+        assert!(
+            infera_core::validate(&idep).is_ok(),
+            "{:?}",
+            infera_core::validate(&idep).err()
+        );
+        insta::assert_snapshot!(
+            "pd_spec",
+            infera_core::yaml::to_yaml(&idep).unwrap_or_default()
+        );
     }
 
     #[test]
@@ -346,13 +414,26 @@ mod tests {
             replicas: Some(2),
             ..Default::default()
         };
-        let idep = Plan::from_flags(&flags).unwrap_or_else(|m| panic!("{m:?}")).to_deployment(None);
-        assert!(infera_core::validate(&idep).is_ok(), "{:?}", infera_core::validate(&idep).err());
+        let idep = Plan::from_flags(&flags)
+            .unwrap_or_else(|m| panic!("{m:?}"))
+            .to_deployment(None);
+        assert!(
+            infera_core::validate(&idep).is_ok(),
+            "{:?}",
+            infera_core::validate(&idep).err()
+        );
         let worker = &idep.spec.services["worker"];
         assert_eq!(worker.number_of_nodes, Some(2));
         assert_eq!(
             worker.args,
-            ["--model", "meta-llama/Llama-3.1-405B-Instruct", "--tensor-parallel-size", "8", "--pipeline-parallel-size", "2"]
+            [
+                "--model",
+                "meta-llama/Llama-3.1-405B-Instruct",
+                "--tensor-parallel-size",
+                "8",
+                "--pipeline-parallel-size",
+                "2"
+            ]
         );
     }
 

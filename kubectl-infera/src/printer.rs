@@ -59,7 +59,13 @@ impl Printer {
     /// A printer for tests: no terminal, no colour.
     #[cfg(test)]
     pub fn plain() -> Self {
-        Self { color_out: false, color_err: false, stdin_tty: false, stdout_tty: false, stderr_tty: false }
+        Self {
+            color_out: false,
+            color_err: false,
+            stdin_tty: false,
+            stdout_tty: false,
+            stderr_tty: false,
+        }
     }
 
     /// True when we may prompt: both stdin and stdout are terminals.
@@ -98,7 +104,10 @@ impl Printer {
     }
 
     pub fn warn(&self, text: &str) {
-        self.note(&format!("{} {text}", self.paint_err(Style::Warn, "warning:")));
+        self.note(&format!(
+            "{} {text}",
+            self.paint_err(Style::Warn, "warning:")
+        ));
     }
 
     pub fn error(&self, error: &Error) {
@@ -140,14 +149,16 @@ impl Printer {
 
     /// One JSON document, pretty-printed.
     pub fn json<T: Serialize>(&self, value: &T) -> Result<()> {
-        let text = serde_json::to_string_pretty(value).map_err(|e| Error::Failed(format!("cannot write JSON: {e}")))?;
+        let text = serde_json::to_string_pretty(value)
+            .map_err(|e| Error::Failed(format!("cannot write JSON: {e}")))?;
         self.out(&text);
         Ok(())
     }
 
     /// One JSON document on one line (NDJSON).
     pub fn json_line<T: Serialize>(&self, value: &T) -> Result<()> {
-        let text = serde_json::to_string(value).map_err(|e| Error::Failed(format!("cannot write JSON: {e}")))?;
+        let text = serde_json::to_string(value)
+            .map_err(|e| Error::Failed(format!("cannot write JSON: {e}")))?;
         self.out(&text);
         Ok(())
     }
@@ -169,7 +180,11 @@ pub fn use_color(choice: ColorChoice, tty: bool, no_color: bool) -> bool {
 }
 
 fn paint(on: bool, style: Style, text: &str) -> String {
-    if on { format!("\x1b[{}m{text}\x1b[0m", style.code()) } else { text.to_string() }
+    if on {
+        format!("\x1b[{}m{text}\x1b[0m", style.code())
+    } else {
+        text.to_string()
+    }
 }
 
 /// A cell of a [`table`]: text and an optional style (applied after padding, so columns align).
@@ -187,13 +202,19 @@ impl From<String> for Cell {
 
 impl From<&str> for Cell {
     fn from(text: &str) -> Self {
-        Self { text: text.to_string(), style: None }
+        Self {
+            text: text.to_string(),
+            style: None,
+        }
     }
 }
 
 impl Cell {
     pub fn styled(text: impl Into<String>, style: Option<Style>) -> Self {
-        Self { text: text.into(), style }
+        Self {
+            text: text.into(),
+            style,
+        }
     }
 }
 
@@ -212,7 +233,11 @@ pub fn table(printer: &Printer, headers: &[&str], rows: &[Vec<Cell>]) -> String 
         let mut line = String::new();
         for (i, cell) in row.iter().enumerate().take(columns) {
             let last = i + 1 == columns.min(row.len());
-            let pad = if last { 0 } else { widths[i] - cell.text.chars().count() + 3 };
+            let pad = if last {
+                0
+            } else {
+                widths[i] - cell.text.chars().count() + 3
+            };
             match cell.style {
                 Some(style) => line.push_str(&printer.paint(style, &cell.text)),
                 None => line.push_str(&cell.text),
@@ -232,8 +257,16 @@ mod tests {
     #[test]
     fn table_aligns_like_kubectl() {
         let rows = vec![
-            vec![Cell::from("demo"), Cell::styled("Ready", Some(Style::Good)), Cell::from("3/3")],
-            vec![Cell::from("a-much-longer-name"), Cell::from("Deploying"), Cell::from("")],
+            vec![
+                Cell::from("demo"),
+                Cell::styled("Ready", Some(Style::Good)),
+                Cell::from("3/3"),
+            ],
+            vec![
+                Cell::from("a-much-longer-name"),
+                Cell::from("Deploying"),
+                Cell::from(""),
+            ],
         ];
         let text = table(&Printer::plain(), &["NAME", "STATE", "READY"], &rows);
         assert_eq!(

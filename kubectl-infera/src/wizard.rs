@@ -30,7 +30,11 @@ fn ask_text(message: &str, default: &str, help: &str) -> Result<String> {
         .with_default(default)
         .with_help_message(help)
         .with_validator(|s: &str| {
-            Ok(if s.trim().is_empty() { Validation::Invalid("required".into()) } else { Validation::Valid })
+            Ok(if s.trim().is_empty() {
+                Validation::Invalid("required".into())
+            } else {
+                Validation::Valid
+            })
         })
         .prompt()
         .map(|s| s.trim().to_string())
@@ -43,7 +47,11 @@ fn ask_number(message: &str, default: i32, min: i32, help: &str) -> Result<i32> 
         .with_help_message(help)
         .with_error_message("enter a whole number")
         .with_validator(move |v: &i32| {
-            Ok(if *v >= min { Validation::Valid } else { Validation::Invalid(format!("at least {min}").into()) })
+            Ok(if *v >= min {
+                Validation::Valid
+            } else {
+                Validation::Invalid(format!("at least {min}").into())
+            })
         })
         .prompt()
         .map_err(cancelled)
@@ -51,7 +59,10 @@ fn ask_number(message: &str, default: i32, min: i32, help: &str) -> Result<i32> 
 
 fn ask_select<T: Copy>(message: &str, options: &[(&'static str, T)], help: &str) -> Result<T> {
     let labels: Vec<&str> = options.iter().map(|(l, _)| *l).collect();
-    let choice = Select::new(message, labels.clone()).with_help_message(help).prompt().map_err(cancelled)?;
+    let choice = Select::new(message, labels.clone())
+        .with_help_message(help)
+        .prompt()
+        .map_err(cancelled)?;
     let index = labels.iter().position(|l| *l == choice).unwrap_or(0);
     Ok(options[index].1)
 }
@@ -63,11 +74,18 @@ pub fn run(given: &SpecFlags, hints: ClusterHints) -> Result<SpecFlags> {
         let name = Text::new("Name of the deployment:")
             .with_default("demo")
             .with_validator(|s: &str| {
-                Ok(if infera_core::naming::is_dns_label(s) && s.len() <= infera_core::naming::MAX_DEPLOYMENT_NAME {
-                    Validation::Valid
-                } else {
-                    Validation::Invalid("lowercase letters, digits and '-', starting with a letter, at most 42".into())
-                })
+                Ok(
+                    if infera_core::naming::is_dns_label(s)
+                        && s.len() <= infera_core::naming::MAX_DEPLOYMENT_NAME
+                    {
+                        Validation::Valid
+                    } else {
+                        Validation::Invalid(
+                            "lowercase letters, digits and '-', starting with a letter, at most 42"
+                                .into(),
+                        )
+                    },
+                )
             })
             .prompt()
             .map_err(cancelled)?;
@@ -82,24 +100,47 @@ pub fn run(given: &SpecFlags, hints: ClusterHints) -> Result<SpecFlags> {
     }
     let backend = f.backend.unwrap_or(Backend::Sglang);
     if f.model.is_none() {
-        f.model = Some(ask_text("Model (Hugging Face id or path):", "Qwen/Qwen3-0.6B", "passed to every worker")?);
+        f.model = Some(ask_text(
+            "Model (Hugging Face id or path):",
+            "Qwen/Qwen3-0.6B",
+            "passed to every worker",
+        )?);
     }
     if f.topology.is_none() {
-        let multinode_help = if hints.gpu_nodes >= 2 { "" } else { " (the cluster has fewer than 2 GPU nodes)" };
+        let multinode_help = if hints.gpu_nodes >= 2 {
+            ""
+        } else {
+            " (the cluster has fewer than 2 GPU nodes)"
+        };
         let options: Vec<(&'static str, Topology)> = vec![
             ("aggregated — one pool of workers", Topology::Aggregated),
             ("pd — disaggregated prefill and decode pools", Topology::Pd),
-            ("multinode — each replica spans several nodes (LeaderWorkerSet)", Topology::Multinode),
+            (
+                "multinode — each replica spans several nodes (LeaderWorkerSet)",
+                Topology::Multinode,
+            ),
         ];
-        f.topology = Some(ask_select("Topology:", &options, &format!("↑↓ to move, enter to select{multinode_help}"))?);
+        f.topology = Some(ask_select(
+            "Topology:",
+            &options,
+            &format!("↑↓ to move, enter to select{multinode_help}"),
+        )?);
     }
     let topology = f.topology.unwrap_or(Topology::Aggregated);
     if f.image.is_none() {
-        f.image = Some(ask_text("Image:", &plan::default_image(backend), "used by every service")?);
+        f.image = Some(ask_text(
+            "Image:",
+            &plan::default_image(backend),
+            "used by every service",
+        )?);
     }
     let per_node = hints.gpus_per_node.unwrap_or(8).max(1);
     if f.gpus.is_none() {
-        let default = if topology == Topology::Multinode { per_node } else { 1 };
+        let default = if topology == Topology::Multinode {
+            per_node
+        } else {
+            1
+        };
         let help = match hints.gpus_per_node {
             Some(n) => format!("the largest GPU node has {n} GPUs"),
             None => "could not read the nodes; check with `kubectl infera doctor`".into(),
@@ -142,11 +183,22 @@ pub fn run(given: &SpecFlags, hints: ClusterHints) -> Result<SpecFlags> {
     }
     if f.router_policy.is_none() {
         let options: &[(&'static str, &'static str)] = if topology == Topology::Pd {
-            &[("kv-aware", "kv-aware"), ("cache-aware", "cache-aware"), ("round-robin", "round-robin"), ("random", "random")]
+            &[
+                ("kv-aware", "kv-aware"),
+                ("cache-aware", "cache-aware"),
+                ("round-robin", "round-robin"),
+                ("random", "random"),
+            ]
         } else {
-            &[("round-robin", "round-robin"), ("kv-aware", "kv-aware"), ("cache-aware", "cache-aware"), ("random", "random")]
+            &[
+                ("round-robin", "round-robin"),
+                ("kv-aware", "kv-aware"),
+                ("cache-aware", "cache-aware"),
+                ("random", "random"),
+            ]
         };
-        f.router_policy = Some(ask_select("Router policy:", options, "how the server picks a worker")?.into());
+        f.router_policy =
+            Some(ask_select("Router policy:", options, "how the server picks a worker")?.into());
     }
     if f.nats.is_none() {
         f.nats = Some(
@@ -160,7 +212,10 @@ pub fn run(given: &SpecFlags, hints: ClusterHints) -> Result<SpecFlags> {
     if f.discovery.is_none() {
         f.discovery = Some(ask_select(
             "Discovery backend:",
-            &[("kubernetes — no extra service", Discovery::Kubernetes), ("etcd — an external etcd", Discovery::Etcd)],
+            &[
+                ("kubernetes — no extra service", Discovery::Kubernetes),
+                ("etcd — an external etcd", Discovery::Etcd),
+            ],
             "",
         )?);
     }
@@ -172,13 +227,16 @@ pub fn run(given: &SpecFlags, hints: ClusterHints) -> Result<SpecFlags> {
 
 /// The final question before applying.
 pub fn confirm(context: &str, namespace: &str, name: &str) -> Result<bool> {
-    Confirm::new(&format!("Apply {name} to namespace {namespace} of context {context}?"))
-        .with_default(true)
-        .prompt()
-        .map_err(cancelled)
+    Confirm::new(&format!(
+        "Apply {name} to namespace {namespace} of context {context}?"
+    ))
+    .with_default(true)
+    .prompt()
+    .map_err(cancelled)
 }
 
 /// Default flags so [`Plan::from_flags`] succeeds on the wizard's answers.
 pub fn plan(flags: &SpecFlags) -> Result<Plan> {
-    Plan::from_flags(flags).map_err(|missing| Error::Usage(format!("missing {}", missing.join(", "))))
+    Plan::from_flags(flags)
+        .map_err(|missing| Error::Usage(format!("missing {}", missing.join(", "))))
 }

@@ -24,7 +24,12 @@ impl Run {
     /// Fails with the command's output unless it exited with `code`.
     pub fn expect_code(self, code: i32) -> anyhow::Result<Self> {
         if self.code != code {
-            bail!("exit code {} (expected {code})\nstdout:\n{}\nstderr:\n{}", self.code, self.stdout, self.stderr);
+            bail!(
+                "exit code {} (expected {code})\nstdout:\n{}\nstderr:\n{}",
+                self.code,
+                self.stdout,
+                self.stderr
+            );
         }
         Ok(self)
     }
@@ -102,7 +107,12 @@ impl Pty {
                 tx.send_modify(|all| all.push_str(&text));
             }
         });
-        Ok(Self { child, stdin, output: rx, seen: 0 })
+        Ok(Self {
+            child,
+            stdin,
+            output: rx,
+            seen: 0,
+        })
     }
 
     /// Everything printed so far, with ANSI escape sequences removed.
@@ -119,7 +129,10 @@ impl Pty {
                 self.seen += at + text.len();
                 return Ok(());
             }
-            if tokio::time::timeout_at(deadline, self.output.changed()).await.is_err() {
+            if tokio::time::timeout_at(deadline, self.output.changed())
+                .await
+                .is_err()
+            {
                 bail!("{text:?} did not appear within {timeout:?}; screen so far:\n{screen}");
             }
         }
@@ -136,7 +149,9 @@ impl Pty {
 
     /// Waits for the command to exit and returns its exit code.
     pub async fn wait(mut self, timeout: Duration) -> anyhow::Result<i32> {
-        let status = tokio::time::timeout(timeout, self.child.wait()).await.context("waiting for the pty command")??;
+        let status = tokio::time::timeout(timeout, self.child.wait())
+            .await
+            .context("waiting for the pty command")??;
         Ok(status.code().unwrap_or(-1))
     }
 }

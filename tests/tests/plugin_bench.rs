@@ -34,7 +34,10 @@ async fn status_all_namespaces_vs_kubectl_get() -> anyhow::Result<()> {
     let admin = admin().await?;
     kubectl(&["infera", "init"]).await?.expect_code(0)?;
     let ns = TestNamespace::new(&admin, "plugin-bench").await?;
-    let resource = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("infera.amd.com", "v1alpha1", "InferaDeployment"), "inferadeployments");
+    let resource = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("infera.amd.com", "v1alpha1", "InferaDeployment"),
+        "inferadeployments",
+    );
     let api: Api<DynamicObject> = Api::namespaced_with(admin.clone(), ns.name(), &resource);
     for chunk in (0..DEPLOYMENTS).collect::<Vec<_>>().chunks(25) {
         try_join_all(chunk.iter().map(|i| {
@@ -60,13 +63,27 @@ async fn status_all_namespaces_vs_kubectl_get() -> anyhow::Result<()> {
         }))
         .await?;
     }
-    let cold = infera_e2e::target_dir().join("e2e-logs").join(format!("kubectl-cache-{}", infera_e2e::unique_suffix()));
+    let cold = infera_e2e::target_dir()
+        .join("e2e-logs")
+        .join(format!("kubectl-cache-{}", infera_e2e::unique_suffix()));
     let cold_flag = format!("--cache-dir={}", cold.display());
     let mut results = Vec::new();
     for (label, args, marker) in [
-        ("kubectl infera status -A", vec!["infera", "status", "-A", "-v", "6"], " requesting"),
-        ("kubectl get idep -A", vec!["get", "idep", "-A", "-v=6"], "round_trippers"),
-        ("kubectl get idep -A (cold)", vec!["get", "idep", "-A", "-v=6", &cold_flag], "round_trippers"),
+        (
+            "kubectl infera status -A",
+            vec!["infera", "status", "-A", "-v", "6"],
+            " requesting",
+        ),
+        (
+            "kubectl get idep -A",
+            vec!["get", "idep", "-A", "-v=6"],
+            "round_trippers",
+        ),
+        (
+            "kubectl get idep -A (cold)",
+            vec!["get", "idep", "-A", "-v=6", &cold_flag],
+            "round_trippers",
+        ),
     ] {
         let mut times = Vec::new();
         let mut requests = Vec::new();
@@ -83,12 +100,27 @@ async fn status_all_namespaces_vs_kubectl_get() -> anyhow::Result<()> {
         results.push((label, median(times), requests));
     }
     let (ours, theirs) = (&results[0], &results[1]);
-    println!("\nbenchmark: {DEPLOYMENTS} InferaDeployments, {RUNS} runs each, median wall time (through the real kubectl)");
+    println!(
+        "\nbenchmark: {DEPLOYMENTS} InferaDeployments, {RUNS} runs each, median wall time (through the real kubectl)"
+    );
     for (label, time, requests) in &results {
-        println!("  {label:<26} {:>7.1} ms   API requests per run: {requests:?}", time.as_secs_f64() * 1000.0);
+        println!(
+            "  {label:<26} {:>7.1} ms   API requests per run: {requests:?}",
+            time.as_secs_f64() * 1000.0
+        );
     }
-    println!("  ratio (infera / kubectl get, warm discovery cache): {:.2}", ours.1.as_secs_f64() / theirs.1.as_secs_f64());
-    println!("  ratio (infera / kubectl get, cold discovery cache): {:.2}", ours.1.as_secs_f64() / results[2].1.as_secs_f64());
-    anyhow::ensure!(ours.2.iter().all(|r| *r == 1), "status -A must make exactly one request: {:?}", ours.2);
+    println!(
+        "  ratio (infera / kubectl get, warm discovery cache): {:.2}",
+        ours.1.as_secs_f64() / theirs.1.as_secs_f64()
+    );
+    println!(
+        "  ratio (infera / kubectl get, cold discovery cache): {:.2}",
+        ours.1.as_secs_f64() / results[2].1.as_secs_f64()
+    );
+    anyhow::ensure!(
+        ours.2.iter().all(|r| *r == 1),
+        "status -A must make exactly one request: {:?}",
+        ours.2
+    );
     ns.cleanup().await
 }

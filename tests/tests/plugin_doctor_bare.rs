@@ -32,9 +32,19 @@ impl Bare {
             .output()
             .context("running tests/cluster/up.sh --tier 1")?;
         let stdout = String::from_utf8_lossy(&out.stdout);
-        let mut this = Self { dir, kubeconfig: String::new() };
-        let Some(kubeconfig) = stdout.lines().last().and_then(|l| l.strip_prefix("export KUBECONFIG=")) else {
-            bail!("up.sh failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+        let mut this = Self {
+            dir,
+            kubeconfig: String::new(),
+        };
+        let Some(kubeconfig) = stdout
+            .lines()
+            .last()
+            .and_then(|l| l.strip_prefix("export KUBECONFIG="))
+        else {
+            bail!(
+                "up.sh failed:\n{stdout}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         };
         this.kubeconfig = kubeconfig.to_string();
         Ok(this)
@@ -44,13 +54,18 @@ impl Bare {
 impl Drop for Bare {
     fn drop(&mut self) {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let _ = Command::new(root.join("tests/cluster/down.sh")).env("K8S_TEST_DIR", &self.dir).output();
+        let _ = Command::new(root.join("tests/cluster/down.sh"))
+            .env("K8S_TEST_DIR", &self.dir)
+            .output();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
 fn check<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
-    report["checks"].as_array().and_then(|c| c.iter().find(|c| c["id"] == id)).unwrap_or(&serde_json::Value::Null)
+    report["checks"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["id"] == id))
+        .unwrap_or(&serde_json::Value::Null)
 }
 
 #[tokio::test]
@@ -63,33 +78,75 @@ async fn doctor_without_lws_and_gpu_nodes_fails_with_ids_and_hints() -> anyhow::
             args.push("--pre");
         }
         let run = kubectl_env(&args, &env).await?.expect_code(1)?;
-        let report: serde_json::Value = serde_json::from_str(&run.stdout).context("exactly one JSON document")?;
+        let report: serde_json::Value =
+            serde_json::from_str(&run.stdout).context("exactly one JSON document")?;
         anyhow::ensure!(report["success"] == false, "{}", run.stdout);
         let lws = check(&report, "INF201");
         anyhow::ensure!(lws["severity"] == "fail", "{lws}");
-        anyhow::ensure!(lws["hint"].as_str().is_some_and(|h| h.contains("install LeaderWorkerSet")), "{lws}");
+        anyhow::ensure!(
+            lws["hint"]
+                .as_str()
+                .is_some_and(|h| h.contains("install LeaderWorkerSet")),
+            "{lws}"
+        );
         let gpu = check(&report, "INF301");
         anyhow::ensure!(gpu["severity"] == "fail", "{gpu}");
-        anyhow::ensure!(gpu["message"].as_str().is_some_and(|m| m.contains("no node has allocatable amd.com/gpu")), "{gpu}");
-        anyhow::ensure!(gpu["hint"].as_str().is_some_and(|h| h.contains("device plugin")), "{gpu}");
+        anyhow::ensure!(
+            gpu["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("no node has allocatable amd.com/gpu")),
+            "{gpu}"
+        );
+        anyhow::ensure!(
+            gpu["hint"]
+                .as_str()
+                .is_some_and(|h| h.contains("device plugin")),
+            "{gpu}"
+        );
         // Before init the missing Infera CRD is expected; after, it is a failure.
         let crd = check(&report, "INF101");
-        anyhow::ensure!(crd["severity"] == if pre { "pass" } else { "fail" }, "{crd}");
+        anyhow::ensure!(
+            crd["severity"] == if pre { "pass" } else { "fail" },
+            "{crd}"
+        );
     }
-    let table = kubectl_env(&["infera", "doctor", "--context", "admin", "--pre"], &env).await?.expect_code(1)?;
-    anyhow::ensure!(table.stdout.contains("FAIL  INF201") && table.stdout.contains("FAIL  INF301"), "{}", table.stdout);
+    let table = kubectl_env(&["infera", "doctor", "--context", "admin", "--pre"], &env)
+        .await?
+        .expect_code(1)?;
+    anyhow::ensure!(
+        table.stdout.contains("FAIL  INF201") && table.stdout.contains("FAIL  INF301"),
+        "{}",
+        table.stdout
+    );
     Ok(())
 }
 
 async fn client(kubeconfig: &str) -> anyhow::Result<Client> {
-    let options = KubeConfigOptions { context: Some("admin".into()), ..Default::default() };
-    let config = Config::from_custom_kubeconfig(Kubeconfig::read_from(kubeconfig)?, &options).await?;
+    let options = KubeConfigOptions {
+        context: Some("admin".into()),
+        ..Default::default()
+    };
+    let config =
+        Config::from_custom_kubeconfig(Kubeconfig::read_from(kubeconfig)?, &options).await?;
     Ok(Client::try_from(config)?)
 }
 
 async fn gpu_check(env: &[(&str, &str)]) -> anyhow::Result<serde_json::Value> {
-    let run = kubectl_env(&["infera", "doctor", "--context", "admin", "--pre", "-o", "json"], env).await?;
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).context("one JSON document")?;
+    let run = kubectl_env(
+        &[
+            "infera",
+            "doctor",
+            "--context",
+            "admin",
+            "--pre",
+            "-o",
+            "json",
+        ],
+        env,
+    )
+    .await?;
+    let report: serde_json::Value =
+        serde_json::from_str(&run.stdout).context("one JSON document")?;
     Ok(check(&report, "INF301").clone())
 }
 
@@ -103,21 +160,38 @@ async fn doctor_recognises_gpu_partitions_and_dra_with_hints() -> anyhow::Result
     let node = serde_json::from_value(serde_json::json!({"metadata": {"name": "mi300x-0"}}))?;
     nodes.create(&PostParams::default(), &node).await?;
     let status = serde_json::json!({"status": {"allocatable": {"amd.com/cpx_nps4": "64", "cpu": "96"}, "capacity": {"amd.com/cpx_nps4": "64", "cpu": "96"}}});
-    nodes.patch_status("mi300x-0", &PatchParams::default(), &Patch::Merge(status)).await?;
+    nodes
+        .patch_status("mi300x-0", &PatchParams::default(), &Patch::Merge(status))
+        .await?;
     let gpu = gpu_check(&env).await?;
     anyhow::ensure!(gpu["severity"] == "warn", "{gpu}");
-    anyhow::ensure!(gpu["hint"].as_str().is_some_and(|h| h.contains("resources.gpuType: amd.com/cpx_nps4")), "{gpu}");
+    anyhow::ensure!(
+        gpu["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("resources.gpuType: amd.com/cpx_nps4")),
+        "{gpu}"
+    );
     nodes.delete("mi300x-0", &Default::default()).await?;
 
     // AMD's DRA driver: a DeviceClass gpu.amd.com and no extended resource at all.
-    let classes = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("resource.k8s.io", "v1", "DeviceClass"), "deviceclasses");
+    let classes = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("resource.k8s.io", "v1", "DeviceClass"),
+        "deviceclasses",
+    );
     let class: DynamicObject = serde_json::from_value(serde_json::json!({
         "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu.amd.com"},
         "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.amd.com'"}}]}
     }))?;
-    Api::<DynamicObject>::all_with(admin.clone(), &classes).create(&PostParams::default(), &class).await?;
+    Api::<DynamicObject>::all_with(admin.clone(), &classes)
+        .create(&PostParams::default(), &class)
+        .await?;
     let gpu = gpu_check(&env).await?;
     anyhow::ensure!(gpu["severity"] == "warn", "{gpu}");
-    anyhow::ensure!(gpu["hint"].as_str().is_some_and(|h| h.contains("DeviceClass gpu.amd.com")), "{gpu}");
+    anyhow::ensure!(
+        gpu["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("DeviceClass gpu.amd.com")),
+        "{gpu}"
+    );
     Ok(())
 }

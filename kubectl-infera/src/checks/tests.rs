@@ -1,8 +1,10 @@
 use super::*;
 
 fn node(name: &str, allocatable: &[(&str, &str)]) -> Node {
-    let alloc: serde_json::Map<String, serde_json::Value> =
-        allocatable.iter().map(|(k, v)| (k.to_string(), serde_json::Value::String(v.to_string()))).collect();
+    let alloc: serde_json::Map<String, serde_json::Value> = allocatable
+        .iter()
+        .map(|(k, v)| (k.to_string(), serde_json::Value::String(v.to_string())))
+        .collect();
     serde_json::from_value(serde_json::json!({
         "metadata": {"name": name},
         "status": {"allocatable": alloc, "conditions": [{"type": "Ready", "status": "True"}]}
@@ -46,13 +48,22 @@ fn healthy() -> Facts {
         namespace: "default".into(),
         kubeconfig: Some(Ok("admin".into())),
         server: Some(Ok(("v1.36.3".into(), 36))),
-        infera_crd: Some(Ok(Some(crd("inferadeployments.infera.amd.com", "v1alpha1")))),
+        infera_crd: Some(Ok(Some(crd(
+            "inferadeployments.infera.amd.com",
+            "v1alpha1",
+        )))),
         operator: Some(Ok(Some(operator()))),
         operator_pods: vec![],
-        lws_crd: Some(Ok(Some(crd("leaderworkersets.leaderworkerset.x-k8s.io", "v1")))),
+        lws_crd: Some(Ok(Some(crd(
+            "leaderworkersets.leaderworkerset.x-k8s.io",
+            "v1",
+        )))),
         lws_webhooks: Some(Ok(true)),
         lws_probe: Some(Ok(())),
-        nodes: Some(Ok(vec![node("gpu-node-0", &[("amd.com/gpu", "8")]), node("gpu-node-1", &[("amd.com/gpu", "8")])])),
+        nodes: Some(Ok(vec![
+            node("gpu-node-0", &[("amd.com/gpu", "8")]),
+            node("gpu-node-1", &[("amd.com/gpu", "8")]),
+        ])),
         pods: Some(Ok(vec![gpu_pod("gpu-node-0", "3")])),
         dra: Some(Ok((vec![], 0))),
         default_storage_classes: Some(Ok(vec!["standard".into()])),
@@ -63,12 +74,19 @@ fn healthy() -> Facts {
 }
 
 fn by_id<'a>(checks: &'a [Check], id: &str) -> &'a Check {
-    checks.iter().find(|c| c.id == id).unwrap_or_else(|| panic!("no check {id}"))
+    checks
+        .iter()
+        .find(|c| c.id == id)
+        .unwrap_or_else(|| panic!("no check {id}"))
 }
 
 fn spec(file: &str) -> ValidDeployment {
-    let text = std::fs::read_to_string(format!("{}/../examples/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap_or_default();
-    let idep = infera_core::yaml::parse_deployments(&text).unwrap_or_default().remove(0);
+    let text =
+        std::fs::read_to_string(format!("{}/../examples/{file}", env!("CARGO_MANIFEST_DIR")))
+            .unwrap_or_default();
+    let idep = infera_core::yaml::parse_deployments(&text)
+        .unwrap_or_default()
+        .remove(0);
     infera_core::validate(&idep).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -77,39 +95,79 @@ fn a_healthy_cluster_passes_with_free_gpus_per_node() {
     let checks = evaluate(&healthy());
     assert!(success(&checks));
     let ids: Vec<&str> = checks.iter().map(|c| c.id).collect();
-    assert_eq!(ids, ["INF001", "INF002", "INF101", "INF102", "INF103", "INF201", "INF202", "INF301", "INF302", "INF303", "INF401", "INF402", "INF501"]);
-    assert_eq!(by_id(&checks, "INF302").details, ["gpu-node-0: 5/8 amd.com/gpu free", "gpu-node-1: 8/8 amd.com/gpu free"]);
+    assert_eq!(
+        ids,
+        [
+            "INF001", "INF002", "INF101", "INF102", "INF103", "INF201", "INF202", "INF301",
+            "INF302", "INF303", "INF401", "INF402", "INF501"
+        ]
+    );
+    assert_eq!(
+        by_id(&checks, "INF302").details,
+        [
+            "gpu-node-0: 5/8 amd.com/gpu free",
+            "gpu-node-1: 8/8 amd.com/gpu free"
+        ]
+    );
 }
 
 #[test]
 fn without_lws_the_crd_check_fails_with_a_hint() {
-    let facts = Facts { lws_crd: Some(Ok(None)), ..healthy() };
+    let facts = Facts {
+        lws_crd: Some(Ok(None)),
+        ..healthy()
+    };
     let checks = evaluate(&facts);
     assert!(!success(&checks));
     let lws = by_id(&checks, "INF201");
     assert_eq!(lws.severity, Severity::Fail);
-    assert_eq!(lws.message, "the LeaderWorkerSet CRD (leaderworkersets.leaderworkerset.x-k8s.io) is not installed");
-    assert!(lws.hint.as_deref().is_some_and(|h| h.starts_with("install LeaderWorkerSet")));
+    assert_eq!(
+        lws.message,
+        "the LeaderWorkerSet CRD (leaderworkersets.leaderworkerset.x-k8s.io) is not installed"
+    );
+    assert!(
+        lws.hint
+            .as_deref()
+            .is_some_and(|h| h.starts_with("install LeaderWorkerSet"))
+    );
     assert_eq!(by_id(&checks, "INF202").severity, Severity::Skip);
 }
 
 #[test]
 fn lws_crd_without_controller_fails_the_controller_check() {
-    let facts = Facts { lws_webhooks: Some(Ok(false)), lws_probe: Some(Ok(())), ..healthy() };
+    let facts = Facts {
+        lws_webhooks: Some(Ok(false)),
+        lws_probe: Some(Ok(())),
+        ..healthy()
+    };
     let c = evaluate(&facts);
     assert_eq!(by_id(&c, "INF202").severity, Severity::Fail);
-    let facts = Facts { lws_probe: Some(Err("Internal error occurred: failed calling webhook".into())), ..healthy() };
+    let facts = Facts {
+        lws_probe: Some(Err("Internal error occurred: failed calling webhook".into())),
+        ..healthy()
+    };
     assert_eq!(by_id(&evaluate(&facts), "INF202").severity, Severity::Fail);
 }
 
 #[test]
 fn without_gpu_nodes_the_gpu_check_fails_with_a_hint() {
-    let facts = Facts { nodes: Some(Ok(vec![node("cpu-0", &[("cpu", "8")])])), pods: Some(Ok(vec![])), ..healthy() };
+    let facts = Facts {
+        nodes: Some(Ok(vec![node("cpu-0", &[("cpu", "8")])])),
+        pods: Some(Ok(vec![])),
+        ..healthy()
+    };
     let checks = evaluate(&facts);
     let gpu = by_id(&checks, "INF301");
     assert_eq!(gpu.severity, Severity::Fail);
-    assert_eq!(gpu.message, "no node has allocatable amd.com/gpu (of 1 node(s))");
-    assert!(gpu.hint.as_deref().is_some_and(|h| h.contains("AMD GPU Operator")));
+    assert_eq!(
+        gpu.message,
+        "no node has allocatable amd.com/gpu (of 1 node(s))"
+    );
+    assert!(
+        gpu.hint
+            .as_deref()
+            .is_some_and(|h| h.contains("AMD GPU Operator"))
+    );
     assert_eq!(by_id(&checks, "INF302").severity, Severity::Skip);
 }
 
@@ -122,8 +180,16 @@ fn partitioned_gpus_are_recognised_with_a_hint_not_a_failure() {
     let checks = evaluate(&facts);
     let gpu = by_id(&checks, "INF301");
     assert_eq!(gpu.severity, Severity::Warn);
-    assert_eq!(gpu.message, "no node has amd.com/gpu, but 1 node(s) have partitioned AMD GPUs: amd.com/cpx_nps4");
-    assert_eq!(gpu.hint.as_deref(), Some("the device plugin uses the `mixed` naming strategy: set `resources.gpuType: amd.com/cpx_nps4` on your worker pools"));
+    assert_eq!(
+        gpu.message,
+        "no node has amd.com/gpu, but 1 node(s) have partitioned AMD GPUs: amd.com/cpx_nps4"
+    );
+    assert_eq!(
+        gpu.hint.as_deref(),
+        Some(
+            "the device plugin uses the `mixed` naming strategy: set `resources.gpuType: amd.com/cpx_nps4` on your worker pools"
+        )
+    );
     assert!(success(&checks));
 }
 
@@ -136,13 +202,18 @@ fn dra_is_recognised_with_a_hint() {
     };
     let gpu = evaluate(&facts).into_iter().find(|c| c.id == "INF301");
     assert_eq!(gpu.as_ref().map(|c| c.severity), Some(Severity::Warn));
-    assert!(gpu.and_then(|c| c.hint).is_some_and(|h| h.contains("DeviceClass gpu.amd.com")));
+    assert!(
+        gpu.and_then(|c| c.hint)
+            .is_some_and(|h| h.contains("DeviceClass gpu.amd.com"))
+    );
 }
 
 #[test]
 fn an_unprivileged_user_is_told_which_permissions_are_missing() {
     fn forbidden<T>(what: &str) -> Read<T> {
-        Err(format!("forbidden: {what} is forbidden: User \"alice\" cannot list"))
+        Err(format!(
+            "forbidden: {what} is forbidden: User \"alice\" cannot list"
+        ))
     }
     let facts = Facts {
         kubeconfig: Some(Ok("alice".into())),
@@ -152,7 +223,10 @@ fn an_unprivileged_user_is_told_which_permissions_are_missing() {
         nodes: Some(forbidden("nodes")),
         pods: Some(forbidden("pods")),
         default_storage_classes: Some(forbidden("storageclasses")),
-        deploy_access: deploy_needs("team-a").into_iter().map(|n| (n.clone(), Ok(n.verb == "get"))).collect(),
+        deploy_access: deploy_needs("team-a")
+            .into_iter()
+            .map(|n| (n.clone(), Ok(n.verb == "get")))
+            .collect(),
         ..healthy()
     };
     let checks = evaluate(&facts);
@@ -169,7 +243,11 @@ fn an_unprivileged_user_is_told_which_permissions_are_missing() {
         ]
     );
     assert_eq!(by_id(&checks, "INF301").severity, Severity::Warn);
-    assert!(by_id(&checks, "INF301").message.starts_with("cannot check: listing nodes: forbidden"));
+    assert!(
+        by_id(&checks, "INF301")
+            .message
+            .starts_with("cannot check: listing nodes: forbidden")
+    );
 }
 
 #[test]
@@ -183,15 +261,24 @@ fn pre_install_accepts_a_missing_crd_and_checks_init_permissions() {
     };
     let checks = evaluate(&facts);
     assert!(success(&checks), "{checks:#?}");
-    assert_eq!(by_id(&checks, "INF101").message, "not installed yet (expected before `kubectl infera init`)");
+    assert_eq!(
+        by_id(&checks, "INF101").message,
+        "not installed yet (expected before `kubectl infera init`)"
+    );
     assert_eq!(by_id(&checks, "INF401").severity, Severity::Pass);
-    let after = Facts { pre: false, ..facts };
+    let after = Facts {
+        pre: false,
+        ..facts
+    };
     assert_eq!(by_id(&evaluate(&after), "INF101").severity, Severity::Fail);
 }
 
 #[test]
 fn unreachable_api_stops_after_the_api_check() {
-    let facts = Facts { server: Some(Err("connection refused".into())), ..healthy() };
+    let facts = Facts {
+        server: Some(Err("connection refused".into())),
+        ..healthy()
+    };
     let checks = evaluate(&facts);
     assert_eq!(checks.len(), 2);
     assert_eq!(checks[1].severity, Severity::Fail);
@@ -200,13 +287,22 @@ fn unreachable_api_stops_after_the_api_check() {
 #[test]
 fn fit_places_pools_one_by_one() {
     let capacity = gpu_capacity(
-        &[node("a", &[("amd.com/gpu", "8")]), node("b", &[("amd.com/gpu", "8")])],
+        &[
+            node("a", &[("amd.com/gpu", "8")]),
+            node("b", &[("amd.com/gpu", "8")]),
+        ],
         &[gpu_pod("a", "3")],
     );
-    assert_eq!(fit(&spec("pd.yaml"), &capacity), (true, vec![
-        "decode: 1 pod(s) × 1 amd.com/gpu fit".to_string(),
-        "prefill: 1 pod(s) × 1 amd.com/gpu fit".to_string(),
-    ]));
+    assert_eq!(
+        fit(&spec("pd.yaml"), &capacity),
+        (
+            true,
+            vec![
+                "decode: 1 pod(s) × 1 amd.com/gpu fit".to_string(),
+                "prefill: 1 pod(s) × 1 amd.com/gpu fit".to_string(),
+            ]
+        )
+    );
     // 2 groups × 2 nodes × 8 GPUs = 4 pods of 8 GPUs; only node b has 8 free.
     assert_eq!(fit(&spec("multinode.yaml"), &capacity), (false, vec![
         "worker: 4 pod(s) × 8 amd.com/gpu needed, only 1 fit (largest free block left: 5 on one node)".to_string(),

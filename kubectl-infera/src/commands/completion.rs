@@ -25,11 +25,22 @@ pub fn script(shell: Shell) -> String {
     let mut out = Vec::new();
     let name = "kubectl-infera";
     match shell {
-        Shell::Bash => clap_complete::generate(clap_complete::Shell::Bash, &mut command, name, &mut out),
-        Shell::Zsh => clap_complete::generate(clap_complete::Shell::Zsh, &mut command, name, &mut out),
-        Shell::Fish => clap_complete::generate(clap_complete::Shell::Fish, &mut command, name, &mut out),
+        Shell::Bash => {
+            clap_complete::generate(clap_complete::Shell::Bash, &mut command, name, &mut out)
+        }
+        Shell::Zsh => {
+            clap_complete::generate(clap_complete::Shell::Zsh, &mut command, name, &mut out)
+        }
+        Shell::Fish => {
+            clap_complete::generate(clap_complete::Shell::Fish, &mut command, name, &mut out)
+        }
         Shell::Powershell => {
-            clap_complete::generate(clap_complete::Shell::PowerShell, &mut command, name, &mut out);
+            clap_complete::generate(
+                clap_complete::Shell::PowerShell,
+                &mut command,
+                name,
+                &mut out,
+            );
         }
     }
     String::from_utf8_lossy(&out).into_owned()
@@ -37,17 +48,34 @@ pub fn script(shell: Shell) -> String {
 
 pub fn run(args: &CompletionArgs, printer: &Printer) -> Result<()> {
     if let Some(dir) = &args.install_shim {
-        let dir = if dir.as_os_str().is_empty() { default_shim_dir()? } else { dir.clone() };
+        let dir = if dir.as_os_str().is_empty() {
+            default_shim_dir()?
+        } else {
+            dir.clone()
+        };
         let path = dir.join(SHIM_NAME);
-        std::fs::create_dir_all(&dir).map_err(|source| Error::WriteFile { path: dir.clone(), source })?;
-        std::fs::write(&path, SHIM).map_err(|source| Error::WriteFile { path: path.clone(), source })?;
+        std::fs::create_dir_all(&dir).map_err(|source| Error::WriteFile {
+            path: dir.clone(),
+            source,
+        })?;
+        std::fs::write(&path, SHIM).map_err(|source| Error::WriteFile {
+            path: path.clone(),
+            source,
+        })?;
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-                .map_err(|source| Error::WriteFile { path: path.clone(), source })?;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).map_err(
+                |source| Error::WriteFile {
+                    path: path.clone(),
+                    source,
+                },
+            )?;
         }
-        printer.note(&format!("wrote {}; `kubectl infera <TAB>` now completes (kubectl >= 1.26)", path.display()));
+        printer.note(&format!(
+            "wrote {}; `kubectl infera <TAB>` now completes (kubectl >= 1.26)",
+            path.display()
+        ));
     }
     if let Some(shell) = args.shell {
         printer.out(&script(shell));
@@ -84,7 +112,10 @@ pub fn candidates(words: &[String]) -> (Vec<String>, u8, Option<Dynamic>) {
         }
     }
     let previous = before.last().map(String::as_str).unwrap_or_default();
-    let all_args: Vec<&clap::Arg> = command.get_arguments().chain(root.get_arguments()).collect();
+    let all_args: Vec<&clap::Arg> = command
+        .get_arguments()
+        .chain(root.get_arguments())
+        .collect();
     // A flag's value?
     if previous.starts_with('-') && !previous.contains('=') {
         let flag = all_args.iter().find(|a| {
@@ -114,7 +145,10 @@ pub fn candidates(words: &[String]) -> (Vec<String>, u8, Option<Dynamic>) {
         let flags = all_args
             .iter()
             .filter(|a| !a.is_hide_set())
-            .filter_map(|a| a.get_long().map(|l| (format!("--{l}"), a.get_help().map(|h| h.to_string()))))
+            .filter_map(|a| {
+                a.get_long()
+                    .map(|l| (format!("--{l}"), a.get_help().map(|h| h.to_string())))
+            })
             .filter(|(f, _)| f.starts_with(current))
             .map(|(f, help)| match help {
                 Some(h) => format!("{f}\t{h}"),
@@ -138,7 +172,10 @@ pub fn candidates(words: &[String]) -> (Vec<String>, u8, Option<Dynamic>) {
         return (vec![], NO_FILE, Some(Dynamic::Deployments));
     }
     if command.get_name() == "completion" {
-        let shells = ["bash", "zsh", "fish", "powershell"].iter().filter(|s| s.starts_with(current)).map(|s| s.to_string());
+        let shells = ["bash", "zsh", "fish", "powershell"]
+            .iter()
+            .filter(|s| s.starts_with(current))
+            .map(|s| s.to_string());
         return (shells.collect(), NO_FILE, None);
     }
     (vec![], NO_FILE, None)
@@ -155,7 +192,10 @@ pub enum Dynamic {
 /// completion looks where the finished command will.
 pub fn globals_in(words: &[String], base: &GlobalArgs) -> GlobalArgs {
     let mut global = base.clone();
-    let typed = words.split_last().map(|(_, before)| before).unwrap_or_default();
+    let typed = words
+        .split_last()
+        .map(|(_, before)| before)
+        .unwrap_or_default();
     let mut iter = typed.iter().peekable();
     while let Some(word) = iter.next() {
         let (flag, inline) = match word.split_once('=') {
@@ -195,18 +235,24 @@ pub async fn complete(args: &CompleteArgs, global: &GlobalArgs, printer: &Printe
                     .into_iter()
                     .filter_map(|n| n.metadata.name)
                     .collect(),
-                Dynamic::Deployments => Api::<InferaDeployment>::namespaced(kube.client.clone(), &kube.namespace)
-                    .list_metadata(&ListParams::default())
-                    .await
-                    .ok()?
-                    .items
-                    .into_iter()
-                    .filter_map(|n| n.metadata.name)
-                    .collect(),
+                Dynamic::Deployments => {
+                    Api::<InferaDeployment>::namespaced(kube.client.clone(), &kube.namespace)
+                        .list_metadata(&ListParams::default())
+                        .await
+                        .ok()?
+                        .items
+                        .into_iter()
+                        .filter_map(|n| n.metadata.name)
+                        .collect()
+                }
             };
             Some(names)
         };
-        let names = tokio::time::timeout(Duration::from_secs(3), lookup).await.ok().flatten().unwrap_or_default();
+        let names = tokio::time::timeout(Duration::from_secs(3), lookup)
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or_default();
         lines.extend(names.into_iter().filter(|n| n.starts_with(&current)));
     }
     lines.push(format!(":{directive}"));
@@ -225,7 +271,10 @@ mod tests {
     #[test]
     fn completes_subcommands_flags_and_values() {
         let (c, d, _) = candidates(&words(&["st"]));
-        assert_eq!(c, ["status\tShow InferaDeployments: a list, or one in detail"]);
+        assert_eq!(
+            c,
+            ["status\tShow InferaDeployments: a list, or one in detail"]
+        );
         assert_eq!(d, NO_FILE);
         let (c, _, _) = candidates(&words(&["status", "--wat"]));
         assert_eq!(c.len(), 1);
@@ -242,7 +291,10 @@ mod tests {
 
     #[test]
     fn dynamic_completion_honours_typed_global_flags() {
-        let g = globals_in(&words(&["status", "-n", "team-a", "--context=prod", ""]), &GlobalArgs::default());
+        let g = globals_in(
+            &words(&["status", "-n", "team-a", "--context=prod", ""]),
+            &GlobalArgs::default(),
+        );
         assert_eq!(g.namespace.as_deref(), Some("team-a"));
         assert_eq!(g.context.as_deref(), Some("prod"));
         // The word being completed is not a value yet.

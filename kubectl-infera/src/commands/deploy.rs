@@ -43,12 +43,20 @@ pub async fn run(args: &DeployArgs, global: &GlobalArgs, printer: &Printer) -> R
         clean(idep);
     }
     if let Some(path) = &args.save {
-        let text = infera_core::yaml::to_yaml_stream(&deployments).map_err(|e| Error::Failed(e.to_string()))?;
-        std::fs::write(path, text).map_err(|source| Error::WriteFile { path: path.clone(), source })?;
+        let text = infera_core::yaml::to_yaml_stream(&deployments)
+            .map_err(|e| Error::Failed(e.to_string()))?;
+        std::fs::write(path, text).map_err(|source| Error::WriteFile {
+            path: path.clone(),
+            source,
+        })?;
         printer.note(&format!("saved the spec to {}", path.display()));
     }
     if offline {
-        print_objects(printer, &deployments, args.output.unwrap_or(ManifestOutput::Yaml))?;
+        print_objects(
+            printer,
+            &deployments,
+            args.output.unwrap_or(ManifestOutput::Yaml),
+        )?;
         return Ok(());
     }
     let kube = client::connect(global).await?;
@@ -59,7 +67,11 @@ pub async fn run(args: &DeployArgs, global: &GlobalArgs, printer: &Printer) -> R
             idep.metadata.namespace = Some(kube.namespace.clone());
         }
         let (object, outcome) = apply(&kube, idep, server_dry_run, args.force_conflicts).await?;
-        let suffix = if server_dry_run { " (server dry run)" } else { "" };
+        let suffix = if server_dry_run {
+            " (server dry run)"
+        } else {
+            ""
+        };
         if args.output.is_none() {
             printer.out(&format!(
                 "inferadeployment.infera.amd.com/{} {outcome}{suffix}",
@@ -80,7 +92,10 @@ pub async fn run(args: &DeployArgs, global: &GlobalArgs, printer: &Printer) -> R
         && let Some(idep) = applied.first()
     {
         let name = idep.metadata.name.as_deref().unwrap_or_default();
-        printer.note(&format!("follow it with `kubectl infera status {name} -n {} --watch`", kube.namespace));
+        printer.note(&format!(
+            "follow it with `kubectl infera status {name} -n {} --watch`",
+            kube.namespace
+        ));
     }
     Ok(())
 }
@@ -96,29 +111,50 @@ fn clean(idep: &mut InferaDeployment) {
     m.generation = None;
 }
 
-fn print_objects(printer: &Printer, objects: &[InferaDeployment], output: ManifestOutput) -> Result<()> {
+fn print_objects(
+    printer: &Printer,
+    objects: &[InferaDeployment],
+    output: ManifestOutput,
+) -> Result<()> {
     match (output, objects) {
         (ManifestOutput::Json, [one]) => printer.json(one),
-        (ManifestOutput::Json, many) => printer.json(&serde_json::json!({"apiVersion": "v1", "kind": "List", "items": many})),
+        (ManifestOutput::Json, many) => {
+            printer.json(&serde_json::json!({"apiVersion": "v1", "kind": "List", "items": many}))
+        }
         (ManifestOutput::Yaml, many) => {
-            printer.out(&infera_core::yaml::to_yaml_stream(many).map_err(|e| Error::Failed(e.to_string()))?);
+            printer.out(
+                &infera_core::yaml::to_yaml_stream(many)
+                    .map_err(|e| Error::Failed(e.to_string()))?,
+            );
             Ok(())
         }
     }
 }
 
-async fn from_flags_or_wizard(args: &DeployArgs, global: &GlobalArgs, printer: &Printer) -> Result<InferaDeployment> {
+async fn from_flags_or_wizard(
+    args: &DeployArgs,
+    global: &GlobalArgs,
+    printer: &Printer,
+) -> Result<InferaDeployment> {
     let missing = plan::missing(&args.spec);
     let plan = if missing.is_empty() {
-        Plan::from_flags(&args.spec).map_err(|m| Error::Usage(format!("missing {}", m.join(", "))))?
+        Plan::from_flags(&args.spec)
+            .map_err(|m| Error::Usage(format!("missing {}", m.join(", "))))?
     } else if printer.interactive() && !args.no_interactive {
         let hints = cluster_hints(global).await;
         let flags = wizard::run(&args.spec, hints)?;
         let plan = wizard::plan(&flags)?;
         let idep = plan.to_deployment(global.namespace.as_deref());
-        printer.note(&format!("\n{}", printer.paint_err(Style::Bold, "The InferaDeployment:")));
+        printer.note(&format!(
+            "\n{}",
+            printer.paint_err(Style::Bold, "The InferaDeployment:")
+        ));
         printer.note(&infera_core::yaml::to_yaml(&idep).map_err(|e| Error::Failed(e.to_string()))?);
-        printer.note(&format!("{}\n{}\n", printer.paint_err(Style::Bold, "The same without the wizard:"), plan.command_line()));
+        printer.note(&format!(
+            "{}\n{}\n",
+            printer.paint_err(Style::Bold, "The same without the wizard:"),
+            plan.command_line()
+        ));
         spec::validate(&idep)?;
         if args.dry_run == DryRun::None && !args.yes {
             let (namespace, context) = match client::config(global).await {
@@ -148,16 +184,41 @@ async fn cluster_hints(global: &GlobalArgs) -> wizard::ClusterHints {
         let nodes = nodes.list(&ListParams::default()).await.ok()?.items;
         let gpus: Vec<i32> = nodes
             .iter()
-            .filter_map(|n| n.status.as_ref()?.allocatable.as_ref()?.get(plan::DEFAULT_GPU_TYPE)?.0.parse().ok())
+            .filter_map(|n| {
+                n.status
+                    .as_ref()?
+                    .allocatable
+                    .as_ref()?
+                    .get(plan::DEFAULT_GPU_TYPE)?
+                    .0
+                    .parse()
+                    .ok()
+            })
             .filter(|g: &i32| *g > 0)
             .collect();
-        Some(wizard::ClusterHints { gpus_per_node: gpus.iter().max().copied(), gpu_nodes: gpus.len() })
+        Some(wizard::ClusterHints {
+            gpus_per_node: gpus.iter().max().copied(),
+            gpu_nodes: gpus.len(),
+        })
     };
-    tokio::time::timeout(Duration::from_secs(5), lookup).await.ok().flatten().unwrap_or_default()
+    tokio::time::timeout(Duration::from_secs(5), lookup)
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or_default()
 }
 
-async fn apply(kube: &Kube, idep: &InferaDeployment, dry_run: bool, force: bool) -> Result<(InferaDeployment, Outcome)> {
-    let namespace = idep.metadata.namespace.clone().unwrap_or_else(|| kube.namespace.clone());
+async fn apply(
+    kube: &Kube,
+    idep: &InferaDeployment,
+    dry_run: bool,
+    force: bool,
+) -> Result<(InferaDeployment, Outcome)> {
+    let namespace = idep
+        .metadata
+        .namespace
+        .clone()
+        .unwrap_or_else(|| kube.namespace.clone());
     let name = idep.metadata.name.clone().unwrap_or_default();
     let api: Api<InferaDeployment> = Api::namespaced(kube.client.clone(), &namespace);
     let display = format!("InferaDeployment {namespace}/{name}");
@@ -174,10 +235,15 @@ async fn apply(kube: &Kube, idep: &InferaDeployment, dry_run: bool, force: bool)
     let mut params = PatchParams::apply(infera_core::naming::PLUGIN_MANAGER);
     params.dry_run = dry_run;
     params.force = force;
-    let applied = api.patch(&name, &params, &Patch::Apply(idep)).await.map_err(|e| conflict_or(&display, e))?;
+    let applied = api
+        .patch(&name, &params, &Patch::Apply(idep))
+        .await
+        .map_err(|e| conflict_or(&display, e))?;
     let outcome = match &previous {
         None => Outcome::Created,
-        Some(p) if p.metadata.resource_version == applied.metadata.resource_version => Outcome::Unchanged,
+        Some(p) if p.metadata.resource_version == applied.metadata.resource_version => {
+            Outcome::Unchanged
+        }
         Some(_) => Outcome::Configured,
     };
     Ok((applied, outcome))
@@ -186,35 +252,64 @@ async fn apply(kube: &Kube, idep: &InferaDeployment, dry_run: bool, force: bool)
 /// One line of progress: state and ready replicas per service.
 pub fn progress_line(idep: &InferaDeployment) -> String {
     let status = idep.status.clone().unwrap_or_default();
-    let state = status.state.map(|s| s.to_string()).unwrap_or_else(|| "Pending".into());
+    let state = status
+        .state
+        .map(|s| s.to_string())
+        .unwrap_or_else(|| "Pending".into());
     let services: Vec<String> = status
         .services
         .iter()
         .map(|(name, s)| format!("{name} {}/{}", s.ready_replicas, s.desired_replicas))
         .collect();
-    format!("{}: {state}  {}", idep.metadata.name.as_deref().unwrap_or_default(), services.join("  "))
+    format!(
+        "{}: {state}  {}",
+        idep.metadata.name.as_deref().unwrap_or_default(),
+        services.join("  ")
+    )
 }
 
-async fn wait_ready(kube: &Kube, applied: &InferaDeployment, timeout: Duration, printer: &Printer) -> Result<()> {
-    let namespace = applied.metadata.namespace.clone().unwrap_or_else(|| kube.namespace.clone());
+async fn wait_ready(
+    kube: &Kube,
+    applied: &InferaDeployment,
+    timeout: Duration,
+    printer: &Printer,
+) -> Result<()> {
+    let namespace = applied
+        .metadata
+        .namespace
+        .clone()
+        .unwrap_or_else(|| kube.namespace.clone());
     let name = applied.metadata.name.clone().unwrap_or_default();
     let generation = applied.metadata.generation.unwrap_or_default();
     let api: Api<InferaDeployment> = Api::namespaced(kube.client.clone(), &namespace);
     let deadline = Instant::now() + timeout;
     let mut last_line = String::new();
     loop {
-        let idep = api.get(&name).await.map_err(|e| Error::kube(format!("reading {namespace}/{name}"), e))?;
+        let idep = api
+            .get(&name)
+            .await
+            .map_err(|e| Error::kube(format!("reading {namespace}/{name}"), e))?;
         let status = idep.status.clone().unwrap_or_default();
         let current = status.observed_generation.unwrap_or_default() >= generation;
         if current && status.state == Some(State::Ready) {
             printer.clear_progress();
-            printer.note(&format!("{} {}", printer.paint_err(Style::Good, "Ready:"), progress_line(&idep)));
+            printer.note(&format!(
+                "{} {}",
+                printer.paint_err(Style::Good, "Ready:"),
+                progress_line(&idep)
+            ));
             return Ok(());
         }
-        let invalid = status.conditions.iter().find(|c| c.type_ == "Ready" && c.reason == "InvalidSpec");
+        let invalid = status
+            .conditions
+            .iter()
+            .find(|c| c.type_ == "Ready" && c.reason == "InvalidSpec");
         if current && let Some(c) = invalid {
             printer.clear_progress();
-            return Err(Error::Failed(format!("{namespace}/{name} was rejected by the operator: {}", c.message)));
+            return Err(Error::Failed(format!(
+                "{namespace}/{name} was rejected by the operator: {}",
+                c.message
+            )));
         }
         let line = progress_line(&idep);
         if line != last_line {
@@ -232,13 +327,19 @@ async fn wait_ready(kube: &Kube, applied: &InferaDeployment, timeout: Duration, 
                 (Some(state), None) => format!("state {state}"),
             };
             if !current && status.state.is_some() {
-                why.push_str(&format!(" (status is for generation {}, not {generation})", status.observed_generation.unwrap_or_default()));
+                why.push_str(&format!(
+                    " (status is for generation {}, not {generation})",
+                    status.observed_generation.unwrap_or_default()
+                ));
             }
             if pods.is_empty() && status.state.is_some() {
                 why.push_str("; no pods exist yet");
             }
             why.push_str(&diagnose::summary(&detail.blocking, ""));
-            return Err(Error::Timeout { after: human(timeout), why: format!("{namespace}/{name} is not Ready: {why}") });
+            return Err(Error::Timeout {
+                after: human(timeout),
+                why: format!("{namespace}/{name} is not Ready: {why}"),
+            });
         }
         tokio::time::sleep(Duration::from_secs(1)).await;
     }

@@ -9,7 +9,9 @@ use k8s_openapi::{
     api::{
         admissionregistration::v1::ValidatingWebhookConfiguration,
         apps::v1::Deployment,
-        authorization::v1::{ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec},
+        authorization::v1::{
+            ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
+        },
         core::v1::{Node, Pod},
         storage::v1::StorageClass,
     },
@@ -61,7 +63,10 @@ async fn can(client: &Client, need: &Need) -> Read<bool> {
         },
         ..Default::default()
     };
-    let answer = api.create(&PostParams::default(), &review).await.map_err(read_error)?;
+    let answer = api
+        .create(&PostParams::default(), &review)
+        .await
+        .map_err(read_error)?;
     Ok(answer.status.is_some_and(|s| s.allowed))
 }
 
@@ -78,21 +83,50 @@ async fn lws_probe(client: &Client, namespace: &str) -> Read<()> {
             "containers": [{"name": "probe", "image": "example.invalid/infera-doctor-probe:0"}]}}}}
     }))
     .map_err(|e| e.to_string())?;
-    api.create(&PostParams { dry_run: true, ..Default::default() }, &probe).await.map(|_| ()).map_err(read_error)
+    api.create(
+        &PostParams {
+            dry_run: true,
+            ..Default::default()
+        },
+        &probe,
+    )
+    .await
+    .map(|_| ())
+    .map_err(read_error)
 }
 
 /// DeviceClass names and the number of ResourceSlices of AMD's driver (resource.k8s.io v1, then v1beta2).
 async fn dra(client: &Client) -> Read<(Vec<String>, usize)> {
     for version in ["v1", "v1beta2", "v1beta1"] {
-        let classes = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("resource.k8s.io", version, "DeviceClass"), "deviceclasses");
-        let slices = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("resource.k8s.io", version, "ResourceSlice"), "resourceslices");
-        let names = match Api::<DynamicObject>::all_with(client.clone(), &classes).list_metadata(&ListParams::default()).await {
-            Ok(list) => list.items.into_iter().filter_map(|o| o.metadata.name).collect::<Vec<_>>(),
+        let classes = ApiResource::from_gvk_with_plural(
+            &GroupVersionKind::gvk("resource.k8s.io", version, "DeviceClass"),
+            "deviceclasses",
+        );
+        let slices = ApiResource::from_gvk_with_plural(
+            &GroupVersionKind::gvk("resource.k8s.io", version, "ResourceSlice"),
+            "resourceslices",
+        );
+        let names = match Api::<DynamicObject>::all_with(client.clone(), &classes)
+            .list_metadata(&ListParams::default())
+            .await
+        {
+            Ok(list) => list
+                .items
+                .into_iter()
+                .filter_map(|o| o.metadata.name)
+                .collect::<Vec<_>>(),
             Err(kube::Error::Api(s)) if s.code == 404 => continue,
             Err(e) => return Err(read_error(e)),
         };
-        let amd_slices = match Api::<DynamicObject>::all_with(client.clone(), &slices).list(&ListParams::default()).await {
-            Ok(list) => list.items.iter().filter(|s| s.data["spec"]["driver"] == checks::AMD_DRA).count(),
+        let amd_slices = match Api::<DynamicObject>::all_with(client.clone(), &slices)
+            .list(&ListParams::default())
+            .await
+        {
+            Ok(list) => list
+                .items
+                .iter()
+                .filter(|s| s.data["spec"]["driver"] == checks::AMD_DRA)
+                .count(),
             Err(_) => 0,
         };
         return Ok((names, amd_slices));
@@ -102,12 +136,18 @@ async fn dra(client: &Client) -> Read<(Vec<String>, usize)> {
 
 /// Reads everything the checks need.
 pub async fn gather(args: &DoctorArgs, global: &GlobalArgs) -> Result<Facts> {
-    let mut f = Facts { pre: args.pre, ..Default::default() };
+    let mut f = Facts {
+        pre: args.pre,
+        ..Default::default()
+    };
     f.spec = match &args.for_file {
         Some(path) => {
             let mut loaded = spec::load(path, global.namespace.as_deref())?;
             if loaded.len() != 1 {
-                return Err(Error::Usage(format!("{}: --for takes a file with exactly one InferaDeployment", path.display())));
+                return Err(Error::Usage(format!(
+                    "{}: --for takes a file with exactly one InferaDeployment",
+                    path.display()
+                )));
             }
             Some(loaded.remove(0).1)
         }
@@ -159,7 +199,12 @@ pub async fn gather(args: &DoctorArgs, global: &GlobalArgs) -> Result<Facts> {
     f.operator_pods = op_pods.map(|l| l.items).unwrap_or_default();
     f.lws_crd = Some(optional(lws_crd));
     f.lws_webhooks = Some(hooks.map_err(read_error).map(|list| {
-        list.items.iter().any(|c| c.webhooks.iter().flatten().any(|w| w.name.contains("leaderworkerset")))
+        list.items.iter().any(|c| {
+            c.webhooks
+                .iter()
+                .flatten()
+                .any(|w| w.name.contains("leaderworkerset"))
+        })
     }));
     f.lws_probe = Some(probe);
     f.nodes = Some(node_list.map(|l| l.items).map_err(read_error));
@@ -169,17 +214,26 @@ pub async fn gather(args: &DoctorArgs, global: &GlobalArgs) -> Result<Facts> {
         list.items
             .into_iter()
             .filter(|c| {
-                c.metadata.annotations.as_ref().and_then(|a| a.get("storageclass.kubernetes.io/is-default-class")).is_some_and(|v| v == "true")
+                c.metadata
+                    .annotations
+                    .as_ref()
+                    .and_then(|a| a.get("storageclass.kubernetes.io/is-default-class"))
+                    .is_some_and(|v| v == "true")
             })
             .filter_map(|c| c.metadata.name)
             .collect()
     }));
     // init's permissions matter before install (or when something is missing), not afterwards.
     let missing = matches!(f.infera_crd, Some(Ok(None))) || matches!(f.operator, Some(Ok(None)));
-    let init_needs = if args.pre || missing { checks::init_needs() } else { Vec::new() };
+    let init_needs = if args.pre || missing {
+        checks::init_needs()
+    } else {
+        Vec::new()
+    };
     let deploy_needs = checks::deploy_needs(&kube.namespace);
     let init_answers = futures::future::join_all(init_needs.iter().map(|n| can(&client, n))).await;
-    let deploy_answers = futures::future::join_all(deploy_needs.iter().map(|n| can(&client, n))).await;
+    let deploy_answers =
+        futures::future::join_all(deploy_needs.iter().map(|n| can(&client, n))).await;
     f.init_access = init_needs.into_iter().zip(init_answers).collect();
     f.deploy_access = deploy_needs.into_iter().zip(deploy_answers).collect();
     Ok(f)
@@ -206,7 +260,12 @@ pub fn report(checks: Vec<Check>) -> Report {
         };
         *summary.entry(key).or_default() += 1;
     }
-    Report { schema_version: 1, success: checks::success(&checks), summary, checks }
+    Report {
+        schema_version: 1,
+        success: checks::success(&checks),
+        summary,
+        checks,
+    }
 }
 
 /// The report as text, grouped by category.
@@ -224,16 +283,30 @@ pub fn text(printer: &Printer, report: &Report) -> String {
             Severity::Fail => ("FAIL", Style::Bad),
             Severity::Skip => ("skip", Style::Dim),
         };
-        out.push_str(&format!("  {}  {}  {:<20} {}\n", printer.paint(style, label), c.id, c.name, c.message));
+        out.push_str(&format!(
+            "  {}  {}  {:<20} {}\n",
+            printer.paint(style, label),
+            c.id,
+            c.name,
+            c.message
+        ));
         for d in &c.details {
             out.push_str(&format!("{:>37}{d}\n", ""));
         }
         if let Some(hint) = &c.hint {
-            out.push_str(&format!("{:>37}{} {hint}\n", "", printer.paint(Style::Dim, "hint:")));
+            out.push_str(&format!(
+                "{:>37}{} {hint}\n",
+                "",
+                printer.paint(Style::Dim, "hint:")
+            ));
         }
     }
     let s = &report.summary;
-    let verdict = if report.success { printer.paint(Style::Good, "no failures") } else { printer.paint(Style::Bad, "problems found") };
+    let verdict = if report.success {
+        printer.paint(Style::Good, "no failures")
+    } else {
+        printer.paint(Style::Bad, "problems found")
+    };
     out.push_str(&format!(
         "\n{verdict}: {} passed, {} warning(s), {} failed, {} skipped\n",
         s.get("pass").unwrap_or(&0),
@@ -252,5 +325,9 @@ pub async fn run(args: &DoctorArgs, global: &GlobalArgs, printer: &Printer) -> R
         Output::Yaml => printer.yaml(&report)?,
         Output::Table | Output::Wide => printer.out(&text(printer, &report)),
     }
-    if report.success { Ok(()) } else { Err(Error::Failed(String::new())) }
+    if report.success {
+        Ok(())
+    } else {
+        Err(Error::Failed(String::new()))
+    }
 }

@@ -12,16 +12,25 @@ use crate::{
 /// Relative path and content of every generated file.
 pub fn files() -> Result<Vec<(PathBuf, String)>> {
     let crd = infera_core::crd::crd_yaml().map_err(|e| Error::Failed(e.to_string()))?;
-    let mut files = vec![(PathBuf::from("crds/inferadeployments.infera.amd.com.yaml"), crd)];
+    let mut files = vec![(
+        PathBuf::from("crds/inferadeployments.infera.amd.com.yaml"),
+        crd,
+    )];
     for (shell, file) in [
         (Shell::Bash, "kubectl-infera.bash"),
         (Shell::Zsh, "_kubectl-infera"),
         (Shell::Fish, "kubectl-infera.fish"),
         (Shell::Powershell, "kubectl-infera.ps1"),
     ] {
-        files.push((Path::new("completions").join(file), completion::script(shell)));
+        files.push((
+            Path::new("completions").join(file),
+            completion::script(shell),
+        ));
     }
-    files.push((Path::new("completions").join(completion::SHIM_NAME), completion::SHIM.to_string()));
+    files.push((
+        Path::new("completions").join(completion::SHIM_NAME),
+        completion::SHIM.to_string(),
+    ));
     Ok(files)
 }
 
@@ -29,18 +38,28 @@ pub fn run(args: &GenerateArgs, printer: &Printer) -> Result<()> {
     for (relative, content) in files()? {
         let path = args.root.join(&relative);
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|source| Error::WriteFile { path: dir.to_path_buf(), source })?;
+            std::fs::create_dir_all(dir).map_err(|source| Error::WriteFile {
+                path: dir.to_path_buf(),
+                source,
+            })?;
         }
         let unchanged = std::fs::read_to_string(&path).is_ok_and(|old| old == content);
         if !unchanged {
-            std::fs::write(&path, &content).map_err(|source| Error::WriteFile { path: path.clone(), source })?;
+            std::fs::write(&path, &content).map_err(|source| Error::WriteFile {
+                path: path.clone(),
+                source,
+            })?;
             printer.note(&format!("wrote {}", relative.display()));
         }
         #[cfg(unix)]
         if relative.ends_with(completion::SHIM_NAME) {
             use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-                .map_err(|source| Error::WriteFile { path: path.clone(), source })?;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).map_err(
+                |source| Error::WriteFile {
+                    path: path.clone(),
+                    source,
+                },
+            )?;
         }
     }
     Ok(())

@@ -26,9 +26,15 @@ use crate::{
 
 pub async fn run(args: &InitArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
     install(args, global, printer).await.map_err(|e| match e {
-        Error::Api { action, message, code: 403 } => Error::Api {
+        Error::Api {
             action,
-            message: format!("{message}\n`kubectl infera doctor --pre` lists every permission init needs"),
+            message,
+            code: 403,
+        } => Error::Api {
+            action,
+            message: format!(
+                "{message}\n`kubectl infera doctor --pre` lists every permission init needs"
+            ),
             code: 403,
         },
         other => other,
@@ -43,27 +49,45 @@ async fn install(args: &InitArgs, global: &GlobalArgs, printer: &Printer) -> Res
     }
     let kube = client::connect(global).await?;
     if kube.namespace_explicit && kube.namespace != bundle::NAMESPACE {
-        printer.warn(&format!("the operator always installs into {}; -n is ignored", bundle::NAMESPACE));
+        printer.warn(&format!(
+            "the operator always installs into {}; -n is ignored",
+            bundle::NAMESPACE
+        ));
     }
     let server_dry_run = args.dry_run == DryRun::Server;
     let client = kube.client.clone();
     guard_skew(&client, args.allow_downgrade).await?;
-    let suffix = if server_dry_run { " (server dry run)" } else { "" };
+    let suffix = if server_dry_run {
+        " (server dry run)"
+    } else {
+        ""
+    };
     let mut namespace_is_new = false;
     for object in &objects {
         let api = apply::dynamic_api(&client, &object.resource, object.namespace());
         let display = object.display();
-        let previous =
-            api.get_opt(object.name()).await.map_err(|e| Error::kube(format!("reading {display}"), e))?;
+        let previous = api
+            .get_opt(object.name())
+            .await
+            .map_err(|e| Error::kube(format!("reading {display}"), e))?;
         let value = serde_json::to_value(&object.object)
             .map_err(|e| Error::Failed(format!("cannot serialize {display}: {e}")))?;
-        let result =
-            apply::apply(&api, &value, object.name(), &display, previous.as_ref(), server_dry_run, args.force_conflicts)
-                .await;
+        let result = apply::apply(
+            &api,
+            &value,
+            object.name(),
+            &display,
+            previous.as_ref(),
+            server_dry_run,
+            args.force_conflicts,
+        )
+        .await;
         let outcome = match result {
             Ok((_, outcome)) => outcome,
             // A server dry run cannot create objects in a namespace that is itself only dry-run created.
-            Err(Error::Api { code: 404, .. }) if server_dry_run && namespace_is_new && object.namespaced => {
+            Err(Error::Api { code: 404, .. })
+                if server_dry_run && namespace_is_new && object.namespaced =>
+            {
                 Outcome::Created
             }
             Err(e) => return Err(e),
@@ -78,7 +102,10 @@ async fn install(args: &InitArgs, global: &GlobalArgs, printer: &Printer) -> Res
     }
     if args.wait && !server_dry_run {
         wait_operator(&client, args.timeout, printer).await?;
-        printer.note(&format!("operator {VERSION} is available in namespace {}", bundle::NAMESPACE));
+        printer.note(&format!(
+            "operator {VERSION} is available in namespace {}",
+            bundle::NAMESPACE
+        ));
     } else if !server_dry_run {
         printer.note("next: `kubectl infera doctor`, then `kubectl infera deploy`");
     }
@@ -89,24 +116,45 @@ async fn install(args: &InitArgs, global: &GlobalArgs, printer: &Printer) -> Res
 pub fn manifest(objects: &[BundleObject], output: ManifestOutput) -> Result<String> {
     let values: Vec<&kube::api::DynamicObject> = objects.iter().map(|o| &o.object).collect();
     match output {
-        ManifestOutput::Yaml => infera_core::yaml::to_yaml_stream(&values).map_err(|e| Error::Failed(e.to_string())),
-        ManifestOutput::Json => serde_json::to_string_pretty(&serde_json::json!({"apiVersion": "v1", "kind": "List", "items": values}))
-            .map_err(|e| Error::Failed(e.to_string())),
+        ManifestOutput::Yaml => {
+            infera_core::yaml::to_yaml_stream(&values).map_err(|e| Error::Failed(e.to_string()))
+        }
+        ManifestOutput::Json => serde_json::to_string_pretty(
+            &serde_json::json!({"apiVersion": "v1", "kind": "List", "items": values}),
+        )
+        .map_err(|e| Error::Failed(e.to_string())),
     }
 }
 
 /// Refuses to install over a newer release (unless allowed).
 async fn guard_skew(client: &Client, allow_downgrade: bool) -> Result<()> {
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    let crd = crds.get_opt(&bundle::crd_name()).await.map_err(|e| Error::kube("reading the InferaDeployment CRD", e))?;
+    let crd = crds
+        .get_opt(&bundle::crd_name())
+        .await
+        .map_err(|e| Error::kube("reading the InferaDeployment CRD", e))?;
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), bundle::NAMESPACE);
     let operator = deployments
         .get_opt(bundle::OPERATOR)
         .await
         .map_err(|e| Error::kube("reading the operator Deployment", e))?;
     let installed = [
-        ("CRD", crd.and_then(|c| c.metadata.annotations.and_then(|a| a.get(VERSION_ANNOTATION).cloned()))),
-        ("operator", operator.and_then(|d| d.metadata.labels.and_then(|l| l.get(bundle::VERSION_LABEL).cloned()))),
+        (
+            "CRD",
+            crd.and_then(|c| {
+                c.metadata
+                    .annotations
+                    .and_then(|a| a.get(VERSION_ANNOTATION).cloned())
+            }),
+        ),
+        (
+            "operator",
+            operator.and_then(|d| {
+                d.metadata
+                    .labels
+                    .and_then(|l| l.get(bundle::VERSION_LABEL).cloned())
+            }),
+        ),
     ];
     if let Some(message) = downgrade(&installed, VERSION)
         && !allow_downgrade
@@ -130,13 +178,24 @@ pub fn downgrade(installed: &[(&str, Option<String>)], plugin: &str) -> Option<S
     })
 }
 
-async fn wait_established(client: &Client, name: &str, timeout: Duration, printer: &Printer) -> Result<()> {
+async fn wait_established(
+    client: &Client,
+    name: &str,
+    timeout: Duration,
+    printer: &Printer,
+) -> Result<()> {
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     let deadline = Instant::now() + timeout;
     loop {
-        let crd = crds.get(name).await.map_err(|e| Error::kube(format!("reading CRD {name}"), e))?;
+        let crd = crds
+            .get(name)
+            .await
+            .map_err(|e| Error::kube(format!("reading CRD {name}"), e))?;
         let conditions = crd.status.and_then(|s| s.conditions).unwrap_or_default();
-        if conditions.iter().any(|c| c.type_ == "Established" && c.status == "True") {
+        if conditions
+            .iter()
+            .any(|c| c.type_ == "Established" && c.status == "True")
+        {
             printer.clear_progress();
             return Ok(());
         }
@@ -146,7 +205,10 @@ async fn wait_established(client: &Client, name: &str, timeout: Duration, printe
                 .find(|c| c.type_ == "NamesAccepted" && c.status == "False")
                 .and_then(|c| c.message.clone())
                 .unwrap_or_else(|| "the API server has not established it".into());
-            return Err(Error::Timeout { after: human(timeout), why: format!("CRD {name} is not Established: {why}") });
+            return Err(Error::Timeout {
+                after: human(timeout),
+                why: format!("CRD {name} is not Established: {why}"),
+            });
         }
         printer.progress(&format!("waiting for CRD {name} to be Established"));
         tokio::time::sleep(Duration::from_millis(250)).await;
@@ -155,12 +217,21 @@ async fn wait_established(client: &Client, name: &str, timeout: Duration, printe
 
 /// Readiness of a Deployment: `(available, desired, done)`.
 pub fn rollout(deployment: &Deployment) -> (i32, i32, bool) {
-    let desired = deployment.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1);
+    let desired = deployment
+        .spec
+        .as_ref()
+        .and_then(|s| s.replicas)
+        .unwrap_or(1);
     let status = deployment.status.clone().unwrap_or_default();
     let available = status.available_replicas.unwrap_or(0);
     let updated = status.updated_replicas.unwrap_or(0);
-    let observed = status.observed_generation.unwrap_or(0) >= deployment.metadata.generation.unwrap_or(0);
-    (available, desired, observed && updated >= desired && available >= desired)
+    let observed =
+        status.observed_generation.unwrap_or(0) >= deployment.metadata.generation.unwrap_or(0);
+    (
+        available,
+        desired,
+        observed && updated >= desired && available >= desired,
+    )
 }
 
 async fn wait_operator(client: &Client, timeout: Duration, printer: &Printer) -> Result<()> {
@@ -180,8 +251,16 @@ async fn wait_operator(client: &Client, timeout: Duration, printer: &Printer) ->
             let pods: Api<Pod> = Api::namespaced(client.clone(), bundle::NAMESPACE);
             let events: Api<Event> = Api::namespaced(client.clone(), bundle::NAMESPACE);
             let selector = ListParams::default().labels("app.kubernetes.io/name=infera-operator");
-            let pods = pods.list(&selector).await.map(|l| l.items).unwrap_or_default();
-            let events = events.list(&ListParams::default()).await.map(|l| l.items).unwrap_or_default();
+            let pods = pods
+                .list(&selector)
+                .await
+                .map(|l| l.items)
+                .unwrap_or_default();
+            let events = events
+                .list(&ListParams::default())
+                .await
+                .map(|l| l.items)
+                .unwrap_or_default();
             let reasons = diagnose::reasons(&pods, &events);
             return Err(Error::Timeout {
                 after: human(timeout),
@@ -191,7 +270,9 @@ async fn wait_operator(client: &Client, timeout: Duration, printer: &Printer) ->
                 ),
             });
         }
-        printer.progress(&format!("waiting for the operator: {available}/{desired} replicas available"));
+        printer.progress(&format!(
+            "waiting for the operator: {available}/{desired} replicas available"
+        ));
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
 }
@@ -202,10 +283,23 @@ mod tests {
 
     #[test]
     fn refuses_only_a_downgrade() {
-        assert_eq!(downgrade(&[("CRD", Some("0.1.0".into())), ("operator", None)], "0.1.0"), None);
+        assert_eq!(
+            downgrade(
+                &[("CRD", Some("0.1.0".into())), ("operator", None)],
+                "0.1.0"
+            ),
+            None
+        );
         assert_eq!(downgrade(&[("CRD", Some("0.0.9".into()))], "0.1.0"), None);
         assert_eq!(
-            downgrade(&[("CRD", Some("0.1.0".into())), ("operator", Some("0.2.0".into()))], "0.1.0").as_deref(),
+            downgrade(
+                &[
+                    ("CRD", Some("0.1.0".into())),
+                    ("operator", Some("0.2.0".into()))
+                ],
+                "0.1.0"
+            )
+            .as_deref(),
             Some(
                 "the installed operator is version 0.2.0, newer than this plugin (0.1.0); refusing to downgrade. \
                  Upgrade the plugin (kubectl krew upgrade infera) or pass --allow-downgrade"

@@ -25,7 +25,8 @@ pub fn render_output(deployments: &[ValidDeployment], output: ManifestOutput) ->
         }
         ManifestOutput::Json => {
             let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": children});
-            serde_json::to_string_pretty(&list).map_err(|e| Error::Failed(format!("cannot write JSON: {e}")))
+            serde_json::to_string_pretty(&list)
+                .map_err(|e| Error::Failed(format!("cannot write JSON: {e}")))
         }
     }
 }
@@ -37,7 +38,9 @@ mod tests {
     use super::*;
 
     fn example(name: &str) -> Vec<ValidDeployment> {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples").join(name);
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples")
+            .join(name);
         let loaded = spec::load(&path, None);
         assert!(loaded.is_ok(), "{name}: {:?}", loaded.err());
         loaded.into_iter().flatten().map(|(_, v)| v).collect()
@@ -48,10 +51,17 @@ mod tests {
         let text = render_output(&example("pd.yaml"), ManifestOutput::Yaml).unwrap_or_default();
         assert!(text.starts_with("---\n"));
         // Parse the stream back: every document is an object with a kind and a name.
-        let documents: Vec<serde_json::Value> = serde_saphyr::from_multiple(&text).unwrap_or_default();
+        let documents: Vec<serde_json::Value> =
+            serde_saphyr::from_multiple(&text).unwrap_or_default();
         let mut objects: Vec<String> = documents
             .iter()
-            .map(|d| format!("{} {}", d["kind"].as_str().unwrap_or("?"), d["metadata"]["name"].as_str().unwrap_or("?")))
+            .map(|d| {
+                format!(
+                    "{} {}",
+                    d["kind"].as_str().unwrap_or("?"),
+                    d["metadata"]["name"].as_str().unwrap_or("?")
+                )
+            })
             .collect();
         objects.sort();
         insta::assert_snapshot!("pd_objects", objects.join("\n"));
@@ -59,11 +69,16 @@ mod tests {
 
     #[test]
     fn json_output_is_one_list_document() {
-        let text = render_output(&example("multinode.yaml"), ManifestOutput::Json).unwrap_or_default();
+        let text =
+            render_output(&example("multinode.yaml"), ManifestOutput::Json).unwrap_or_default();
         let value: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
         assert_eq!(value["kind"], "List");
-        let kinds: Vec<&str> =
-            value["items"].as_array().into_iter().flatten().filter_map(|i| i["kind"].as_str()).collect();
+        let kinds: Vec<&str> = value["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|i| i["kind"].as_str())
+            .collect();
         assert!(kinds.contains(&"LeaderWorkerSet"), "{kinds:?}");
     }
 
@@ -71,20 +86,34 @@ mod tests {
     fn invalid_spec_reports_every_error_with_its_path() {
         let text = "apiVersion: infera.amd.com/v1alpha1\nkind: InferaDeployment\nmetadata: {name: bad}\nspec:\n  backendFramework: sglang\n  discoveryBackend: etcd\n  services:\n    w: {componentType: worker, role: prefill}\n";
         let parsed = spec::parse(Path::new("bad.yaml"), text, None).unwrap_or_default();
-        let error = spec::validate(&parsed[0]).err().map(|e| e.to_string()).unwrap_or_default();
+        let error = spec::validate(&parsed[0])
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
         insta::assert_snapshot!("invalid_errors", error);
     }
 
     #[test]
     fn non_yaml_and_wrong_kind_get_clear_errors() {
-        let err = |text: &str| spec::parse(Path::new("x.yaml"), text, None).err().map(|e| e.to_string());
+        let err = |text: &str| {
+            spec::parse(Path::new("x.yaml"), text, None)
+                .err()
+                .map(|e| e.to_string())
+        };
         assert_eq!(
             err("kind: ConfigMap\napiVersion: v1\n").as_deref(),
-            Some("x.yaml: document 1: expected apiVersion: infera.amd.com/v1alpha1 and kind: InferaDeployment, found \"v1\" \"ConfigMap\"")
+            Some(
+                "x.yaml: document 1: expected apiVersion: infera.amd.com/v1alpha1 and kind: InferaDeployment, found \"v1\" \"ConfigMap\""
+            )
         );
         assert!(err("{{{ not yaml").is_some_and(|e| e.starts_with("x.yaml: not valid YAML")));
-        let missing = spec::read_text(Path::new("/nonexistent/x.yaml")).err().map(|e| e.to_string());
-        assert_eq!(missing.as_deref(), Some("cannot read /nonexistent/x.yaml: No such file or directory (os error 2)"));
+        let missing = spec::read_text(Path::new("/nonexistent/x.yaml"))
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            missing.as_deref(),
+            Some("cannot read /nonexistent/x.yaml: No such file or directory (os error 2)")
+        );
     }
 
     #[test]

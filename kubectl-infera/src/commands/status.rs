@@ -113,21 +113,41 @@ pub struct Detail {
     pub blocking: Vec<String>,
 }
 
-fn seconds_since(t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>, now: Timestamp) -> i64 {
-    t.map(|t| now.as_second() - t.0.as_second()).unwrap_or_default()
+fn seconds_since(
+    t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>,
+    now: Timestamp,
+) -> i64 {
+    t.map(|t| now.as_second() - t.0.as_second())
+        .unwrap_or_default()
 }
 
 pub fn summarize(idep: &InferaDeployment, now: Timestamp) -> Summary {
     let status = idep.status.clone().unwrap_or_default();
-    let ready = status.services.values().filter(|s| s.ready_replicas >= s.desired_replicas).count();
+    let ready = status
+        .services
+        .values()
+        .filter(|s| s.ready_replicas >= s.desired_replicas)
+        .count();
     // The operator also reports its own plumbing (e.g. nats): count what it reports.
-    let total = if status.services.is_empty() { idep.spec.services.len() } else { status.services.len() };
-    let reason = status.conditions.iter().find(|c| c.type_ == "Ready").map(|c| c.reason.clone()).unwrap_or_default();
+    let total = if status.services.is_empty() {
+        idep.spec.services.len()
+    } else {
+        status.services.len()
+    };
+    let reason = status
+        .conditions
+        .iter()
+        .find(|c| c.type_ == "Ready")
+        .map(|c| c.reason.clone())
+        .unwrap_or_default();
     Summary {
         namespace: idep.metadata.namespace.clone().unwrap_or_default(),
         name: idep.metadata.name.clone().unwrap_or_default(),
         backend: idep.spec.backend_framework.to_string(),
-        state: status.state.map(|s| s.to_string()).unwrap_or_else(|| "Pending".into()),
+        state: status
+            .state
+            .map(|s| s.to_string())
+            .unwrap_or_else(|| "Pending".into()),
         services_ready: format!("{ready}/{total}"),
         reason,
         endpoint: status.endpoint.unwrap_or_default(),
@@ -169,7 +189,10 @@ pub fn list_table(printer: &Printer, rows: &[Summary], all_namespaces: bool, wid
                 Cell::from(age(r.age_seconds)),
             ]);
             if wide {
-                row.extend([Cell::from(r.reason.as_str()), Cell::from(r.endpoint.as_str())]);
+                row.extend([
+                    Cell::from(r.reason.as_str()),
+                    Cell::from(r.endpoint.as_str()),
+                ]);
             }
             row
         })
@@ -194,24 +217,37 @@ pub fn detail(idep: &InferaDeployment, pods: &[Pod], events: &[Event], now: Time
                     ComponentType::Server => "server".into(),
                     ComponentType::Worker => spec.role.unwrap_or_default().to_string(),
                 },
-                kind: observed
-                    .map(|s| s.kind.clone())
-                    .unwrap_or_else(|| if nodes.is_some() { "LeaderWorkerSet" } else { "Deployment" }.into()),
-                desired_replicas: observed.map(|s| s.desired_replicas).unwrap_or(spec.replicas.unwrap_or(1)),
+                kind: observed.map(|s| s.kind.clone()).unwrap_or_else(|| {
+                    if nodes.is_some() {
+                        "LeaderWorkerSet"
+                    } else {
+                        "Deployment"
+                    }
+                    .into()
+                }),
+                desired_replicas: observed
+                    .map(|s| s.desired_replicas)
+                    .unwrap_or(spec.replicas.unwrap_or(1)),
                 ready_replicas: observed.map(|s| s.ready_replicas).unwrap_or(0),
                 nodes_per_group: nodes,
                 ready_groups: observed.and_then(|s| s.ready_groups),
             }
         })
-        .chain(status.services.iter().filter(|(n, _)| !idep.spec.services.contains_key(*n)).map(|(n, s)| ServiceRow {
-            name: n.clone(),
-            role: n.clone(),
-            kind: s.kind.clone(),
-            desired_replicas: s.desired_replicas,
-            ready_replicas: s.ready_replicas,
-            nodes_per_group: None,
-            ready_groups: s.ready_groups,
-        }))
+        .chain(
+            status
+                .services
+                .iter()
+                .filter(|(n, _)| !idep.spec.services.contains_key(*n))
+                .map(|(n, s)| ServiceRow {
+                    name: n.clone(),
+                    role: n.clone(),
+                    kind: s.kind.clone(),
+                    desired_replicas: s.desired_replicas,
+                    ready_replicas: s.ready_replicas,
+                    nodes_per_group: None,
+                    ready_groups: s.ready_groups,
+                }),
+        )
         .collect();
     let mut pod_rows: Vec<PodRow> = pods
         .iter()
@@ -219,11 +255,20 @@ pub fn detail(idep: &InferaDeployment, pods: &[Pod], events: &[Event], now: Time
             let labels = pod.metadata.labels.clone().unwrap_or_default();
             let pod_status = pod.status.clone().unwrap_or_default();
             let containers = pod_status.container_statuses.clone().unwrap_or_default();
-            let total = pod.spec.as_ref().map(|s| s.containers.len()).unwrap_or(containers.len());
+            let total = pod
+                .spec
+                .as_ref()
+                .map(|s| s.containers.len())
+                .unwrap_or(containers.len());
             let ready = containers.iter().filter(|c| c.ready).count();
             let reason = containers
                 .iter()
-                .find_map(|c| c.state.as_ref().and_then(|s| s.waiting.as_ref()).and_then(|w| w.reason.clone()))
+                .find_map(|c| {
+                    c.state
+                        .as_ref()
+                        .and_then(|s| s.waiting.as_ref())
+                        .and_then(|w| w.reason.clone())
+                })
                 .or_else(|| {
                     pod_status
                         .conditions
@@ -235,12 +280,19 @@ pub fn detail(idep: &InferaDeployment, pods: &[Pod], events: &[Event], now: Time
                 .unwrap_or_default();
             PodRow {
                 name: pod.metadata.name.clone().unwrap_or_default(),
-                service: labels.get(naming::LABEL_SERVICE).cloned().unwrap_or_default(),
+                service: labels
+                    .get(naming::LABEL_SERVICE)
+                    .cloned()
+                    .unwrap_or_default(),
                 group: labels.get(LWS_GROUP_INDEX).cloned(),
                 phase: pod_status.phase.clone().unwrap_or_else(|| "Unknown".into()),
                 ready: format!("{ready}/{total}"),
                 restarts: containers.iter().map(|c| c.restart_count).sum(),
-                node: pod.spec.as_ref().and_then(|s| s.node_name.clone()).unwrap_or_default(),
+                node: pod
+                    .spec
+                    .as_ref()
+                    .and_then(|s| s.node_name.clone())
+                    .unwrap_or_default(),
                 reason,
                 age_seconds: seconds_since(pod.metadata.creation_timestamp.as_ref(), now),
             }
@@ -260,7 +312,10 @@ pub fn detail(idep: &InferaDeployment, pods: &[Pod], events: &[Event], now: Time
     let ours = |object: &str| object == name || object.starts_with(&format!("{name}-"));
     let mut mine: Vec<&Event> = events
         .iter()
-        .filter(|e| e.type_.as_deref() == Some("Warning") && e.involved_object.name.as_deref().is_some_and(ours))
+        .filter(|e| {
+            e.type_.as_deref() == Some("Warning")
+                && e.involved_object.name.as_deref().is_some_and(ours)
+        })
         .collect();
     mine.sort_by_key(|e| std::cmp::Reverse(diagnose::event_time(e)));
     let warnings = mine
@@ -301,17 +356,37 @@ pub fn detail(idep: &InferaDeployment, pods: &[Pod], events: &[Event], now: Time
 pub fn detail_text(printer: &Printer, d: &Detail) -> String {
     let s = &d.summary;
     let mut out = String::new();
-    let field = |out: &mut String, k: &str, v: &str| out.push_str(&format!("{:<11} {v}\n", format!("{k}:")));
+    let field = |out: &mut String, k: &str, v: &str| {
+        out.push_str(&format!("{:<11} {v}\n", format!("{k}:")))
+    };
     field(&mut out, "Name", &s.name);
     field(&mut out, "Namespace", &s.namespace);
     field(&mut out, "Backend", &s.backend);
     let stale = if d.observed_generation < d.generation {
-        format!(" (status is for generation {}, spec is at {})", d.observed_generation, d.generation)
+        format!(
+            " (status is for generation {}, spec is at {})",
+            d.observed_generation, d.generation
+        )
     } else {
         String::new()
     };
-    field(&mut out, "State", &format!("{}{stale}", printer.paint(state_style(&s.state).unwrap_or(Style::Bold), &s.state)));
-    field(&mut out, "Endpoint", if s.endpoint.is_empty() { "<none yet>" } else { &s.endpoint });
+    field(
+        &mut out,
+        "State",
+        &format!(
+            "{}{stale}",
+            printer.paint(state_style(&s.state).unwrap_or(Style::Bold), &s.state)
+        ),
+    );
+    field(
+        &mut out,
+        "Endpoint",
+        if s.endpoint.is_empty() {
+            "<none yet>"
+        } else {
+            &s.endpoint
+        },
+    );
     field(&mut out, "Age", &age(s.age_seconds));
     out.push_str("\nServices:\n");
     let rows: Vec<Vec<Cell>> = d
@@ -320,19 +395,30 @@ pub fn detail_text(printer: &Printer, d: &Detail) -> String {
         .map(|r| {
             let ok = r.ready_replicas >= r.desired_replicas;
             let groups = match (r.nodes_per_group, r.ready_groups) {
-                (Some(n), g) => format!("{}/{} ready ({n} pods each)", g.unwrap_or(0), r.desired_replicas),
+                (Some(n), g) => format!(
+                    "{}/{} ready ({n} pods each)",
+                    g.unwrap_or(0),
+                    r.desired_replicas
+                ),
                 _ => String::new(),
             };
             vec![
                 Cell::from(r.name.as_str()),
                 Cell::from(r.role.as_str()),
                 Cell::from(r.kind.as_str()),
-                Cell::styled(format!("{}/{}", r.ready_replicas, r.desired_replicas), Some(if ok { Style::Good } else { Style::Warn })),
+                Cell::styled(
+                    format!("{}/{}", r.ready_replicas, r.desired_replicas),
+                    Some(if ok { Style::Good } else { Style::Warn }),
+                ),
                 Cell::from(groups),
             ]
         })
         .collect();
-    out.push_str(&indent(&table(printer, &["SERVICE", "ROLE", "KIND", "READY", "GROUPS"], &rows)));
+    out.push_str(&indent(&table(
+        printer,
+        &["SERVICE", "ROLE", "KIND", "READY", "GROUPS"],
+        &rows,
+    )));
     out.push_str("\nPods:\n");
     if d.pods.is_empty() {
         out.push_str("  <none>\n");
@@ -345,7 +431,10 @@ pub fn detail_text(printer: &Printer, d: &Detail) -> String {
                     Cell::from(p.name.as_str()),
                     Cell::from(p.service.as_str()),
                     Cell::from(p.group.clone().unwrap_or_else(|| "-".into())),
-                    Cell::styled(p.phase.clone(), (p.phase != "Running").then_some(Style::Warn)),
+                    Cell::styled(
+                        p.phase.clone(),
+                        (p.phase != "Running").then_some(Style::Warn),
+                    ),
                     Cell::from(p.ready.as_str()),
                     Cell::from(p.restarts.to_string()),
                     Cell::from(p.node.as_str()),
@@ -354,7 +443,9 @@ pub fn detail_text(printer: &Printer, d: &Detail) -> String {
                 ]
             })
             .collect();
-        let headers = ["POD", "SERVICE", "GROUP", "PHASE", "READY", "RESTARTS", "NODE", "AGE", "REASON"];
+        let headers = [
+            "POD", "SERVICE", "GROUP", "PHASE", "READY", "RESTARTS", "NODE", "AGE", "REASON",
+        ];
         out.push_str(&indent(&table(printer, &headers, &rows)));
     }
     out.push_str("\nConditions:\n");
@@ -365,18 +456,37 @@ pub fn detail_text(printer: &Printer, d: &Detail) -> String {
             .conditions
             .iter()
             .map(|c| {
-                vec![Cell::from(c.type_.as_str()), Cell::from(c.status.as_str()), Cell::from(c.reason.as_str()), Cell::from(c.message.as_str())]
+                vec![
+                    Cell::from(c.type_.as_str()),
+                    Cell::from(c.status.as_str()),
+                    Cell::from(c.reason.as_str()),
+                    Cell::from(c.message.as_str()),
+                ]
             })
             .collect();
-        out.push_str(&indent(&table(printer, &["TYPE", "STATUS", "REASON", "MESSAGE"], &rows)));
+        out.push_str(&indent(&table(
+            printer,
+            &["TYPE", "STATUS", "REASON", "MESSAGE"],
+            &rows,
+        )));
     }
     out.push_str("\nRecent warnings:\n");
     if d.warnings.is_empty() {
         out.push_str("  <none>\n");
     } else {
         for w in &d.warnings {
-            let count = if w.count > 1 { format!(" (x{})", w.count) } else { String::new() };
-            out.push_str(&format!("  {:>4}  {}  {}: {}{count}\n", age(w.age_seconds), w.object, printer.paint(Style::Warn, &w.reason), w.message));
+            let count = if w.count > 1 {
+                format!(" (x{})", w.count)
+            } else {
+                String::new()
+            };
+            out.push_str(&format!(
+                "  {:>4}  {}  {}: {}{count}\n",
+                age(w.age_seconds),
+                w.object,
+                printer.paint(Style::Warn, &w.reason),
+                w.message
+            ));
         }
     }
     if !d.blocking.is_empty() {
@@ -393,7 +503,11 @@ fn indent(text: &str) -> String {
 }
 
 /// One deployment, its pods and the namespace's warning events: three requests.
-pub async fn gather(kube: &Kube, namespace: &str, name: &str) -> Result<(InferaDeployment, Vec<Pod>, Vec<Event>)> {
+pub async fn gather(
+    kube: &Kube,
+    namespace: &str,
+    name: &str,
+) -> Result<(InferaDeployment, Vec<Pod>, Vec<Event>)> {
     let api: Api<InferaDeployment> = Api::namespaced(kube.client.clone(), namespace);
     let idep = api.get(name).await.map_err(|e| match e {
         kube::Error::Api(s) if s.code == 404 => Error::Api {
@@ -407,7 +521,11 @@ pub async fn gather(kube: &Kube, namespace: &str, name: &str) -> Result<(InferaD
     Ok((idep, pods, events))
 }
 
-pub async fn pods_and_events(kube: &Kube, namespace: &str, name: &str) -> Result<(Vec<Pod>, Vec<Event>)> {
+pub async fn pods_and_events(
+    kube: &Kube,
+    namespace: &str,
+    name: &str,
+) -> Result<(Vec<Pod>, Vec<Event>)> {
     let pods: Api<Pod> = Api::namespaced(kube.client.clone(), namespace);
     let selector = format!("{}={name}", naming::LABEL_DEPLOYMENT);
     let pods = pods
@@ -416,7 +534,10 @@ pub async fn pods_and_events(kube: &Kube, namespace: &str, name: &str) -> Result
         .map_err(|e| Error::kube(format!("listing pods of {namespace}/{name}"), e))?
         .items;
     let events: Api<Event> = Api::namespaced(kube.client.clone(), namespace);
-    let events = match events.list(&ListParams::default().fields("type=Warning")).await {
+    let events = match events
+        .list(&ListParams::default().fields("type=Warning"))
+        .await
+    {
         Ok(list) => list.items,
         Err(kube::Error::Api(s)) if s.code == 403 => Vec::new(),
         Err(e) => return Err(Error::kube(format!("listing events in {namespace}"), e)),
@@ -429,7 +550,11 @@ pub async fn run(args: &StatusArgs, global: &GlobalArgs, printer: &Printer) -> R
     match (&args.name, args.watch) {
         (Some(name), false) => {
             let (idep, pods, events) = gather(&kube, &kube.namespace, name).await?;
-            print_detail(printer, args.output, &detail(&idep, &pods, &events, Timestamp::now()))
+            print_detail(
+                printer,
+                args.output,
+                &detail(&idep, &pods, &events, Timestamp::now()),
+            )
         }
         (None, false) => {
             let api: Api<InferaDeployment> = if args.all_namespaces {
@@ -437,7 +562,10 @@ pub async fn run(args: &StatusArgs, global: &GlobalArgs, printer: &Printer) -> R
             } else {
                 Api::namespaced(kube.client.clone(), &kube.namespace)
             };
-            let list = api.list(&ListParams::default()).await.map_err(|e| Error::kube("listing InferaDeployments", e))?;
+            let list = api
+                .list(&ListParams::default())
+                .await
+                .map_err(|e| Error::kube("listing InferaDeployments", e))?;
             let now = Timestamp::now();
             let mut rows: Vec<Summary> = list.items.iter().map(|i| summarize(i, now)).collect();
             rows.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
@@ -459,17 +587,33 @@ fn print_detail(printer: &Printer, output: Output, detail: &Detail) -> Result<()
     }
 }
 
-fn print_list(printer: &Printer, args: &StatusArgs, rows: &[Summary], namespace: &str) -> Result<()> {
+fn print_list(
+    printer: &Printer,
+    args: &StatusArgs,
+    rows: &[Summary],
+    namespace: &str,
+) -> Result<()> {
     match args.output {
         Output::Json => printer.json(&serde_json::json!({"items": rows})),
         Output::Yaml => printer.yaml(&serde_json::json!({"items": rows})),
         Output::Table | Output::Wide if rows.is_empty() => {
-            let scope = if args.all_namespaces { "any namespace".to_string() } else { format!("namespace {namespace}") };
-            printer.note(&format!("No InferaDeployments in {scope}. Create one with `kubectl infera deploy`."));
+            let scope = if args.all_namespaces {
+                "any namespace".to_string()
+            } else {
+                format!("namespace {namespace}")
+            };
+            printer.note(&format!(
+                "No InferaDeployments in {scope}. Create one with `kubectl infera deploy`."
+            ));
             Ok(())
         }
         Output::Table | Output::Wide => {
-            printer.out(&list_table(printer, rows, args.all_namespaces, args.output == Output::Wide));
+            printer.out(&list_table(
+                printer,
+                rows,
+                args.all_namespaces,
+                args.output == Output::Wide,
+            ));
             Ok(())
         }
     }
@@ -477,7 +621,17 @@ fn print_list(printer: &Printer, args: &StatusArgs, rows: &[Summary], namespace:
 
 /// A change line for non-terminal `--watch`.
 pub fn change_line(event: &str, s: &Summary) -> String {
-    format!("{} {event} {}/{} state={} services={} reason={}", Timestamp::now().round(jiff_second()).unwrap_or(Timestamp::now()), s.namespace, s.name, s.state, s.services_ready, if s.reason.is_empty() { "-" } else { &s.reason })
+    format!(
+        "{} {event} {}/{} state={} services={} reason={}",
+        Timestamp::now()
+            .round(jiff_second())
+            .unwrap_or(Timestamp::now()),
+        s.namespace,
+        s.name,
+        s.state,
+        s.services_ready,
+        if s.reason.is_empty() { "-" } else { &s.reason }
+    )
 }
 
 fn jiff_second() -> k8s_openapi::jiff::Unit {
@@ -494,8 +648,14 @@ async fn watch_list(kube: &Kube, args: &StatusArgs, printer: &Printer) -> Result
     let mut initial: BTreeMap<(String, String), Summary> = BTreeMap::new();
     let mut ready = false;
     let redraw = printer.stdout_is_tty() && matches!(args.output, Output::Table | Output::Wide);
-    let mut stream = watcher(api, watcher::Config::default()).default_backoff().boxed();
-    while let Some(event) = stream.try_next().await.map_err(|e| Error::Failed(format!("watching InferaDeployments: {e}")))? {
+    let mut stream = watcher(api, watcher::Config::default())
+        .default_backoff()
+        .boxed();
+    while let Some(event) = stream
+        .try_next()
+        .await
+        .map_err(|e| Error::Failed(format!("watching InferaDeployments: {e}")))?
+    {
         let now = Timestamp::now();
         let mut changes: Vec<(&str, Summary)> = Vec::new();
         match event {
@@ -516,9 +676,21 @@ async fn watch_list(kube: &Kube, args: &StatusArgs, printer: &Printer) -> Result
             watcher::Event::Apply(idep) => {
                 let s = summarize(&idep, now);
                 let key = (s.namespace.clone(), s.name.clone());
-                let kind = if current.contains_key(&key) { "MODIFIED" } else { "ADDED" };
+                let kind = if current.contains_key(&key) {
+                    "MODIFIED"
+                } else {
+                    "ADDED"
+                };
                 // Age alone changes nothing worth a line.
-                let same = current.get(&key).is_some_and(|old| Summary { age_seconds: 0, ..old.clone() } == Summary { age_seconds: 0, ..s.clone() });
+                let same = current.get(&key).is_some_and(|old| {
+                    Summary {
+                        age_seconds: 0,
+                        ..old.clone()
+                    } == Summary {
+                        age_seconds: 0,
+                        ..s.clone()
+                    }
+                });
                 current.insert(key, s.clone());
                 if !same {
                     changes.push((kind, s));
@@ -536,8 +708,22 @@ async fn watch_list(kube: &Kube, args: &StatusArgs, printer: &Printer) -> Result
         if redraw {
             printer.clear_screen();
             let rows: Vec<Summary> = current.values().cloned().collect();
-            printer.out(&format!("{}\n", printer.paint(Style::Dim, &format!("watching InferaDeployments ({}); Ctrl-C to stop", Timestamp::now().round(jiff_second()).unwrap_or(now)))));
-            printer.out(&list_table(printer, &rows, args.all_namespaces, args.output == Output::Wide));
+            printer.out(&format!(
+                "{}\n",
+                printer.paint(
+                    Style::Dim,
+                    &format!(
+                        "watching InferaDeployments ({}); Ctrl-C to stop",
+                        Timestamp::now().round(jiff_second()).unwrap_or(now)
+                    )
+                )
+            ));
+            printer.out(&list_table(
+                printer,
+                &rows,
+                args.all_namespaces,
+                args.output == Output::Wide,
+            ));
             continue;
         }
         for (kind, s) in changes {
@@ -587,11 +773,20 @@ mod tests {
     use super::*;
 
     fn idep(state: &str) -> InferaDeployment {
-        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/multinode.yaml")).unwrap_or_default();
-        let mut idep = infera_core::yaml::parse_deployments(&text).unwrap_or_default().remove(0);
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../examples/multinode.yaml"
+        ))
+        .unwrap_or_default();
+        let mut idep = infera_core::yaml::parse_deployments(&text)
+            .unwrap_or_default()
+            .remove(0);
         idep.metadata.namespace = Some("team-a".into());
         idep.metadata.generation = Some(2);
-        idep.metadata.creation_timestamp = Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(Timestamp::from_second(1_000).unwrap_or_default()));
+        idep.metadata.creation_timestamp =
+            Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                Timestamp::from_second(1_000).unwrap_or_default(),
+            ));
         idep.status = serde_json::from_value(serde_json::json!({
             "state": state, "observedGeneration": 2, "endpoint": "http://big-server.team-a.svc.cluster.local:8000",
             "conditions": [{"type": "Ready", "status": "False", "reason": "PodsNotReady", "message": "worker: 1/2 groups ready", "lastTransitionTime": "2026-01-01T00:00:00Z"}],

@@ -32,14 +32,32 @@ pub async fn run(args: &UninstallArgs, global: &GlobalArgs, printer: &Printer) -
     let kube = client::connect(global).await?;
     let client = kube.client.clone();
     let deployments: Api<InferaDeployment> = Api::all(client.clone());
-    match deployments.list_metadata(&ListParams::default().limit(50)).await {
+    match deployments
+        .list_metadata(&ListParams::default().limit(50))
+        .await
+    {
         Ok(list) if !list.items.is_empty() && !args.force => {
             let names: Vec<String> = list
                 .items
                 .iter()
-                .map(|d| format!("{}/{}", d.metadata.namespace.as_deref().unwrap_or("?"), d.metadata.name.as_deref().unwrap_or("?")))
+                .map(|d| {
+                    format!(
+                        "{}/{}",
+                        d.metadata.namespace.as_deref().unwrap_or("?"),
+                        d.metadata.name.as_deref().unwrap_or("?")
+                    )
+                })
                 .collect();
-            let more = if list.metadata.continue_.as_deref().is_some_and(|c| !c.is_empty()) { " and more" } else { "" };
+            let more = if list
+                .metadata
+                .continue_
+                .as_deref()
+                .is_some_and(|c| !c.is_empty())
+            {
+                " and more"
+            } else {
+                ""
+            };
             return Err(Error::Refused(format!(
                 "{} InferaDeployment(s) still exist ({}{more}); deleting the CRD would delete them and everything they run. \
                  Delete them first, or pass --force",
@@ -53,7 +71,10 @@ pub async fn run(args: &UninstallArgs, global: &GlobalArgs, printer: &Printer) -
     }
     let dry_run = args.dry_run == DryRun::Server;
     let suffix = if dry_run { " (server dry run)" } else { "" };
-    let params = DeleteParams { dry_run, ..DeleteParams::background() };
+    let params = DeleteParams {
+        dry_run,
+        ..DeleteParams::background()
+    };
     for object in &objects {
         let api = apply::dynamic_api(&client, &object.resource, object.namespace());
         let display = object.display();
@@ -66,14 +87,24 @@ pub async fn run(args: &UninstallArgs, global: &GlobalArgs, printer: &Printer) -
             printer.note(&format!("{display} not found (skipped)"));
             continue;
         };
-        let ours = current.metadata.labels.as_ref().and_then(|l| l.get(PART_OF.0)).is_some_and(|v| v == PART_OF.1);
+        let ours = current
+            .metadata
+            .labels
+            .as_ref()
+            .and_then(|l| l.get(PART_OF.0))
+            .is_some_and(|v| v == PART_OF.1);
         if !ours {
-            printer.warn(&format!("{display} exists but was not created by init (no {}={} label): left alone", PART_OF.0, PART_OF.1));
+            printer.warn(&format!(
+                "{display} exists but was not created by init (no {}={} label): left alone",
+                PART_OF.0, PART_OF.1
+            ));
             continue;
         }
         match api.delete(object.name(), &params).await {
             Ok(_) => printer.out(&format!("{display} deleted{suffix}")),
-            Err(kube::Error::Api(s)) if s.code == 404 => printer.note(&format!("{display} not found (skipped)")),
+            Err(kube::Error::Api(s)) if s.code == 404 => {
+                printer.note(&format!("{display} not found (skipped)"))
+            }
             Err(e) => return Err(Error::kube(format!("deleting {display}"), e)),
         }
     }
@@ -83,7 +114,12 @@ pub async fn run(args: &UninstallArgs, global: &GlobalArgs, printer: &Printer) -
     Ok(())
 }
 
-async fn wait_gone(kube: &client::Kube, objects: &[bundle::BundleObject], timeout: Duration, printer: &Printer) -> Result<()> {
+async fn wait_gone(
+    kube: &client::Kube,
+    objects: &[bundle::BundleObject],
+    timeout: Duration,
+    printer: &Printer,
+) -> Result<()> {
     let deadline = Instant::now() + timeout;
     loop {
         let mut left = Vec::new();
@@ -98,7 +134,10 @@ async fn wait_gone(kube: &client::Kube, objects: &[bundle::BundleObject], timeou
             return Ok(());
         }
         if Instant::now() >= deadline {
-            return Err(Error::Timeout { after: human(timeout), why: format!("still present: {}", left.join(", ")) });
+            return Err(Error::Timeout {
+                after: human(timeout),
+                why: format!("still present: {}", left.join(", ")),
+            });
         }
         printer.progress(&format!("waiting for {} to be gone", left.join(", ")));
         tokio::time::sleep(Duration::from_millis(500)).await;

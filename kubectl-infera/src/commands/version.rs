@@ -2,7 +2,8 @@
 
 use infera_core::crd::{VERSION, VERSION_ANNOTATION};
 use k8s_openapi::{
-    api::apps::v1::Deployment, apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+    api::apps::v1::Deployment,
+    apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
 };
 use kube::Api;
 use serde::Serialize;
@@ -39,13 +40,22 @@ pub fn skew(plugin: &str, crd: Option<&str>, operator: Option<&str>) -> Vec<Stri
         if let Some(installed) = installed
             && installed != plugin
         {
-            let advice = match (bundle::parse_version(installed), bundle::parse_version(plugin)) {
+            let advice = match (
+                bundle::parse_version(installed),
+                bundle::parse_version(plugin),
+            ) {
                 (Some(i), Some(p)) if i < p => "run `kubectl infera init` to upgrade it",
                 (Some(_), Some(_)) => "upgrade the plugin (kubectl krew upgrade infera)",
                 _ => "reinstall with `kubectl infera init`",
             };
-            let severity = if minor(installed) == minor(plugin) { "patch" } else { "minor" };
-            out.push(format!("{what} is {installed}, plugin is {plugin} ({severity} skew): {advice}"));
+            let severity = if minor(installed) == minor(plugin) {
+                "patch"
+            } else {
+                "minor"
+            };
+            out.push(format!(
+                "{what} is {installed}, plugin is {plugin} ({severity} skew): {advice}"
+            ));
         }
     }
     out
@@ -63,20 +73,37 @@ pub async fn gather(global: &GlobalArgs) -> Result<Versions> {
         .get_opt(&bundle::crd_name())
         .await
         .map_err(|e| Error::kube("reading the InferaDeployment CRD", e))?
-        .and_then(|c| c.metadata.annotations.and_then(|a| a.get(VERSION_ANNOTATION).cloned()));
+        .and_then(|c| {
+            c.metadata
+                .annotations
+                .and_then(|a| a.get(VERSION_ANNOTATION).cloned())
+        });
     let deployments: Api<Deployment> = Api::namespaced(kube.client.clone(), bundle::NAMESPACE);
     let operator = match deployments.get_opt(bundle::OPERATOR).await {
-        Ok(d) => d.and_then(|d| d.metadata.labels.and_then(|l| l.get(bundle::VERSION_LABEL).cloned())),
+        Ok(d) => d.and_then(|d| {
+            d.metadata
+                .labels
+                .and_then(|l| l.get(bundle::VERSION_LABEL).cloned())
+        }),
         Err(kube::Error::Api(s)) if s.code == 403 => None,
         Err(e) => return Err(Error::kube("reading the operator Deployment", e)),
     };
     let skew = skew(VERSION, crd.as_deref(), operator.as_deref());
-    Ok(Versions { plugin: VERSION.into(), server: Some(server.git_version), crd, operator, skew })
+    Ok(Versions {
+        plugin: VERSION.into(),
+        server: Some(server.git_version),
+        crd,
+        operator,
+        skew,
+    })
 }
 
 pub async fn run(args: &VersionArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
     let versions = if args.client {
-        Versions { plugin: VERSION.into(), ..Default::default() }
+        Versions {
+            plugin: VERSION.into(),
+            ..Default::default()
+        }
     } else {
         gather(global).await?
     };
@@ -87,9 +114,18 @@ pub async fn run(args: &VersionArgs, global: &GlobalArgs, printer: &Printer) -> 
             let none = || "not installed".to_string();
             let mut text = format!("Plugin:   {}\n", versions.plugin);
             if !args.client {
-                text.push_str(&format!("Server:   {}\n", versions.server.clone().unwrap_or_default()));
-                text.push_str(&format!("CRD:      {}\n", versions.crd.clone().unwrap_or_else(none)));
-                text.push_str(&format!("Operator: {}\n", versions.operator.clone().unwrap_or_else(none)));
+                text.push_str(&format!(
+                    "Server:   {}\n",
+                    versions.server.clone().unwrap_or_default()
+                ));
+                text.push_str(&format!(
+                    "CRD:      {}\n",
+                    versions.crd.clone().unwrap_or_else(none)
+                ));
+                text.push_str(&format!(
+                    "Operator: {}\n",
+                    versions.operator.clone().unwrap_or_else(none)
+                ));
             }
             printer.out(&text);
             for s in &versions.skew {
