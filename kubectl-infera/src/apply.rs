@@ -61,7 +61,6 @@ pub async fn apply(
         Some(p) if p.metadata.resource_version == applied.metadata.resource_version => {
             Outcome::Unchanged
         }
-        Some(_) if dry_run => Outcome::Configured,
         Some(_) => Outcome::Configured,
     };
     Ok((applied, outcome))

@@ -69,15 +69,16 @@ pub async fn gather(global: &GlobalArgs) -> Result<Versions> {
         .await
         .map_err(|e| Error::kube("reading the server version", e))?;
     let crds: Api<CustomResourceDefinition> = Api::all(kube.client.clone());
-    let crd = crds
-        .get_opt(&bundle::crd_name())
-        .await
-        .map_err(|e| Error::kube("reading the InferaDeployment CRD", e))?
-        .and_then(|c| {
+    let crd = match crds.get_opt(&bundle::crd_name()).await {
+        Ok(crd) => crd.and_then(|c| {
             c.metadata
                 .annotations
                 .and_then(|a| a.get(VERSION_ANNOTATION).cloned())
-        });
+        }),
+        // Users without cluster-scoped read access still get the rest.
+        Err(kube::Error::Api(s)) if s.code == 403 => None,
+        Err(e) => return Err(Error::kube("reading the InferaDeployment CRD", e)),
+    };
     let deployments: Api<Deployment> = Api::namespaced(kube.client.clone(), bundle::NAMESPACE);
     let operator = match deployments.get_opt(bundle::OPERATOR).await {
         Ok(d) => d.and_then(|d| {
