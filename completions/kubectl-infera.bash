@@ -341,7 +341,7 @@ _kubectl__infera() {
             return 0
             ;;
         kubectl__subcmd__infera__subcmd__deploy)
-            opts="-f -o -y -n -v -h -V --filename --name --backend --model --topology --image --replicas --prefill-replicas --decode-replicas --server-replicas --gpus --gpu-type --nodes --tp --transfer-backend --ib-device --router-policy --nats --nats-storage --discovery --etcd-endpoint --memory --shared-memory --dry-run --output --save --wait --timeout --force-conflicts --no-interactive --yes --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --color --v --help --version"
+            opts="-f -o -y -n -v -h -V --filename --dry-run --output --save --wait --timeout --force-conflicts --no-interactive --yes --name --backend --model --topology --image --replicas --prefill-replicas --decode-replicas --server-replicas --gpus --gpu-type --nodes --tp --transfer-backend --ib-device --router-policy --nats --nats-storage --discovery --etcd-endpoint --memory --shared-memory --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -352,6 +352,26 @@ _kubectl__infera() {
                     return 0
                     ;;
                 -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dry-run)
+                    COMPREPLY=($(compgen -W "client server none" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -W "yaml json" -- "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -W "yaml json" -- "${cur}"))
+                    return 0
+                    ;;
+                --save)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -440,26 +460,6 @@ _kubectl__infera() {
                     return 0
                     ;;
                 --shared-memory)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --dry-run)
-                    COMPREPLY=($(compgen -W "client server none" -- "${cur}"))
-                    return 0
-                    ;;
-                --output)
-                    COMPREPLY=($(compgen -W "yaml json" -- "${cur}"))
-                    return 0
-                    ;;
-                -o)
-                    COMPREPLY=($(compgen -W "yaml json" -- "${cur}"))
-                    return 0
-                    ;;
-                --save)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

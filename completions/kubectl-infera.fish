@@ -113,6 +113,13 @@ complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand doctor" -l
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand doctor" -s h -l help -d 'Print help'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand doctor" -s V -l version -d 'Print version'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -s f -l filename -d 'An InferaDeployment YAML file (`-` reads stdin). Without it, the spec comes from flags, or from the wizard on a terminal' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l dry-run -d 'client: print the spec, contact no cluster; server: let the API server check it' -r -f -a "client\t'Print what would be sent; contact no cluster'
+server\t'Send the request with dryRun=All: admission and validation run, nothing is stored'
+none\t'Do it for real (the default)'"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -s o -l output -d 'Print the resulting InferaDeployment (yaml or json) instead of a summary' -r -f -a "yaml\t''
+json\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l save -d 'Also write the spec to FILE (as YAML)' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l timeout -d 'How long --wait waits' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l name -d 'Name of the InferaDeployment' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l backend -d 'Inference engine' -r -f -a "sglang\t''
 vllm\t''"
@@ -140,13 +147,6 @@ etcd\t''"
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l etcd-endpoint -d 'etcd URL (with --discovery etcd)' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l memory -d 'Memory per worker pod (e.g. 64Gi)' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l shared-memory -d 'Size of /dev/shm per worker pod (e.g. 32Gi)' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l dry-run -d 'client: print the spec, contact no cluster; server: let the API server check it' -r -f -a "client\t'Print what would be sent; contact no cluster'
-server\t'Send the request with dryRun=All: admission and validation run, nothing is stored'
-none\t'Do it for real (the default)'"
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -s o -l output -d 'Print the resulting InferaDeployment (yaml or json) instead of a summary' -r -f -a "yaml\t''
-json\t''"
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l save -d 'Also write the spec to FILE (as YAML)' -r -F
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l timeout -d 'How long --wait waits' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l cluster -d 'The kubeconfig cluster to use' -r

@@ -291,8 +291,6 @@ pub struct DeployArgs {
     /// from the wizard on a terminal.
     #[arg(short = 'f', long = "filename", value_name = "FILE", conflicts_with_all = ["name", "backend", "model", "topology"])]
     pub file: Option<PathBuf>,
-    #[command(flatten)]
-    pub spec: SpecFlags,
     /// client: print the spec, contact no cluster; server: let the API server check it.
     #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "client", default_value = "none")]
     pub dry_run: DryRun,
@@ -317,6 +315,8 @@ pub struct DeployArgs {
     /// Apply without asking for confirmation at the end of the wizard.
     #[arg(short = 'y', long)]
     pub yes: bool,
+    #[command(flatten)]
+    pub spec: SpecFlags,
 }
 
 /// The wizard's choices as flags (the wizard prints the equivalent command line).
