@@ -64,3 +64,18 @@ pub fn run(args: &GenerateArgs, printer: &Printer) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The same check as `make verify`, in `cargo test`: committed generated files are current.
+    #[test]
+    fn committed_generated_files_are_current() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        for (relative, content) in files().unwrap_or_default() {
+            let committed = std::fs::read_to_string(root.join(&relative)).unwrap_or_default();
+            assert!(committed == content, "{} is stale: run `make generate`", relative.display());
+        }
+    }
+}
