@@ -75,7 +75,11 @@ mod tests {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         for (relative, content) in files().unwrap_or_default() {
             let committed = std::fs::read_to_string(root.join(&relative)).unwrap_or_default();
-            assert!(committed == content, "{} is stale: run `make generate`", relative.display());
+            assert!(
+                committed == content,
+                "{} is stale: run `make generate`",
+                relative.display()
+            );
         }
     }
 }
