@@ -14,7 +14,13 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub fn crd() -> CustomResourceDefinition {
     let mut crd = InferaDeployment::crd();
     crd.metadata.annotations = Some([(VERSION_ANNOTATION.to_string(), VERSION.to_string())].into());
-    crd.metadata.labels = Some([("app.kubernetes.io/part-of".to_string(), "infera".to_string())].into());
+    crd.metadata.labels = Some(
+        [(
+            "app.kubernetes.io/part-of".to_string(),
+            "infera".to_string(),
+        )]
+        .into(),
+    );
     crd
 }
 

@@ -47,7 +47,8 @@ pub const PIPELINE_PARALLEL: [&str; 4] = ["--pp-size", "--pp", "--pipeline-paral
 
 /// The flag name of an argument (`--port=8000` → `--port`), or `None` for a value.
 pub fn flag_name(arg: &str) -> Option<&str> {
-    arg.starts_with('-').then(|| arg.split_once('=').map_or(arg, |(name, _)| name))
+    arg.starts_with('-')
+        .then(|| arg.split_once('=').map_or(arg, |(name, _)| name))
 }
 
 /// Where the server and workers discover each other.
@@ -69,7 +70,12 @@ pub struct Injection<'a> {
 impl Injection<'_> {
     /// Flags appended to the server's args.
     pub fn server(&self) -> Vec<String> {
-        let mut flags = vec!["--host".into(), "0.0.0.0".into(), "--port".into(), SERVER_PORT.to_string()];
+        let mut flags = vec![
+            "--host".into(),
+            "0.0.0.0".into(),
+            "--port".into(),
+            SERVER_PORT.to_string(),
+        ];
         self.shared(&mut flags);
         if self.gaie {
             flags.extend(["--router-mode".into(), "direct".into()]);
@@ -81,12 +87,20 @@ impl Injection<'_> {
     /// start from the environment the LeaderWorkerSet webhook injects.
     pub fn worker(&self, role: Role, multi_node: bool) -> Vec<String> {
         let port = worker_port(self.backend);
-        let mut flags = vec!["--host".into(), "0.0.0.0".into(), "--port".into(), port.to_string()];
+        let mut flags = vec![
+            "--host".into(),
+            "0.0.0.0".into(),
+            "--port".into(),
+            port.to_string(),
+        ];
         if role != Role::Mixed {
             flags.extend(["--disaggregation-mode".into(), role.to_string()]);
         }
         if role == Role::Prefill && self.backend == BackendFramework::Sglang {
-            flags.extend(["--disaggregation-bootstrap-port".into(), BOOTSTRAP_PORT.to_string()]);
+            flags.extend([
+                "--disaggregation-bootstrap-port".into(),
+                BOOTSTRAP_PORT.to_string(),
+            ]);
         }
         self.shared(&mut flags);
         if multi_node {
@@ -118,7 +132,9 @@ impl Injection<'_> {
 
     fn shared(&self, flags: &mut Vec<String>) {
         match self.discovery {
-            DiscoveryFlags::Kubernetes => flags.extend(["--discovery-backend".into(), "kubernetes".into()]),
+            DiscoveryFlags::Kubernetes => {
+                flags.extend(["--discovery-backend".into(), "kubernetes".into()])
+            }
             DiscoveryFlags::Etcd(endpoint) => flags.extend([
                 "--discovery-backend".into(),
                 "etcd".into(),
@@ -127,7 +143,12 @@ impl Injection<'_> {
             ]),
         }
         if let Some(url) = self.nats_url {
-            flags.extend(["--kv-event-transport".into(), "nats".into(), "--nats-url".into(), url.into()]);
+            flags.extend([
+                "--kv-event-transport".into(),
+                "nats".into(),
+                "--nats-url".into(),
+                url.into(),
+            ]);
         }
     }
 }

@@ -193,7 +193,9 @@ pub enum ComponentType {
 }
 
 /// Worker role.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, JsonSchema)]
+#[derive(
+    Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     #[default]
@@ -213,7 +215,12 @@ pub struct ResourcesSpec {
     /// Extended resource name of the GPU (default `amd.com/gpu`; partitioned GPUs use names such
     /// as `amd.com/cpx_nps4`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(min = 1, max = 253), regex(pattern = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"))]
+    #[schemars(
+        length(min = 1, max = 253),
+        regex(
+            pattern = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
+        )
+    )]
     pub gpu_type: Option<String>,
     /// CPU request and limit per pod.
     #[serde(default, skip_serializing_if = "Option::is_none")]

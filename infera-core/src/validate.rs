@@ -15,7 +15,9 @@ use kube::Resource;
 use crate::{
     flags::{self, DiscoveryFlags},
     naming::{self, MAX_DEPLOYMENT_NAME, MAX_DEPLOYMENT_PLUS_SERVICE, RESERVED_SERVICE_NAMES},
-    types::{BackendFramework, ComponentType, DiscoveryBackend, InferaDeployment, Role, ServiceSpec},
+    types::{
+        BackendFramework, ComponentType, DiscoveryBackend, InferaDeployment, Role, ServiceSpec,
+    },
 };
 
 /// Default GPU resource name.
@@ -117,7 +119,11 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
     let mut errors = Errors::default();
     let spec = &idep.spec;
     let name = idep.metadata.name.clone().unwrap_or_default();
-    let namespace = idep.metadata.namespace.clone().unwrap_or_else(|| "default".into());
+    let namespace = idep
+        .metadata
+        .namespace
+        .clone()
+        .unwrap_or_else(|| "default".into());
 
     let name_ok = naming::is_dns_label(&name) && name.len() <= MAX_DEPLOYMENT_NAME;
     if name.is_empty() {
@@ -129,33 +135,60 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
         );
     }
 
-    let servers: Vec<&String> =
-        spec.services.iter().filter(|(_, s)| s.component_type == ComponentType::Server).map(|(n, _)| n).collect();
+    let servers: Vec<&String> = spec
+        .services
+        .iter()
+        .filter(|(_, s)| s.component_type == ComponentType::Server)
+        .map(|(n, _)| n)
+        .collect();
     match servers.len() {
         1 => {}
-        0 => errors.push("spec.services", "exactly one service must have componentType: server; add one server"),
+        0 => errors.push(
+            "spec.services",
+            "exactly one service must have componentType: server; add one server",
+        ),
         _ => errors.push(
             "spec.services",
-            format!("exactly one service must have componentType: server, found {}; remove the extras", join(&servers)),
+            format!(
+                "exactly one service must have componentType: server, found {}; remove the extras",
+                join(&servers)
+            ),
         ),
     }
-    if !spec.services.values().any(|s| s.component_type == ComponentType::Worker) {
-        errors.push("spec.services", "at least one service must have componentType: worker; add a worker pool");
+    if !spec
+        .services
+        .values()
+        .any(|s| s.component_type == ComponentType::Worker)
+    {
+        errors.push(
+            "spec.services",
+            "at least one service must have componentType: worker; add a worker pool",
+        );
     }
     let has_role = |role| spec.services.values().any(|s| s.role == Some(role));
     if has_role(Role::Prefill) != has_role(Role::Decode) {
-        let (present, missing) = if has_role(Role::Prefill) { ("prefill", "decode") } else { ("decode", "prefill") };
+        let (present, missing) = if has_role(Role::Prefill) {
+            ("prefill", "decode")
+        } else {
+            ("decode", "prefill")
+        };
         errors.push(
             "spec.services",
             format!("{present} pools need {missing} pools; add a service with role: {missing}, or use role: mixed"),
         );
     }
 
-    let discovery = match (spec.discovery_backend.unwrap_or_default(), &spec.etcd_endpoint) {
+    let discovery = match (
+        spec.discovery_backend.unwrap_or_default(),
+        &spec.etcd_endpoint,
+    ) {
         (DiscoveryBackend::Kubernetes, None) => DiscoveryFlags::Kubernetes,
         (DiscoveryBackend::Etcd, Some(endpoint)) => DiscoveryFlags::Etcd(endpoint.clone()),
         (DiscoveryBackend::Etcd, None) => {
-            errors.push("spec.etcdEndpoint", "is required when discoveryBackend is etcd; set the URL of your etcd");
+            errors.push(
+                "spec.etcdEndpoint",
+                "is required when discoveryBackend is etcd; set the URL of your etcd",
+            );
             DiscoveryFlags::Kubernetes
         }
         (DiscoveryBackend::Kubernetes, Some(_)) => {
@@ -171,15 +204,24 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
         None => Nats::None,
         Some(nats) if nats.deploy => {
             if nats.url.is_some() {
-                errors.push("spec.nats.url", "is only used when deploy is false; remove it or set deploy: false");
+                errors.push(
+                    "spec.nats.url",
+                    "is only used when deploy is false; remove it or set deploy: false",
+                );
             }
-            let storage = nats.storage_size.clone().unwrap_or_else(|| Quantity(DEFAULT_NATS_STORAGE.into()));
+            let storage = nats
+                .storage_size
+                .clone()
+                .unwrap_or_else(|| Quantity(DEFAULT_NATS_STORAGE.into()));
             check_quantity(&mut errors, "spec.nats.storageSize", &storage);
             Nats::Managed { storage }
         }
         Some(nats) => {
             if nats.storage_size.is_some() {
-                errors.push("spec.nats.storageSize", "is only used when deploy is true; remove it or set deploy: true");
+                errors.push(
+                    "spec.nats.storageSize",
+                    "is only used when deploy is true; remove it or set deploy: true",
+                );
             }
             match &nats.url {
                 Some(url) => Nats::External { url: url.clone() },
@@ -196,12 +238,18 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
 
     let gaie = spec.gaie.as_ref().map(|g| {
         if !is_dns_subdomain(&g.gateway_name) {
-            errors.push("spec.gaie.gatewayName", "must be the name of a Gateway (a DNS subdomain); fix the name");
+            errors.push(
+                "spec.gaie.gatewayName",
+                "must be the name of a Gateway (a DNS subdomain); fix the name",
+            );
         }
         if let Some(ns) = &g.gateway_namespace
             && !naming::is_dns_label(ns)
         {
-            errors.push("spec.gaie.gatewayNamespace", "must be a namespace name (a DNS label); fix the name");
+            errors.push(
+                "spec.gaie.gatewayNamespace",
+                "must be a namespace name (a DNS label); fix the name",
+            );
         }
         Gaie {
             gateway_name: g.gateway_name.clone(),
@@ -215,7 +263,12 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
     for (service, svc) in &spec.services {
         let path = format!("spec.services.{service}");
         // A bad deployment name is reported once, not again with every service.
-        check_service_name(&mut errors, &path, if name_ok { &name } else { "" }, service);
+        check_service_name(
+            &mut errors,
+            &path,
+            if name_ok { &name } else { "" },
+            service,
+        );
         let pod = pod(&mut errors, &path, service, svc, spec.image.as_deref());
         match svc.component_type {
             ComponentType::Server => {
@@ -253,7 +306,10 @@ struct Errors(Vec<FieldError>);
 
 impl Errors {
     fn push(&mut self, path: impl Into<String>, message: impl Into<String>) {
-        self.0.push(FieldError { path: path.into(), message: message.into() });
+        self.0.push(FieldError {
+            path: path.into(),
+            message: message.into(),
+        });
     }
 }
 
@@ -282,14 +338,31 @@ fn check_service_name(errors: &mut Errors, path: &str, deployment: &str, service
     }
 }
 
-fn pod(errors: &mut Errors, path: &str, service: &str, svc: &ServiceSpec, default_image: Option<&str>) -> Pod {
-    let image = svc.image.as_deref().or(default_image).unwrap_or_default().to_string();
+fn pod(
+    errors: &mut Errors,
+    path: &str,
+    service: &str,
+    svc: &ServiceSpec,
+    default_image: Option<&str>,
+) -> Pod {
+    let image = svc
+        .image
+        .as_deref()
+        .or(default_image)
+        .unwrap_or_default()
+        .to_string();
     if image.is_empty() {
-        errors.push(format!("{path}.image"), "no image is set; set spec.image or an image for this service");
+        errors.push(
+            format!("{path}.image"),
+            "no image is set; set spec.image or an image for this service",
+        );
     }
     let replicas = svc.replicas.unwrap_or(1);
     if replicas < 0 {
-        errors.push(format!("{path}.replicas"), "must be 0 or more; set a non-negative number");
+        errors.push(
+            format!("{path}.replicas"),
+            "must be 0 or more; set a non-negative number",
+        );
     }
     for (i, arg) in svc.args.iter().enumerate() {
         if let Some(flag) = flags::flag_name(arg).filter(|f| flags::RESERVED.contains(f)) {
@@ -300,7 +373,11 @@ fn pod(errors: &mut Errors, path: &str, service: &str, svc: &ServiceSpec, defaul
         }
     }
     let resources = svc.resources.clone().unwrap_or_default();
-    for (field, quantity) in [("cpu", &resources.cpu), ("memory", &resources.memory), ("sharedMemory", &resources.shared_memory)] {
+    for (field, quantity) in [
+        ("cpu", &resources.cpu),
+        ("memory", &resources.memory),
+        ("sharedMemory", &resources.shared_memory),
+    ] {
         if let Some(q) = quantity {
             check_quantity(errors, &format!("{path}.resources.{field}"), q);
         }
@@ -320,13 +397,27 @@ fn pod(errors: &mut Errors, path: &str, service: &str, svc: &ServiceSpec, defaul
 
 fn check_server(errors: &mut Errors, path: &str, svc: &ServiceSpec) {
     if svc.role.is_some() {
-        errors.push(format!("{path}.role"), "only workers have a role; remove it from the server");
+        errors.push(
+            format!("{path}.role"),
+            "only workers have a role; remove it from the server",
+        );
     }
-    if svc.resources.as_ref().and_then(|r| r.gpu).is_some_and(|gpu| gpu != 0) {
-        errors.push(format!("{path}.resources.gpu"), "the server runs no model and gets no GPU; remove resources.gpu");
+    if svc
+        .resources
+        .as_ref()
+        .and_then(|r| r.gpu)
+        .is_some_and(|gpu| gpu != 0)
+    {
+        errors.push(
+            format!("{path}.resources.gpu"),
+            "the server runs no model and gets no GPU; remove resources.gpu",
+        );
     }
     if svc.number_of_nodes.is_some_and(|n| n != 1) {
-        errors.push(format!("{path}.numberOfNodes"), "the server runs on one node; remove numberOfNodes");
+        errors.push(
+            format!("{path}.numberOfNodes"),
+            "the server runs on one node; remove numberOfNodes",
+        );
     }
 }
 
@@ -334,13 +425,22 @@ fn worker(errors: &mut Errors, path: &str, svc: &ServiceSpec, pod: Pod) -> Worke
     let resources = svc.resources.clone().unwrap_or_default();
     let gpu = resources.gpu.unwrap_or(0);
     if gpu < 1 {
-        errors.push(format!("{path}.resources.gpu"), "a worker needs at least one GPU per pod; set resources.gpu");
+        errors.push(
+            format!("{path}.resources.gpu"),
+            "a worker needs at least one GPU per pod; set resources.gpu",
+        );
     }
     let nodes = svc.number_of_nodes.unwrap_or(1);
     if nodes < 1 {
-        errors.push(format!("{path}.numberOfNodes"), "must be at least 1; set the number of nodes per replica");
+        errors.push(
+            format!("{path}.numberOfNodes"),
+            "must be at least 1; set the number of nodes per replica",
+        );
     }
-    let gpu_type = resources.gpu_type.clone().unwrap_or_else(|| DEFAULT_GPU_TYPE.into());
+    let gpu_type = resources
+        .gpu_type
+        .clone()
+        .unwrap_or_else(|| DEFAULT_GPU_TYPE.into());
     if !is_resource_name(&gpu_type) {
         errors.push(
             format!("{path}.resources.gpuType"),
@@ -350,7 +450,14 @@ fn worker(errors: &mut Errors, path: &str, svc: &ServiceSpec, pod: Pod) -> Worke
     if gpu >= 1 && nodes >= 1 {
         check_parallelism(errors, path, &svc.args, gpu * nodes);
     }
-    Worker { pod, role: svc.role.unwrap_or_default(), nodes, gpu, gpu_type, shared_memory: resources.shared_memory }
+    Worker {
+        pod,
+        role: svc.role.unwrap_or_default(),
+        nodes,
+        gpu,
+        gpu_type,
+        shared_memory: resources.shared_memory,
+    }
 }
 
 /// Tensor × pipeline parallelism must use exactly the GPUs of one replica.
@@ -358,13 +465,21 @@ fn check_parallelism(errors: &mut Errors, path: &str, args: &[String], gpus: i32
     let mut product: i64 = 1;
     let mut named = Vec::new();
     for group in [&flags::TENSOR_PARALLEL[..], &flags::PIPELINE_PARALLEL[..]] {
-        let Some((i, flag, value)) = find_flag(args, group) else { continue };
-        match value.and_then(|v| v.parse::<i64>().ok()).filter(|v| *v >= 1) {
+        let Some((i, flag, value)) = find_flag(args, group) else {
+            continue;
+        };
+        match value
+            .and_then(|v| v.parse::<i64>().ok())
+            .filter(|v| *v >= 1)
+        {
             Some(v) => {
                 product = product.saturating_mul(v);
                 named.push(format!("{flag} {v}"));
             }
-            None => errors.push(format!("{path}.args[{i}]"), format!("{flag} needs a positive integer value; fix it")),
+            None => errors.push(
+                format!("{path}.args[{i}]"),
+                format!("{flag} needs a positive integer value; fix it"),
+            ),
         }
     }
     if !named.is_empty() && product != i64::from(gpus) {
@@ -380,40 +495,72 @@ fn check_parallelism(errors: &mut Errors, path: &str, args: &[String], gpus: i32
 
 /// Position, spelling and value of the first flag of `names` in `args` (`--tp 2` or `--tp=2`).
 fn find_flag<'a>(args: &'a [String], names: &[&str]) -> Option<(usize, &'a str, Option<&'a str>)> {
-    args.iter().enumerate().find_map(|(i, arg)| match arg.split_once('=') {
-        Some((flag, value)) if names.contains(&flag) => Some((i, flag, Some(value))),
-        None if names.contains(&arg.as_str()) => Some((i, arg.as_str(), args.get(i + 1).map(String::as_str))),
-        _ => None,
-    })
+    args.iter()
+        .enumerate()
+        .find_map(|(i, arg)| match arg.split_once('=') {
+            Some((flag, value)) if names.contains(&flag) => Some((i, flag, Some(value))),
+            None if names.contains(&arg.as_str()) => {
+                Some((i, arg.as_str(), args.get(i + 1).map(String::as_str)))
+            }
+            _ => None,
+        })
 }
 
 fn check_quantity(errors: &mut Errors, path: &str, quantity: &Quantity) {
     if !is_quantity(&quantity.0) {
-        errors.push(path, format!("{:?} is not a Kubernetes quantity; write it like 64Gi or 500m", quantity.0));
+        errors.push(
+            path,
+            format!(
+                "{:?} is not a Kubernetes quantity; write it like 64Gi or 500m",
+                quantity.0
+            ),
+        );
     }
 }
 
 /// Kubernetes quantity syntax: a decimal number with an optional binary, decimal or exponent suffix.
 pub fn is_quantity(s: &str) -> bool {
     let s = s.strip_prefix(['+', '-']).unwrap_or(s);
-    let digits_end = s.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(s.len());
+    let digits_end = s
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(s.len());
     let (number, suffix) = s.split_at(digits_end);
     let number_ok = !number.is_empty() && number != "." && number.matches('.').count() <= 1;
-    let suffix_ok = matches!(suffix, "" | "Ki" | "Mi" | "Gi" | "Ti" | "Pi" | "Ei" | "n" | "u" | "m" | "k" | "M" | "G" | "T" | "P" | "E")
-        || suffix
-            .strip_prefix(['e', 'E'])
-            .map(|e| e.strip_prefix(['+', '-']).unwrap_or(e))
-            .is_some_and(|e| !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit()));
+    let suffix_ok = matches!(
+        suffix,
+        "" | "Ki"
+            | "Mi"
+            | "Gi"
+            | "Ti"
+            | "Pi"
+            | "Ei"
+            | "n"
+            | "u"
+            | "m"
+            | "k"
+            | "M"
+            | "G"
+            | "T"
+            | "P"
+            | "E"
+    ) || suffix
+        .strip_prefix(['e', 'E'])
+        .map(|e| e.strip_prefix(['+', '-']).unwrap_or(e))
+        .is_some_and(|e| !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit()));
     number_ok && suffix_ok
 }
 
 fn is_dns_subdomain(s: &str) -> bool {
-    !s.is_empty() && s.len() <= 253 && s.split('.').all(|part| {
-        !part.is_empty()
-            && part.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-            && !part.starts_with('-')
-            && !part.ends_with('-')
-    })
+    !s.is_empty()
+        && s.len() <= 253
+        && s.split('.').all(|part| {
+            !part.is_empty()
+                && part
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                && !part.starts_with('-')
+                && !part.ends_with('-')
+        })
 }
 
 /// `prefix/name` extended resource name.
@@ -422,11 +569,23 @@ fn is_resource_name(s: &str) -> bool {
     (prefix.is_empty() || is_dns_subdomain(prefix))
         && !name.is_empty()
         && name.len() <= 63
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-        && name.as_bytes().first().is_some_and(u8::is_ascii_alphanumeric)
-        && name.as_bytes().last().is_some_and(u8::is_ascii_alphanumeric)
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        && name
+            .as_bytes()
+            .first()
+            .is_some_and(u8::is_ascii_alphanumeric)
+        && name
+            .as_bytes()
+            .last()
+            .is_some_and(u8::is_ascii_alphanumeric)
 }
 
 fn join(names: &[&String]) -> String {
-    names.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(", ")
+    names
+        .iter()
+        .map(|n| n.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }

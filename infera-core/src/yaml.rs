@@ -21,11 +21,21 @@ pub fn parse_deployments(text: &str) -> Result<Vec<InferaDeployment>, YamlError>
     let documents: Vec<serde_json::Value> =
         serde_saphyr::from_multiple(text).map_err(|e| YamlError::Syntax(e.to_string()))?;
     let mut deployments = Vec::new();
-    for (index, value) in documents.into_iter().enumerate().filter(|(_, v)| !v.is_null()) {
+    for (index, value) in documents
+        .into_iter()
+        .enumerate()
+        .filter(|(_, v)| !v.is_null())
+    {
         let document = index + 1;
         let shape = |message: String| YamlError::Shape { document, message };
-        let api_version = value.get("apiVersion").and_then(|v| v.as_str()).unwrap_or_default();
-        let kind = value.get("kind").and_then(|v| v.as_str()).unwrap_or_default();
+        let api_version = value
+            .get("apiVersion")
+            .and_then(|v| v.as_str())
+            .unwrap_or_default();
+        let kind = value
+            .get("kind")
+            .and_then(|v| v.as_str())
+            .unwrap_or_default();
         if (api_version, kind) != ("infera.amd.com/v1alpha1", "InferaDeployment") {
             return Err(shape(format!(
                 "expected apiVersion: infera.amd.com/v1alpha1 and kind: InferaDeployment, found {:?} {:?}",
@@ -35,7 +45,10 @@ pub fn parse_deployments(text: &str) -> Result<Vec<InferaDeployment>, YamlError>
         deployments.push(from_value(value).map_err(shape)?);
     }
     if deployments.is_empty() {
-        return Err(YamlError::Shape { document: 1, message: "no InferaDeployment found".into() });
+        return Err(YamlError::Shape {
+            document: 1,
+            message: "no InferaDeployment found".into(),
+        });
     }
     Ok(deployments)
 }
@@ -44,7 +57,11 @@ pub fn parse_deployments(text: &str) -> Result<Vec<InferaDeployment>, YamlError>
 pub fn from_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, String> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
-        if path == "." { e.inner().to_string() } else { format!("{path}: {}", e.inner()) }
+        if path == "." {
+            e.inner().to_string()
+        } else {
+            format!("{path}: {}", e.inner())
+        }
     })
 }
 

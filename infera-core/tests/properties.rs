@@ -1,11 +1,13 @@
 //! Property tests: arbitrary specs never make validation or rendering panic, and whatever
 //! validates renders only names that are DNS labels of at most 63 characters.
 
+#![allow(clippy::expect_used, reason = "a test fails by panicking")]
+
 use std::collections::BTreeMap;
 
 use infera_core::{
-    BackendFramework, ComponentType, DiscoveryBackend, InferaDeployment, InferaDeploymentSpec, NatsSpec,
-    ResourcesSpec, Role, ServiceSpec, naming, render, validate,
+    BackendFramework, ComponentType, DiscoveryBackend, InferaDeployment, InferaDeploymentSpec,
+    NatsSpec, ResourcesSpec, Role, ServiceSpec, naming, render, validate,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use proptest::prelude::*;
@@ -34,30 +36,40 @@ fn arg() -> impl Strategy<Value = String> {
 fn service() -> impl Strategy<Value = ServiceSpec> {
     (
         prop_oneof![Just(ComponentType::Server), Just(ComponentType::Worker)],
-        proptest::option::of(prop_oneof![Just(Role::Mixed), Just(Role::Prefill), Just(Role::Decode)]),
+        proptest::option::of(prop_oneof![
+            Just(Role::Mixed),
+            Just(Role::Prefill),
+            Just(Role::Decode)
+        ]),
         proptest::option::of(-2i32..5),
         proptest::option::of(-1i32..5),
         proptest::option::of(-1i32..9),
         proptest::collection::vec(arg(), 0..6),
-        proptest::option::of(prop_oneof![Just("64Gi".to_string()), Just("x".to_string()), Just("1.5e3".to_string())]),
+        proptest::option::of(prop_oneof![
+            Just("64Gi".to_string()),
+            Just("x".to_string()),
+            Just("1.5e3".to_string())
+        ]),
     )
-        .prop_map(|(component_type, role, replicas, nodes, gpu, args, memory)| ServiceSpec {
-            component_type,
-            role,
-            replicas,
-            number_of_nodes: nodes,
-            resources: Some(ResourcesSpec {
-                gpu,
-                shared_memory: memory.clone().map(Quantity),
-                memory: memory.map(Quantity),
-                ..Default::default()
-            }),
-            args,
-            image: None,
-            env: Vec::new(),
-            node_selector: BTreeMap::new(),
-            tolerations: Vec::new(),
-        })
+        .prop_map(
+            |(component_type, role, replicas, nodes, gpu, args, memory)| ServiceSpec {
+                component_type,
+                role,
+                replicas,
+                number_of_nodes: nodes,
+                resources: Some(ResourcesSpec {
+                    gpu,
+                    shared_memory: memory.clone().map(Quantity),
+                    memory: memory.map(Quantity),
+                    ..Default::default()
+                }),
+                args,
+                image: None,
+                env: Vec::new(),
+                node_selector: BTreeMap::new(),
+                tolerations: Vec::new(),
+            },
+        )
 }
 
 fn deployment() -> impl Strategy<Value = InferaDeployment> {
@@ -65,9 +77,15 @@ fn deployment() -> impl Strategy<Value = InferaDeployment> {
         name(),
         proptest::collection::btree_map(name(), service(), 0..5),
         prop_oneof![Just(BackendFramework::Sglang), Just(BackendFramework::Vllm)],
-        proptest::option::of(prop_oneof![Just(DiscoveryBackend::Kubernetes), Just(DiscoveryBackend::Etcd)]),
+        proptest::option::of(prop_oneof![
+            Just(DiscoveryBackend::Kubernetes),
+            Just(DiscoveryBackend::Etcd)
+        ]),
         proptest::option::of("http://[a-z]{1,8}:2379"),
-        proptest::option::of((any::<bool>(), proptest::option::of("nats://[a-z]{1,8}:4222"))),
+        proptest::option::of((
+            any::<bool>(),
+            proptest::option::of("nats://[a-z]{1,8}:4222"),
+        )),
     )
         .prop_map(|(name, services, backend, discovery, etcd, nats)| {
             let mut idep = InferaDeployment::new(
@@ -77,7 +95,11 @@ fn deployment() -> impl Strategy<Value = InferaDeployment> {
                     image: Some("rocm/infera:test".into()),
                     discovery_backend: discovery,
                     etcd_endpoint: etcd,
-                    nats: nats.map(|(deploy, url)| NatsSpec { deploy, storage_size: None, url }),
+                    nats: nats.map(|(deploy, url)| NatsSpec {
+                        deploy,
+                        storage_size: None,
+                        url,
+                    }),
                     gaie: None,
                     services,
                 },

@@ -1,9 +1,13 @@
 //! Snapshot tests: the seed's examples render into exactly these objects.
 
+#![allow(clippy::expect_used, reason = "a test fails by panicking")]
+
 use infera_core::{render, validate, yaml};
 
 fn load(file: &str) -> infera_core::InferaDeployment {
-    let text = std::fs::read_to_string(format!("{}/../examples/{file}", env!("CARGO_MANIFEST_DIR"))).expect("example");
+    let text =
+        std::fs::read_to_string(format!("{}/../examples/{file}", env!("CARGO_MANIFEST_DIR")))
+            .expect("example");
     let mut deployments = yaml::parse_deployments(&text).expect("parses");
     deployments.remove(0)
 }

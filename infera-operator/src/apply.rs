@@ -68,10 +68,13 @@ pub async fn apply(
     snapshot: &Snapshot,
     children: Vec<Child>,
 ) -> Result<Applied> {
-    let namespace = idep.namespace().ok_or(Error::MissingMetadata("namespace"))?;
+    let namespace = idep
+        .namespace()
+        .ok_or(Error::MissingMetadata("namespace"))?;
     let mut applied = Applied::default();
     let mut wanted = BTreeSet::new();
-    for child in children {
+    let (mut first, mut then) = (Vec::new(), Vec::new());
+    for child in &children {
         let kind = child.kind();
         wanted.insert((kind, child.name().to_string()));
         if !installed(kind) {
@@ -79,10 +82,25 @@ pub async fn apply(
             if !applied.missing.contains(&missing) {
                 applied.missing.push(missing);
             }
-            continue;
+        } else if kind == ChildKind::RoleBinding {
+            // Binding a Role that does not exist yet is refused: bindings go second.
+            then.push(child);
+        } else {
+            first.push(child);
         }
-        if let Some(conflict) = apply_child(client, applies, &namespace, snapshot, &child).await? {
-            applied.conflicts.push(conflict);
+    }
+    // Otherwise children of one deployment do not depend on each other: apply them at once.
+    for batch in [first, then] {
+        let results = futures::future::join_all(
+            batch
+                .into_iter()
+                .map(|child| apply_child(client, applies, &namespace, snapshot, child)),
+        )
+        .await;
+        for result in results {
+            if let Some(conflict) = result? {
+                applied.conflicts.push(conflict);
+            }
         }
     }
     for ((kind, name), object) in &snapshot.children {
@@ -109,7 +127,10 @@ async fn apply_child(
     })?;
     let hash = hash(&body);
     let key = (kind, namespace.to_string(), name.clone());
-    let live_version = snapshot.children.get(&(kind, name.clone())).and_then(|o| o.resource_version());
+    let live_version = snapshot
+        .children
+        .get(&(kind, name.clone()))
+        .and_then(|o| o.resource_version());
     if let Some(record) = applies.get(&key)
         && record.hash == hash
         && live_version.as_deref() == Some(record.resource_version.as_str())
@@ -117,17 +138,43 @@ async fn apply_child(
         return Ok(record.conflict);
     }
 
-    let api = Api::<DynamicObject>::namespaced_with(client.clone(), namespace, &kind.api_resource());
-    match api.patch(&name, &PatchParams::apply(OPERATOR_MANAGER), &Patch::Apply(&body)).await {
+    let api =
+        Api::<DynamicObject>::namespaced_with(client.clone(), namespace, &kind.api_resource());
+    match api
+        .patch(
+            &name,
+            &PatchParams::apply(OPERATOR_MANAGER),
+            &Patch::Apply(&body),
+        )
+        .await
+    {
         Ok(object) => {
             let resource_version = object.resource_version().unwrap_or_default();
-            applies.put(key, Record { hash, resource_version, conflict: None });
+            applies.put(
+                key,
+                Record {
+                    hash,
+                    resource_version,
+                    conflict: None,
+                },
+            );
             Ok(None)
         }
         Err(kube::Error::Api(status)) if status.code == 409 => {
-            let conflict = format!("{} {name}: {}", kind.api_resource().kind, conflict_fields(&status));
+            let conflict = format!(
+                "{} {name}: {}",
+                kind.api_resource().kind,
+                conflict_fields(&status)
+            );
             if let Some(resource_version) = live_version {
-                applies.put(key, Record { hash, resource_version, conflict: Some(conflict.clone()) });
+                applies.put(
+                    key,
+                    Record {
+                        hash,
+                        resource_version,
+                        conflict: Some(conflict.clone()),
+                    },
+                );
             }
             Ok(Some(conflict))
         }
@@ -143,10 +190,14 @@ async fn delete_child(
     object: &DynamicObject,
 ) -> Result<()> {
     let name = object.name_any();
-    let api = Api::<DynamicObject>::namespaced_with(client.clone(), namespace, &kind.api_resource());
+    let api =
+        Api::<DynamicObject>::namespaced_with(client.clone(), namespace, &kind.api_resource());
     // The uid precondition guarantees we delete exactly the object we judged ours.
     let params = DeleteParams {
-        preconditions: Some(Preconditions { uid: object.uid(), resource_version: None }),
+        preconditions: Some(Preconditions {
+            uid: object.uid(),
+            resource_version: None,
+        }),
         propagation_policy: Some(kube::api::PropagationPolicy::Background),
         ..DeleteParams::default()
     };
@@ -161,7 +212,11 @@ async fn delete_child(
 
 /// `field .spec.replicas is owned by "kubectl-edit"` from a 409 apply response.
 pub fn conflict_fields(status: &kube::core::Status) -> String {
-    let causes = status.details.as_ref().map(|d| d.causes.as_slice()).unwrap_or_default();
+    let causes = status
+        .details
+        .as_ref()
+        .map(|d| d.causes.as_slice())
+        .unwrap_or_default();
     let mut by_manager: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for cause in causes {
         let manager = cause
@@ -169,14 +224,19 @@ pub fn conflict_fields(status: &kube::core::Status) -> String {
             .split('"')
             .nth(1)
             .map_or_else(|| cause.message.clone(), ToString::to_string);
-        by_manager.entry(manager).or_default().push(cause.field.clone());
+        by_manager
+            .entry(manager)
+            .or_default()
+            .push(cause.field.clone());
     }
     if by_manager.is_empty() {
         return status.message.clone();
     }
     let parts: Vec<String> = by_manager
         .into_iter()
-        .map(|(manager, fields)| format!("{} owned by field manager {manager:?}", fields.join(", ")))
+        .map(|(manager, fields)| {
+            format!("{} owned by field manager {manager:?}", fields.join(", "))
+        })
         .collect();
     parts.join("; ")
 }
@@ -205,7 +265,10 @@ fn hash(value: &serde_json::Value) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use kube::core::{Status, response::{StatusCause, StatusDetails}};
+    use kube::core::{
+        Status,
+        response::{StatusCause, StatusDetails},
+    };
 
     use super::*;
 
@@ -216,16 +279,19 @@ mod tests {
             message: format!("conflict with \"{manager}\" using apps/v1"),
             field: field.into(),
         };
-        let status = Status::failure("Apply failed with 2 conflicts", "Conflict").with_code(409).with_details(
-            StatusDetails {
-                causes: vec![cause("kubectl-scale", ".spec.replicas"), cause("kubectl-scale", ".metadata.labels.x")],
+        let status = Status::failure("Apply failed with 2 conflicts", "Conflict")
+            .with_code(409)
+            .with_details(StatusDetails {
+                causes: vec![
+                    cause("kubectl-scale", ".spec.replicas"),
+                    cause("kubectl-scale", ".metadata.labels.x"),
+                ],
                 name: "demo-server".into(),
                 group: "apps".into(),
                 kind: "deployments".into(),
                 uid: String::new(),
                 retry_after_seconds: 0,
-            },
-        );
+            });
         assert_eq!(
             conflict_fields(&status),
             r#".spec.replicas, .metadata.labels.x owned by field manager "kubectl-scale""#

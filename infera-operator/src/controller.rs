@@ -47,11 +47,23 @@ pub async fn run(
 ) {
     let namespace = settings.namespace.as_deref();
     let (observed, watches) = crate::observe::watch(&client, namespace);
-    let reporter = Reporter { controller: "infera-operator".into(), instance: Some(settings.identity.clone()) };
+    let reporter = Reporter {
+        controller: "infera-operator".into(),
+        instance: Some(settings.identity.clone()),
+    };
     let recorder = Recorder::new(client.clone(), reporter);
-    let ctx = Arc::new(Context { client: client.clone(), observed, applies: Applies::default(), recorder, metrics: metrics.clone() });
+    let ctx = Arc::new(Context {
+        client: client.clone(),
+        observed,
+        applies: Applies::default(),
+        recorder,
+        metrics: metrics.clone(),
+    });
 
-    let ideps = namespace.map_or_else(|| Api::<InferaDeployment>::all(client.clone()), |ns| Api::namespaced(client.clone(), ns));
+    let ideps = namespace.map_or_else(
+        || Api::<InferaDeployment>::all(client.clone()),
+        |ns| Api::namespaced(client.clone(), ns),
+    );
     let mut controller = Controller::new(ideps, watcher::Config::default())
         .with_config(Config::default().concurrency(settings.concurrency));
     for (kind, stream) in watches.children {
@@ -66,7 +78,11 @@ pub async fn run(
     let crds = watches.crds.filter_map(|event| async move {
         let crd = event.ok()?;
         let group = crd.name_any();
-        let relevant = ["leaderworkerset.x-k8s.io", "inference.networking.k8s.io", "gateway.networking.k8s.io"];
+        let relevant = [
+            "leaderworkerset.x-k8s.io",
+            "inference.networking.k8s.io",
+            "gateway.networking.k8s.io",
+        ];
         relevant.iter().any(|g| group.ends_with(g)).then_some(())
     });
     metrics.set_ready(true);

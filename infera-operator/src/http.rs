@@ -19,9 +19,19 @@ pub async fn serve(listener: TcpListener, metrics: Arc<Metrics>) -> std::io::Res
 }
 
 async fn metrics_text(State(metrics): State<Arc<Metrics>>) -> impl IntoResponse {
-    ([("content-type", "application/openmetrics-text; version=1.0.0; charset=utf-8")], metrics.encode())
+    (
+        [(
+            "content-type",
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        metrics.encode(),
+    )
 }
 
 async fn ready(State(metrics): State<Arc<Metrics>>) -> impl IntoResponse {
-    if metrics.is_ready() { (StatusCode::OK, "ok") } else { (StatusCode::SERVICE_UNAVAILABLE, "not ready") }
+    if metrics.is_ready() {
+        (StatusCode::OK, "ok")
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, "not ready")
+    }
 }

@@ -8,10 +8,7 @@ use k8s_openapi::{
     apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta},
     jiff::{SignedDuration, Timestamp},
 };
-use kube::{
-    Api,
-    api::{PostParams},
-};
+use kube::{Api, api::PostParams};
 use tracing::{info, warn};
 
 use crate::{Error, Result};
@@ -51,7 +48,9 @@ pub async fn hold(api: &Api<Lease>, config: &LeaseConfig) -> Error {
             Ok(true) => last_renewal = tokio::time::Instant::now(),
             Ok(false) => return Error::LeaderElection("another replica holds the Lease".into()),
             Err(error) if last_renewal.elapsed() >= config.duration => {
-                return Error::LeaderElection(format!("could not renew the Lease within its duration: {error}"));
+                return Error::LeaderElection(format!(
+                    "could not renew the Lease within its duration: {error}"
+                ));
             }
             Err(error) => warn!(%error, "cannot renew the leader Lease; retrying"),
         }
@@ -60,14 +59,19 @@ pub async fn hold(api: &Api<Lease>, config: &LeaseConfig) -> Error {
 
 /// Gives the Lease up so a standby can take over at once.
 pub async fn release(api: &Api<Lease>, config: &LeaseConfig) {
-    let Ok(Some(mut lease)) = api.get_opt(&config.name).await else { return };
+    let Ok(Some(mut lease)) = api.get_opt(&config.name).await else {
+        return;
+    };
     let spec = lease.spec.get_or_insert_with(LeaseSpec::default);
     if spec.holder_identity.as_deref() != Some(config.identity.as_str()) {
         return;
     }
     spec.holder_identity = None;
     spec.renew_time = None;
-    if let Err(error) = api.replace(&config.name, &PostParams::default(), &lease).await {
+    if let Err(error) = api
+        .replace(&config.name, &PostParams::default(), &lease)
+        .await
+    {
         warn!(%error, "cannot release the leader Lease");
     }
 }
@@ -79,7 +83,10 @@ async fn try_acquire(api: &Api<Lease>, config: &LeaseConfig) -> Result<bool> {
     let duration_seconds = i32::try_from(config.duration.as_secs()).unwrap_or(i32::MAX);
     let Some(mut lease) = api.get_opt(&config.name).await? else {
         let lease = Lease {
-            metadata: ObjectMeta { name: Some(config.name.clone()), ..Default::default() },
+            metadata: ObjectMeta {
+                name: Some(config.name.clone()),
+                ..Default::default()
+            },
             spec: Some(LeaseSpec {
                 holder_identity: Some(config.identity.clone()),
                 lease_duration_seconds: Some(duration_seconds),
@@ -99,8 +106,13 @@ async fn try_acquire(api: &Api<Lease>, config: &LeaseConfig) -> Result<bool> {
     let ours = spec.holder_identity.as_deref() == Some(config.identity.as_str());
     let free = spec.holder_identity.as_deref().is_none_or(str::is_empty);
     let expired = spec.renew_time.as_ref().is_none_or(|renewed| {
-        let held_for = SignedDuration::from_secs(i64::from(spec.lease_duration_seconds.unwrap_or(duration_seconds)));
-        renewed.0.saturating_add(held_for).is_ok_and(|until| until < now)
+        let held_for = SignedDuration::from_secs(i64::from(
+            spec.lease_duration_seconds.unwrap_or(duration_seconds),
+        ));
+        renewed
+            .0
+            .saturating_add(held_for)
+            .is_ok_and(|until| until < now)
     });
     if !(ours || free || expired) {
         return Ok(false);
@@ -112,7 +124,10 @@ async fn try_acquire(api: &Api<Lease>, config: &LeaseConfig) -> Result<bool> {
     }
     spec.lease_duration_seconds = Some(duration_seconds);
     spec.renew_time = Some(MicroTime(now));
-    match api.replace(&config.name, &PostParams::default(), &lease).await {
+    match api
+        .replace(&config.name, &PostParams::default(), &lease)
+        .await
+    {
         Ok(_) => Ok(true),
         Err(kube::Error::Api(status)) if status.code == 409 => Ok(false),
         Err(error) => Err(error.into()),

@@ -21,7 +21,11 @@ pub enum Error {
     #[error("Kubernetes API: {0}")]
     Kube(#[from] kube::Error),
     #[error("cannot encode {kind} {name}: {source}")]
-    Encode { kind: String, name: String, source: serde_json::Error },
+    Encode {
+        kind: String,
+        name: String,
+        source: serde_json::Error,
+    },
     #[error("InferaDeployment has no {0}")]
     MissingMetadata(&'static str),
     #[error("leader election: {0}")]

@@ -127,18 +127,30 @@ async fn main() -> anyhow::Result<()> {
 
 /// A client that counts every request it sends, by verb and resource.
 async fn client(metrics: Arc<Metrics>) -> anyhow::Result<Client> {
-    let config = Config::infer().await.context("no Kubernetes configuration (KUBECONFIG or in-cluster)")?;
-    let counting = tower::util::MapRequestLayer::new(move |request: http::Request<kube::client::Body>| {
-        metrics.api_request(&request_label(&request));
-        request
-    });
-    Ok(ClientBuilder::try_from(config)?.with_layer(&counting).build())
+    let config = Config::infer()
+        .await
+        .context("no Kubernetes configuration (KUBECONFIG or in-cluster)")?;
+    let counting =
+        tower::util::MapRequestLayer::new(move |request: http::Request<kube::client::Body>| {
+            metrics.api_request(&request_label(&request));
+            request
+        });
+    Ok(ClientBuilder::try_from(config)?
+        .with_layer(&counting)
+        .build())
 }
 
 /// `PATCH deployments`, `WATCH pods`, `GET leases`.
 fn request_label<B>(request: &http::Request<B>) -> String {
-    let watch = request.uri().query().is_some_and(|q| q.split('&').any(|p| p == "watch=true" || p == "watch=1"));
-    let verb = if watch { "WATCH" } else { request.method().as_str() };
+    let watch = request
+        .uri()
+        .query()
+        .is_some_and(|q| q.split('&').any(|p| p == "watch=true" || p == "watch=1"));
+    let verb = if watch {
+        "WATCH"
+    } else {
+        request.method().as_str()
+    };
     let segments: Vec<&str> = request.uri().path().trim_matches('/').split('/').collect();
     let resource = match segments.iter().position(|s| *s == "namespaces") {
         Some(i) if segments.len() > i + 2 => segments[i + 2],
@@ -163,7 +175,11 @@ fn init_logging(format: LogFormat) {
 fn hostname() -> String {
     std::env::var("HOSTNAME")
         .ok()
-        .or_else(|| std::fs::read_to_string("/etc/hostname").ok().map(|h| h.trim().to_string()))
+        .or_else(|| {
+            std::fs::read_to_string("/etc/hostname")
+                .ok()
+                .map(|h| h.trim().to_string())
+        })
         .unwrap_or_else(|| "infera-operator".into())
 }
 

@@ -39,15 +39,41 @@ impl Default for Metrics {
         let mut registry = Registry::with_prefix("infera");
         let reconciles = Counter::default();
         let failures = Family::<ErrorLabels, Counter>::default();
-        let duration = Histogram::new([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0]);
+        let duration = Histogram::new([
+            0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+        ]);
         let requests = Family::<VerbLabels, Counter>::default();
         let leader = Gauge::default();
         registry.register("reconciles", "Reconciles started", reconciles.clone());
-        registry.register("reconcile_errors", "Reconciles that failed, by error", failures.clone());
-        registry.register("reconcile_duration_seconds", "Time per reconcile", duration.clone());
-        registry.register("api_requests", "Requests sent to the Kubernetes API, by HTTP verb", requests.clone());
-        registry.register("leader", "1 while this replica holds the leader Lease", leader.clone());
-        Self { registry, reconciles, failures, duration, requests, leader, ready: AtomicBool::new(false) }
+        registry.register(
+            "reconcile_errors",
+            "Reconciles that failed, by error",
+            failures.clone(),
+        );
+        registry.register(
+            "reconcile_duration_seconds",
+            "Time per reconcile",
+            duration.clone(),
+        );
+        registry.register(
+            "api_requests",
+            "Requests sent to the Kubernetes API, by HTTP verb",
+            requests.clone(),
+        );
+        registry.register(
+            "leader",
+            "1 while this replica holds the leader Lease",
+            leader.clone(),
+        );
+        Self {
+            registry,
+            reconciles,
+            failures,
+            duration,
+            requests,
+            leader,
+            ready: AtomicBool::new(false),
+        }
     }
 }
 
@@ -66,15 +92,26 @@ impl Drop for ReconcileTimer<'_> {
 impl Metrics {
     pub fn reconcile_timer(&self) -> ReconcileTimer<'_> {
         self.reconciles.inc();
-        ReconcileTimer { histogram: &self.duration, start: Instant::now() }
+        ReconcileTimer {
+            histogram: &self.duration,
+            start: Instant::now(),
+        }
     }
 
     pub fn reconcile_failure(&self, error: &Error) {
-        self.failures.get_or_create(&ErrorLabels { error: error.metric_label() }).inc();
+        self.failures
+            .get_or_create(&ErrorLabels {
+                error: error.metric_label(),
+            })
+            .inc();
     }
 
     pub fn api_request(&self, verb: &str) {
-        self.requests.get_or_create(&VerbLabels { verb: verb.to_string() }).inc();
+        self.requests
+            .get_or_create(&VerbLabels {
+                verb: verb.to_string(),
+            })
+            .inc();
     }
 
     pub fn set_leader(&self, leader: bool) {

@@ -8,7 +8,8 @@ use infera_core::{
     naming::{LABEL_DEPLOYMENT, LABEL_MANAGED_BY, OPERATOR_MANAGER, managed_selector},
 };
 use k8s_openapi::{
-    api::core::v1::Pod, apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+    api::core::v1::Pod,
+    apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
 };
 use kube::{
     Api, Client, Resource, ResourceExt,
@@ -30,9 +31,15 @@ pub struct Observed {
 
 /// The streams that fill [`Observed`]; the controller consumes them as triggers.
 pub struct Watches {
-    pub children: Vec<(ChildKind, futures::stream::BoxStream<'static, Result<DynamicObject, watcher::Error>>)>,
+    pub children: Vec<(
+        ChildKind,
+        futures::stream::BoxStream<'static, Result<DynamicObject, watcher::Error>>,
+    )>,
     pub pods: futures::stream::BoxStream<'static, Result<Pod, watcher::Error>>,
-    pub crds: futures::stream::BoxStream<'static, Result<PartialObjectMeta<CustomResourceDefinition>, watcher::Error>>,
+    pub crds: futures::stream::BoxStream<
+        'static,
+        Result<PartialObjectMeta<CustomResourceDefinition>, watcher::Error>,
+    >,
 }
 
 /// Starts one LIST+WATCH per child kind, for pods of our deployments and for CRD metadata, in
@@ -52,13 +59,27 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
         streams.push((kind, reflect(writer, watcher(api, managed.clone()))));
     }
     let (pods, pod_writer) = reflector::store();
-    let pod_api = namespace.map_or_else(|| Api::all(client.clone()), |ns| Api::namespaced(client.clone(), ns));
+    let pod_api = namespace.map_or_else(
+        || Api::all(client.clone()),
+        |ns| Api::namespaced(client.clone(), ns),
+    );
     let pod_watch = watcher(pod_api, watcher::Config::default().labels(LABEL_DEPLOYMENT));
     let (crds, crd_writer) = reflector::store();
-    let crd_watch = watcher(Api::<PartialObjectMeta<CustomResourceDefinition>>::all(client.clone()), watcher::Config::default());
+    let crd_watch = watcher(
+        Api::<PartialObjectMeta<CustomResourceDefinition>>::all(client.clone()),
+        watcher::Config::default(),
+    );
     (
-        Observed { children: stores, pods, crds },
-        Watches { children: streams, pods: reflect(pod_writer, pod_watch), crds: reflect(crd_writer, crd_watch) },
+        Observed {
+            children: stores,
+            pods,
+            crds,
+        },
+        Watches {
+            children: streams,
+            pods: reflect(pod_writer, pod_watch),
+            crds: reflect(crd_writer, crd_watch),
+        },
     )
 }
 
@@ -70,7 +91,11 @@ where
     K: Resource + Clone + Send + Sync + 'static,
     K::DynamicType: Eq + std::hash::Hash + Clone + Send + Sync,
 {
-    stream.default_backoff().reflect(writer).touched_objects().boxed()
+    stream
+        .default_backoff()
+        .reflect(writer)
+        .touched_objects()
+        .boxed()
 }
 
 /// What exists for one deployment.

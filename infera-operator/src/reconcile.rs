@@ -28,14 +28,35 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
         Ok(valid) => {
             let children = render(&valid);
             let installed = |kind| ctx.observed.installed(kind);
-            let applied = crate::apply::apply(&ctx.client, &ctx.applies, installed, &idep, &snapshot, children).await?;
-            let group_sizes: BTreeMap<String, i32> =
-                valid.workers.iter().map(|w| (w.pod.service.clone(), w.nodes)).collect();
-            Outcome::Applied { applied, endpoint: infera_core::render::endpoint(&valid), group_sizes }
+            let applied = crate::apply::apply(
+                &ctx.client,
+                &ctx.applies,
+                installed,
+                &idep,
+                &snapshot,
+                children,
+            )
+            .await?;
+            let group_sizes: BTreeMap<String, i32> = valid
+                .workers
+                .iter()
+                .map(|w| (w.pod.service.clone(), w.nodes))
+                .collect();
+            Outcome::Applied {
+                applied,
+                endpoint: infera_core::render::endpoint(&valid),
+                group_sizes,
+            }
         }
     };
     let now = Time(Timestamp::now());
-    let new = status::compute(idep.metadata.generation, &snapshot, &outcome, idep.status.as_ref(), now);
+    let new = status::compute(
+        idep.metadata.generation,
+        &snapshot,
+        &outcome,
+        idep.status.as_ref(),
+        now,
+    );
     if idep.status.as_ref() != Some(&new) {
         write_status(&ctx, &idep, &new).await?;
         publish_transition(&ctx, &idep, idep.status.as_ref(), &new).await;
@@ -43,12 +64,21 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
     Ok(Action::requeue(RESYNC))
 }
 
-async fn write_status(ctx: &Context, idep: &InferaDeployment, status: &InferaDeploymentStatus) -> Result<()> {
-    let namespace = idep.namespace().ok_or(Error::MissingMetadata("namespace"))?;
+async fn write_status(
+    ctx: &Context,
+    idep: &InferaDeployment,
+    status: &InferaDeploymentStatus,
+) -> Result<()> {
+    let namespace = idep
+        .namespace()
+        .ok_or(Error::MissingMetadata("namespace"))?;
     let api = Api::<InferaDeployment>::namespaced(ctx.client.clone(), &namespace);
     // A merge patch of the status subresource: the operator is its only writer.
     let patch = Patch::Merge(json!({ "status": status }));
-    let params = PatchParams { field_manager: Some(infera_core::naming::OPERATOR_MANAGER.into()), ..Default::default() };
+    let params = PatchParams {
+        field_manager: Some(infera_core::naming::OPERATOR_MANAGER.into()),
+        ..Default::default()
+    };
     api.patch_status(&idep.name_any(), &params, &patch).await?;
     Ok(())
 }
@@ -61,19 +91,37 @@ async fn publish_transition(
     new: &InferaDeploymentStatus,
 ) {
     let reason_of = |s: Option<&InferaDeploymentStatus>| {
-        s.and_then(|s| s.conditions.first()).map(|c| (c.reason.clone(), c.message.clone()))
+        s.and_then(|s| s.conditions.first())
+            .map(|c| (c.reason.clone(), c.message.clone()))
     };
     let (old_state, new_state) = (old.and_then(|s| s.state), new.state);
     let (old_reason, new_reason) = (reason_of(old), reason_of(Some(new)));
-    if old_state == new_state && old_reason.as_ref().map(|r| &r.0) == new_reason.as_ref().map(|r| &r.0) {
+    if old_state == new_state
+        && old_reason.as_ref().map(|r| &r.0) == new_reason.as_ref().map(|r| &r.0)
+    {
         return;
     }
     let (reason, message) = new_reason.unwrap_or_default();
-    let warning = matches!(new_state, Some(State::Failed | State::Degraded | State::Pending));
+    let warning = matches!(
+        new_state,
+        Some(State::Failed | State::Degraded | State::Pending)
+    );
     let event = Event {
-        type_: if warning { EventType::Warning } else { EventType::Normal },
+        type_: if warning {
+            EventType::Warning
+        } else {
+            EventType::Normal
+        },
         reason,
-        note: Some(format!("{}: {message}", new_state.map(|s| s.to_string()).unwrap_or_default()).chars().take(1000).collect()),
+        note: Some(
+            format!(
+                "{}: {message}",
+                new_state.map(|s| s.to_string()).unwrap_or_default()
+            )
+            .chars()
+            .take(1000)
+            .collect(),
+        ),
         action: "Reconcile".into(),
         secondary: None,
     };

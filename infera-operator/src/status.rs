@@ -27,7 +27,11 @@ const LWS_GROUP: &str = "leaderworkerset.sigs.k8s.io/group-index";
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
     Invalid(ValidationErrors),
-    Applied { applied: Applied, endpoint: String, group_sizes: BTreeMap<String, i32> },
+    Applied {
+        applied: Applied,
+        endpoint: String,
+        group_sizes: BTreeMap<String, i32>,
+    },
 }
 
 /// The status this reconcile should leave. `previous` keeps transition times stable.
@@ -39,11 +43,22 @@ pub fn compute(
     now: Time,
 ) -> InferaDeploymentStatus {
     let (services, endpoint) = match outcome {
-        Outcome::Invalid(_) => (previous.map(|p| p.services.clone()).unwrap_or_default(), None),
-        Outcome::Applied { endpoint, group_sizes, .. } => (services(snapshot, group_sizes), Some(endpoint.clone())),
+        Outcome::Invalid(_) => (
+            previous.map(|p| p.services.clone()).unwrap_or_default(),
+            None,
+        ),
+        Outcome::Applied {
+            endpoint,
+            group_sizes,
+            ..
+        } => (services(snapshot, group_sizes), Some(endpoint.clone())),
     };
     let (state, reason, message) = summarize(outcome, &services, snapshot);
-    let status = if state == State::Ready { "True" } else { "False" };
+    let status = if state == State::Ready {
+        "True"
+    } else {
+        "False"
+    };
     let previous_ready = previous.and_then(|p| p.conditions.iter().find(|c| c.type_ == READY));
     let last_transition_time = match previous_ready {
         Some(c) if c.status == status => c.last_transition_time.clone(),
@@ -75,37 +90,70 @@ fn summarize(
         Outcome::Applied { applied, .. } => applied,
     };
     if !applied.missing.is_empty() {
-        return (State::Degraded, "MissingDependency", applied.missing.join("\n"));
+        return (
+            State::Degraded,
+            "MissingDependency",
+            applied.missing.join("\n"),
+        );
     }
     if !applied.conflicts.is_empty() {
-        return (State::Degraded, "OwnershipConflict", applied.conflicts.join("\n"));
+        return (
+            State::Degraded,
+            "OwnershipConflict",
+            applied.conflicts.join("\n"),
+        );
     }
     let unschedulable = unschedulable(&snapshot.pods);
     if !unschedulable.is_empty() {
-        return (State::Pending, "InsufficientCapacity", unschedulable.join("\n"));
+        return (
+            State::Pending,
+            "InsufficientCapacity",
+            unschedulable.join("\n"),
+        );
     }
     let not_ready: Vec<String> = services
         .iter()
         .filter(|(_, s)| !is_ready(s))
-        .map(|(name, s)| format!("{name}: {}/{} ready", s.ready_groups.unwrap_or(s.ready_replicas), s.desired_replicas))
+        .map(|(name, s)| {
+            format!(
+                "{name}: {}/{} ready",
+                s.ready_groups.unwrap_or(s.ready_replicas),
+                s.desired_replicas
+            )
+        })
         .collect();
     if services.is_empty() || !not_ready.is_empty() {
-        let message = if not_ready.is_empty() { "waiting for children to be observed".into() } else { not_ready.join(", ") };
+        let message = if not_ready.is_empty() {
+            "waiting for children to be observed".into()
+        } else {
+            not_ready.join(", ")
+        };
         return (State::Deploying, "PodsNotReady", message);
     }
-    (State::Ready, "AllReplicasReady", "every service has all replicas ready".into())
+    (
+        State::Ready,
+        "AllReplicasReady",
+        "every service has all replicas ready".into(),
+    )
 }
 
 fn is_ready(service: &ServiceStatus) -> bool {
     service.ready_replicas >= service.desired_replicas
-        && service.ready_groups.is_none_or(|groups| groups >= service.desired_replicas)
+        && service
+            .ready_groups
+            .is_none_or(|groups| groups >= service.desired_replicas)
 }
 
 /// Readiness of every workload in the snapshot, keyed by service (`nats`, `epp` for plumbing).
-fn services(snapshot: &Snapshot, group_sizes: &BTreeMap<String, i32>) -> BTreeMap<String, ServiceStatus> {
+fn services(
+    snapshot: &Snapshot,
+    group_sizes: &BTreeMap<String, i32>,
+) -> BTreeMap<String, ServiceStatus> {
     let mut services = BTreeMap::new();
     for ((kind, _), object) in &snapshot.children {
-        let Some(service) = object.labels().get(LABEL_SERVICE).cloned() else { continue };
+        let Some(service) = object.labels().get(LABEL_SERVICE).cloned() else {
+            continue;
+        };
         let status = match kind {
             ChildKind::Deployment | ChildKind::StatefulSet => workload(object, kind_name(*kind)),
             ChildKind::LeaderWorkerSet => {
@@ -138,15 +186,28 @@ fn workload(object: &DynamicObject, kind: &str) -> ServiceStatus {
             .and_then(|v| i32::try_from(v).ok())
     };
     let desired = int(&["spec", "replicas"]).unwrap_or(1);
-    let current = int(&["status", "observedGeneration"]).map(i64::from) >= object.metadata.generation;
-    let ready = if current { int(&["status", "readyReplicas"]).unwrap_or(0) } else { 0 };
-    ServiceStatus { kind: kind.into(), desired_replicas: desired, ready_replicas: ready, ready_groups: None }
+    let current =
+        int(&["status", "observedGeneration"]).map(i64::from) >= object.metadata.generation;
+    let ready = if current {
+        int(&["status", "readyReplicas"]).unwrap_or(0)
+    } else {
+        0
+    };
+    ServiceStatus {
+        kind: kind.into(),
+        desired_replicas: desired,
+        ready_replicas: ready,
+        ready_groups: None,
+    }
 }
 
 /// Groups of a LeaderWorkerSet whose `size` pods are all Ready.
 fn ready_groups(pods: &[std::sync::Arc<Pod>], lws: &str, size: i32) -> i32 {
     let mut groups: BTreeMap<&str, i32> = BTreeMap::new();
-    for pod in pods.iter().filter(|p| p.labels().get(LWS_NAME).map(String::as_str) == Some(lws)) {
+    for pod in pods
+        .iter()
+        .filter(|p| p.labels().get(LWS_NAME).map(String::as_str) == Some(lws))
+    {
         if let Some(group) = pod.labels().get(LWS_GROUP) {
             *groups.entry(group.as_str()).or_default() += i32::from(is_pod_ready(pod));
         }
@@ -168,12 +229,22 @@ fn is_pod_ready(pod: &Pod) -> bool {
 fn unschedulable(pods: &[std::sync::Arc<Pod>]) -> Vec<String> {
     let mut by_service: BTreeMap<String, (usize, String)> = BTreeMap::new();
     for pod in pods {
-        let condition = pod.status.as_ref().and_then(|s| s.conditions.as_ref()).and_then(|conditions| {
-            conditions.iter().find(|c| c.type_ == "PodScheduled" && c.status == "False" && c.reason.as_deref() == Some("Unschedulable"))
-        });
+        let condition = pod
+            .status
+            .as_ref()
+            .and_then(|s| s.conditions.as_ref())
+            .and_then(|conditions| {
+                conditions.iter().find(|c| {
+                    c.type_ == "PodScheduled"
+                        && c.status == "False"
+                        && c.reason.as_deref() == Some("Unschedulable")
+                })
+            });
         if let Some(condition) = condition {
             let service = pod.labels().get(LABEL_SERVICE).cloned().unwrap_or_default();
-            let entry = by_service.entry(service).or_insert((0, condition.message.clone().unwrap_or_default()));
+            let entry = by_service
+                .entry(service)
+                .or_insert((0, condition.message.clone().unwrap_or_default()));
             entry.0 += 1;
         }
     }
@@ -204,7 +275,11 @@ mod tests {
         Time(Timestamp::UNIX_EPOCH)
     }
 
-    fn deployment(service: &str, desired: i64, ready: i64) -> ((ChildKind, String), Arc<DynamicObject>) {
+    fn deployment(
+        service: &str,
+        desired: i64,
+        ready: i64,
+    ) -> ((ChildKind, String), Arc<DynamicObject>) {
         let mut object = DynamicObject::new(&format!("demo-{service}"), &ApiResource::erase::<k8s_openapi::api::apps::v1::Deployment>(&()))
             .data(json!({"spec": {"replicas": desired}, "status": {"observedGeneration": 1, "readyReplicas": ready}}));
         object.metadata.generation = Some(1);
@@ -214,14 +289,24 @@ mod tests {
 
     fn pod(service: &str, condition: PodCondition) -> Arc<Pod> {
         Arc::new(Pod {
-            metadata: ObjectMeta { labels: Some([(LABEL_SERVICE.to_string(), service.to_string())].into()), ..Default::default() },
-            status: Some(PodStatus { conditions: Some(vec![condition]), ..Default::default() }),
+            metadata: ObjectMeta {
+                labels: Some([(LABEL_SERVICE.to_string(), service.to_string())].into()),
+                ..Default::default()
+            },
+            status: Some(PodStatus {
+                conditions: Some(vec![condition]),
+                ..Default::default()
+            }),
             ..Default::default()
         })
     }
 
     fn applied(applied: Applied) -> Outcome {
-        Outcome::Applied { applied, endpoint: "http://demo-server.ns.svc.cluster.local:8000".into(), group_sizes: BTreeMap::new() }
+        Outcome::Applied {
+            applied,
+            endpoint: "http://demo-server.ns.svc.cluster.local:8000".into(),
+            group_sizes: BTreeMap::new(),
+        }
     }
 
     fn ready_condition(status: &InferaDeploymentStatus) -> (&str, &str, &str) {
@@ -231,21 +316,60 @@ mod tests {
 
     #[test]
     fn all_replicas_ready_is_ready() {
-        let snapshot = Snapshot { children: [deployment("server", 2, 2), deployment("decode", 1, 1)].into(), pods: vec![] };
-        let status = compute(Some(3), &snapshot, &applied(Applied::default()), None, now());
+        let snapshot = Snapshot {
+            children: [deployment("server", 2, 2), deployment("decode", 1, 1)].into(),
+            pods: vec![],
+        };
+        let status = compute(
+            Some(3),
+            &snapshot,
+            &applied(Applied::default()),
+            None,
+            now(),
+        );
         assert_eq!(status.state, Some(State::Ready));
-        assert_eq!(ready_condition(&status), ("True", "AllReplicasReady", "every service has all replicas ready"));
+        assert_eq!(
+            ready_condition(&status),
+            (
+                "True",
+                "AllReplicasReady",
+                "every service has all replicas ready"
+            )
+        );
         assert_eq!(status.observed_generation, Some(3));
-        assert_eq!(status.services["server"], ServiceStatus { kind: "Deployment".into(), desired_replicas: 2, ready_replicas: 2, ready_groups: None });
-        assert_eq!(status.endpoint.as_deref(), Some("http://demo-server.ns.svc.cluster.local:8000"));
+        assert_eq!(
+            status.services["server"],
+            ServiceStatus {
+                kind: "Deployment".into(),
+                desired_replicas: 2,
+                ready_replicas: 2,
+                ready_groups: None
+            }
+        );
+        assert_eq!(
+            status.endpoint.as_deref(),
+            Some("http://demo-server.ns.svc.cluster.local:8000")
+        );
     }
 
     #[test]
     fn not_ready_pools_are_listed() {
-        let snapshot = Snapshot { children: [deployment("server", 2, 1), deployment("decode", 1, 1)].into(), pods: vec![] };
-        let status = compute(Some(1), &snapshot, &applied(Applied::default()), None, now());
+        let snapshot = Snapshot {
+            children: [deployment("server", 2, 1), deployment("decode", 1, 1)].into(),
+            pods: vec![],
+        };
+        let status = compute(
+            Some(1),
+            &snapshot,
+            &applied(Applied::default()),
+            None,
+            now(),
+        );
         assert_eq!(status.state, Some(State::Deploying));
-        assert_eq!(ready_condition(&status), ("False", "PodsNotReady", "server: 1/2 ready"));
+        assert_eq!(
+            ready_condition(&status),
+            ("False", "PodsNotReady", "server: 1/2 ready")
+        );
     }
 
     #[test]
@@ -257,33 +381,79 @@ mod tests {
             message: Some("0/2 nodes are available: 2 Insufficient amd.com/gpu.".into()),
             ..Default::default()
         };
-        let snapshot = Snapshot { children: [deployment("decode", 1, 0)].into(), pods: vec![pod("decode", condition)] };
-        let status = compute(Some(1), &snapshot, &applied(Applied::default()), None, now());
+        let snapshot = Snapshot {
+            children: [deployment("decode", 1, 0)].into(),
+            pods: vec![pod("decode", condition)],
+        };
+        let status = compute(
+            Some(1),
+            &snapshot,
+            &applied(Applied::default()),
+            None,
+            now(),
+        );
         assert_eq!(status.state, Some(State::Pending));
         assert_eq!(
             ready_condition(&status),
-            ("False", "InsufficientCapacity", "pool decode: 1 pod unschedulable: 0/2 nodes are available: 2 Insufficient amd.com/gpu.")
+            (
+                "False",
+                "InsufficientCapacity",
+                "pool decode: 1 pod unschedulable: 0/2 nodes are available: 2 Insufficient amd.com/gpu."
+            )
         );
     }
 
     #[test]
     fn missing_dependency_outranks_conflicts_and_invalid_outranks_all() {
-        let outcome = applied(Applied { missing: vec!["decode: needs LWS".into()], conflicts: vec!["x".into()] });
+        let outcome = applied(Applied {
+            missing: vec!["decode: needs LWS".into()],
+            conflicts: vec!["x".into()],
+        });
         let status = compute(Some(1), &Snapshot::default(), &outcome, None, now());
-        assert_eq!((status.state, ready_condition(&status).1), (Some(State::Degraded), "MissingDependency"));
+        assert_eq!(
+            (status.state, ready_condition(&status).1),
+            (Some(State::Degraded), "MissingDependency")
+        );
 
-        let invalid = ValidationErrors(vec![infera_core::FieldError { path: "spec.services".into(), message: "bad; fix".into() }]);
-        let status = compute(Some(2), &Snapshot::default(), &Outcome::Invalid(invalid), None, now());
+        let invalid = ValidationErrors(vec![infera_core::FieldError {
+            path: "spec.services".into(),
+            message: "bad; fix".into(),
+        }]);
+        let status = compute(
+            Some(2),
+            &Snapshot::default(),
+            &Outcome::Invalid(invalid),
+            None,
+            now(),
+        );
         assert_eq!(status.state, Some(State::Failed));
-        assert_eq!(ready_condition(&status), ("False", "InvalidSpec", "spec.services: bad; fix"));
+        assert_eq!(
+            ready_condition(&status),
+            ("False", "InvalidSpec", "spec.services: bad; fix")
+        );
     }
 
     #[test]
     fn transition_time_is_kept_while_the_condition_holds() {
-        let snapshot = Snapshot { children: [deployment("server", 1, 1), deployment("w", 1, 1)].into(), pods: vec![] };
-        let first = compute(Some(1), &snapshot, &applied(Applied::default()), None, now());
+        let snapshot = Snapshot {
+            children: [deployment("server", 1, 1), deployment("w", 1, 1)].into(),
+            pods: vec![],
+        };
+        let first = compute(
+            Some(1),
+            &snapshot,
+            &applied(Applied::default()),
+            None,
+            now(),
+        );
         let later = Time(Timestamp::from_second(1000).expect("timestamp"));
-        let second = compute(Some(1), &snapshot, &applied(Applied::default()), Some(&first), later);
+        let second = compute(
+            Some(1),
+            &snapshot,
+            &applied(Applied::default()),
+            Some(&first),
+            later,
+        );
         assert_eq!(first, second);
     }
 
@@ -292,8 +462,17 @@ mod tests {
         let (key, object) = deployment("server", 1, 1);
         let mut object = (*object).clone();
         object.metadata.generation = Some(2);
-        let snapshot = Snapshot { children: [(key, Arc::new(object))].into(), pods: vec![] };
-        let status = compute(Some(1), &snapshot, &applied(Applied::default()), None, now());
+        let snapshot = Snapshot {
+            children: [(key, Arc::new(object))].into(),
+            pods: vec![],
+        };
+        let status = compute(
+            Some(1),
+            &snapshot,
+            &applied(Applied::default()),
+            None,
+            now(),
+        );
         assert_eq!(status.services["server"].ready_replicas, 0);
     }
 }

@@ -11,7 +11,7 @@ ours() { # pid: alive and started by up.sh for this dir?
 }
 stopped=()
 # Reverse start order: clients first, etcd last.
-for c in lws-controller kwok kube-scheduler kube-controller-manager kube-apiserver etcd; do
+for c in infera-operator lws-controller kwok kube-scheduler kube-controller-manager kube-apiserver etcd; do
   f="$DIR/$c.pid"
   [[ -f $f ]] || continue
   pid="$(cat "$f")"

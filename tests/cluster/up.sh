@@ -220,7 +220,7 @@ start kube-apiserver "$BIN/kube-apiserver" \
   --authorization-mode=RBAC \
   --service-account-issuer=https://kubernetes.default.svc.cluster.local \
   --service-account-key-file="$PKI/sa.pub" --service-account-signing-key-file="$PKI/sa.key" \
-  --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true --profiling=false \
+  --service-cluster-ip-range=10.0.0.0/16 --allow-privileged=true --profiling=false \
   "${ADMISSION[@]}"
 wait_until kube-apiserver 120 curl -fsS --cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key" \
   "https://127.0.0.1:$API_PORT/readyz"

@@ -22,6 +22,7 @@ mod eventually;
 mod manifests;
 mod namespace;
 mod nodes;
+pub mod operator;
 pub mod plugin;
 
 pub use bins::{Process, binary, target_dir};

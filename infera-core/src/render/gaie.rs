@@ -4,7 +4,8 @@ use k8s_openapi::{
     api::{
         apps::v1::{Deployment, DeploymentSpec},
         core::v1::{
-            Container, ContainerPort, PodSpec, PodTemplateSpec, Service, ServiceAccount, ServicePort, ServiceSpec,
+            Container, ContainerPort, PodSpec, PodTemplateSpec, Service, ServiceAccount,
+            ServicePort, ServiceSpec,
         },
         rbac::v1::{Role, RoleBinding, RoleRef, Subject},
     },
@@ -14,10 +15,14 @@ use k8s_openapi::{
 use super::{Child, Context, EPP_IMAGE, meta, rbac::read_rule};
 use crate::{
     external::{
-        http_route::{HttpRoute, HttpRouteParentRefs, HttpRouteRules, HttpRouteRulesBackendRefs, HttpRouteSpec},
+        http_route::{
+            HttpRoute, HttpRouteParentRefs, HttpRouteRules, HttpRouteRulesBackendRefs,
+            HttpRouteSpec,
+        },
         inference_pool::{
-            InferencePool, InferencePoolEndpointPickerRef, InferencePoolEndpointPickerRefFailureMode,
-            InferencePoolEndpointPickerRefPort, InferencePoolSelector, InferencePoolSpec, InferencePoolTargetPorts,
+            InferencePool, InferencePoolEndpointPickerRef,
+            InferencePoolEndpointPickerRefFailureMode, InferencePoolEndpointPickerRefPort,
+            InferencePoolSelector, InferencePoolSpec, InferencePoolTargetPorts,
         },
     },
     flags::FRONTEND_PORT,
@@ -42,7 +47,10 @@ pub fn objects(cx: &Context<'_>, gaie: &Gaie) -> Vec<Child> {
     workers.insert(naming::LABEL_COMPONENT.into(), "worker".into());
 
     vec![
-        Child::ServiceAccount(ServiceAccount { metadata: epp_meta(), ..Default::default() }),
+        Child::ServiceAccount(ServiceAccount {
+            metadata: epp_meta(),
+            ..Default::default()
+        }),
         Child::Role(Role {
             metadata: epp_meta(),
             rules: Some(vec![
@@ -53,7 +61,11 @@ pub fn objects(cx: &Context<'_>, gaie: &Gaie) -> Vec<Child> {
         }),
         Child::RoleBinding(RoleBinding {
             metadata: epp_meta(),
-            role_ref: RoleRef { api_group: "rbac.authorization.k8s.io".into(), kind: "Role".into(), name: epp.clone() },
+            role_ref: RoleRef {
+                api_group: "rbac.authorization.k8s.io".into(),
+                kind: "Role".into(),
+                name: epp.clone(),
+            },
             subjects: Some(vec![Subject {
                 kind: "ServiceAccount".into(),
                 name: epp.clone(),
@@ -65,7 +77,10 @@ pub fn objects(cx: &Context<'_>, gaie: &Gaie) -> Vec<Child> {
             metadata: epp_meta(),
             spec: Some(DeploymentSpec {
                 replicas: Some(1),
-                selector: LabelSelector { match_labels: Some(epp_selector.clone()), ..Default::default() },
+                selector: LabelSelector {
+                    match_labels: Some(epp_selector.clone()),
+                    ..Default::default()
+                },
                 template: PodTemplateSpec {
                     metadata: Some(meta::pod_meta(d, Component::EndpointPicker)),
                     spec: Some(PodSpec {
@@ -117,11 +132,17 @@ pub fn objects(cx: &Context<'_>, gaie: &Gaie) -> Vec<Child> {
         Child::InferencePool(InferencePool {
             metadata: meta::object_meta(d, Component::Gateway, pool.clone()),
             spec: InferencePoolSpec {
-                selector: InferencePoolSelector { match_labels: workers },
-                target_ports: vec![InferencePoolTargetPorts { number: FRONTEND_PORT }],
+                selector: InferencePoolSelector {
+                    match_labels: workers,
+                },
+                target_ports: vec![InferencePoolTargetPorts {
+                    number: FRONTEND_PORT,
+                }],
                 endpoint_picker_ref: InferencePoolEndpointPickerRef {
                     name: epp,
-                    port: Some(InferencePoolEndpointPickerRefPort { number: EPP_GRPC_PORT }),
+                    port: Some(InferencePoolEndpointPickerRefPort {
+                        number: EPP_GRPC_PORT,
+                    }),
                     failure_mode: Some(InferencePoolEndpointPickerRefFailureMode::FailClose),
                     ..Default::default()
                 },

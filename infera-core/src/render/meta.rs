@@ -8,7 +8,11 @@ use crate::{
 };
 
 /// Metadata of a child: name, namespace, our labels and the controller reference.
-pub fn object_meta(deployment: &ValidDeployment, component: Component<'_>, name: String) -> ObjectMeta {
+pub fn object_meta(
+    deployment: &ValidDeployment,
+    component: Component<'_>,
+    name: String,
+) -> ObjectMeta {
     ObjectMeta {
         name: Some(name),
         namespace: Some(deployment.namespace.clone()),
@@ -20,5 +24,8 @@ pub fn object_meta(deployment: &ValidDeployment, component: Component<'_>, name:
 
 /// Metadata of a pod template: labels only.
 pub fn pod_meta(deployment: &ValidDeployment, component: Component<'_>) -> ObjectMeta {
-    ObjectMeta { labels: Some(naming::labels(&deployment.name, component)), ..Default::default() }
+    ObjectMeta {
+        labels: Some(naming::labels(&deployment.name, component)),
+        ..Default::default()
+    }
 }

@@ -81,12 +81,27 @@ impl ChildKind {
         let (group, version, kind, plural) = match self {
             Self::ServiceAccount => ("", "v1", "ServiceAccount", "serviceaccounts"),
             Self::Role => ("rbac.authorization.k8s.io", "v1", "Role", "roles"),
-            Self::RoleBinding => ("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings"),
+            Self::RoleBinding => (
+                "rbac.authorization.k8s.io",
+                "v1",
+                "RoleBinding",
+                "rolebindings",
+            ),
             Self::Service => ("", "v1", "Service", "services"),
             Self::Deployment => ("apps", "v1", "Deployment", "deployments"),
             Self::StatefulSet => ("apps", "v1", "StatefulSet", "statefulsets"),
-            Self::LeaderWorkerSet => ("leaderworkerset.x-k8s.io", "v1", "LeaderWorkerSet", "leaderworkersets"),
-            Self::InferencePool => ("inference.networking.k8s.io", "v1", "InferencePool", "inferencepools"),
+            Self::LeaderWorkerSet => (
+                "leaderworkerset.x-k8s.io",
+                "v1",
+                "LeaderWorkerSet",
+                "leaderworkersets",
+            ),
+            Self::InferencePool => (
+                "inference.networking.k8s.io",
+                "v1",
+                "InferencePool",
+                "inferencepools",
+            ),
             Self::HttpRoute => ("gateway.networking.k8s.io", "v1", "HTTPRoute", "httproutes"),
         };
         ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, version, kind), plural)
@@ -94,7 +109,10 @@ impl ChildKind {
 
     /// Kinds that exist only when their CRDs are installed.
     pub fn needs_crd(self) -> bool {
-        matches!(self, Self::LeaderWorkerSet | Self::InferencePool | Self::HttpRoute)
+        matches!(
+            self,
+            Self::LeaderWorkerSet | Self::InferencePool | Self::HttpRoute
+        )
     }
 }
 
@@ -178,8 +196,13 @@ pub fn render(deployment: &ValidDeployment) -> Vec<Child> {
 
 /// The server Service's in-cluster URL.
 pub fn endpoint(deployment: &ValidDeployment) -> String {
-    let service = naming::Component::Server(&deployment.server.service).object_name(&deployment.name);
-    format!("http://{}:{}", naming::service_host(&service, &deployment.namespace), crate::flags::SERVER_PORT)
+    let service =
+        naming::Component::Server(&deployment.server.service).object_name(&deployment.name);
+    format!(
+        "http://{}:{}",
+        naming::service_host(&service, &deployment.namespace),
+        crate::flags::SERVER_PORT
+    )
 }
 
 /// A typed object as a free-form JSON map (for the LeaderWorkerSet pod template).

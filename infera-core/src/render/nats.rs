@@ -4,8 +4,9 @@ use k8s_openapi::{
     api::{
         apps::v1::{StatefulSet, StatefulSetPersistentVolumeClaimRetentionPolicy, StatefulSetSpec},
         core::v1::{
-            Container, ContainerPort, PersistentVolumeClaim, PersistentVolumeClaimSpec, PodSpec, PodTemplateSpec,
-            Service, ServicePort, ServiceSpec, VolumeMount, VolumeResourceRequirements,
+            Container, ContainerPort, PersistentVolumeClaim, PersistentVolumeClaimSpec, PodSpec,
+            PodTemplateSpec, Service, ServicePort, ServiceSpec, VolumeMount,
+            VolumeResourceRequirements,
         },
     },
     apimachinery::pkg::{
@@ -55,7 +56,10 @@ pub fn managed(cx: &Context<'_>, storage: &Quantity) -> [Child; 3] {
                 cluster_ip: Some("None".into()),
                 publish_not_ready_addresses: Some(true),
                 selector: Some(selector.clone()),
-                ports: Some(vec![port("client", NATS_PORT), port("monitor", MONITOR_PORT)]),
+                ports: Some(vec![
+                    port("client", NATS_PORT),
+                    port("monitor", MONITOR_PORT),
+                ]),
                 ..Default::default()
             }),
             ..Default::default()
@@ -75,11 +79,16 @@ pub fn managed(cx: &Context<'_>, storage: &Quantity) -> [Child; 3] {
             spec: Some(StatefulSetSpec {
                 replicas: Some(1),
                 service_name: Some(headless),
-                selector: LabelSelector { match_labels: Some(selector), ..Default::default() },
-                persistent_volume_claim_retention_policy: Some(StatefulSetPersistentVolumeClaimRetentionPolicy {
-                    when_deleted: Some("Delete".into()),
-                    when_scaled: Some("Delete".into()),
-                }),
+                selector: LabelSelector {
+                    match_labels: Some(selector),
+                    ..Default::default()
+                },
+                persistent_volume_claim_retention_policy: Some(
+                    StatefulSetPersistentVolumeClaimRetentionPolicy {
+                        when_deleted: Some("Delete".into()),
+                        when_scaled: Some("Delete".into()),
+                    },
+                ),
                 template: PodTemplateSpec {
                     metadata: Some(meta::pod_meta(d, Component::Nats)),
                     spec: Some(PodSpec {
@@ -94,10 +103,21 @@ pub fn managed(cx: &Context<'_>, storage: &Quantity) -> [Child; 3] {
                                 format!("--http_port={MONITOR_PORT}"),
                             ]),
                             ports: Some(vec![
-                                ContainerPort { name: Some("client".into()), container_port: NATS_PORT, ..Default::default() },
-                                ContainerPort { name: Some("monitor".into()), container_port: MONITOR_PORT, ..Default::default() },
+                                ContainerPort {
+                                    name: Some("client".into()),
+                                    container_port: NATS_PORT,
+                                    ..Default::default()
+                                },
+                                ContainerPort {
+                                    name: Some("monitor".into()),
+                                    container_port: MONITOR_PORT,
+                                    ..Default::default()
+                                },
                             ]),
-                            readiness_probe: Some(http_probe("/healthz?js-enabled-only=true", MONITOR_PORT)),
+                            readiness_probe: Some(http_probe(
+                                "/healthz?js-enabled-only=true",
+                                MONITOR_PORT,
+                            )),
                             volume_mounts: Some(vec![VolumeMount {
                                 name: "data".into(),
                                 mount_path: "/data".into(),
@@ -109,7 +129,10 @@ pub fn managed(cx: &Context<'_>, storage: &Quantity) -> [Child; 3] {
                     }),
                 },
                 volume_claim_templates: Some(vec![PersistentVolumeClaim {
-                    metadata: ObjectMeta { name: Some("data".into()), ..Default::default() },
+                    metadata: ObjectMeta {
+                        name: Some("data".into()),
+                        ..Default::default()
+                    },
                     spec: Some(PersistentVolumeClaimSpec {
                         access_modes: Some(vec!["ReadWriteOnce".into()]),
                         resources: Some(VolumeResourceRequirements {

@@ -4,8 +4,9 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::{
     api::core::v1::{
-        Container, ContainerPort, EmptyDirVolumeSource, EnvVar, EnvVarSource, HTTPGetAction, ObjectFieldSelector,
-        PodSpec, PodTemplateSpec, Probe, ResourceRequirements, Volume, VolumeMount,
+        Container, ContainerPort, EmptyDirVolumeSource, EnvVar, EnvVarSource, HTTPGetAction,
+        ObjectFieldSelector, PodSpec, PodTemplateSpec, Probe, ResourceRequirements, Volume,
+        VolumeMount,
     },
     apimachinery::pkg::{api::resource::Quantity, util::intstr::IntOrString},
 };
@@ -54,13 +55,19 @@ pub fn worker(cx: &Context<'_>, worker: &Worker) -> PodTemplateSpec {
         }]);
         volumes.push(Volume {
             name: "dshm".into(),
-            empty_dir: Some(EmptyDirVolumeSource { medium: Some("Memory".into()), size_limit: Some(size.clone()) }),
+            empty_dir: Some(EmptyDirVolumeSource {
+                medium: Some("Memory".into()),
+                size_limit: Some(size.clone()),
+            }),
             ..Default::default()
         });
     }
     let mut containers = vec![engine];
     if cx.deployment.gaie.is_some() {
-        containers.push(frontend(&worker.pod.image, flags::worker_port(cx.deployment.backend)));
+        containers.push(frontend(
+            &worker.pod.image,
+            flags::worker_port(cx.deployment.backend),
+        ));
     }
     template(cx, component, &worker.pod, containers, volumes)
 }
@@ -78,7 +85,8 @@ fn template(
         spec: Some(PodSpec {
             containers,
             volumes: (!volumes.is_empty()).then_some(volumes),
-            service_account_name: kubernetes_discovery.then(|| Component::Discovery.object_name(&cx.deployment.name)),
+            service_account_name: kubernetes_discovery
+                .then(|| Component::Discovery.object_name(&cx.deployment.name)),
             automount_service_account_token: Some(kubernetes_discovery),
             node_selector: (!pod.node_selector.is_empty()).then(|| pod.node_selector.clone()),
             tolerations: (!pod.tolerations.is_empty()).then(|| pod.tolerations.clone()),
@@ -91,7 +99,10 @@ fn engine(pod: &Pod, args: Vec<String>, port: i32) -> Container {
     let mut env = vec![EnvVar {
         name: "POD_NAMESPACE".into(),
         value_from: Some(EnvVarSource {
-            field_ref: Some(ObjectFieldSelector { field_path: "metadata.namespace".into(), ..Default::default() }),
+            field_ref: Some(ObjectFieldSelector {
+                field_path: "metadata.namespace".into(),
+                ..Default::default()
+            }),
             ..Default::default()
         }),
         ..Default::default()
@@ -137,7 +148,11 @@ fn frontend(image: &str, engine_port: i32) -> Container {
 
 pub(super) fn http_probe(path: &str, port: i32) -> Probe {
     Probe {
-        http_get: Some(HTTPGetAction { path: Some(path.into()), port: IntOrString::Int(port), ..Default::default() }),
+        http_get: Some(HTTPGetAction {
+            path: Some(path.into()),
+            port: IntOrString::Int(port),
+            ..Default::default()
+        }),
         period_seconds: Some(10),
         ..Default::default()
     }

@@ -21,11 +21,18 @@ pub fn discovery(cx: &Context<'_>) -> [Child; 3] {
         }),
         Child::Role(Role {
             metadata: meta(),
-            rules: Some(vec![read_rule("", "pods"), read_rule("discovery.k8s.io", "endpointslices")]),
+            rules: Some(vec![
+                read_rule("", "pods"),
+                read_rule("discovery.k8s.io", "endpointslices"),
+            ]),
         }),
         Child::RoleBinding(RoleBinding {
             metadata: meta(),
-            role_ref: RoleRef { api_group: "rbac.authorization.k8s.io".into(), kind: "Role".into(), name: name.clone() },
+            role_ref: RoleRef {
+                api_group: "rbac.authorization.k8s.io".into(),
+                kind: "Role".into(),
+                name: name.clone(),
+            },
             subjects: Some(vec![Subject {
                 kind: "ServiceAccount".into(),
                 name: name.clone(),

@@ -11,8 +11,8 @@ use k8s_openapi::{
 use super::{Child, Context, meta::object_meta, pod};
 use crate::{
     external::lws::{
-        LeaderWorkerSet, LeaderWorkerSetLeaderWorkerTemplate, LeaderWorkerSetLeaderWorkerTemplateRestartPolicy,
-        LeaderWorkerSetSpec,
+        LeaderWorkerSet, LeaderWorkerSetLeaderWorkerTemplate,
+        LeaderWorkerSetLeaderWorkerTemplateRestartPolicy, LeaderWorkerSetSpec,
     },
     flags::SERVER_PORT,
     naming::{self, Component},
@@ -66,7 +66,9 @@ pub fn worker(cx: &Context<'_>, worker: &Worker) -> Child {
                 replicas: Some(worker.pod.replicas),
                 leader_worker_template: LeaderWorkerSetLeaderWorkerTemplate {
                     size: Some(worker.nodes),
-                    restart_policy: Some(LeaderWorkerSetLeaderWorkerTemplateRestartPolicy::RecreateGroupOnPodRestart),
+                    restart_policy: Some(
+                        LeaderWorkerSetLeaderWorkerTemplateRestartPolicy::RecreateGroupOnPodRestart,
+                    ),
                     worker_template: super::to_json_map(&template),
                     ..Default::default()
                 },
@@ -89,5 +91,8 @@ pub fn worker(cx: &Context<'_>, worker: &Worker) -> Child {
 }
 
 fn selector(deployment: &str, component: Component<'_>) -> LabelSelector {
-    LabelSelector { match_labels: Some(naming::selector(deployment, component)), ..Default::default() }
+    LabelSelector {
+        match_labels: Some(naming::selector(deployment, component)),
+        ..Default::default()
+    }
 }

@@ -1,0 +1,197 @@
+//! The operator under test: installed with exactly the shipped CRD and RBAC, and run as a local
+//! process authenticated as its own ServiceAccount.
+
+use std::{path::PathBuf, process::Stdio, time::Duration};
+
+use anyhow::{Context as _, bail};
+use kube::Client;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::{ServiceAccountIdentity, apply_yaml, binary, target_dir};
+
+const CRD: &str = include_str!("../../crds/inferadeployments.infera.amd.com.yaml");
+/// The shipped RBAC, exactly as `kubectl infera init` installs it.
+const RBAC: [&str; 5] = [
+    include_str!("../../deploy/namespace.yaml"),
+    include_str!("../../deploy/serviceaccount.yaml"),
+    include_str!("../../deploy/clusterrole.yaml"),
+    include_str!("../../deploy/clusterrolebinding.yaml"),
+    include_str!("../../deploy/leader-election.yaml"),
+];
+
+/// Installs the CRD and the shipped RBAC, and returns the operator's ServiceAccount identity.
+pub async fn install(admin: &Client) -> anyhow::Result<ServiceAccountIdentity> {
+    apply_yaml(admin, CRD).await.context("installing the CRD")?;
+    for manifest in RBAC {
+        apply_yaml(admin, manifest)
+            .await
+            .context("installing the shipped RBAC")?;
+    }
+    let dir = target_dir().join("e2e-logs");
+    std::fs::create_dir_all(&dir)?;
+    let kubeconfig = dir.join(format!("operator-{}.kubeconfig", crate::unique_suffix()));
+    ServiceAccountIdentity::create(
+        admin,
+        "infera-system",
+        "infera-operator",
+        Duration::from_secs(3600),
+        &kubeconfig,
+    )
+    .await
+}
+
+/// A running `infera-operator`, killed (SIGKILL) on drop.
+pub struct Operator {
+    child: tokio::process::Child,
+    port: u16,
+    pub log: PathBuf,
+}
+
+impl Operator {
+    /// Starts the operator with `args` as `identity` and waits until `/readyz` answers 200.
+    pub async fn start(
+        identity: &ServiceAccountIdentity,
+        args: &[&str],
+        log_name: &str,
+    ) -> anyhow::Result<Self> {
+        let port = free_port()?;
+        let log = target_dir()
+            .join("e2e-logs")
+            .join(format!("{log_name}.log"));
+        let out = std::fs::File::create(&log)?;
+        let child = tokio::process::Command::new(binary("infera-operator")?)
+            .args(args)
+            .arg(format!("--http-addr=127.0.0.1:{port}"))
+            .env("KUBECONFIG", &identity.kubeconfig)
+            .env("RUST_LOG", "info,infera_operator=debug,kube=warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(out.try_clone()?))
+            .stderr(Stdio::from(out))
+            .kill_on_drop(true)
+            .spawn()
+            .context("spawning infera-operator")?;
+        eprintln!(
+            "infera-operator pid {:?}, log {}",
+            child.id(),
+            log.display()
+        );
+        let mut operator = Self { child, port, log };
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            operator.ensure_running()?;
+            match get(port, "/readyz").await {
+                Ok((200, _)) => return Ok(operator),
+                _ if tokio::time::Instant::now() > deadline => {
+                    bail!("infera-operator not ready after 30s")
+                }
+                _ => tokio::time::sleep(Duration::from_millis(200)).await,
+            }
+        }
+    }
+
+    pub fn ensure_running(&mut self) -> anyhow::Result<()> {
+        if let Some(status) = self.child.try_wait()? {
+            let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+            let tail: Vec<&str> = log
+                .lines()
+                .rev()
+                .take(30)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            bail!("infera-operator exited with {status}:\n{}", tail.join("\n"));
+        }
+        Ok(())
+    }
+
+    /// The `/metrics` text.
+    pub async fn metrics(&self) -> anyhow::Result<String> {
+        let (code, body) = get(self.port, "/metrics").await?;
+        anyhow::ensure!(code == 200, "/metrics answered {code}");
+        Ok(body)
+    }
+
+    /// The value of one sample, e.g. `infera_leader` or `infera_api_requests_total{verb="PATCH deployments"}`.
+    pub async fn sample(&self, name: &str) -> anyhow::Result<f64> {
+        Ok(sample(&self.metrics().await?, name))
+    }
+
+    /// Write requests (POST, PUT, PATCH, DELETE) sent so far, leaving out Lease renewals and Events.
+    pub async fn writes(&self) -> anyhow::Result<u64> {
+        Ok(writes(&self.metrics().await?))
+    }
+
+    /// Peak resident memory in KiB (VmHWM).
+    pub fn peak_rss_kib(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()?)).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    }
+
+    /// SIGKILL, as an OOM kill or a node failure would.
+    pub async fn kill(mut self) -> anyhow::Result<()> {
+        self.child.kill().await?;
+        Ok(())
+    }
+
+    /// SIGTERM, then wait for a clean exit.
+    pub async fn terminate(mut self) -> anyhow::Result<std::process::ExitStatus> {
+        let pid = self.child.id().context("already exited")?;
+        std::process::Command::new("kill")
+            .arg("-TERM")
+            .arg(pid.to_string())
+            .status()?;
+        Ok(tokio::time::timeout(Duration::from_secs(20), self.child.wait()).await??)
+    }
+}
+
+/// Sum of write requests in a metrics text, leaving out Lease renewals and Events.
+pub fn writes(metrics: &str) -> u64 {
+    metrics
+        .lines()
+        .filter(|l| l.starts_with("infera_api_requests_total{"))
+        .filter(|l| {
+            ["\"POST ", "\"PUT ", "\"PATCH ", "\"DELETE "]
+                .iter()
+                .any(|v| l.contains(v))
+        })
+        .filter(|l| !l.contains(" leases\"") && !l.contains(" events\""))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum::<f64>() as u64
+}
+
+fn sample(metrics: &str, name: &str) -> f64 {
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix(name).and_then(|rest| rest.strip_prefix(' ')))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
+fn free_port() -> anyhow::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
+}
+
+async fn get(port: u16, path: &str) -> anyhow::Result<(u16, String)> {
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await?;
+    stream
+        .write_all(format!("GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").as_bytes())
+        .await?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await?;
+    let code = response
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .context("no HTTP status")?;
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    Ok((code, body))
+}

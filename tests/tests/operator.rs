@@ -1,0 +1,657 @@
+//! infera-operator end to end on the tier-2 cluster. Every test runs its own operator process,
+//! scoped to the test's namespace, authenticated as the operator's ServiceAccount under exactly
+//! the shipped RBAC (a missing rule fails the test).
+
+use std::{collections::BTreeMap, time::Duration};
+
+use anyhow::Context as _;
+use infera_core::{InferaDeployment, State, naming::LABEL_DEPLOYMENT};
+use infera_e2e::{
+    TestNamespace, admin, apply_yaml_in, eventually,
+    kube::{
+        Api, Client, ResourceExt,
+        api::{DeleteParams, ListParams, ObjectMeta, Patch, PatchParams, PostParams},
+    },
+    operator::{Operator, install},
+};
+use k8s_openapi::{
+    api::{
+        apps::v1::Deployment,
+        core::v1::{Node, NodeSpec, NodeStatus, Pod},
+    },
+    apimachinery::pkg::api::resource::Quantity,
+};
+use serde_json::json;
+
+const READY_TIMEOUT: Duration = Duration::from_secs(120);
+
+struct Setup {
+    admin: Client,
+    ns: TestNamespace,
+    operator: Operator,
+}
+
+async fn setup(prefix: &str) -> anyhow::Result<Setup> {
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, prefix).await?;
+    let identity = install(&admin).await?;
+    let log = format!("operator-{}", ns.name());
+    let operator = Operator::start(
+        &identity,
+        &["--namespace", ns.name(), "--log-format=json"],
+        &log,
+    )
+    .await?;
+    Ok(Setup {
+        admin,
+        ns,
+        operator,
+    })
+}
+
+fn example(file: &str) -> anyhow::Result<String> {
+    let path = format!("{}/../examples/{file}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))
+}
+
+/// A small aggregated deployment; `gpu_type` lets a test use GPUs no other test competes for.
+fn small(name: &str, gpu_type: &str, workers: &[(&str, i32)]) -> String {
+    let mut services =
+        json!({"server": {"componentType": "server", "args": ["--router-policy", "round-robin"]}});
+    for (worker, replicas) in workers {
+        services[*worker] = json!({
+            "componentType": "worker", "replicas": replicas,
+            "resources": {"gpu": 1, "gpuType": gpu_type},
+            "args": ["--model-path", "Qwen/Qwen3-0.6B"],
+        });
+    }
+    json!({
+        "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+        "metadata": {"name": name},
+        "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "services": services},
+    })
+    .to_string()
+}
+
+async fn wait_for_state(
+    api: &Api<InferaDeployment>,
+    name: &str,
+    state: State,
+) -> anyhow::Result<InferaDeployment> {
+    eventually(READY_TIMEOUT, || async {
+        let idep = api.get(name).await?;
+        let status = idep.status.clone().unwrap_or_default();
+        anyhow::ensure!(
+            status.state == Some(state),
+            "state {:?}, conditions {:?}",
+            status.state,
+            status.conditions
+        );
+        anyhow::ensure!(
+            status.observed_generation == idep.metadata.generation,
+            "status of an older generation"
+        );
+        Ok(idep)
+    })
+    .await
+}
+
+fn ready_reason(idep: &InferaDeployment) -> (String, String) {
+    let condition = idep.status.as_ref().and_then(|s| s.conditions.first());
+    condition
+        .map(|c| (c.reason.clone(), c.message.clone()))
+        .unwrap_or_default()
+}
+
+/// A kwok node of our own that advertises `gpus` of the extended resource `gpu_type`.
+async fn gpu_node(admin: &Client, name: &str, gpu_type: &str, gpus: u32) -> anyhow::Result<()> {
+    let resources: BTreeMap<String, Quantity> = [
+        ("cpu", "64".to_string()),
+        ("memory", "512Gi".to_string()),
+        ("pods", "110".to_string()),
+        (gpu_type, gpus.to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), Quantity(v)))
+    .collect();
+    let node = Node {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            annotations: Some([("kwok.x-k8s.io/node".to_string(), "fake".to_string())].into()),
+            labels: Some(
+                [
+                    ("kubernetes.io/hostname".to_string(), name.to_string()),
+                    ("type".to_string(), "kwok".to_string()),
+                ]
+                .into(),
+            ),
+            ..Default::default()
+        },
+        spec: Some(NodeSpec {
+            provider_id: Some(format!("kwok://{name}")),
+            ..Default::default()
+        }),
+        status: Some(NodeStatus {
+            allocatable: Some(resources.clone()),
+            capacity: Some(resources),
+            ..Default::default()
+        }),
+    };
+    Api::<Node>::all(admin.clone())
+        .create(&PostParams::default(), &node)
+        .await?;
+    Ok(())
+}
+
+async fn delete_node(admin: &Client, name: &str) {
+    let _ = Api::<Node>::all(admin.clone())
+        .delete(name, &DeleteParams::default())
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn seed_pd_example_becomes_ready_on_fake_gpu_nodes() -> anyhow::Result<()> {
+    let Setup {
+        admin,
+        ns,
+        mut operator,
+    } = setup("op-pd").await?;
+    apply_yaml_in(&admin, ns.name(), &example("pd.yaml")?).await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    let idep = wait_for_state(&ideps, "demo", State::Ready).await?;
+    let status = idep.status.unwrap_or_default();
+    assert_eq!(status.services["server"].ready_replicas, 2);
+    assert_eq!(status.services["prefill"].ready_replicas, 1);
+    assert_eq!(status.services["decode"].ready_replicas, 1);
+    assert_eq!(status.services["nats"].kind, "StatefulSet");
+    assert_eq!(
+        status.endpoint.as_deref(),
+        Some(format!("http://demo-server.{}.svc.cluster.local:8000", ns.name()).as_str())
+    );
+
+    let pods: Api<Pod> = ns.api();
+    let pods = pods
+        .list(&ListParams::default().labels(&format!("{LABEL_DEPLOYMENT}=demo")))
+        .await?;
+    assert_eq!(pods.items.len(), 5, "2 server, 1 prefill, 1 decode, 1 NATS");
+    let nodes = Api::<Node>::all(admin.clone());
+    for pod in &pods.items {
+        let status = pod.status.clone().unwrap_or_default();
+        assert_eq!(
+            status.phase.as_deref(),
+            Some("Running"),
+            "{}",
+            pod.name_any()
+        );
+        let role = pod
+            .labels()
+            .get("infera.amd.com/role")
+            .cloned()
+            .unwrap_or_default();
+        if role == "prefill" || role == "decode" {
+            let node = nodes
+                .get(
+                    pod.spec
+                        .as_ref()
+                        .and_then(|s| s.node_name.as_deref())
+                        .unwrap_or_default(),
+                )
+                .await?;
+            let gpus = node
+                .status
+                .and_then(|s| s.allocatable)
+                .and_then(|a| a.get("amd.com/gpu").cloned());
+            assert!(gpus.is_some(), "{} runs on a GPU node", pod.name_any());
+        }
+    }
+
+    let output = std::process::Command::new("kubectl")
+        .args(["get", "idep", "-n", ns.name()])
+        .env("KUBECONFIG", infera_e2e::kubeconfig_path()?)
+        .output()?;
+    let table = String::from_utf8_lossy(&output.stdout);
+    let mut lines = table.lines();
+    let header: Vec<&str> = lines
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect();
+    assert_eq!(header, ["NAME", "BACKEND", "STATE", "AGE"], "{table}");
+    let row: Vec<&str> = lines
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect();
+    assert_eq!(row[..3], ["demo", "sglang", "Ready"], "{table}");
+
+    operator.ensure_running()?;
+    ns.cleanup().await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn multi_node_pool_becomes_ready_through_leader_worker_set() -> anyhow::Result<()> {
+    let Setup {
+        admin,
+        ns,
+        mut operator,
+    } = setup("op-lws").await?;
+    let spec = json!({
+        "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+        "metadata": {"name": "big"},
+        "spec": {"backendFramework": "vllm", "image": "rocm/infera:vllm-v0.1.1", "services": {
+            "server": {"componentType": "server"},
+            "worker": {"componentType": "worker", "replicas": 2, "numberOfNodes": 2,
+                       "resources": {"gpu": 1}, "args": ["--model", "m", "--tensor-parallel-size", "1", "--pipeline-parallel-size", "2"]},
+        }},
+    });
+    apply_yaml_in(&admin, ns.name(), &spec.to_string()).await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    let idep = wait_for_state(&ideps, "big", State::Ready).await?;
+    let worker = &idep.status.unwrap_or_default().services["worker"];
+    assert_eq!(
+        (
+            worker.kind.as_str(),
+            worker.desired_replicas,
+            worker.ready_groups
+        ),
+        ("LeaderWorkerSet", 2, Some(2))
+    );
+
+    let pods: Api<Pod> = ns.api();
+    let pods = pods
+        .list(&ListParams::default().labels("leaderworkerset.sigs.k8s.io/name=big-worker"))
+        .await?;
+    assert_eq!(pods.items.len(), 4, "2 groups of 2 pods");
+    for pod in &pods.items {
+        assert!(
+            pod.labels()
+                .contains_key("leaderworkerset.sigs.k8s.io/group-index"),
+            "labelled by the LWS webhook"
+        );
+        let env = pod
+            .spec
+            .as_ref()
+            .map(|s| s.containers[0].env.clone().unwrap_or_default())
+            .unwrap_or_default();
+        assert!(
+            env.iter().any(|e| e.name == "LWS_LEADER_ADDRESS"),
+            "rank environment injected for {}",
+            pod.name_any()
+        );
+    }
+    operator.ensure_running()?;
+    ns.cleanup().await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_spec_that_does_not_fit_names_the_pool_and_recovers_when_a_node_is_added()
+-> anyhow::Result<()> {
+    let Setup {
+        admin,
+        ns,
+        mut operator,
+    } = setup("op-fit").await?;
+    let gpu_type = format!("amd.com/e2e-{}", ns.name());
+    apply_yaml_in(
+        &admin,
+        ns.name(),
+        &small("tight", &gpu_type, &[("decode", 2)]),
+    )
+    .await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    // Both pods are Pending once the scheduler has seen both.
+    let message = eventually(READY_TIMEOUT, || async {
+        let idep = wait_for_state(&ideps, "tight", State::Pending).await?;
+        let (reason, message) = ready_reason(&idep);
+        anyhow::ensure!(reason == "InsufficientCapacity", "reason {reason}");
+        anyhow::ensure!(
+            message.starts_with("pool decode: 2 pods unschedulable:"),
+            "{message}"
+        );
+        anyhow::Ok(message)
+    })
+    .await?;
+    assert!(
+        message.contains(&format!("Insufficient {gpu_type}")),
+        "{message}"
+    );
+
+    let node = format!("e2e-{}", ns.name());
+    gpu_node(&admin, &node, &gpu_type, 8).await?;
+    let result = wait_for_state(&ideps, "tight", State::Ready).await;
+    delete_node(&admin, &node).await;
+    result?;
+    operator.ensure_running()?;
+    ns.cleanup().await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_invalid_spec_past_admission_is_reported_with_the_field_path() -> anyhow::Result<()> {
+    let Setup {
+        admin,
+        ns,
+        operator,
+    } = setup("op-invalid").await?;
+    // CEL cannot check parallelism flags against GPUs; the operator can.
+    let mut spec: serde_json::Value =
+        serde_json::from_str(&small("tp", "amd.com/gpu", &[("decode", 1)]))?;
+    spec["spec"]["services"]["decode"]["args"] = json!(["--tp-size", "4"]);
+    apply_yaml_in(&admin, ns.name(), &spec.to_string()).await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    let idep = wait_for_state(&ideps, "tp", State::Failed).await?;
+    assert_eq!(
+        ready_reason(&idep),
+        (
+            "InvalidSpec".to_string(),
+            "spec.services.decode.args: --tp-size 4 uses 4 GPUs but resources.gpu × numberOfNodes is 1; make the parallelism flags multiply to 1 or change resources.gpu / numberOfNodes".to_string()
+        )
+    );
+    let deployments: Api<Deployment> = ns.api();
+    assert!(
+        deployments
+            .list(&ListParams::default())
+            .await?
+            .items
+            .is_empty(),
+        "nothing rendered from an invalid spec"
+    );
+    drop(operator);
+    ns.cleanup().await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn spec_changes_update_children_removed_services_are_deleted_and_nothing_is_left_behind()
+-> anyhow::Result<()> {
+    let Setup {
+        admin,
+        ns,
+        mut operator,
+    } = setup("op-change").await?;
+    let gpu_type = "amd.com/gpu";
+    apply_yaml_in(
+        &admin,
+        ns.name(),
+        &small("svc", gpu_type, &[("a", 1), ("b", 1)]),
+    )
+    .await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    wait_for_state(&ideps, "svc", State::Ready).await?;
+
+    // An object that carries the deployment label but not our managed-by label is not ours.
+    let deployments: Api<Deployment> = ns.api();
+    let bystander = json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "svc-bystander", "labels": {LABEL_DEPLOYMENT: "svc"}},
+        "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "bystander"}},
+                 "template": {"metadata": {"labels": {"app": "bystander"}}, "spec": {"containers": [{"name": "c", "image": "x"}]}}},
+    });
+    deployments
+        .patch(
+            "svc-bystander",
+            &PatchParams::apply("someone-else"),
+            &Patch::Apply(&bystander),
+        )
+        .await?;
+
+    apply_yaml_in(&admin, ns.name(), &small("svc", gpu_type, &[("a", 2)])).await?;
+    eventually(READY_TIMEOUT, || async {
+        let a = deployments.get("svc-a").await?;
+        anyhow::ensure!(
+            a.spec.and_then(|s| s.replicas) == Some(2),
+            "svc-a not scaled yet"
+        );
+        anyhow::ensure!(
+            deployments.get_opt("svc-b").await?.is_none(),
+            "svc-b still exists"
+        );
+        anyhow::Ok(())
+    })
+    .await?;
+    wait_for_state(&ideps, "svc", State::Ready).await?;
+    assert!(
+        deployments.get_opt("svc-bystander").await?.is_some(),
+        "never delete what is not ours"
+    );
+
+    ideps.delete("svc", &DeleteParams::default()).await?;
+    eventually(READY_TIMEOUT, || async {
+        let left: Vec<String> = deployments
+            .list(&ListParams::default().labels("app.kubernetes.io/managed-by=infera-operator"))
+            .await?
+            .items
+            .iter()
+            .map(ResourceExt::name_any)
+            .collect();
+        anyhow::ensure!(left.is_empty(), "left behind: {left:?}");
+        anyhow::Ok(())
+    })
+    .await?;
+    operator.ensure_running()?;
+    ns.cleanup().await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn steady_state_sends_no_writes_and_another_writer_is_reported_not_fought()
+-> anyhow::Result<()> {
+    let Setup {
+        admin,
+        ns,
+        mut operator,
+    } = setup("op-steady").await?;
+    apply_yaml_in(
+        &admin,
+        ns.name(),
+        &small("calm", "amd.com/gpu", &[("worker", 1)]),
+    )
+    .await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    wait_for_state(&ideps, "calm", State::Ready).await?;
+
+    // Let the last status changes of the children settle, then count.
+    let settled = eventually(Duration::from_secs(60), || async {
+        let before = operator.writes().await?;
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let after = operator.writes().await?;
+        anyhow::ensure!(before == after, "still writing: {before} -> {after}");
+        anyhow::Ok(after)
+    })
+    .await?;
+    let reconciles = operator.sample("infera_reconciles_total").await?;
+    for i in 0..3 {
+        // Touching the InferaDeployment's metadata triggers a reconcile without changing the spec.
+        let patch = json!({"metadata": {"annotations": {"e2e/touch": i.to_string()}}});
+        ideps
+            .patch("calm", &PatchParams::default(), &Patch::Merge(&patch))
+            .await?;
+        tokio::time::sleep(Duration::from_millis(700)).await;
+    }
+    eventually(Duration::from_secs(20), || async {
+        let now = operator.sample("infera_reconciles_total").await?;
+        anyhow::ensure!(
+            now >= reconciles + 3.0,
+            "only {} reconciles since",
+            now - reconciles
+        );
+        anyhow::Ok(())
+    })
+    .await?;
+    assert_eq!(
+        operator.writes().await?,
+        settled,
+        "re-reconciling an unchanged deployment must not write"
+    );
+
+    // Another writer takes spec.replicas of a child: reported with its manager, not reverted.
+    let deployments: Api<Deployment> = ns.api();
+    let scale = json!({"spec": {"replicas": 3}});
+    let params = PatchParams {
+        field_manager: Some("e2e-autoscaler".into()),
+        ..Default::default()
+    };
+    deployments
+        .patch("calm-worker", &params, &Patch::Merge(&scale))
+        .await?;
+    let idep = wait_for_state(&ideps, "calm", State::Degraded).await?;
+    let (reason, message) = ready_reason(&idep);
+    assert_eq!(reason, "OwnershipConflict");
+    assert!(
+        message.contains("Deployment calm-worker")
+            && message.contains(".spec.replicas")
+            && message.contains("e2e-autoscaler"),
+        "{message}"
+    );
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let replicas = deployments
+        .get("calm-worker")
+        .await?
+        .spec
+        .and_then(|s| s.replicas);
+    assert_eq!(
+        replicas,
+        Some(3),
+        "the operator does not fight the other writer"
+    );
+    operator.ensure_running()?;
+    ns.cleanup().await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigkill_while_reconciling_twenty_deployments_converges_without_duplicates_or_orphans()
+-> anyhow::Result<()> {
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "op-kill").await?;
+    let identity = install(&admin).await?;
+    let gpu_type = format!("amd.com/e2e-{}", ns.name());
+    let node = format!("e2e-{}", ns.name());
+    gpu_node(&admin, &node, &gpu_type, 64).await?;
+    let names: Vec<String> = (0..20).map(|i| format!("d{i:02}")).collect();
+    let args = ["--namespace", ns.name(), "--log-format=json"];
+    let operator =
+        Operator::start(&identity, &args, &format!("operator-{}-first", ns.name())).await?;
+    for name in &names {
+        apply_yaml_in(&admin, ns.name(), &small(name, &gpu_type, &[("worker", 1)])).await?;
+    }
+    // Kill it mid-flight: as soon as it has started writing, well before it can be done.
+    eventually(Duration::from_secs(30), || async {
+        anyhow::ensure!(operator.writes().await? > 5, "not writing yet");
+        anyhow::Ok(())
+    })
+    .await?;
+    operator.kill().await?;
+
+    let mut operator =
+        Operator::start(&identity, &args, &format!("operator-{}-second", ns.name())).await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    for name in &names {
+        wait_for_state(&ideps, name, State::Ready).await?;
+    }
+    let deployments: Api<Deployment> = ns.api();
+    let all = deployments
+        .list(&ListParams::default().labels("app.kubernetes.io/managed-by=infera-operator"))
+        .await?;
+    assert_eq!(
+        all.items.len(),
+        40,
+        "exactly a server and a worker per deployment"
+    );
+    let pods: Api<Pod> = ns.api();
+    let pods = pods
+        .list(&ListParams::default().labels(LABEL_DEPLOYMENT))
+        .await?;
+    assert_eq!(pods.items.len(), 40, "exactly one pod per Deployment");
+    for deployment in &all.items {
+        let owner = deployment
+            .owner_references()
+            .iter()
+            .find(|o| o.controller == Some(true))
+            .context("owner")?;
+        let idep = ideps.get(&owner.name).await?;
+        assert_eq!(
+            idep.uid().as_deref(),
+            Some(owner.uid.as_str()),
+            "{} has a live owner",
+            deployment.name_any()
+        );
+    }
+    operator.ensure_running()?;
+    delete_node(&admin, &node).await;
+    ns.cleanup().await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_replicas_elect_one_leader_and_the_standby_takes_over() -> anyhow::Result<()> {
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "op-ha").await?;
+    let identity = install(&admin).await?;
+    let args = [
+        "--namespace",
+        ns.name(),
+        "--leader-elect",
+        "--leader-election-namespace=infera-system",
+        "--lease-duration=6",
+    ];
+    let first = Operator::start(&identity, &args, &format!("operator-{}-a", ns.name())).await?;
+    let second = Operator::start(&identity, &args, &format!("operator-{}-b", ns.name())).await?;
+    let leaders = || async {
+        let a = first.sample("infera_leader").await?;
+        let b = second.sample("infera_leader").await?;
+        anyhow::Ok((a, b))
+    };
+    let (a, b) = eventually(Duration::from_secs(30), || async {
+        let (a, b) = leaders().await?;
+        anyhow::ensure!(a + b == 1.0, "leaders: {a} + {b}");
+        anyhow::Ok((a, b))
+    })
+    .await?;
+    apply_yaml_in(
+        &admin,
+        ns.name(),
+        &small("ha", "amd.com/gpu", &[("worker", 1)]),
+    )
+    .await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    wait_for_state(&ideps, "ha", State::Ready).await?;
+    let standby_reconciles = if a == 1.0 {
+        second.sample("infera_reconciles_total").await?
+    } else {
+        first.sample("infera_reconciles_total").await?
+    };
+    assert_eq!(standby_reconciles, 0.0, "only the leader reconciles");
+
+    let (leader, standby) = if a == 1.0 {
+        (first, second)
+    } else {
+        (second, first)
+    };
+    let _ = b;
+    leader.kill().await?;
+    let started = std::time::Instant::now();
+    eventually(Duration::from_secs(20), || async {
+        anyhow::ensure!(
+            standby.sample("infera_leader").await? == 1.0,
+            "standby has not taken over"
+        );
+        anyhow::Ok(())
+    })
+    .await?;
+    eprintln!("standby took over after {:?}", started.elapsed());
+    assert!(
+        started.elapsed() <= Duration::from_secs(6 + 4),
+        "within the lease duration plus a retry"
+    );
+    apply_yaml_in(
+        &admin,
+        ns.name(),
+        &small("ha", "amd.com/gpu", &[("worker", 2)]),
+    )
+    .await?;
+    let idep = wait_for_state(&ideps, "ha", State::Ready).await?;
+    assert_eq!(
+        idep.status.unwrap_or_default().services["worker"].ready_replicas,
+        2,
+        "the new leader reconciles"
+    );
+    let status = standby.terminate().await?;
+    assert!(status.success(), "SIGTERM is a clean shutdown: {status}");
+    ns.cleanup().await
+}

@@ -1,0 +1,100 @@
+//! A deployment whose CRD dependency is missing is reported, the rest of it still deployed, and it
+//! recovers once the CRD is installed. In a test binary of its own: it removes a cluster-wide CRD
+//! for a while, which no other test of the binary may observe.
+
+use std::time::Duration;
+
+use anyhow::Context as _;
+
+use infera_core::{InferaDeployment, State};
+use infera_e2e::{
+    TestNamespace, admin, apply_yaml_in, eventually,
+    kube::{
+        Api,
+        api::{DeleteParams, DynamicObject, PostParams},
+        core::{ApiResource, GroupVersionKind},
+    },
+    operator::{Operator, install},
+};
+use k8s_openapi::{
+    api::apps::v1::Deployment,
+    apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+};
+use serde_json::json;
+
+const POOLS_CRD: &str = "inferencepools.inference.networking.k8s.io";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn gaie_without_its_crd_reports_missing_dependency_deploys_the_rest_and_recovers()
+-> anyhow::Result<()> {
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "op-missing").await?;
+    let identity = install(&admin).await?;
+    let crds: Api<CustomResourceDefinition> = Api::all(admin.clone());
+    let mut saved = crds.get(POOLS_CRD).await?;
+    saved.metadata = k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+        name: saved.metadata.name.clone(),
+        labels: saved.metadata.labels.clone(),
+        annotations: saved.metadata.annotations.clone(),
+        ..Default::default()
+    };
+    saved.status = None;
+    crds.delete(POOLS_CRD, &DeleteParams::default()).await?;
+    eventually(Duration::from_secs(60), || async {
+        anyhow::ensure!(
+            crds.get_opt(POOLS_CRD).await?.is_none(),
+            "CRD still terminating"
+        );
+        anyhow::Ok(())
+    })
+    .await?;
+
+    let result = async {
+        let operator = Operator::start(&identity, &["--namespace", ns.name()], &format!("operator-{}", ns.name())).await?;
+        let spec = json!({
+            "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment", "metadata": {"name": "gw"},
+            "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1",
+                     "gaie": {"gatewayName": "inference-gateway"},
+                     "services": {"server": {"componentType": "server"},
+                                  "worker": {"componentType": "worker", "resources": {"gpu": 1}}}},
+        });
+        apply_yaml_in(&admin, ns.name(), &spec.to_string()).await?;
+        let ideps: Api<InferaDeployment> = ns.api();
+        let idep = eventually(Duration::from_secs(60), || async {
+            let idep = ideps.get("gw").await?;
+            let state = idep.status.as_ref().and_then(|s| s.state);
+            anyhow::ensure!(state == Some(State::Degraded), "state {state:?}");
+            anyhow::Ok(idep)
+        })
+        .await?;
+        let condition = idep.status.as_ref().and_then(|s| s.conditions.first()).cloned().context("a Ready condition")?;
+        assert_eq!(condition.reason, "MissingDependency");
+        assert!(condition.message.contains(POOLS_CRD) && condition.message.contains("install"), "{}", condition.message);
+        let deployments: Api<Deployment> = ns.api();
+        for name in ["gw-server", "gw-worker", "gw-epp"] {
+            assert!(deployments.get_opt(name).await?.is_some(), "{name} is deployed despite the missing CRD");
+        }
+
+        crds.create(&PostParams::default(), &saved).await?;
+        let pools: Api<DynamicObject> = Api::namespaced_with(
+            admin.clone(),
+            ns.name(),
+            &ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("inference.networking.k8s.io", "v1", "InferencePool"), "inferencepools"),
+        );
+        eventually(Duration::from_secs(90), || async {
+            anyhow::ensure!(pools.get_opt("gw-pool").await?.is_some(), "no InferencePool yet");
+            let state = ideps.get("gw").await?.status.and_then(|s| s.state);
+            anyhow::ensure!(state == Some(State::Ready), "state {state:?}");
+            anyhow::Ok(())
+        })
+        .await?;
+        drop(operator);
+        anyhow::Ok(())
+    }
+    .await;
+    if crds.get_opt(POOLS_CRD).await?.is_none() {
+        crds.create(&PostParams::default(), &saved).await?;
+    }
+    result?;
+    ns.cleanup().await
+}
