@@ -25,14 +25,23 @@ pub struct Applied {
     pub missing: Vec<String>,
     /// Fields owned by another field manager, one line per child.
     pub conflicts: Vec<String>,
+    /// Children the API server refused (admission, quota, validation), one line per child.
+    pub rejected: Vec<String>,
 }
 
-/// Our last apply of a child: what we sent, the resourceVersion it left, and any conflict.
+/// Why a child could not be applied, as one line naming it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Problem {
+    Conflict(String),
+    Rejected(String),
+}
+
+/// Our last apply of a child: what we sent, the resourceVersion it left, and any problem.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Record {
     hash: u64,
     resource_version: String,
-    conflict: Option<String>,
+    problem: Option<Problem>,
 }
 
 type Key = (ChildKind, String, String);
@@ -98,8 +107,10 @@ pub async fn apply(
         )
         .await;
         for result in results {
-            if let Some(conflict) = result? {
-                applied.conflicts.push(conflict);
+            match result? {
+                Some(Problem::Conflict(line)) => applied.conflicts.push(line),
+                Some(Problem::Rejected(line)) => applied.rejected.push(line),
+                None => {}
             }
         }
     }
@@ -117,7 +128,7 @@ async fn apply_child(
     namespace: &str,
     snapshot: &Snapshot,
     child: &Child,
-) -> Result<Option<String>> {
+) -> Result<Option<Problem>> {
     let kind = child.kind();
     let name = child.name().to_string();
     let body = serde_json::to_value(child).map_err(|source| Error::Encode {
@@ -135,7 +146,7 @@ async fn apply_child(
         && record.hash == hash
         && live_version.as_deref() == Some(record.resource_version.as_str())
     {
-        return Ok(record.conflict);
+        return Ok(record.problem);
     }
 
     let api =
@@ -155,28 +166,31 @@ async fn apply_child(
                 Record {
                     hash,
                     resource_version,
-                    conflict: None,
+                    problem: None,
                 },
             );
             Ok(None)
         }
-        Err(kube::Error::Api(status)) if status.code == 409 => {
-            let conflict = format!(
-                "{} {name}: {}",
-                kind.api_resource().kind,
-                conflict_fields(&status)
-            );
+        // A conflict or a refusal will not go away by retrying: report it, and retry only when
+        // the render or the live object changes. Throttling and server errors are retried.
+        Err(kube::Error::Api(status))
+            if (400..500).contains(&status.code) && status.code != 429 =>
+        {
+            let kind_name = kind.api_resource().kind;
+            let problem = if status.code == 409 {
+                Problem::Conflict(format!("{kind_name} {name}: {}", conflict_fields(&status)))
+            } else {
+                Problem::Rejected(format!("{kind_name} {name}: {}", status.message))
+            };
             if let Some(resource_version) = live_version {
-                applies.put(
-                    key,
-                    Record {
-                        hash,
-                        resource_version,
-                        conflict: Some(conflict.clone()),
-                    },
-                );
+                let record = Record {
+                    hash,
+                    resource_version,
+                    problem: Some(problem.clone()),
+                };
+                applies.put(key, record);
             }
-            Ok(Some(conflict))
+            Ok(Some(problem))
         }
         Err(error) => Err(error.into()),
     }

@@ -48,3 +48,6 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// How often an unchanged deployment is looked at again, to catch anything a watch missed.
 pub const RESYNC: Duration = Duration::from_secs(600);
+
+/// How soon a deployment with a child the API server refused is tried again.
+pub const REJECTED_RETRY: Duration = Duration::from_secs(15);

@@ -15,7 +15,7 @@ use kube::{
 use serde_json::json;
 
 use crate::{
-    Error, RESYNC, Result,
+    Error, REJECTED_RETRY, RESYNC, Result,
     controller::Context,
     status::{self, Outcome},
 };
@@ -61,7 +61,14 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
         write_status(&ctx, &idep, &new).await?;
         publish_transition(&ctx, &idep, idep.status.as_ref(), &new).await;
     }
-    Ok(Action::requeue(RESYNC))
+    // Nothing watches what made the API server refuse a child (a quota, a webhook): look again soon.
+    let refused =
+        matches!(&outcome, Outcome::Applied { applied, .. } if !applied.rejected.is_empty());
+    Ok(Action::requeue(if refused {
+        REJECTED_RETRY
+    } else {
+        RESYNC
+    }))
 }
 
 async fn write_status(

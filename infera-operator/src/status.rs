@@ -1,7 +1,8 @@
 //! The deployment's status, computed purely from what was observed and what applying ran into.
 //!
 //! `Ready` is the one condition; its reason is the most serious problem found:
-//! InvalidSpec > MissingDependency > OwnershipConflict > InsufficientCapacity > PodsNotReady.
+//! InvalidSpec > MissingDependency > OwnershipConflict > ApplyRejected > InsufficientCapacity >
+//! PodsNotReady.
 
 use std::collections::BTreeMap;
 
@@ -101,6 +102,13 @@ fn summarize(
             State::Degraded,
             "OwnershipConflict",
             applied.conflicts.join("\n"),
+        );
+    }
+    if !applied.rejected.is_empty() {
+        return (
+            State::Degraded,
+            "ApplyRejected",
+            applied.rejected.join("\n"),
         );
     }
     let unschedulable = unschedulable(&snapshot.pods);
@@ -408,12 +416,22 @@ mod tests {
         let outcome = applied(Applied {
             missing: vec!["decode: needs LWS".into()],
             conflicts: vec!["x".into()],
+            rejected: vec!["y".into()],
         });
         let status = compute(Some(1), &Snapshot::default(), &outcome, None, now());
         assert_eq!(
             (status.state, ready_condition(&status).1),
             (Some(State::Degraded), "MissingDependency")
         );
+
+        let quota =
+            "Deployment demo-decode: exceeded quota: gpus, requested: requests.amd.com/gpu=1";
+        let outcome = applied(Applied {
+            rejected: vec![quota.into()],
+            ..Applied::default()
+        });
+        let status = compute(Some(1), &Snapshot::default(), &outcome, None, now());
+        assert_eq!(ready_condition(&status), ("False", "ApplyRejected", quota));
 
         let invalid = ValidationErrors(vec![infera_core::FieldError {
             path: "spec.services".into(),

@@ -655,3 +655,44 @@ async fn two_replicas_elect_one_leader_and_the_standby_takes_over() -> anyhow::R
     assert!(status.success(), "SIGTERM is a clean shutdown: {status}");
     ns.cleanup().await
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_child_the_api_server_refuses_is_reported_and_retried() -> anyhow::Result<()> {
+    let Setup {
+        admin,
+        ns,
+        mut operator,
+    } = setup("op-quota").await?;
+    let quota = json!({
+        "apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "no-services"},
+        "spec": {"hard": {"services": "0"}},
+    });
+    apply_yaml_in(&admin, ns.name(), &quota.to_string()).await?;
+    apply_yaml_in(
+        &admin,
+        ns.name(),
+        &small("rq", "amd.com/gpu", &[("worker", 1)]),
+    )
+    .await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    let idep = wait_for_state(&ideps, "rq", State::Degraded).await?;
+    let (reason, message) = ready_reason(&idep);
+    assert_eq!(reason, "ApplyRejected");
+    assert!(
+        message.starts_with("Service rq-server: ") && message.contains("exceeded quota"),
+        "{message}"
+    );
+    let deployments: Api<Deployment> = ns.api();
+    assert!(
+        deployments.get_opt("rq-worker").await?.is_some(),
+        "the rest is deployed"
+    );
+
+    let quotas: Api<k8s_openapi::api::core::v1::ResourceQuota> = ns.api();
+    quotas
+        .delete("no-services", &DeleteParams::default())
+        .await?;
+    wait_for_state(&ideps, "rq", State::Ready).await?;
+    operator.ensure_running()?;
+    ns.cleanup().await
+}

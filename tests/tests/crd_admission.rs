@@ -1,0 +1,161 @@
+//! The generated CRD on a real kube-apiserver: the seed's example is accepted unchanged, CEL rules
+//! reject what they can express with the same wording as infera-core, and `kubectl get idep`
+//! prints the documented columns.
+
+use infera_core::InferaDeployment;
+use infera_e2e::{
+    TestNamespace, admin,
+    kube::api::{Api, DynamicObject, PostParams},
+    operator::install,
+};
+use serde_json::{Value, json};
+
+fn seed() -> anyhow::Result<Value> {
+    let path = format!("{}/../examples/pd.yaml", env!("CARGO_MANIFEST_DIR"));
+    let mut deployments = infera_core::yaml::parse_deployments(&std::fs::read_to_string(path)?)?;
+    Ok(serde_json::to_value(deployments.remove(0))?)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> anyhow::Result<()> {
+    let admin = admin().await?;
+    install(&admin).await?;
+    let ns = TestNamespace::new(&admin, "crd").await?;
+    let api: Api<DynamicObject> = Api::namespaced_with(
+        admin.clone(),
+        ns.name(),
+        &infera_e2e::kube::core::ApiResource::erase::<InferaDeployment>(&()),
+    );
+    let dry_run = PostParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    api.create(&dry_run, &serde_json::from_value(seed()?)?)
+        .await?;
+
+    let cases: Vec<(&str, Value, &str)> = vec![
+        (
+            "no server",
+            json!({"spec": {"services": {"server": null}}}),
+            "spec.services: exactly one service must have componentType: server",
+        ),
+        (
+            "no worker",
+            json!({"spec": {"services": {"prefill": null, "decode": null}}}),
+            "spec.services: at least one service must have componentType: worker",
+        ),
+        (
+            "prefill without decode",
+            json!({"spec": {"services": {"decode": null}}}),
+            "spec.services: prefill pools need decode pools",
+        ),
+        (
+            "server with a GPU",
+            json!({"spec": {"services": {"server": {"resources": {"gpu": 1}}}}}),
+            "resources.gpu: the server runs no model and gets no GPU",
+        ),
+        (
+            "server with a role",
+            json!({"spec": {"services": {"server": {"role": "decode"}}}}),
+            "role: only workers have a role",
+        ),
+        (
+            "server on two nodes",
+            json!({"spec": {"services": {"server": {"numberOfNodes": 2}}}}),
+            "numberOfNodes: the server runs on one node",
+        ),
+        (
+            "worker without GPU",
+            json!({"spec": {"services": {"decode": {"resources": {"gpu": 0}}}}}),
+            "resources.gpu: a worker needs at least one GPU per pod",
+        ),
+        (
+            "etcd without endpoint",
+            json!({"spec": {"discoveryBackend": "etcd"}}),
+            "spec.etcdEndpoint: set it exactly when discoveryBackend is etcd",
+        ),
+        (
+            "injected flag",
+            json!({"spec": {"services": {"decode": {"args": ["--port=1"]}}}}),
+            "args: sets a flag the operator injects",
+        ),
+        (
+            "reserved name",
+            json!({"spec": {"services": {"nats": {"componentType": "worker", "resources": {"gpu": 1}}}}}),
+            "reserved for objects the operator creates",
+        ),
+        (
+            "bad service name",
+            json!({"spec": {"services": {"Bad_Name": {"componentType": "worker", "resources": {"gpu": 1}}}}}),
+            "service names must be DNS labels",
+        ),
+        (
+            "names too long",
+            json!({"metadata": {"name": "a-deployment-name-of-31-chars-x"}, "spec": {"services": {"decode-pool-number-one": {"componentType": "worker", "role": "decode", "resources": {"gpu": 1}}}}}),
+            "must be at most 46 characters",
+        ),
+        (
+            "nats url and deploy",
+            json!({"spec": {"nats": {"url": "nats://x:4222"}}}),
+            "spec.nats: set url exactly when deploy is false",
+        ),
+        (
+            "unknown backend",
+            json!({"spec": {"backendFramework": "tgi"}}),
+            "Unsupported value: \"tgi\"",
+        ),
+    ];
+    for (what, patch, expected) in cases {
+        let mut spec = seed()?;
+        merge(&mut spec, patch);
+        match api.create(&dry_run, &serde_json::from_value(spec)?).await {
+            Ok(_) => anyhow::bail!("{what}: accepted"),
+            Err(infera_e2e::kube::Error::Api(status)) => {
+                assert_eq!(status.code, 422, "{what}: {}", status.message);
+                assert!(
+                    status.message.contains(expected),
+                    "{what}: expected {expected:?} in {:?}",
+                    status.message
+                );
+            }
+            Err(other) => return Err(other.into()),
+        }
+    }
+
+    let mut created = seed()?;
+    created["metadata"]["namespace"] = json!(ns.name());
+    api.create(&PostParams::default(), &serde_json::from_value(created)?)
+        .await?;
+    let output = std::process::Command::new("kubectl")
+        .args(["get", "idep", "-n", ns.name(), "-o", "wide"])
+        .env("KUBECONFIG", infera_e2e::kubeconfig_path()?)
+        .output()?;
+    let table = String::from_utf8_lossy(&output.stdout);
+    let header: Vec<&str> = table
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect();
+    assert_eq!(
+        header,
+        ["NAME", "BACKEND", "STATE", "AGE", "REASON", "ENDPOINT"],
+        "{table}"
+    );
+    ns.cleanup().await
+}
+
+fn merge(target: &mut Value, patch: Value) {
+    match (target, patch) {
+        (Value::Object(target), Value::Object(patch)) => {
+            for (key, value) in patch {
+                if value.is_null() {
+                    target.remove(&key);
+                } else {
+                    merge(target.entry(key).or_insert(Value::Null), value);
+                }
+            }
+        }
+        (target, patch) => *target = patch,
+    }
+}
