@@ -8,34 +8,24 @@
 
 #[allow(unused_imports)]
 mod prelude {
-    pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
     pub use kube::CustomResource;
-    pub use serde::{Deserialize, Serialize};
+    pub use serde::{Serialize, Deserialize};
+    pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 }
 
 use self::prelude::*;
 
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-#[kube(
-    group = "gateway.networking.k8s.io",
-    version = "v1",
-    kind = "HTTPRoute",
-    root = "HttpRoute",
-    plural = "httproutes"
-)]
+#[kube(group = "gateway.networking.k8s.io", version = "v1", kind = "HTTPRoute", root = "HttpRoute", plural = "httproutes")]
 #[kube(namespaced)]
 #[kube(status = "HttpRouteStatus")]
 #[kube(schema = "disabled")]
-#[kube(derive = "Default")]
-#[kube(derive = "PartialEq")]
+#[kube(derive="Default")]
+#[kube(derive="PartialEq")]
 pub struct HttpRouteSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hostnames: Option<Vec<String>>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "parentRefs"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "parentRefs")]
     pub parent_refs: Option<Vec<HttpRouteParentRefs>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rules: Option<Vec<HttpRouteRules>>,
@@ -52,21 +42,13 @@ pub struct HttpRouteParentRefs {
     pub namespace: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port: Option<i32>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "sectionName"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "sectionName")]
     pub section_name: Option<String>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct HttpRouteRules {
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "backendRefs"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "backendRefs")]
     pub backend_refs: Option<Vec<HttpRouteRulesBackendRefs>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filters: Option<Vec<HttpRouteRulesFilters>>,
@@ -99,77 +81,33 @@ pub struct HttpRouteRulesBackendRefs {
 pub struct HttpRouteRulesBackendRefsFilters {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cors: Option<HttpRouteRulesBackendRefsFiltersCors>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "extensionRef"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "extensionRef")]
     pub extension_ref: Option<HttpRouteRulesBackendRefsFiltersExtensionRef>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "requestHeaderModifier"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "requestHeaderModifier")]
     pub request_header_modifier: Option<HttpRouteRulesBackendRefsFiltersRequestHeaderModifier>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "requestMirror"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "requestMirror")]
     pub request_mirror: Option<HttpRouteRulesBackendRefsFiltersRequestMirror>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "requestRedirect"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "requestRedirect")]
     pub request_redirect: Option<HttpRouteRulesBackendRefsFiltersRequestRedirect>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "responseHeaderModifier"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "responseHeaderModifier")]
     pub response_header_modifier: Option<HttpRouteRulesBackendRefsFiltersResponseHeaderModifier>,
     #[serde(rename = "type")]
     pub r#type: HttpRouteRulesBackendRefsFiltersType,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "urlRewrite"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "urlRewrite")]
     pub url_rewrite: Option<HttpRouteRulesBackendRefsFiltersUrlRewrite>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct HttpRouteRulesBackendRefsFiltersCors {
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "allowCredentials"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "allowCredentials")]
     pub allow_credentials: Option<bool>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "allowHeaders"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "allowHeaders")]
     pub allow_headers: Option<Vec<String>>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "allowMethods"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "allowMethods")]
     pub allow_methods: Option<Vec<String>>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "allowOrigins"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "allowOrigins")]
     pub allow_origins: Option<Vec<String>>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "exposeHeaders"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "exposeHeaders")]
     pub expose_headers: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "maxAge")]
     pub max_age: Option<i32>,
@@ -244,27 +182,15 @@ pub struct HttpRouteRulesBackendRefsFiltersRequestRedirect {
     pub port: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheme: Option<HttpRouteRulesBackendRefsFiltersRequestRedirectScheme>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "statusCode"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "statusCode")]
     pub status_code: Option<i64>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct HttpRouteRulesBackendRefsFiltersRequestRedirectPath {
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "replaceFullPath"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "replaceFullPath")]
     pub replace_full_path: Option<String>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "replacePrefixMatch"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "replacePrefixMatch")]
     pub replace_prefix_match: Option<String>,
     #[serde(rename = "type")]
     pub r#type: HttpRouteRulesBackendRefsFiltersRequestRedirectPathType,
@@ -343,17 +269,9 @@ pub struct HttpRouteRulesBackendRefsFiltersUrlRewrite {
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct HttpRouteRulesBackendRefsFiltersUrlRewritePath {
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "replaceFullPath"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "replaceFullPath")]
     pub replace_full_path: Option<String>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "replacePrefixMatch"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "replacePrefixMatch")]
     pub replace_prefix_match: Option<String>,
     #[serde(rename = "type")]
     pub r#type: HttpRouteRulesBackendRefsFiltersUrlRewritePathType,
@@ -369,77 +287,33 @@ pub enum HttpRouteRulesBackendRefsFiltersUrlRewritePathType {
 pub struct HttpRouteRulesFilters {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cors: Option<HttpRouteRulesFiltersCors>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "extensionRef"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "extensionRef")]
     pub extension_ref: Option<HttpRouteRulesFiltersExtensionRef>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "requestHeaderModifier"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "requestHeaderModifier")]
     pub request_header_modifier: Option<HttpRouteRulesFiltersRequestHeaderModifier>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "requestMirror"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "requestMirror")]
     pub request_mirror: Option<HttpRouteRulesFiltersRequestMirror>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "requestRedirect"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "requestRedirect")]
     pub request_redirect: Option<HttpRouteRulesFiltersRequestRedirect>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "responseHeaderModifier"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "responseHeaderModifier")]
     pub response_header_modifier: Option<HttpRouteRulesFiltersResponseHeaderModifier>,
     #[serde(rename = "type")]
     pub r#type: HttpRouteRulesFiltersType,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "urlRewrite"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "urlRewrite")]
     pub url_rewrite: Option<HttpRouteRulesFiltersUrlRewrite>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct HttpRouteRulesFiltersCors {
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "allowCredentials"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "allowCredentials")]
     pub allow_credentials: Option<bool>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "allowHeaders"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "allowHeaders")]
     pub allow_headers: Option<Vec<String>>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "allowMethods"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "allowMethods")]
     pub allow_methods: Option<Vec<String>>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "allowOrigins"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "allowOrigins")]
     pub allow_origins: Option<Vec<String>>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "exposeHeaders"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "exposeHeaders")]
     pub expose_headers: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "maxAge")]
     pub max_age: Option<i32>,
@@ -514,27 +388,15 @@ pub struct HttpRouteRulesFiltersRequestRedirect {
     pub port: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheme: Option<HttpRouteRulesFiltersRequestRedirectScheme>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "statusCode"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "statusCode")]
     pub status_code: Option<i64>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct HttpRouteRulesFiltersRequestRedirectPath {
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "replaceFullPath"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "replaceFullPath")]
     pub replace_full_path: Option<String>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "replacePrefixMatch"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "replacePrefixMatch")]
     pub replace_prefix_match: Option<String>,
     #[serde(rename = "type")]
     pub r#type: HttpRouteRulesFiltersRequestRedirectPathType,
@@ -613,17 +475,9 @@ pub struct HttpRouteRulesFiltersUrlRewrite {
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct HttpRouteRulesFiltersUrlRewritePath {
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "replaceFullPath"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "replaceFullPath")]
     pub replace_full_path: Option<String>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "replacePrefixMatch"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "replacePrefixMatch")]
     pub replace_prefix_match: Option<String>,
     #[serde(rename = "type")]
     pub r#type: HttpRouteRulesFiltersUrlRewritePathType,
@@ -643,11 +497,7 @@ pub struct HttpRouteRulesMatches {
     pub method: Option<HttpRouteRulesMatchesMethod>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<HttpRouteRulesMatchesPath>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "queryParams"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "queryParams")]
     pub query_params: Option<Vec<HttpRouteRulesMatchesQueryParams>>,
 }
 
@@ -718,11 +568,7 @@ pub enum HttpRouteRulesMatchesQueryParamsType {
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct HttpRouteRulesTimeouts {
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "backendRequest"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "backendRequest")]
     pub backend_request: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request: Option<String>,
@@ -753,10 +599,7 @@ pub struct HttpRouteStatusParentsParentRef {
     pub namespace: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port: Option<i32>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "sectionName"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "sectionName")]
     pub section_name: Option<String>,
 }
+

@@ -8,26 +8,21 @@
 
 #[allow(unused_imports)]
 mod prelude {
-    pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
     pub use kube::CustomResource;
-    pub use serde::{Deserialize, Serialize};
+    pub use serde::{Serialize, Deserialize};
     pub use std::collections::BTreeMap;
+    pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 }
 
 use self::prelude::*;
 
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-#[kube(
-    group = "inference.networking.k8s.io",
-    version = "v1",
-    kind = "InferencePool",
-    plural = "inferencepools"
-)]
+#[kube(group = "inference.networking.k8s.io", version = "v1", kind = "InferencePool", plural = "inferencepools")]
 #[kube(namespaced)]
 #[kube(status = "InferencePoolStatus")]
 #[kube(schema = "disabled")]
-#[kube(derive = "Default")]
-#[kube(derive = "PartialEq")]
+#[kube(derive="Default")]
+#[kube(derive="PartialEq")]
 pub struct InferencePoolSpec {
     #[serde(rename = "endpointPickerRef")]
     pub endpoint_picker_ref: InferencePoolEndpointPickerRef,
@@ -38,11 +33,7 @@ pub struct InferencePoolSpec {
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct InferencePoolEndpointPickerRef {
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "failureMode"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "failureMode")]
     pub failure_mode: Option<InferencePoolEndpointPickerRefFailureMode>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
@@ -85,11 +76,7 @@ pub struct InferencePoolStatus {
 pub struct InferencePoolStatusParents {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conditions: Option<Vec<Condition>>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "controllerName"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "controllerName")]
     pub controller_name: Option<String>,
     #[serde(rename = "parentRef")]
     pub parent_ref: InferencePoolStatusParentsParentRef,
@@ -105,3 +92,4 @@ pub struct InferencePoolStatusParentsParentRef {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
 }
+

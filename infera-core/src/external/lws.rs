@@ -8,105 +8,58 @@
 
 #[allow(unused_imports)]
 mod prelude {
-    pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-    pub use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
     pub use kube::CustomResource;
-    pub use serde::{Deserialize, Serialize};
+    pub use serde::{Serialize, Deserialize};
     pub use std::collections::BTreeMap;
+    pub use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+    pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 }
 
 use self::prelude::*;
 
 #[derive(CustomResource, Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-#[kube(
-    group = "leaderworkerset.x-k8s.io",
-    version = "v1",
-    kind = "LeaderWorkerSet",
-    plural = "leaderworkersets"
-)]
+#[kube(group = "leaderworkerset.x-k8s.io", version = "v1", kind = "LeaderWorkerSet", plural = "leaderworkersets")]
 #[kube(namespaced)]
 #[kube(status = "LeaderWorkerSetStatus")]
 #[kube(schema = "disabled")]
-#[kube(derive = "Default")]
-#[kube(derive = "PartialEq")]
+#[kube(derive="Default")]
+#[kube(derive="PartialEq")]
 pub struct LeaderWorkerSetSpec {
     #[serde(rename = "leaderWorkerTemplate")]
     pub leader_worker_template: LeaderWorkerSetLeaderWorkerTemplate,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "networkConfig"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "networkConfig")]
     pub network_config: Option<LeaderWorkerSetNetworkConfig>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "rolloutStrategy"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "rolloutStrategy")]
     pub rollout_strategy: Option<LeaderWorkerSetRolloutStrategy>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "startupPolicy"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "startupPolicy")]
     pub startup_policy: Option<LeaderWorkerSetStartupPolicy>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct LeaderWorkerSetLeaderWorkerTemplate {
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "leaderTemplate"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "leaderTemplate")]
     pub leader_template: Option<BTreeMap<String, serde_json::Value>>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "persistentVolumeClaimRetentionPolicy"
-    )]
-    pub persistent_volume_claim_retention_policy:
-        Option<LeaderWorkerSetLeaderWorkerTemplatePersistentVolumeClaimRetentionPolicy>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "restartPolicy"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "persistentVolumeClaimRetentionPolicy")]
+    pub persistent_volume_claim_retention_policy: Option<LeaderWorkerSetLeaderWorkerTemplatePersistentVolumeClaimRetentionPolicy>,
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "restartPolicy")]
     pub restart_policy: Option<LeaderWorkerSetLeaderWorkerTemplateRestartPolicy>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<i32>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "subGroupPolicy"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "subGroupPolicy")]
     pub sub_group_policy: Option<LeaderWorkerSetLeaderWorkerTemplateSubGroupPolicy>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "volumeClaimTemplates"
-    )]
-    pub volume_claim_templates:
-        Option<Vec<LeaderWorkerSetLeaderWorkerTemplateVolumeClaimTemplates>>,
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "volumeClaimTemplates")]
+    pub volume_claim_templates: Option<Vec<LeaderWorkerSetLeaderWorkerTemplateVolumeClaimTemplates>>,
     #[serde(rename = "workerTemplate")]
     pub worker_template: BTreeMap<String, serde_json::Value>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct LeaderWorkerSetLeaderWorkerTemplatePersistentVolumeClaimRetentionPolicy {
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "whenDeleted"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "whenDeleted")]
     pub when_deleted: Option<String>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "whenScaled"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "whenScaled")]
     pub when_scaled: Option<String>,
 }
 
@@ -120,18 +73,9 @@ pub enum LeaderWorkerSetLeaderWorkerTemplateRestartPolicy {
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct LeaderWorkerSetLeaderWorkerTemplateSubGroupPolicy {
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "subGroupPolicyType"
-    )]
-    pub sub_group_policy_type:
-        Option<LeaderWorkerSetLeaderWorkerTemplateSubGroupPolicySubGroupPolicyType>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "subGroupSize"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "subGroupPolicyType")]
+    pub sub_group_policy_type: Option<LeaderWorkerSetLeaderWorkerTemplateSubGroupPolicySubGroupPolicyType>,
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "subGroupSize")]
     pub sub_group_size: Option<i32>,
 }
 
@@ -143,11 +87,7 @@ pub enum LeaderWorkerSetLeaderWorkerTemplateSubGroupPolicySubGroupPolicyType {
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct LeaderWorkerSetLeaderWorkerTemplateVolumeClaimTemplates {
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "apiVersion"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "apiVersion")]
     pub api_version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
@@ -175,52 +115,23 @@ pub struct LeaderWorkerSetLeaderWorkerTemplateVolumeClaimTemplatesMetadata {
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct LeaderWorkerSetLeaderWorkerTemplateVolumeClaimTemplatesSpec {
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "accessModes"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "accessModes")]
     pub access_modes: Option<Vec<String>>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "dataSource"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "dataSource")]
     pub data_source: Option<LeaderWorkerSetLeaderWorkerTemplateVolumeClaimTemplatesSpecDataSource>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "dataSourceRef"
-    )]
-    pub data_source_ref:
-        Option<LeaderWorkerSetLeaderWorkerTemplateVolumeClaimTemplatesSpecDataSourceRef>,
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "dataSourceRef")]
+    pub data_source_ref: Option<LeaderWorkerSetLeaderWorkerTemplateVolumeClaimTemplatesSpecDataSourceRef>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<LeaderWorkerSetLeaderWorkerTemplateVolumeClaimTemplatesSpecResources>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<LeaderWorkerSetLeaderWorkerTemplateVolumeClaimTemplatesSpecSelector>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "storageClassName"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "storageClassName")]
     pub storage_class_name: Option<String>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "volumeAttributesClassName"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "volumeAttributesClassName")]
     pub volume_attributes_class_name: Option<String>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "volumeMode"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "volumeMode")]
     pub volume_mode: Option<String>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "volumeName"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "volumeName")]
     pub volume_name: Option<String>,
 }
 
@@ -252,19 +163,9 @@ pub struct LeaderWorkerSetLeaderWorkerTemplateVolumeClaimTemplatesSpecResources 
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct LeaderWorkerSetLeaderWorkerTemplateVolumeClaimTemplatesSpecSelector {
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "matchExpressions"
-    )]
-    pub match_expressions: Option<
-        Vec<LeaderWorkerSetLeaderWorkerTemplateVolumeClaimTemplatesSpecSelectorMatchExpressions>,
-    >,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "matchLabels"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "matchExpressions")]
+    pub match_expressions: Option<Vec<LeaderWorkerSetLeaderWorkerTemplateVolumeClaimTemplatesSpecSelectorMatchExpressions>>,
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "matchLabels")]
     pub match_labels: Option<BTreeMap<String, String>>,
 }
 
@@ -278,41 +179,20 @@ pub struct LeaderWorkerSetLeaderWorkerTemplateVolumeClaimTemplatesSpecSelectorMa
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct LeaderWorkerSetLeaderWorkerTemplateVolumeClaimTemplatesStatus {
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "accessModes"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "accessModes")]
     pub access_modes: Option<Vec<String>>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "allocatedResourceStatuses"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "allocatedResourceStatuses")]
     pub allocated_resource_statuses: Option<BTreeMap<String, String>>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "allocatedResources"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "allocatedResources")]
     pub allocated_resources: Option<BTreeMap<String, IntOrString>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<BTreeMap<String, IntOrString>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conditions: Option<Vec<Condition>>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "currentVolumeAttributesClassName"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "currentVolumeAttributesClassName")]
     pub current_volume_attributes_class_name: Option<String>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "modifyVolumeStatus"
-    )]
-    pub modify_volume_status:
-        Option<LeaderWorkerSetLeaderWorkerTemplateVolumeClaimTemplatesStatusModifyVolumeStatus>,
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "modifyVolumeStatus")]
+    pub modify_volume_status: Option<LeaderWorkerSetLeaderWorkerTemplateVolumeClaimTemplatesStatusModifyVolumeStatus>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<String>,
 }
@@ -320,11 +200,7 @@ pub struct LeaderWorkerSetLeaderWorkerTemplateVolumeClaimTemplatesStatus {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 pub struct LeaderWorkerSetLeaderWorkerTemplateVolumeClaimTemplatesStatusModifyVolumeStatus {
     pub status: String,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "targetVolumeAttributesClassName"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "targetVolumeAttributesClassName")]
     pub target_volume_attributes_class_name: Option<String>,
 }
 
@@ -342,13 +218,8 @@ pub enum LeaderWorkerSetNetworkConfigSubdomainPolicy {
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct LeaderWorkerSetRolloutStrategy {
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "rollingUpdateConfiguration"
-    )]
-    pub rolling_update_configuration:
-        Option<LeaderWorkerSetRolloutStrategyRollingUpdateConfiguration>,
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "rollingUpdateConfiguration")]
+    pub rolling_update_configuration: Option<LeaderWorkerSetRolloutStrategyRollingUpdateConfiguration>,
     #[serde(rename = "type")]
     pub r#type: LeaderWorkerSetRolloutStrategyType,
 }
@@ -357,11 +228,7 @@ pub struct LeaderWorkerSetRolloutStrategy {
 pub struct LeaderWorkerSetRolloutStrategyRollingUpdateConfiguration {
     #[serde(default, skip_serializing_if = "Option::is_none", rename = "maxSurge")]
     pub max_surge: Option<IntOrString>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "maxUnavailable"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "maxUnavailable")]
     pub max_unavailable: Option<IntOrString>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition: Option<i32>,
@@ -382,30 +249,15 @@ pub enum LeaderWorkerSetStartupPolicy {
 pub struct LeaderWorkerSetStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conditions: Option<Vec<Condition>>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "hpaPodSelector"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "hpaPodSelector")]
     pub hpa_pod_selector: Option<String>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "observedGeneration"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "observedGeneration")]
     pub observed_generation: Option<i64>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "readyReplicas"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "readyReplicas")]
     pub ready_replicas: Option<i32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        rename = "updatedReplicas"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "updatedReplicas")]
     pub updated_replicas: Option<i32>,
 }
+

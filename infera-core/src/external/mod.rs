@@ -1,6 +1,9 @@
 //! Types of the foreign CRDs we render into, generated with kopium from the schemas their projects
-//! publish (see `generate.sh`). Never edited by hand.
+//! publish (see `generate.sh`). Never edited by hand, nor reformatted.
 
+#[rustfmt::skip]
 pub mod http_route;
+#[rustfmt::skip]
 pub mod inference_pool;
+#[rustfmt::skip]
 pub mod lws;
