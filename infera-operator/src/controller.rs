@@ -5,11 +5,11 @@ use std::sync::Arc;
 use futures::StreamExt;
 use infera_core::{InferaDeployment, naming::LABEL_DEPLOYMENT};
 use kube::{
-    Api, Client, ResourceExt,
+    Api, Client, Resource, ResourceExt,
     runtime::{
         Controller,
         controller::{Action, Config},
-        events::{Recorder, Reporter},
+        events::{Event, EventType, Recorder, Reporter},
         reflector::ObjectRef,
         watcher,
     },
@@ -103,5 +103,18 @@ pub async fn run(
 fn error_policy(idep: Arc<InferaDeployment>, error: &Error, ctx: Arc<Context>) -> Action {
     ctx.metrics.reconcile_failure(error);
     warn!(deployment = %idep.name_any(), namespace = idep.namespace().unwrap_or_default(), %error, "reconcile error");
+    // Also on the InferaDeployment, where `kubectl describe` shows it.
+    let event = Event {
+        type_: EventType::Warning,
+        reason: "ReconcileError".into(),
+        note: Some(error.to_string().chars().take(1000).collect()),
+        action: "Reconcile".into(),
+        secondary: None,
+    };
+    tokio::spawn(async move {
+        if let Err(error) = ctx.recorder.publish(&event, &idep.object_ref(&())).await {
+            warn!(%error, "cannot publish event");
+        }
+    });
     Action::requeue(std::time::Duration::from_secs(5))
 }
