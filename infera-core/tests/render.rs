@@ -25,3 +25,19 @@ fn multi_node_pool_renders_a_leader_worker_set() {
     let children = render(&valid);
     insta::assert_snapshot!(yaml::to_yaml_stream(&children).expect("yaml"));
 }
+
+#[test]
+fn the_readme_documents_every_injected_flag() {
+    let readme = std::fs::read_to_string(format!("{}/../README.md", env!("CARGO_MANIFEST_DIR")))
+        .expect("README");
+    let table = readme
+        .split("### Injected engine flags")
+        .nth(1)
+        .expect("the injected-flag section");
+    for flag in infera_core::flags::RESERVED {
+        assert!(
+            table.contains(flag),
+            "README's injected-flag table does not mention {flag}"
+        );
+    }
+}
