@@ -13,7 +13,8 @@ pub const MAX_DEPLOYMENT_NAME: usize = 42;
 /// Longest allowed deployment name plus service name.
 pub const MAX_DEPLOYMENT_PLUS_SERVICE: usize = 46;
 /// Service names that would collide with objects the operator creates itself.
-pub const RESERVED_SERVICE_NAMES: [&str; 5] = ["nats", "epp", "discovery", "pool", "route"];
+pub const RESERVED_SERVICE_NAMES: [&str; 6] =
+    ["nats", "nats-headless", "epp", "discovery", "pool", "route"];
 
 /// Field manager of the operator's server-side applies.
 pub const OPERATOR_MANAGER: &str = "infera-operator";
@@ -30,11 +31,6 @@ pub const LABEL_ROLE: &str = "infera.amd.com/role";
 
 /// Value of `app.kubernetes.io/name` on every child.
 pub const APP_NAME: &str = "infera";
-
-/// Label selector matching every child of one deployment (and nothing else).
-pub fn children_selector(deployment: &str) -> String {
-    format!("{LABEL_MANAGED_BY}={OPERATOR_MANAGER},{LABEL_DEPLOYMENT}={deployment}")
-}
 
 /// Label selector matching every child the operator manages, in any deployment.
 pub fn managed_selector() -> String {

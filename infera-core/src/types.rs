@@ -39,9 +39,9 @@ use serde::{Deserialize, Serialize};
     validation = Rule::new("self.services.exists(s, self.services[s].componentType == 'worker')").message("spec.services: at least one service must have componentType: worker; add a worker pool").field_path(".services"),
     validation = Rule::new("self.services.exists(s, has(self.services[s].role) && self.services[s].role == 'prefill') == self.services.exists(s, has(self.services[s].role) && self.services[s].role == 'decode')").message("spec.services: prefill pools need decode pools and vice versa; add the missing role or use role: mixed").field_path(".services"),
     validation = Rule::new("(has(self.discoveryBackend) && self.discoveryBackend == 'etcd') == has(self.etcdEndpoint)").message("spec.etcdEndpoint: set it exactly when discoveryBackend is etcd; add etcdEndpoint or remove it").field_path(".etcdEndpoint"),
-    validation = Rule::new("self.services.all(s, !(s in ['nats', 'epp', 'discovery', 'pool', 'route']))").message("spec.services: the names nats, epp, discovery, pool and route are reserved for objects the operator creates; rename the service").field_path(".services"),
+    validation = Rule::new("self.services.all(s, !(s in ['nats', 'nats-headless', 'epp', 'discovery', 'pool', 'route']))").message("spec.services: the names nats, nats-headless, epp, discovery, pool, route are reserved for objects the operator creates; rename the service").field_path(".services"),
 )]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct InferaDeploymentSpec {
     /// Inference engine every worker runs.
     pub backend_framework: BackendFramework,
@@ -97,7 +97,7 @@ pub enum DiscoveryBackend {
 /// The KV-event plane.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[x_kube(validation = Rule::new("self.deploy != has(self.url)").message("spec.nats: set url exactly when deploy is false; either let the operator deploy NATS or point url at yours").field_path(".url"))]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct NatsSpec {
     /// Deploy and manage a NATS JetStream StatefulSet for this deployment.
     #[serde(default)]
@@ -113,7 +113,7 @@ pub struct NatsSpec {
 
 /// Gateway API Inference Extension settings.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct GaieSpec {
     /// Name of the Gateway the HTTPRoute attaches to.
     #[schemars(length(min = 1, max = 253))]
@@ -137,7 +137,7 @@ pub struct GaieSpec {
     validation = Rule::new("self.componentType != 'worker' || (has(self.resources) && has(self.resources.gpu) && self.resources.gpu >= 1)").message("resources.gpu: a worker needs at least one GPU per pod; set resources.gpu").field_path(".resources.gpu"),
     validation = Rule::new("!has(self.args) || self.args.all(a, !(a.split('=')[0] in ['--disaggregation-mode', '--discovery-backend', '--etcd-endpoint', '--kv-event-transport', '--nats-url', '--host', '--port', '--nnodes', '--node-rank', '--dist-init-addr', '--master-addr', '--master-port', '--router-mode', '--disaggregation-bootstrap-port']))").message("args: sets a flag the operator injects; remove it (see the injected-flag table in the README)").field_path(".args"),
 )]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct ServiceSpec {
     /// `server` (the router; no GPU) or `worker` (runs the model).
     pub component_type: ComponentType,
@@ -206,7 +206,7 @@ pub enum Role {
 
 /// Per-pod resources.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct ResourcesSpec {
     /// GPUs per pod (workers only).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -511,16 +511,17 @@ fn check_quantity(errors: &mut Errors, path: &str, quantity: &Quantity) {
         errors.push(
             path,
             format!(
-                "{:?} is not a Kubernetes quantity; write it like 64Gi or 500m",
+                "{:?} is not a size; write a non-negative quantity like 64Gi or 500m",
                 quantity.0
             ),
         );
     }
 }
 
-/// Kubernetes quantity syntax: a decimal number with an optional binary, decimal or exponent suffix.
+/// Kubernetes quantity syntax for a size: a non-negative decimal number with an optional binary,
+/// decimal or exponent suffix.
 pub fn is_quantity(s: &str) -> bool {
-    let s = s.strip_prefix(['+', '-']).unwrap_or(s);
+    let s = s.strip_prefix('+').unwrap_or(s);
     let digits_end = s
         .find(|c: char| !c.is_ascii_digit() && c != '.')
         .unwrap_or(s.len());

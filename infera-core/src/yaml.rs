@@ -42,6 +42,12 @@ pub fn parse_deployments(text: &str) -> Result<Vec<InferaDeployment>, YamlError>
                 api_version, kind
             )));
         }
+        let unknown = unknown_fields::<InferaDeployment>(&value);
+        if let Some(path) = unknown.first() {
+            return Err(shape(format!(
+                "{path}: unknown field; remove it or fix its spelling (kubectl explain idep.spec)"
+            )));
+        }
         deployments.push(from_value(value).map_err(shape)?);
     }
     if deployments.is_empty() {
@@ -63,6 +69,18 @@ pub fn from_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, St
             format!("{path}: {}", e.inner())
         }
     })
+}
+
+/// Paths of the fields in `value` that `T` does not have. The CRD types themselves accept unknown
+/// fields, so an operator keeps working with objects written for a newer CRD; users writing a spec
+/// get told about typos instead.
+fn unknown_fields<T: DeserializeOwned>(value: &serde_json::Value) -> Vec<String> {
+    let mut unknown = Vec::new();
+    let _: Result<T, _> =
+        serde_ignored::deserialize(value.clone(), |path| unknown.push(path.to_string()));
+    // The root's type metadata is read by kube's own deserializer, which serde_ignored cannot see.
+    unknown.retain(|path| path != "apiVersion" && path != "kind");
+    unknown
 }
 
 /// One object as YAML.

@@ -1,8 +1,10 @@
 //! Server-side apply of the rendered children, and deletion of the ones no longer rendered.
 //!
 //! Writes only when needed: a child is re-applied when what we render changed or the live object
-//! changed since our last apply (its resourceVersion moved). A conflict with another field manager
-//! is reported, never forced, and not retried until something changes.
+//! changed since our last apply — its generation moved (objects with a spec the API server
+//! versions), else its resourceVersion — so controllers updating a child's status cost nothing.
+//! A conflict with another field manager is reported, never forced, and not retried until
+//! something changes.
 
 use std::{
     collections::{BTreeMap, BTreeSet, HashMap},
@@ -36,11 +38,11 @@ enum Problem {
     Rejected(String),
 }
 
-/// Our last apply of a child: what we sent, the resourceVersion it left, and any problem.
+/// Our last apply of a child: what we sent, the version it left, and any conflict.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Record {
     hash: u64,
-    resource_version: String,
+    version: String,
     problem: Option<Problem>,
 }
 
@@ -141,10 +143,10 @@ async fn apply_child(
     let live_version = snapshot
         .children
         .get(&(kind, name.clone()))
-        .and_then(|o| o.resource_version());
+        .and_then(|o| version(o));
     if let Some(record) = applies.get(&key)
         && record.hash == hash
-        && live_version.as_deref() == Some(record.resource_version.as_str())
+        && live_version.as_deref() == Some(record.version.as_str())
     {
         return Ok(record.problem);
     }
@@ -160,19 +162,18 @@ async fn apply_child(
         .await
     {
         Ok(object) => {
-            let resource_version = object.resource_version().unwrap_or_default();
+            let version = version(&object).unwrap_or_default();
             applies.put(
                 key,
                 Record {
                     hash,
-                    resource_version,
+                    version,
                     problem: None,
                 },
             );
             Ok(None)
         }
-        // A conflict or a refusal will not go away by retrying: report it, and retry only when
-        // the render or the live object changes. Throttling and server errors are retried.
+        // A conflict or a refusal is reported; throttling and server errors are retried.
         Err(kube::Error::Api(status))
             if (400..500).contains(&status.code) && status.code != 429 =>
         {
@@ -182,13 +183,16 @@ async fn apply_child(
             } else {
                 Problem::Rejected(format!("{kind_name} {name}: {}", status.message))
             };
-            if let Some(resource_version) = live_version {
-                let record = Record {
-                    hash,
-                    resource_version,
-                    problem: Some(problem.clone()),
-                };
-                applies.put(key, record);
+            // A refusal (quota, webhook) can be lifted without the child changing: retry it.
+            if let (Problem::Conflict(_), Some(version)) = (&problem, live_version) {
+                applies.put(
+                    key,
+                    Record {
+                        hash,
+                        version,
+                        problem: Some(problem.clone()),
+                    },
+                );
             }
             Ok(Some(problem))
         }
@@ -269,6 +273,14 @@ fn missing_dependency(kind: ChildKind, service: &str) -> String {
         _ => "needs a CRD that is not installed",
     };
     format!("{service}: {what}")
+}
+
+/// What must move for a live child to count as changed by someone else.
+fn version(object: &DynamicObject) -> Option<String> {
+    match object.metadata.generation {
+        Some(generation) => Some(format!("generation {generation}")),
+        None => object.resource_version(),
+    }
 }
 
 fn hash(value: &serde_json::Value) -> u64 {

@@ -1,6 +1,10 @@
 //! The controller: watches, triggers and the reconcile loop.
 
-use std::sync::Arc;
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
 
 use futures::StreamExt;
 use infera_core::{InferaDeployment, naming::LABEL_DEPLOYMENT};
@@ -25,6 +29,8 @@ pub struct Context {
     pub applies: Applies,
     pub recorder: Recorder,
     pub metrics: Arc<Metrics>,
+    /// Consecutive failed reconciles per deployment, for backing off.
+    pub failures: Mutex<HashMap<ObjectRef<InferaDeployment>, u32>>,
 }
 
 /// How the controller runs.
@@ -58,6 +64,7 @@ pub async fn run(
         applies: Applies::default(),
         recorder,
         metrics: metrics.clone(),
+        failures: Mutex::default(),
     });
 
     let ideps = namespace.map_or_else(
@@ -85,7 +92,15 @@ pub async fn run(
         ];
         relevant.iter().any(|g| group.ends_with(g)).then_some(())
     });
-    metrics.set_ready(true);
+    // Ready once the caches are filled (they fill as the controller below polls their watches).
+    ctx.observed.track_sync();
+    let (observed, ready) = (ctx.observed.clone(), metrics.clone());
+    tokio::spawn(async move {
+        while !observed.synced() {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        ready.set_ready(true);
+    });
     controller
         .reconcile_all_on(crds)
         .graceful_shutdown_on(shutdown)
@@ -111,10 +126,30 @@ fn error_policy(idep: Arc<InferaDeployment>, error: &Error, ctx: Arc<Context>) -
         action: "Reconcile".into(),
         secondary: None,
     };
+    let failures = ctx.failures.lock().map_or(1, |mut failures| {
+        let count = failures.entry(ObjectRef::from(idep.as_ref())).or_default();
+        *count = count.saturating_add(1);
+        *count
+    });
     tokio::spawn(async move {
         if let Err(error) = ctx.recorder.publish(&event, &idep.object_ref(&())).await {
             warn!(%error, "cannot publish event");
         }
     });
-    Action::requeue(std::time::Duration::from_secs(5))
+    Action::requeue(backoff(failures))
+}
+
+/// 5s, 10s, 20s, ... up to 5 minutes after `failures` consecutive failures.
+fn backoff(failures: u32) -> Duration {
+    let exponent = failures.saturating_sub(1).min(6);
+    Duration::from_secs(5 * 2u64.pow(exponent)).min(Duration::from_secs(300))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn backoff_doubles_up_to_five_minutes() {
+        let delays: Vec<u64> = (1..=9).map(|n| super::backoff(n).as_secs()).collect();
+        assert_eq!(delays, [5, 10, 20, 40, 80, 160, 300, 300, 300]);
+    }
 }

@@ -3,10 +3,12 @@
 
 use std::time::Duration;
 
+use tokio::time::Instant;
+
 use k8s_openapi::{
     api::coordination::v1::{Lease, LeaseSpec},
     apimachinery::pkg::apis::meta::v1::{MicroTime, ObjectMeta},
-    jiff::{SignedDuration, Timestamp},
+    jiff::Timestamp,
 };
 use kube::{Api, api::PostParams};
 use tracing::{info, warn};
@@ -24,10 +26,19 @@ pub struct LeaseConfig {
     pub retry: Duration,
 }
 
+/// The holder's record as this replica last saw it, and when, on this replica's clock.
+/// Expiry is judged by how long the record has not changed here, not by comparing the holder's
+/// timestamps with our clock, so clock skew between replicas cannot cause two leaders.
+struct Observed {
+    record: (Option<String>, Option<MicroTime>),
+    since: Instant,
+}
+
 /// Waits until this replica holds the Lease.
 pub async fn acquire(api: &Api<Lease>, config: &LeaseConfig) -> Result<()> {
+    let mut observed = None;
     loop {
-        match try_acquire(api, config).await {
+        match try_acquire(api, config, &mut observed).await {
             Ok(true) => {
                 info!(lease = %config.name, identity = %config.identity, "acquired leadership");
                 return Ok(());
@@ -39,15 +50,19 @@ pub async fn acquire(api: &Api<Lease>, config: &LeaseConfig) -> Result<()> {
     }
 }
 
-/// Renews the Lease until it is lost; returns why.
+/// Renews the Lease until it is lost; returns why. A holder that could not renew for two thirds
+/// of the lease duration gives up, well before a standby may take over.
 pub async fn hold(api: &Api<Lease>, config: &LeaseConfig) -> Error {
-    let mut last_renewal = tokio::time::Instant::now();
+    let deadline = config.duration * 2 / 3;
+    let mut renewed = Instant::now();
+    let mut observed = None;
     loop {
         tokio::time::sleep(config.retry).await;
-        match try_acquire(api, config).await {
-            Ok(true) => last_renewal = tokio::time::Instant::now(),
+        let attempt = Instant::now();
+        match try_acquire(api, config, &mut observed).await {
+            Ok(true) => renewed = attempt,
             Ok(false) => return Error::LeaderElection("another replica holds the Lease".into()),
-            Err(error) if last_renewal.elapsed() >= config.duration => {
+            Err(error) if renewed.elapsed() >= deadline => {
                 return Error::LeaderElection(format!(
                     "could not renew the Lease within its duration: {error}"
                 ));
@@ -78,7 +93,11 @@ pub async fn release(api: &Api<Lease>, config: &LeaseConfig) {
 
 /// Takes or renews the Lease if it is free, expired or ours. Optimistic concurrency on the
 /// resourceVersion makes two candidates racing for it safe: one of them gets a 409.
-async fn try_acquire(api: &Api<Lease>, config: &LeaseConfig) -> Result<bool> {
+async fn try_acquire(
+    api: &Api<Lease>,
+    config: &LeaseConfig,
+    observed: &mut Option<Observed>,
+) -> Result<bool> {
     let now = Timestamp::now();
     let duration_seconds = i32::try_from(config.duration.as_secs()).unwrap_or(i32::MAX);
     let Some(mut lease) = api.get_opt(&config.name).await? else {
@@ -105,15 +124,21 @@ async fn try_acquire(api: &Api<Lease>, config: &LeaseConfig) -> Result<bool> {
     let spec = lease.spec.get_or_insert_with(LeaseSpec::default);
     let ours = spec.holder_identity.as_deref() == Some(config.identity.as_str());
     let free = spec.holder_identity.as_deref().is_none_or(str::is_empty);
-    let expired = spec.renew_time.as_ref().is_none_or(|renewed| {
-        let held_for = SignedDuration::from_secs(i64::from(
-            spec.lease_duration_seconds.unwrap_or(duration_seconds),
-        ));
-        renewed
-            .0
-            .saturating_add(held_for)
-            .is_ok_and(|until| until < now)
-    });
+    let record = (spec.holder_identity.clone(), spec.renew_time.clone());
+    let held_for = Duration::from_secs(
+        spec.lease_duration_seconds
+            .map_or(config.duration.as_secs(), |s| s.max(0) as u64),
+    );
+    let expired = match observed {
+        Some(seen) if seen.record == record => seen.since.elapsed() > held_for,
+        _ => {
+            *observed = Some(Observed {
+                record,
+                since: Instant::now(),
+            });
+            false
+        }
+    };
     if !(ours || free || expired) {
         return Ok(false);
     }

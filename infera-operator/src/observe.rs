@@ -1,6 +1,12 @@
 //! What exists: one watch per resource type, cached in reflector stores, read without API calls.
 
-use std::{collections::BTreeMap, sync::Arc};
+use std::{
+    collections::BTreeMap,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+};
 
 use futures::{Stream, StreamExt};
 use infera_core::{
@@ -27,6 +33,15 @@ pub struct Observed {
     pub children: BTreeMap<ChildKind, Store<DynamicObject>>,
     pub pods: Store<Pod>,
     pub crds: Store<PartialObjectMeta<CustomResourceDefinition>>,
+    synced: Arc<Synced>,
+}
+
+/// Which caches have their initial list.
+#[derive(Default)]
+struct Synced {
+    pods: Arc<AtomicBool>,
+    crds: Arc<AtomicBool>,
+    kinds: BTreeMap<ChildKind, Arc<AtomicBool>>,
 }
 
 /// The streams that fill [`Observed`]; the controller consumes them as triggers.
@@ -74,6 +89,13 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
             children: stores,
             pods,
             crds,
+            synced: Arc::new(Synced {
+                kinds: ChildKind::ALL
+                    .iter()
+                    .map(|kind| (*kind, Arc::default()))
+                    .collect(),
+                ..Synced::default()
+            }),
         },
         Watches {
             children: streams,
@@ -127,6 +149,40 @@ impl Observed {
                 && pod.labels().get(LABEL_DEPLOYMENT) == Some(&name)
         });
         snapshot
+    }
+
+    /// Whether every cache has its initial list: pods, CRDs, and each child kind whose CRD is
+    /// installed (a kind without its CRD has nothing to list).
+    pub fn synced(&self) -> bool {
+        let synced = |flag: &AtomicBool| flag.load(Ordering::Relaxed);
+        synced(&self.synced.pods)
+            && synced(&self.synced.crds)
+            && self
+                .synced
+                .kinds
+                .iter()
+                .all(|(kind, flag)| synced(flag) || !self.installed(*kind))
+    }
+
+    /// Starts keeping [`Observed::synced`] up to date. Call once: a store wakes only one waiter.
+    pub fn track_sync(&self) {
+        fn track<K: Resource + Clone + Send + Sync + 'static>(
+            store: Store<K>,
+            flag: Arc<AtomicBool>,
+        ) where
+            K::DynamicType: Eq + std::hash::Hash + Clone + Send + Sync,
+        {
+            tokio::spawn(async move {
+                if store.wait_until_ready().await.is_ok() {
+                    flag.store(true, Ordering::Relaxed);
+                }
+            });
+        }
+        track(self.pods.clone(), self.synced.pods.clone());
+        track(self.crds.clone(), self.synced.crds.clone());
+        for (kind, store) in &self.children {
+            track(store.clone(), self.synced.kinds[kind].clone());
+        }
     }
 
     /// Whether the CRD serving `kind` is installed (always true for built-in kinds).

@@ -1,6 +1,6 @@
 //! One reconcile: observe → validate → render → apply → status.
 
-use std::{collections::BTreeMap, sync::Arc};
+use std::sync::Arc;
 
 use infera_core::{InferaDeployment, InferaDeploymentStatus, State, render, validate};
 use k8s_openapi::{apimachinery::pkg::apis::meta::v1::Time, jiff::Timestamp};
@@ -10,6 +10,7 @@ use kube::{
     runtime::{
         controller::Action,
         events::{Event, EventType},
+        reflector::ObjectRef,
     },
 };
 use serde_json::json;
@@ -17,16 +18,25 @@ use serde_json::json;
 use crate::{
     Error, REJECTED_RETRY, RESYNC, Result,
     controller::Context,
-    status::{self, Outcome},
+    status::{self, Outcome, Workload},
 };
 
 pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result<Action> {
+    if idep.metadata.deletion_timestamp.is_some() {
+        // Garbage collection removes the children; re-applying them would only fight it.
+        return Ok(Action::await_change());
+    }
+    if !ctx.observed.synced() {
+        // Judging from half-filled caches would report missing children and dependencies.
+        return Ok(Action::requeue(std::time::Duration::from_millis(500)));
+    }
     let _timer = ctx.metrics.reconcile_timer();
     let snapshot = ctx.observed.snapshot(&idep);
     let outcome = match validate(&idep) {
         Err(errors) => Outcome::Invalid(errors),
         Ok(valid) => {
             let children = render(&valid);
+            let workloads = Workload::of(&children);
             let installed = |kind| ctx.observed.installed(kind);
             let applied = crate::apply::apply(
                 &ctx.client,
@@ -37,18 +47,16 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
                 children,
             )
             .await?;
-            let group_sizes: BTreeMap<String, i32> = valid
-                .workers
-                .iter()
-                .map(|w| (w.pod.service.clone(), w.nodes))
-                .collect();
             Outcome::Applied {
                 applied,
                 endpoint: infera_core::render::endpoint(&valid),
-                group_sizes,
+                workloads,
             }
         }
     };
+    if let Ok(mut failures) = ctx.failures.lock() {
+        failures.remove(&ObjectRef::from(idep.as_ref()));
+    }
     let now = Time(Timestamp::now());
     let new = status::compute(
         idep.metadata.generation,
@@ -80,12 +88,14 @@ async fn write_status(
         .namespace()
         .ok_or(Error::MissingMetadata("namespace"))?;
     let api = Api::<InferaDeployment>::namespaced(ctx.client.clone(), &namespace);
-    // A merge patch of the status subresource: the operator is its only writer.
-    let patch = Patch::Merge(json!({ "status": status }));
-    let params = PatchParams {
-        field_manager: Some(infera_core::naming::OPERATOR_MANAGER.into()),
-        ..Default::default()
-    };
+    // Server-side apply, so fields that are gone (a removed service, the endpoint of an invalid
+    // spec) are removed too. The status is the operator's alone: it takes it back by force.
+    let patch = Patch::Apply(json!({
+        "apiVersion": "infera.amd.com/v1alpha1",
+        "kind": "InferaDeployment",
+        "status": status,
+    }));
+    let params = PatchParams::apply(infera_core::naming::OPERATOR_MANAGER).force();
     api.patch_status(&idep.name_any(), &params, &patch).await?;
     Ok(())
 }

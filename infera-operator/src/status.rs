@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use infera_core::{
-    ChildKind, InferaDeploymentStatus, ServiceStatus, State, ValidationErrors,
+    Child, ChildKind, InferaDeploymentStatus, ServiceStatus, State, ValidationErrors,
     naming::LABEL_SERVICE,
 };
 use k8s_openapi::{
@@ -31,8 +31,46 @@ pub enum Outcome {
     Applied {
         applied: Applied,
         endpoint: String,
-        group_sizes: BTreeMap<String, i32>,
+        workloads: Vec<Workload>,
     },
+}
+
+/// A workload the render asked for; readiness is judged against this, so a pool that does not
+/// exist (yet, or any more) counts as not ready.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Workload {
+    pub service: String,
+    pub kind: ChildKind,
+    pub name: String,
+    pub replicas: i32,
+    /// Pods per group, for a LeaderWorkerSet.
+    pub group_size: Option<i32>,
+}
+
+impl Workload {
+    /// The Deployments, StatefulSets and LeaderWorkerSets among rendered children.
+    pub fn of(children: &[Child]) -> Vec<Workload> {
+        children
+            .iter()
+            .filter_map(|child| {
+                let (replicas, group_size) = match child {
+                    Child::Deployment(d) => (d.spec.as_ref()?.replicas, None),
+                    Child::StatefulSet(s) => (s.spec.as_ref()?.replicas, None),
+                    Child::LeaderWorkerSet(l) => {
+                        (l.spec.replicas, l.spec.leader_worker_template.size)
+                    }
+                    _ => return None,
+                };
+                Some(Workload {
+                    service: child.service().to_string(),
+                    kind: child.kind(),
+                    name: child.name().to_string(),
+                    replicas: replicas.unwrap_or(1),
+                    group_size,
+                })
+            })
+            .collect()
+    }
 }
 
 /// The status this reconcile should leave. `previous` keeps transition times stable.
@@ -50,9 +88,9 @@ pub fn compute(
         ),
         Outcome::Applied {
             endpoint,
-            group_sizes,
+            workloads,
             ..
-        } => (services(snapshot, group_sizes), Some(endpoint.clone())),
+        } => (services(snapshot, workloads), Some(endpoint.clone())),
     };
     let (state, reason, message) = summarize(outcome, &services, snapshot);
     let status = if state == State::Ready {
@@ -152,61 +190,39 @@ fn is_ready(service: &ServiceStatus) -> bool {
             .is_none_or(|groups| groups >= service.desired_replicas)
 }
 
-/// Readiness of every workload in the snapshot, keyed by service (`nats`, `epp` for plumbing).
-fn services(
-    snapshot: &Snapshot,
-    group_sizes: &BTreeMap<String, i32>,
-) -> BTreeMap<String, ServiceStatus> {
+/// Readiness of every rendered workload, keyed by service (`nats`, `epp` for plumbing).
+fn services(snapshot: &Snapshot, workloads: &[Workload]) -> BTreeMap<String, ServiceStatus> {
     let mut services = BTreeMap::new();
-    for ((kind, _), object) in &snapshot.children {
-        let Some(service) = object.labels().get(LABEL_SERVICE).cloned() else {
-            continue;
+    for workload in workloads {
+        let observed = snapshot
+            .children
+            .get(&(workload.kind, workload.name.clone()));
+        let ready_groups = workload
+            .group_size
+            .map(|size| ready_groups(&snapshot.pods, &workload.name, size));
+        let status = ServiceStatus {
+            kind: workload.kind.api_resource().kind,
+            desired_replicas: workload.replicas,
+            ready_replicas: observed.map_or(0, |object| ready_replicas(object)),
+            ready_groups,
         };
-        let status = match kind {
-            ChildKind::Deployment | ChildKind::StatefulSet => workload(object, kind_name(*kind)),
-            ChildKind::LeaderWorkerSet => {
-                let mut status = workload(object, "LeaderWorkerSet");
-                let size = group_sizes.get(&service).copied().unwrap_or(1);
-                status.ready_groups = Some(ready_groups(&snapshot.pods, &object.name_any(), size));
-                status
-            }
-            _ => continue,
-        };
-        services.insert(service, status);
+        services.insert(workload.service.clone(), status);
     }
     services
 }
 
-fn kind_name(kind: ChildKind) -> &'static str {
-    match kind {
-        ChildKind::StatefulSet => "StatefulSet",
-        ChildKind::LeaderWorkerSet => "LeaderWorkerSet",
-        _ => "Deployment",
-    }
-}
-
-/// Desired and ready replicas; a status older than the spec counts as nothing ready.
-fn workload(object: &DynamicObject, kind: &str) -> ServiceStatus {
+/// Ready replicas of a workload; a status older than its spec counts as nothing ready.
+fn ready_replicas(object: &DynamicObject) -> i32 {
     let int = |path: &[&str]| {
         path.iter()
             .try_fold(&object.data, |value, key| value.get(key))
             .and_then(serde_json::Value::as_i64)
-            .and_then(|v| i32::try_from(v).ok())
     };
-    let desired = int(&["spec", "replicas"]).unwrap_or(1);
-    let current =
-        int(&["status", "observedGeneration"]).map(i64::from) >= object.metadata.generation;
-    let ready = if current {
-        int(&["status", "readyReplicas"]).unwrap_or(0)
-    } else {
-        0
-    };
-    ServiceStatus {
-        kind: kind.into(),
-        desired_replicas: desired,
-        ready_replicas: ready,
-        ready_groups: None,
-    }
+    let current = int(&["status", "observedGeneration"]) >= object.metadata.generation;
+    let ready = int(&["status", "readyReplicas"])
+        .filter(|_| current)
+        .unwrap_or(0);
+    i32::try_from(ready).unwrap_or(0)
 }
 
 /// Groups of a LeaderWorkerSet whose `size` pods are all Ready.
@@ -309,11 +325,25 @@ mod tests {
         })
     }
 
-    fn applied(applied: Applied) -> Outcome {
+    /// The outcome of applying what `snapshot` holds: its Deployments are the rendered workloads.
+    fn outcome(applied: Applied, snapshot: &Snapshot) -> Outcome {
+        let workloads = snapshot
+            .children
+            .values()
+            .map(|object| Workload {
+                service: object.labels()[LABEL_SERVICE].clone(),
+                kind: ChildKind::Deployment,
+                name: object.name_any(),
+                replicas: object.data["spec"]["replicas"]
+                    .as_i64()
+                    .map_or(1, |r| r as i32),
+                group_size: None,
+            })
+            .collect();
         Outcome::Applied {
             applied,
             endpoint: "http://demo-server.ns.svc.cluster.local:8000".into(),
-            group_sizes: BTreeMap::new(),
+            workloads,
         }
     }
 
@@ -331,7 +361,7 @@ mod tests {
         let status = compute(
             Some(3),
             &snapshot,
-            &applied(Applied::default()),
+            &outcome(Applied::default(), &snapshot),
             None,
             now(),
         );
@@ -361,6 +391,39 @@ mod tests {
     }
 
     #[test]
+    fn a_rendered_pool_that_does_not_exist_is_not_ready() {
+        let snapshot = Snapshot {
+            children: [deployment("server", 1, 1), deployment("decode", 1, 1)].into(),
+            pods: vec![],
+        };
+        let Outcome::Applied {
+            applied,
+            endpoint,
+            mut workloads,
+        } = outcome(Applied::default(), &snapshot)
+        else {
+            unreachable!()
+        };
+        workloads.push(Workload {
+            service: "prefill".into(),
+            kind: ChildKind::Deployment,
+            name: "demo-prefill".into(),
+            replicas: 1,
+            group_size: None,
+        });
+        let outcome = Outcome::Applied {
+            applied,
+            endpoint,
+            workloads,
+        };
+        let status = compute(Some(1), &snapshot, &outcome, None, now());
+        assert_eq!(
+            ready_condition(&status),
+            ("False", "PodsNotReady", "prefill: 0/1 ready")
+        );
+    }
+
+    #[test]
     fn not_ready_pools_are_listed() {
         let snapshot = Snapshot {
             children: [deployment("server", 2, 1), deployment("decode", 1, 1)].into(),
@@ -369,7 +432,7 @@ mod tests {
         let status = compute(
             Some(1),
             &snapshot,
-            &applied(Applied::default()),
+            &outcome(Applied::default(), &snapshot),
             None,
             now(),
         );
@@ -396,7 +459,7 @@ mod tests {
         let status = compute(
             Some(1),
             &snapshot,
-            &applied(Applied::default()),
+            &outcome(Applied::default(), &snapshot),
             None,
             now(),
         );
@@ -413,12 +476,15 @@ mod tests {
 
     #[test]
     fn missing_dependency_outranks_conflicts_and_invalid_outranks_all() {
-        let outcome = applied(Applied {
-            missing: vec!["decode: needs LWS".into()],
-            conflicts: vec!["x".into()],
-            rejected: vec!["y".into()],
-        });
-        let status = compute(Some(1), &Snapshot::default(), &outcome, None, now());
+        let result = outcome(
+            Applied {
+                missing: vec!["decode: needs LWS".into()],
+                conflicts: vec!["x".into()],
+                rejected: vec!["y".into()],
+            },
+            &Snapshot::default(),
+        );
+        let status = compute(Some(1), &Snapshot::default(), &result, None, now());
         assert_eq!(
             (status.state, ready_condition(&status).1),
             (Some(State::Degraded), "MissingDependency")
@@ -426,11 +492,14 @@ mod tests {
 
         let quota =
             "Deployment demo-decode: exceeded quota: gpus, requested: requests.amd.com/gpu=1";
-        let outcome = applied(Applied {
-            rejected: vec![quota.into()],
-            ..Applied::default()
-        });
-        let status = compute(Some(1), &Snapshot::default(), &outcome, None, now());
+        let result = outcome(
+            Applied {
+                rejected: vec![quota.into()],
+                ..Applied::default()
+            },
+            &Snapshot::default(),
+        );
+        let status = compute(Some(1), &Snapshot::default(), &result, None, now());
         assert_eq!(ready_condition(&status), ("False", "ApplyRejected", quota));
 
         let invalid = ValidationErrors(vec![infera_core::FieldError {
@@ -460,7 +529,7 @@ mod tests {
         let first = compute(
             Some(1),
             &snapshot,
-            &applied(Applied::default()),
+            &outcome(Applied::default(), &snapshot),
             None,
             now(),
         );
@@ -468,7 +537,7 @@ mod tests {
         let second = compute(
             Some(1),
             &snapshot,
-            &applied(Applied::default()),
+            &outcome(Applied::default(), &snapshot),
             Some(&first),
             later,
         );
@@ -487,7 +556,7 @@ mod tests {
         let status = compute(
             Some(1),
             &snapshot,
-            &applied(Applied::default()),
+            &outcome(Applied::default(), &snapshot),
             None,
             now(),
         );
