@@ -84,49 +84,39 @@ impl std::fmt::Display for Need {
     }
 }
 
-/// What `init` needs (cluster-scoped objects and the operator namespace).
+/// What `init` needs (cluster-scoped objects and the operator namespace): it reads each object
+/// to report what changed, creates it the first time and patches it on every re-run.
 pub fn init_needs() -> Vec<Need> {
     let ns = || Some(crate::bundle::NAMESPACE.to_string());
     let mut needs = vec![];
-    for verb in ["create", "patch"] {
-        needs.push(Need {
-            verb,
-            group: "apiextensions.k8s.io",
-            resource: "customresourcedefinitions",
-            namespace: None,
-        });
-        needs.push(Need {
-            verb,
-            group: "rbac.authorization.k8s.io",
-            resource: "clusterroles",
-            namespace: None,
-        });
-        needs.push(Need {
-            verb,
-            group: "rbac.authorization.k8s.io",
-            resource: "clusterrolebindings",
-            namespace: None,
-        });
-    }
-    needs.push(Need {
-        verb: "create",
-        group: "",
-        resource: "namespaces",
-        namespace: None,
-    });
-    for (group, resource) in [
-        ("", "serviceaccounts"),
-        ("", "services"),
-        ("apps", "deployments"),
-        ("rbac.authorization.k8s.io", "roles"),
-        ("rbac.authorization.k8s.io", "rolebindings"),
-    ] {
-        needs.push(Need {
-            verb: "create",
-            group,
-            resource,
-            namespace: ns(),
-        });
+    for verb in ["get", "create", "patch"] {
+        for (group, resource) in [
+            ("apiextensions.k8s.io", "customresourcedefinitions"),
+            ("rbac.authorization.k8s.io", "clusterroles"),
+            ("rbac.authorization.k8s.io", "clusterrolebindings"),
+            ("", "namespaces"),
+        ] {
+            needs.push(Need {
+                verb,
+                group,
+                resource,
+                namespace: None,
+            });
+        }
+        for (group, resource) in [
+            ("", "serviceaccounts"),
+            ("", "services"),
+            ("apps", "deployments"),
+            ("rbac.authorization.k8s.io", "roles"),
+            ("rbac.authorization.k8s.io", "rolebindings"),
+        ] {
+            needs.push(Need {
+                verb,
+                group,
+                resource,
+                namespace: ns(),
+            });
+        }
     }
     needs
 }

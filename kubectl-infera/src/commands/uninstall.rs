@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use infera_core::InferaDeployment;
+use k8s_openapi::api::core::v1::Pod;
 use kube::{
     Api,
     api::{DeleteParams, ListParams},
@@ -100,6 +101,16 @@ pub async fn run(args: &UninstallArgs, global: &GlobalArgs, printer: &Printer) -
             ));
             continue;
         }
+        if object.resource.kind == "Namespace" {
+            let others = foreign_pods(&client, object.name()).await?;
+            if !others.is_empty() {
+                printer.warn(&format!(
+                    "{display} also runs pods that are not Infera's ({}): left alone; delete it yourself if you mean to",
+                    others.join(", ")
+                ));
+                continue;
+            }
+        }
         match api.delete(object.name(), &params).await {
             Ok(_) => printer.out(&format!("{display} deleted{suffix}")),
             Err(kube::Error::Api(s)) if s.code == 404 => {
@@ -112,6 +123,28 @@ pub async fn run(args: &UninstallArgs, global: &GlobalArgs, printer: &Printer) -
         wait_gone(&kube, &objects, args.timeout, printer).await?;
     }
     Ok(())
+}
+
+/// Pods in `namespace` that the bundle did not create: a namespace that existed before `init`
+/// (init labels it too) must not be deleted with someone else's workloads in it.
+async fn foreign_pods(client: &kube::Client, namespace: &str) -> Result<Vec<String>> {
+    let pods: Api<Pod> = Api::namespaced(client.clone(), namespace);
+    let list = pods
+        .list_metadata(&ListParams::default())
+        .await
+        .map_err(|e| Error::kube(format!("listing pods in namespace {namespace}"), e))?;
+    Ok(list
+        .items
+        .into_iter()
+        .filter(|pod| {
+            pod.metadata
+                .labels
+                .as_ref()
+                .and_then(|l| l.get(PART_OF.0))
+                .is_none_or(|v| v != PART_OF.1)
+        })
+        .filter_map(|pod| pod.metadata.name)
+        .collect())
 }
 
 async fn wait_gone(
