@@ -13,6 +13,7 @@ mod error;
 mod plan;
 mod printer;
 mod spec;
+mod watch;
 mod wizard;
 
 use std::process::ExitCode;

@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use futures::StreamExt;
+
 use infera_core::{InferaDeployment, State};
 use k8s_openapi::api::core::v1::Node;
 use kube::{
@@ -22,7 +24,7 @@ use crate::{
     error::{Error, Result},
     plan::{self, Plan},
     printer::{Printer, Style},
-    spec, wizard,
+    spec, watch, wizard,
 };
 
 pub async fn run(args: &DeployArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
@@ -284,11 +286,38 @@ async fn wait_ready(
     let api: Api<InferaDeployment> = Api::namespaced(kube.client.clone(), &namespace);
     let deadline = Instant::now() + timeout;
     let mut last_line = String::new();
+    // One watch of this object (field selector metadata.name): react to each status change.
+    let mut changes = watch::object(
+        api.clone(),
+        &name,
+        format!("InferaDeployment {namespace}/{name}"),
+    )
+    .boxed();
+    let mut last: Option<InferaDeployment> = None;
     loop {
-        let idep = api
-            .get(&name)
-            .await
-            .map_err(|e| Error::kube(format!("reading {namespace}/{name}"), e))?;
+        let next = match tokio::time::timeout_at(deadline, changes.next()).await {
+            Ok(next) => next,
+            Err(_elapsed) => break,
+        };
+        let idep = match next {
+            Some(Ok(Some(idep))) => idep,
+            Some(Ok(None)) => {
+                printer.clear_progress();
+                return Err(Error::Failed(format!(
+                    "{namespace}/{name} was deleted while waiting for it to be Ready"
+                )));
+            }
+            Some(Err(e)) => {
+                printer.clear_progress();
+                return Err(e);
+            }
+            None => {
+                printer.clear_progress();
+                return Err(Error::Failed(format!(
+                    "watching {namespace}/{name}: the watch ended"
+                )));
+            }
+        };
         let status = idep.status.clone().unwrap_or_default();
         let current = status.observed_generation.unwrap_or_default() >= generation;
         if current && status.state == Some(State::Ready) {
@@ -316,31 +345,42 @@ async fn wait_ready(
             printer.progress_or_line(&line);
             last_line = line;
         }
-        if Instant::now() >= deadline {
-            printer.clear_progress();
-            let (pods, events) = status::pods_and_events(kube, &namespace, &name).await?;
-            let detail = status::detail(&idep, &pods, &events, k8s_openapi::jiff::Timestamp::now());
-            let ready = status.conditions.iter().find(|c| c.type_ == "Ready");
-            let mut why = match (&status.state, ready) {
-                (None, _) => "the operator has not reported any status: is it running? (`kubectl infera doctor`)".to_string(),
-                (Some(state), Some(c)) => format!("state {state}, {}: {}", c.reason, c.message),
-                (Some(state), None) => format!("state {state}"),
-            };
-            if !current && status.state.is_some() {
-                why.push_str(&format!(
-                    " (status is for generation {}, not {generation})",
-                    status.observed_generation.unwrap_or_default()
-                ));
-            }
-            if pods.is_empty() && status.state.is_some() {
-                why.push_str("; no pods exist yet");
-            }
-            why.push_str(&diagnose::summary(&detail.blocking, ""));
-            return Err(Error::Timeout {
-                after: human(timeout),
-                why: format!("{namespace}/{name} is not Ready: {why}"),
-            });
-        }
-        tokio::time::sleep(Duration::from_secs(1)).await;
+        last = Some(idep);
     }
+    printer.clear_progress();
+    // Timed out: explain why from the last state seen (read once if the watch never delivered it).
+    let idep = match last {
+        Some(idep) => idep,
+        None => api
+            .get(&name)
+            .await
+            .map_err(|e| Error::kube(format!("reading {namespace}/{name}"), e))?,
+    };
+    let status = idep.status.clone().unwrap_or_default();
+    let current = status.observed_generation.unwrap_or_default() >= generation;
+    let (pods, events) = status::pods_and_events(kube, &namespace, &name).await?;
+    let detail = status::detail(&idep, &pods, &events, k8s_openapi::jiff::Timestamp::now());
+    let ready = status.conditions.iter().find(|c| c.type_ == "Ready");
+    let mut why = match (&status.state, ready) {
+        (None, _) => {
+            "the operator has not reported any status: is it running? (`kubectl infera doctor`)"
+                .to_string()
+        }
+        (Some(state), Some(c)) => format!("state {state}, {}: {}", c.reason, c.message),
+        (Some(state), None) => format!("state {state}"),
+    };
+    if !current && status.state.is_some() {
+        why.push_str(&format!(
+            " (status is for generation {}, not {generation})",
+            status.observed_generation.unwrap_or_default()
+        ));
+    }
+    if pods.is_empty() && status.state.is_some() {
+        why.push_str("; no pods exist yet");
+    }
+    why.push_str(&diagnose::summary(&detail.blocking, ""));
+    Err(Error::Timeout {
+        after: human(timeout),
+        why: format!("{namespace}/{name} is not Ready: {why}"),
+    })
 }
