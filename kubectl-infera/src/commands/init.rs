@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use futures::StreamExt;
 use infera_core::crd::{VERSION, VERSION_ANNOTATION};
 use k8s_openapi::{
     api::{
@@ -11,7 +12,11 @@ use k8s_openapi::{
     },
     apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
 };
-use kube::{Api, Client, api::ListParams};
+use kube::{
+    Api, Client,
+    api::ListParams,
+    runtime::wait::{self, await_condition, conditions},
+};
 use tokio::time::Instant;
 
 use crate::{
@@ -22,6 +27,7 @@ use crate::{
     duration::human,
     error::{Error, Result},
     printer::Printer,
+    watch,
 };
 
 pub async fn run(args: &InitArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
@@ -185,33 +191,38 @@ async fn wait_established(
     printer: &Printer,
 ) -> Result<()> {
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    let deadline = Instant::now() + timeout;
-    loop {
-        let crd = crds
-            .get(name)
-            .await
-            .map_err(|e| Error::kube(format!("reading CRD {name}"), e))?;
-        let conditions = crd.status.and_then(|s| s.conditions).unwrap_or_default();
-        if conditions
-            .iter()
-            .any(|c| c.type_ == "Established" && c.status == "True")
-        {
-            printer.clear_progress();
-            return Ok(());
+    printer.progress(&format!("waiting for CRD {name} to be Established"));
+    let established = tokio::time::timeout(
+        timeout,
+        await_condition(crds.clone(), name, conditions::is_crd_established()),
+    )
+    .await;
+    printer.clear_progress();
+    match established {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(wait::Error::ProbeFailed(e))) => {
+            let message = format!("watching CRD {name}: {e}");
+            Err(watch::fatal(&format!("CRD {name}"), e).unwrap_or(Error::Failed(message)))
         }
-        if Instant::now() >= deadline {
-            let why = conditions
+        Err(_elapsed) => {
+            // Timed out: read it once to say why.
+            let crd = crds
+                .get(name)
+                .await
+                .map_err(|e| Error::kube(format!("reading CRD {name}"), e))?;
+            let why = crd
+                .status
+                .and_then(|s| s.conditions)
+                .unwrap_or_default()
                 .iter()
                 .find(|c| c.type_ == "NamesAccepted" && c.status == "False")
                 .and_then(|c| c.message.clone())
                 .unwrap_or_else(|| "the API server has not established it".into());
-            return Err(Error::Timeout {
+            Err(Error::Timeout {
                 after: human(timeout),
                 why: format!("CRD {name} is not Established: {why}"),
-            });
+            })
         }
-        printer.progress(&format!("waiting for CRD {name} to be Established"));
-        tokio::time::sleep(Duration::from_millis(250)).await;
     }
 }
 
@@ -237,44 +248,70 @@ pub fn rollout(deployment: &Deployment) -> (i32, i32, bool) {
 async fn wait_operator(client: &Client, timeout: Duration, printer: &Printer) -> Result<()> {
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), bundle::NAMESPACE);
     let deadline = Instant::now() + timeout;
+    // One watch of the operator Deployment (field selector metadata.name).
+    let mut changes = watch::object(
+        deployments,
+        bundle::OPERATOR,
+        "the operator Deployment".into(),
+    )
+    .boxed();
+    let (mut available, mut desired) = (0, 1);
     loop {
-        let deployment = deployments
-            .get(bundle::OPERATOR)
-            .await
-            .map_err(|e| Error::kube("reading the operator Deployment", e))?;
-        let (available, desired, done) = rollout(&deployment);
-        if done {
-            printer.clear_progress();
-            return Ok(());
+        let next = match tokio::time::timeout_at(deadline, changes.next()).await {
+            Ok(next) => next,
+            Err(_elapsed) => break,
+        };
+        match next {
+            Some(Ok(Some(deployment))) => {
+                let done;
+                (available, desired, done) = rollout(&deployment);
+                if done {
+                    printer.clear_progress();
+                    return Ok(());
+                }
+                printer.progress(&format!(
+                    "waiting for the operator: {available}/{desired} replicas available"
+                ));
+            }
+            Some(Ok(None)) => printer.progress(&format!(
+                "waiting for the operator Deployment {}/{} to exist",
+                bundle::NAMESPACE,
+                bundle::OPERATOR
+            )),
+            Some(Err(e)) => {
+                printer.clear_progress();
+                return Err(e);
+            }
+            None => {
+                printer.clear_progress();
+                return Err(Error::Failed(
+                    "watching the operator Deployment: the watch ended".into(),
+                ));
+            }
         }
-        if Instant::now() >= deadline {
-            let pods: Api<Pod> = Api::namespaced(client.clone(), bundle::NAMESPACE);
-            let events: Api<Event> = Api::namespaced(client.clone(), bundle::NAMESPACE);
-            let selector = ListParams::default().labels("app.kubernetes.io/name=infera-operator");
-            let pods = pods
-                .list(&selector)
-                .await
-                .map(|l| l.items)
-                .unwrap_or_default();
-            let events = events
-                .list(&ListParams::default())
-                .await
-                .map(|l| l.items)
-                .unwrap_or_default();
-            let reasons = diagnose::reasons(&pods, &events);
-            return Err(Error::Timeout {
-                after: human(timeout),
-                why: format!(
-                    "the operator has {available}/{desired} replicas available:{}",
-                    diagnose::summary(&reasons, " no pod reports a problem yet")
-                ),
-            });
-        }
-        printer.progress(&format!(
-            "waiting for the operator: {available}/{desired} replicas available"
-        ));
-        tokio::time::sleep(Duration::from_millis(500)).await;
     }
+    printer.clear_progress();
+    let pods: Api<Pod> = Api::namespaced(client.clone(), bundle::NAMESPACE);
+    let events: Api<Event> = Api::namespaced(client.clone(), bundle::NAMESPACE);
+    let selector = ListParams::default().labels("app.kubernetes.io/name=infera-operator");
+    let pods = pods
+        .list(&selector)
+        .await
+        .map(|l| l.items)
+        .unwrap_or_default();
+    let events = events
+        .list(&ListParams::default())
+        .await
+        .map(|l| l.items)
+        .unwrap_or_default();
+    let reasons = diagnose::reasons(&pods, &events);
+    Err(Error::Timeout {
+        after: human(timeout),
+        why: format!(
+            "the operator has {available}/{desired} replicas available:{}",
+            diagnose::summary(&reasons, " no pod reports a problem yet")
+        ),
+    })
 }
 
 #[cfg(test)]
