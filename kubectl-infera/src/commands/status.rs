@@ -202,7 +202,6 @@ pub fn list_table(printer: &Printer, rows: &[Summary], all_namespaces: bool, wid
 
 /// Builds the detail from one deployment, its pods and the namespace's warning events.
 pub fn detail(idep: &InferaDeployment, pods: &[Pod], events: &[Event], now: Timestamp) -> Detail {
-    let name = idep.metadata.name.clone().unwrap_or_default();
     let status = idep.status.clone().unwrap_or_default();
     let services = idep
         .spec
@@ -309,12 +308,15 @@ pub fn detail(idep: &InferaDeployment, pods: &[Pod], events: &[Event], now: Time
             message: c.message.clone(),
         })
         .collect();
-    let ours = |object: &str| object == name || object.starts_with(&format!("{name}-"));
+    let owned = owned_names(idep, pods);
     let mut mine: Vec<&Event> = events
         .iter()
         .filter(|e| {
             e.type_.as_deref() == Some("Warning")
-                && e.involved_object.name.as_deref().is_some_and(ours)
+                && e.involved_object
+                    .name
+                    .as_deref()
+                    .is_some_and(|object| owned.contains(object))
         })
         .collect();
     mine.sort_by_key(|e| std::cmp::Reverse(diagnose::event_time(e)));
@@ -350,6 +352,44 @@ pub fn detail(idep: &InferaDeployment, pods: &[Pod], events: &[Event], now: Time
         warnings,
         blocking,
     }
+}
+
+/// Names of objects whose events belong to this deployment, from what is already fetched: the
+/// deployment, its pods (label `infera.amd.com/deployment=<name>`) and their owners, and the
+/// children the operator names per service. Never a name prefix: `demo-x`'s children are not
+/// `demo`'s.
+fn owned_names(idep: &InferaDeployment, pods: &[Pod]) -> std::collections::BTreeSet<String> {
+    let name = idep.metadata.name.clone().unwrap_or_default();
+    let mut owned = std::collections::BTreeSet::from([name.clone()]);
+    for pod in pods {
+        let labels = pod.metadata.labels.clone().unwrap_or_default();
+        if labels.get(naming::LABEL_DEPLOYMENT) != Some(&name) {
+            continue;
+        }
+        owned.extend(pod.metadata.name.clone());
+        for owner in pod.metadata.owner_references.iter().flatten() {
+            owned.insert(owner.name.clone());
+        }
+        if let Some(service) = labels.get(naming::LABEL_SERVICE) {
+            owned.insert(format!("{name}-{service}"));
+        }
+    }
+    let status = idep.status.clone().unwrap_or_default();
+    for service in idep.spec.services.keys().chain(status.services.keys()) {
+        owned.insert(format!("{name}-{service}"));
+    }
+    for component in [
+        naming::Component::Nats,
+        naming::Component::Discovery,
+        naming::Component::EndpointPicker,
+        naming::Component::Gateway,
+    ] {
+        owned.insert(component.object_name(&name));
+    }
+    owned.insert(naming::nats_headless_name(&name));
+    owned.insert(naming::inference_pool_name(&name));
+    owned.insert(naming::http_route_name(&name));
+    owned
 }
 
 /// The detail as text.
@@ -546,6 +586,12 @@ pub async fn pods_and_events(
 }
 
 pub async fn run(args: &StatusArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
+    if args.watch && args.output == Output::Yaml {
+        return Err(Error::Usage(
+            "--watch cannot stream YAML: use -o json (one JSON document per change) or a table"
+                .into(),
+        ));
+    }
     let kube = client::connect(global).await?;
     match (&args.name, args.watch) {
         (Some(name), false) => {
@@ -728,7 +774,7 @@ async fn watch_list(kube: &Kube, args: &StatusArgs, printer: &Printer) -> Result
         }
         for (kind, s) in changes {
             match args.output {
-                Output::Json | Output::Yaml => {
+                Output::Json => {
                     printer.json_line(&serde_json::json!({"type": kind, "object": s}))?;
                 }
                 _ => printer.out(&change_line(kind, &s)),
@@ -758,7 +804,7 @@ async fn watch_detail(kube: &Kube, name: &str, args: &StatusArgs, printer: &Prin
             printer.out(&detail_text(printer, &d));
         } else if changed {
             match args.output {
-                Output::Json | Output::Yaml => printer.json_line(&d)?,
+                Output::Json => printer.json_line(&d)?,
                 _ => printer.out(&change_line("MODIFIED", &d.summary)),
             }
         }
@@ -841,5 +887,29 @@ mod tests {
         let d = detail(&idep("Deploying"), &pods, &events, now);
         insta::assert_snapshot!("detail_text", detail_text(&Printer::plain(), &d));
         insta::assert_json_snapshot!("detail_json", d);
+    }
+
+    #[test]
+    fn warnings_of_a_deployment_with_a_longer_name_are_not_ours() {
+        let now = Timestamp::from_second(1_000 + 300).unwrap_or_default();
+        let pods = [pod("big-worker-0", "0", true, None)];
+        let event = |object: &str| -> Event {
+            serde_json::from_value(serde_json::json!({
+                "metadata": {"name": format!("e-{object}")}, "type": "Warning", "reason": "BackOff",
+                "message": "m", "lastTimestamp": "1970-01-01T00:21:00Z",
+                "involvedObject": {"kind": "Pod", "name": object}}))
+            .unwrap_or_default()
+        };
+        let events = vec![
+            event("big-x-worker-0"),
+            event("big-x"),
+            event("big-worker-0"),
+            event("big-worker"),
+        ];
+        let d = detail(&idep("Deploying"), &pods, &events, now);
+        let objects: Vec<&str> = d.warnings.iter().map(|w| w.object.as_str()).collect();
+        assert_eq!(objects.len(), 2, "{objects:?}");
+        assert!(objects.contains(&"Pod/big-worker-0"), "{objects:?}");
+        assert!(objects.contains(&"Pod/big-worker"), "{objects:?}");
     }
 }
