@@ -2,11 +2,11 @@
 //!
 //! API budget: the list is one LIST of InferaDeployments; the detail is one GET of the deployment,
 //! one LIST of its pods (label selector) and one LIST of the namespace's warning events. Never one
-//! call per object.
+//! call per object. `--watch` opens watches on the same (no polling) and redraws on change.
 
 use std::collections::BTreeMap;
 
-use futures::{StreamExt, TryStreamExt};
+use futures::{StreamExt, TryStreamExt, future, stream};
 use infera_core::{ComponentType, InferaDeployment, naming};
 use k8s_openapi::{
     api::core::v1::{Event, Pod},
@@ -15,7 +15,7 @@ use k8s_openapi::{
 use kube::{
     Api,
     api::ListParams,
-    runtime::{WatchStreamExt, watcher},
+    runtime::{WatchStreamExt, reflector, watcher},
 };
 use serde::Serialize;
 
@@ -784,12 +784,93 @@ async fn watch_list(kube: &Kube, args: &StatusArgs, printer: &Printer) -> Result
     Ok(())
 }
 
+/// What changed in `status NAME --watch`.
+enum Update {
+    Deployment(Option<Box<InferaDeployment>>),
+    /// A pod event; `true` once the initial list is complete.
+    Pods(bool),
+    /// A warning event; `true` once the initial list is complete (or events cannot be read).
+    Events(bool),
+}
+
+/// Events are optional: a user who may not list them still gets the rest.
+fn forbidden<T>(item: &std::result::Result<T, watcher::Error>) -> bool {
+    matches!(
+        item,
+        Err(watcher::Error::InitialListFailed(kube::Error::Api(s))
+            | watcher::Error::WatchStartFailed(kube::Error::Api(s))) if s.code == 403
+    )
+}
+
+/// Three watches, no polling: the deployment (field selector metadata.name), its pods (label
+/// selector) and the namespace's warning events; redraws from the cached state on each change.
 async fn watch_detail(kube: &Kube, name: &str, args: &StatusArgs, printer: &Printer) -> Result<()> {
     let namespace = kube.namespace.clone();
+    let ideps: Api<InferaDeployment> = Api::namespaced(kube.client.clone(), &namespace);
+    let pods_api: Api<Pod> = Api::namespaced(kube.client.clone(), &namespace);
+    let events_api: Api<Event> = Api::namespaced(kube.client.clone(), &namespace);
+    let selector = format!("{}={name}", naming::LABEL_DEPLOYMENT);
+    let (pod_store, pod_writer) = reflector::store::<Pod>();
+    let (event_store, event_writer) = reflector::store::<Event>();
+    let deployment =
+        crate::watch::object(ideps, name, format!("InferaDeployment {namespace}/{name}"))
+            .map(|r| r.map(|d| Update::Deployment(d.map(Box::new))))
+            .boxed();
+    let what_pods = format!("pods of {namespace}/{name}");
+    let pod_updates = watcher(pods_api, watcher::Config::default().labels(&selector))
+        .default_backoff()
+        .reflect(pod_writer)
+        .filter_map(move |r| {
+            future::ready(match r {
+                Ok(e) => Some(Ok(Update::Pods(matches!(e, watcher::Event::InitDone)))),
+                Err(e) => crate::watch::fatal(&what_pods, e).map(Err),
+            })
+        })
+        .boxed();
+    let what_events = format!("events in {namespace}");
+    let event_updates = watcher(
+        events_api,
+        watcher::Config::default().fields("type=Warning"),
+    )
+    .default_backoff()
+    .reflect(event_writer)
+    .take_while(|r| future::ready(!forbidden(r)))
+    .filter_map(move |r| {
+        future::ready(match r {
+            Ok(e) => Some(Ok(Update::Events(matches!(e, watcher::Event::InitDone)))),
+            Err(e) => crate::watch::fatal(&what_events, e).map(Err),
+        })
+    })
+    .chain(stream::once(future::ready(Ok(Update::Events(true)))))
+    .boxed();
+    let mut updates = stream::select_all([deployment, pod_updates, event_updates]);
+    let (mut idep, mut pods_ready, mut events_ready) = (None, false, false);
     let mut last: Option<Detail> = None;
-    loop {
-        let (idep, pods, events) = gather(kube, &namespace, name).await?;
-        let mut d = detail(&idep, &pods, &events, Timestamp::now());
+    let redraw = printer.stdout_is_tty() && matches!(args.output, Output::Table | Output::Wide);
+    while let Some(update) = updates.next().await {
+        match update? {
+            Update::Deployment(Some(d)) => idep = Some(d),
+            Update::Deployment(None) if idep.is_some() => {
+                printer.note(&format!("InferaDeployment {namespace}/{name} was deleted"));
+                return Ok(());
+            }
+            Update::Deployment(None) => {
+                return Err(Error::Api {
+                    action: format!("InferaDeployment {namespace}/{name}"),
+                    message: "not found; `kubectl infera status -A` lists them all".into(),
+                    code: 404,
+                });
+            }
+            Update::Pods(done) => pods_ready |= done,
+            Update::Events(done) => events_ready |= done,
+        }
+        let Some(current) = &idep else { continue };
+        if !(pods_ready && events_ready) {
+            continue;
+        }
+        let pods: Vec<Pod> = pod_store.state().iter().map(|p| (**p).clone()).collect();
+        let events: Vec<Event> = event_store.state().iter().map(|e| (**e).clone()).collect();
+        let mut d = detail(current, &pods, &events, Timestamp::now());
         // Ages tick every second; compare without them.
         let key = |d: &Detail| {
             let mut d = d.clone();
@@ -799,7 +880,7 @@ async fn watch_detail(kube: &Kube, name: &str, args: &StatusArgs, printer: &Prin
             d
         };
         let changed = last.as_ref().is_none_or(|l| key(l) != key(&d));
-        if printer.stdout_is_tty() && matches!(args.output, Output::Table | Output::Wide) {
+        if redraw {
             printer.clear_screen();
             printer.out(&detail_text(printer, &d));
         } else if changed {
@@ -810,8 +891,10 @@ async fn watch_detail(kube: &Kube, name: &str, args: &StatusArgs, printer: &Prin
         }
         d.summary.age_seconds = 0;
         last = Some(d);
-        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     }
+    Err(Error::Failed(format!(
+        "watching {namespace}/{name}: the watch ended"
+    )))
 }
 
 #[cfg(test)]
