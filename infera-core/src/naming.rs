@@ -29,6 +29,10 @@ pub const LABEL_DEPLOYMENT: &str = "infera.amd.com/deployment";
 pub const LABEL_SERVICE: &str = "infera.amd.com/service";
 pub const LABEL_ROLE: &str = "infera.amd.com/role";
 
+/// Labels the LeaderWorkerSet controller puts on every pod of a group.
+pub const LWS_LABEL_NAME: &str = "leaderworkerset.sigs.k8s.io/name";
+pub const LWS_LABEL_GROUP_INDEX: &str = "leaderworkerset.sigs.k8s.io/group-index";
+
 /// Value of `app.kubernetes.io/name` on every child.
 pub const APP_NAME: &str = "infera";
 

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use infera_core::{
     Child, ChildKind, InferaDeploymentStatus, ServiceStatus, State, ValidationErrors,
-    naming::LABEL_SERVICE,
+    naming::{LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME},
 };
 use k8s_openapi::{
     api::core::v1::Pod,
@@ -19,10 +19,6 @@ use kube::{ResourceExt, api::DynamicObject};
 use crate::{apply::Applied, observe::Snapshot};
 
 pub const READY: &str = "Ready";
-
-/// Labels the LeaderWorkerSet controller puts on every pod of a group.
-const LWS_NAME: &str = "leaderworkerset.sigs.k8s.io/name";
-const LWS_GROUP: &str = "leaderworkerset.sigs.k8s.io/group-index";
 
 /// What reconciling found, besides the observed objects.
 #[derive(Clone, Debug, PartialEq)]
@@ -230,9 +226,9 @@ fn ready_groups(pods: &[std::sync::Arc<Pod>], lws: &str, size: i32) -> i32 {
     let mut groups: BTreeMap<&str, i32> = BTreeMap::new();
     for pod in pods
         .iter()
-        .filter(|p| p.labels().get(LWS_NAME).map(String::as_str) == Some(lws))
+        .filter(|p| p.labels().get(LWS_LABEL_NAME).map(String::as_str) == Some(lws))
     {
-        if let Some(group) = pod.labels().get(LWS_GROUP) {
+        if let Some(group) = pod.labels().get(LWS_LABEL_GROUP_INDEX) {
             *groups.entry(group.as_str()).or_default() += i32::from(is_pod_ready(pod));
         }
     }

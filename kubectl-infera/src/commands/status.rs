@@ -28,8 +28,7 @@ use crate::{
     printer::{Cell, Printer, Style, table},
 };
 
-/// LWS label with a pod's group index.
-const LWS_GROUP_INDEX: &str = "leaderworkerset.sigs.k8s.io/group-index";
+use infera_core::naming::LWS_LABEL_GROUP_INDEX as LWS_GROUP_INDEX;
 
 /// One row of the list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
