@@ -5,15 +5,19 @@
 //! This crate has no client and no async runtime by construction: its dependency graph makes API
 //! calls impossible, so everything here is a pure function and is tested as one.
 
+pub mod condition;
 pub mod crd;
 pub mod external;
 pub mod flags;
 pub mod naming;
+pub mod pod_health;
 pub mod render;
 pub mod types;
 pub mod validate;
 pub mod yaml;
 
-pub use render::{Child, ChildKind, render};
+pub use condition::{READY, ReadyReason};
+pub use pod_health::PodHealth;
+pub use render::{Child, ChildKind, Crd, render};
 pub use types::*;
 pub use validate::{FieldError, ValidDeployment, ValidationErrors, validate};

@@ -187,12 +187,8 @@ impl Observed {
 
     /// Whether the CRD serving `kind` is installed (always true for built-in kinds).
     pub fn installed(&self, kind: ChildKind) -> bool {
-        if !kind.needs_crd() {
-            return true;
-        }
-        let resource = kind.api_resource();
-        let crd = format!("{}.{}", resource.plural, resource.group);
-        self.crds.get(&ObjectRef::new(&crd)).is_some()
+        kind.crd()
+            .is_none_or(|crd| self.crds.get(&ObjectRef::new(&crd.name)).is_some())
     }
 }
 

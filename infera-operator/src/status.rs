@@ -1,14 +1,15 @@
 //! The deployment's status, computed purely from what was observed and what applying ran into.
 //!
-//! `Ready` is the one condition; its reason is the most serious problem found:
-//! InvalidSpec > MissingDependency > OwnershipConflict > ApplyRejected > InsufficientCapacity >
-//! PodsNotReady.
+//! `Ready` is the one condition; its reason is the most serious problem found, in the precedence
+//! [`ReadyReason`] defines.
 
 use std::collections::BTreeMap;
 
 use infera_core::{
-    Child, ChildKind, InferaDeploymentStatus, ServiceStatus, State, ValidationErrors,
+    Child, ChildKind, InferaDeploymentStatus, PodHealth, READY, ReadyReason, ServiceStatus, State,
+    ValidationErrors,
     naming::{LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME},
+    pod_health::SchedulingCause,
 };
 use k8s_openapi::{
     api::core::v1::Pod,
@@ -17,8 +18,6 @@ use k8s_openapi::{
 use kube::{ResourceExt, api::DynamicObject};
 
 use crate::{apply::Applied, observe::Snapshot};
-
-pub const READY: &str = "Ready";
 
 /// What reconciling found, besides the observed objects.
 #[derive(Clone, Debug, PartialEq)]
@@ -88,7 +87,8 @@ pub fn compute(
             ..
         } => (services(snapshot, workloads), Some(endpoint.clone())),
     };
-    let (state, reason, message) = summarize(outcome, &services, snapshot);
+    let (reason, message) = summarize(outcome, &services, snapshot);
+    let state = reason.state();
     let status = if state == State::Ready {
         "True"
     } else {
@@ -105,7 +105,7 @@ pub fn compute(
         conditions: vec![Condition {
             type_: READY.into(),
             status: status.into(),
-            reason: reason.into(),
+            reason: reason.as_str().into(),
             message,
             observed_generation: generation,
             last_transition_time,
@@ -119,39 +119,21 @@ fn summarize(
     outcome: &Outcome,
     services: &BTreeMap<String, ServiceStatus>,
     snapshot: &Snapshot,
-) -> (State, &'static str, String) {
+) -> (ReadyReason, String) {
     let applied = match outcome {
-        Outcome::Invalid(errors) => return (State::Failed, "InvalidSpec", errors.to_string()),
+        Outcome::Invalid(errors) => return (ReadyReason::InvalidSpec, errors.to_string()),
         Outcome::Applied { applied, .. } => applied,
     };
-    if !applied.missing.is_empty() {
-        return (
-            State::Degraded,
-            "MissingDependency",
-            applied.missing.join("\n"),
-        );
+    let problems = [
+        (ReadyReason::MissingDependency, &applied.missing),
+        (ReadyReason::OwnershipConflict, &applied.conflicts),
+        (ReadyReason::ApplyRejected, &applied.rejected),
+    ];
+    if let Some((reason, lines)) = problems.into_iter().find(|(_, lines)| !lines.is_empty()) {
+        return (reason, lines.join("\n"));
     }
-    if !applied.conflicts.is_empty() {
-        return (
-            State::Degraded,
-            "OwnershipConflict",
-            applied.conflicts.join("\n"),
-        );
-    }
-    if !applied.rejected.is_empty() {
-        return (
-            State::Degraded,
-            "ApplyRejected",
-            applied.rejected.join("\n"),
-        );
-    }
-    let unschedulable = unschedulable(&snapshot.pods);
-    if !unschedulable.is_empty() {
-        return (
-            State::Pending,
-            "InsufficientCapacity",
-            unschedulable.join("\n"),
-        );
+    if let Some(unschedulable) = unschedulable(&snapshot.pods) {
+        return unschedulable;
     }
     let not_ready: Vec<String> = services
         .iter()
@@ -170,11 +152,10 @@ fn summarize(
         } else {
             not_ready.join(", ")
         };
-        return (State::Deploying, "PodsNotReady", message);
+        return (ReadyReason::PodsNotReady, message);
     }
     (
-        State::Ready,
-        "AllReplicasReady",
+        ReadyReason::AllReplicasReady,
         "every service has all replicas ready".into(),
     )
 }
@@ -229,52 +210,47 @@ fn ready_groups(pods: &[std::sync::Arc<Pod>], lws: &str, size: i32) -> i32 {
         .filter(|p| p.labels().get(LWS_LABEL_NAME).map(String::as_str) == Some(lws))
     {
         if let Some(group) = pod.labels().get(LWS_LABEL_GROUP_INDEX) {
-            *groups.entry(group.as_str()).or_default() += i32::from(is_pod_ready(pod));
+            *groups.entry(group.as_str()).or_default() += i32::from(PodHealth::of(pod).ready);
         }
     }
     let ready = groups.values().filter(|ready| **ready >= size).count();
     i32::try_from(ready).unwrap_or(i32::MAX)
 }
 
-fn is_pod_ready(pod: &Pod) -> bool {
-    pod.metadata.deletion_timestamp.is_none()
-        && pod
-            .status
-            .as_ref()
-            .and_then(|s| s.conditions.as_ref())
-            .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
-}
-
-/// `pool decode: 1 pod unschedulable: 0/2 nodes are available: 2 Insufficient amd.com/gpu.`
-fn unschedulable(pods: &[std::sync::Arc<Pod>]) -> Vec<String> {
-    let mut by_service: BTreeMap<String, (usize, String)> = BTreeMap::new();
+/// Unschedulable pods by pool, as `pool decode: 1 pod unschedulable: <the scheduler's message>`;
+/// `InsufficientCapacity` when a pool lacks resources, `Unschedulable` for anything else (an
+/// unbound claim, a selector no node matches) — adding GPUs would not help there.
+fn unschedulable(pods: &[std::sync::Arc<Pod>]) -> Option<(ReadyReason, String)> {
+    let mut by_service: BTreeMap<String, (usize, SchedulingCause, String)> = BTreeMap::new();
     for pod in pods {
-        let condition = pod
-            .status
-            .as_ref()
-            .and_then(|s| s.conditions.as_ref())
-            .and_then(|conditions| {
-                conditions.iter().find(|c| {
-                    c.type_ == "PodScheduled"
-                        && c.status == "False"
-                        && c.reason.as_deref() == Some("Unschedulable")
-                })
-            });
-        if let Some(condition) = condition {
+        let health = PodHealth::of(pod);
+        if let Some((cause, message)) = health.unschedulable() {
             let service = pod.labels().get(LABEL_SERVICE).cloned().unwrap_or_default();
             let entry = by_service
                 .entry(service)
-                .or_insert((0, condition.message.clone().unwrap_or_default()));
+                .or_insert((0, cause, message.to_string()));
             entry.0 += 1;
         }
     }
-    by_service
+    let capacity = by_service
+        .values()
+        .any(|(_, cause, _)| *cause == SchedulingCause::Capacity);
+    let lines: Vec<String> = by_service
         .into_iter()
-        .map(|(service, (count, message))| {
+        .map(|(service, (count, cause, message))| {
             let pods = if count == 1 { "pod" } else { "pods" };
-            format!("pool {service}: {count} {pods} unschedulable: {message}")
+            format!(
+                "pool {service}: {count} {pods} {}: {message}",
+                cause.describe()
+            )
         })
-        .collect()
+        .collect();
+    let reason = if capacity {
+        ReadyReason::InsufficientCapacity
+    } else {
+        ReadyReason::Unschedulable
+    };
+    (!lines.is_empty()).then(|| (reason, lines.join("\n")))
 }
 
 #[cfg(test)]
@@ -467,6 +443,36 @@ mod tests {
                 "InsufficientCapacity",
                 "pool decode: 1 pod unschedulable: 0/2 nodes are available: 2 Insufficient amd.com/gpu."
             )
+        );
+    }
+
+    #[test]
+    fn an_unbound_claim_is_not_missing_capacity() {
+        let message = "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.";
+        let condition = PodCondition {
+            type_: "PodScheduled".into(),
+            status: "False".into(),
+            reason: Some("Unschedulable".into()),
+            message: Some(message.into()),
+            ..Default::default()
+        };
+        let snapshot = Snapshot {
+            children: [deployment("nats", 1, 0)].into(),
+            pods: vec![pod("nats", condition)],
+        };
+        let status = compute(
+            Some(1),
+            &snapshot,
+            &outcome(Applied::default(), &snapshot),
+            None,
+            now(),
+        );
+        assert_eq!(status.state, Some(State::Pending));
+        let expected =
+            format!("pool nats: 1 pod unschedulable (waiting for its volumes): {message}");
+        assert_eq!(
+            ready_condition(&status),
+            ("False", "Unschedulable", expected.as_str())
         );
     }
 

@@ -18,7 +18,7 @@ use k8s_openapi::{
     },
     apimachinery::pkg::apis::meta::v1::ObjectMeta,
 };
-use kube::core::{ApiResource, GroupVersionKind};
+use kube::core::ApiResource;
 use serde::Serialize;
 
 pub use self::pod::{ENGINE_CONTAINER, FRONTEND_CONTAINER};
@@ -76,43 +76,72 @@ impl ChildKind {
         Self::HttpRoute,
     ];
 
-    /// Group, version, kind and plural.
+    /// Group, version, kind and plural, from the type's `Resource` impl.
     pub fn api_resource(self) -> ApiResource {
-        let (group, version, kind, plural) = match self {
-            Self::ServiceAccount => ("", "v1", "ServiceAccount", "serviceaccounts"),
-            Self::Role => ("rbac.authorization.k8s.io", "v1", "Role", "roles"),
-            Self::RoleBinding => (
-                "rbac.authorization.k8s.io",
-                "v1",
-                "RoleBinding",
-                "rolebindings",
-            ),
-            Self::Service => ("", "v1", "Service", "services"),
-            Self::Deployment => ("apps", "v1", "Deployment", "deployments"),
-            Self::StatefulSet => ("apps", "v1", "StatefulSet", "statefulsets"),
-            Self::LeaderWorkerSet => (
-                "leaderworkerset.x-k8s.io",
-                "v1",
-                "LeaderWorkerSet",
-                "leaderworkersets",
-            ),
-            Self::InferencePool => (
-                "inference.networking.k8s.io",
-                "v1",
-                "InferencePool",
-                "inferencepools",
-            ),
-            Self::HttpRoute => ("gateway.networking.k8s.io", "v1", "HTTPRoute", "httproutes"),
-        };
-        ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk(group, version, kind), plural)
+        match self {
+            Self::ServiceAccount => ApiResource::erase::<ServiceAccount>(&()),
+            Self::Role => ApiResource::erase::<Role>(&()),
+            Self::RoleBinding => ApiResource::erase::<RoleBinding>(&()),
+            Self::Service => ApiResource::erase::<Service>(&()),
+            Self::Deployment => ApiResource::erase::<Deployment>(&()),
+            Self::StatefulSet => ApiResource::erase::<StatefulSet>(&()),
+            Self::LeaderWorkerSet => ApiResource::erase::<LeaderWorkerSet>(&()),
+            Self::InferencePool => ApiResource::erase::<InferencePool>(&()),
+            Self::HttpRoute => ApiResource::erase::<HttpRoute>(&()),
+        }
     }
 
-    /// Kinds that exist only when their CRDs are installed.
-    pub fn needs_crd(self) -> bool {
-        matches!(
-            self,
-            Self::LeaderWorkerSet | Self::InferencePool | Self::HttpRoute
-        )
+    /// The CustomResourceDefinition that must be installed before this kind can be created;
+    /// `None` for built-in kinds.
+    pub fn crd(self) -> Option<Crd> {
+        let (project, needed_for, install) = match self {
+            Self::LeaderWorkerSet => (
+                "LeaderWorkerSet",
+                "numberOfNodes > 1",
+                "install LeaderWorkerSet (https://lws.sigs.k8s.io/docs/installation/)",
+            ),
+            Self::InferencePool => (
+                "Gateway API Inference Extension",
+                "spec.gaie",
+                "install the Gateway API Inference Extension CRDs (https://gateway-api-inference-extension.sigs.k8s.io/)",
+            ),
+            Self::HttpRoute => (
+                "Gateway API",
+                "spec.gaie",
+                "install the Gateway API CRDs (https://gateway-api.sigs.k8s.io/guides/)",
+            ),
+            _ => return None,
+        };
+        let resource = self.api_resource();
+        Some(Crd {
+            name: format!("{}.{}", resource.plural, resource.group),
+            version: resource.version,
+            project,
+            needed_for,
+            install,
+        })
+    }
+}
+
+/// A CRD a child kind needs: what it is, what needs it and how to get it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Crd {
+    /// `<plural>.<group>`, e.g. `leaderworkersets.leaderworkerset.x-k8s.io`.
+    pub name: String,
+    /// The version we create, which the CRD must serve.
+    pub version: String,
+    /// The project that ships it.
+    pub project: &'static str,
+    /// The spec field that makes a deployment need it.
+    pub needed_for: &'static str,
+    /// How to install it, with where to read more.
+    pub install: &'static str,
+}
+
+impl std::fmt::Display for Crd {
+    /// `the LeaderWorkerSet CRD (leaderworkersets.leaderworkerset.x-k8s.io)`
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the {} CRD ({})", self.project, self.name)
     }
 }
 

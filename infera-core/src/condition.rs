@@ -1,0 +1,129 @@
+//! The `Ready` condition's contract: which reasons exist, which is most serious, and what summary
+//! [`State`] each one means. The operator writes these; the plugin reads them back with
+//! [`ReadyReason::parse`]. No other place spells a reason.
+
+use std::fmt;
+
+use crate::types::State;
+
+/// Type of the one condition the operator maintains.
+pub const READY: &str = "Ready";
+
+/// Reason of the `Ready` condition, in precedence order: when several apply, the first one listed
+/// (the smallest by `Ord`) is reported.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ReadyReason {
+    /// The spec breaks a rule admission could not check (e.g. parallelism × GPUs).
+    InvalidSpec,
+    /// A CRD a child needs (LeaderWorkerSet, Gateway API) is not installed; the rest is deployed.
+    MissingDependency,
+    /// Another field manager owns a field of a child; the operator does not fight it.
+    OwnershipConflict,
+    /// The API server refused a child (a ResourceQuota, an admission webhook).
+    ApplyRejected,
+    /// Pods cannot be scheduled because no node has the GPUs, CPU, memory or pod slots.
+    InsufficientCapacity,
+    /// Pods cannot be scheduled for another reason: an unbound volume claim, a node selector or
+    /// affinity no node matches, a taint without a toleration.
+    Unschedulable,
+    /// Everything is applied and scheduled; some replicas are not Ready yet.
+    PodsNotReady,
+    /// Every service has all its replicas Ready.
+    AllReplicasReady,
+}
+
+impl ReadyReason {
+    /// Every reason, most serious first.
+    pub const ALL: [ReadyReason; 8] = [
+        Self::InvalidSpec,
+        Self::MissingDependency,
+        Self::OwnershipConflict,
+        Self::ApplyRejected,
+        Self::InsufficientCapacity,
+        Self::Unschedulable,
+        Self::PodsNotReady,
+        Self::AllReplicasReady,
+    ];
+
+    /// The condition's `reason` string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidSpec => "InvalidSpec",
+            Self::MissingDependency => "MissingDependency",
+            Self::OwnershipConflict => "OwnershipConflict",
+            Self::ApplyRejected => "ApplyRejected",
+            Self::InsufficientCapacity => "InsufficientCapacity",
+            Self::Unschedulable => "Unschedulable",
+            Self::PodsNotReady => "PodsNotReady",
+            Self::AllReplicasReady => "AllReplicasReady",
+        }
+    }
+
+    /// The reason a condition carries, if it is one of ours.
+    pub fn parse(reason: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.as_str() == reason)
+    }
+
+    /// The summary state a deployment with this reason is in.
+    pub fn state(self) -> State {
+        match self {
+            Self::InvalidSpec => State::Failed,
+            Self::MissingDependency | Self::OwnershipConflict | Self::ApplyRejected => {
+                State::Degraded
+            }
+            Self::InsufficientCapacity | Self::Unschedulable => State::Pending,
+            Self::PodsNotReady => State::Deploying,
+            Self::AllReplicasReady => State::Ready,
+        }
+    }
+}
+
+impl fmt::Display for ReadyReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn precedence_is_declaration_order() {
+        let mut sorted = ReadyReason::ALL;
+        sorted.sort();
+        assert_eq!(sorted, ReadyReason::ALL);
+        assert!(ReadyReason::InvalidSpec < ReadyReason::MissingDependency);
+        assert!(ReadyReason::InsufficientCapacity < ReadyReason::PodsNotReady);
+    }
+
+    #[test]
+    fn strings_round_trip() {
+        for reason in ReadyReason::ALL {
+            assert_eq!(ReadyReason::parse(reason.as_str()), Some(reason));
+            assert_eq!(reason.to_string(), reason.as_str());
+        }
+        assert_eq!(ReadyReason::parse("SomethingElse"), None);
+    }
+
+    #[test]
+    fn states() {
+        let states: Vec<(&str, State)> = ReadyReason::ALL
+            .iter()
+            .map(|r| (r.as_str(), r.state()))
+            .collect();
+        assert_eq!(
+            states,
+            [
+                ("InvalidSpec", State::Failed),
+                ("MissingDependency", State::Degraded),
+                ("OwnershipConflict", State::Degraded),
+                ("ApplyRejected", State::Degraded),
+                ("InsufficientCapacity", State::Pending),
+                ("Unschedulable", State::Pending),
+                ("PodsNotReady", State::Deploying),
+                ("AllReplicasReady", State::Ready),
+            ]
+        );
+    }
+}

@@ -1,0 +1,365 @@
+//! What a pod's status says about its health, read once: whether it is Ready, why it is not
+//! scheduled (with the scheduler's message, classified), which containers wait and why, restarts.
+//! The operator's status and every view of the plugin that explains pods read pods through this.
+
+use k8s_openapi::api::core::v1::{ContainerStatus, Pod};
+
+/// A pod's health, from its status alone.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PodHealth {
+    /// The `Ready` condition is True and the pod is not being deleted.
+    pub ready: bool,
+    /// Containers whose status says ready, of all the pod's containers.
+    pub ready_containers: usize,
+    pub containers: usize,
+    /// Restarts of every container, summed.
+    pub restarts: i32,
+    /// Set while `PodScheduled` is False.
+    pub not_scheduled: Option<NotScheduled>,
+    /// Containers (init containers first) that wait with a reason.
+    pub waiting: Vec<Waiting>,
+}
+
+/// Why a pod has no node yet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotScheduled {
+    /// The condition's reason, e.g. `Unschedulable` or `SchedulingGated`.
+    pub reason: String,
+    /// The scheduler's message, e.g. `0/2 nodes are available: 2 Insufficient amd.com/gpu.`
+    pub message: String,
+    /// What the message means; `None` unless the reason is `Unschedulable`.
+    pub cause: Option<SchedulingCause>,
+}
+
+/// What keeps the scheduler from placing a pod, from the filter plugins' messages
+/// (kubernetes `pkg/scheduler/framework/plugins/*`: noderesources, volumebinding, nodeaffinity,
+/// tainttoleration, nodeunschedulable, interpodaffinity, podtopologyspread).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SchedulingCause {
+    /// No node has enough GPUs, CPU, memory, storage or pod slots (`Insufficient amd.com/gpu`,
+    /// `Too many pods`).
+    Capacity,
+    /// A PersistentVolumeClaim is not bound, or no volume fits (`pod has unbound immediate
+    /// PersistentVolumeClaims`).
+    Volumes,
+    /// Nodes exist but the pod may not go there: node selector or affinity, taints, cordoned
+    /// nodes, pod (anti-)affinity, topology spread.
+    Placement,
+    /// Anything else.
+    Other,
+}
+
+/// A container that is not running, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Waiting {
+    pub container: String,
+    pub image: String,
+    /// The kubelet's reason, e.g. `ImagePullBackOff`, `CrashLoopBackOff`.
+    pub reason: String,
+    pub message: String,
+    pub trouble: Trouble,
+    pub restarts: i32,
+    /// Exit code and reason of the last run, when the container ran before.
+    pub last_exit: Option<(i32, String)>,
+}
+
+/// The kinds of waiting that need a person.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trouble {
+    /// The image cannot be pulled.
+    ImagePull,
+    /// The container keeps exiting.
+    CrashLoop,
+    /// The container cannot be created or started (bad config, missing ConfigMap, ...).
+    CannotStart,
+    /// Waiting that resolves by itself, e.g. `ContainerCreating`.
+    None,
+}
+
+impl PodHealth {
+    /// Reads a pod's status.
+    pub fn of(pod: &Pod) -> PodHealth {
+        let status = pod.status.as_ref();
+        let conditions = status
+            .and_then(|s| s.conditions.as_deref())
+            .unwrap_or_default();
+        let condition = |type_: &str| conditions.iter().find(|c| c.type_ == type_);
+        let statuses: Vec<&ContainerStatus> = status
+            .into_iter()
+            .flat_map(|s| {
+                s.init_container_statuses
+                    .iter()
+                    .flatten()
+                    .chain(s.container_statuses.iter().flatten())
+            })
+            .collect();
+        let main: Vec<&ContainerStatus> = status
+            .and_then(|s| s.container_statuses.as_ref())
+            .into_iter()
+            .flatten()
+            .collect();
+        PodHealth {
+            ready: pod.metadata.deletion_timestamp.is_none()
+                && condition("Ready").is_some_and(|c| c.status == "True"),
+            ready_containers: main.iter().filter(|c| c.ready).count(),
+            containers: pod.spec.as_ref().map_or(main.len(), |s| s.containers.len()),
+            restarts: main.iter().map(|c| c.restart_count).sum(),
+            not_scheduled: condition("PodScheduled")
+                .filter(|c| c.status == "False")
+                .map(|c| {
+                    let reason = c.reason.clone().unwrap_or_default();
+                    let message = c.message.clone().unwrap_or_default();
+                    let cause = (reason == "Unschedulable").then(|| SchedulingCause::of(&message));
+                    NotScheduled {
+                        reason,
+                        message,
+                        cause,
+                    }
+                }),
+            waiting: statuses.into_iter().filter_map(Waiting::of).collect(),
+        }
+    }
+
+    /// The one word that best says why the pod is not running: the first waiting reason, else
+    /// why it is not scheduled; empty when neither applies.
+    pub fn reason(&self) -> &str {
+        self.waiting
+            .first()
+            .map(|w| w.reason.as_str())
+            .or_else(|| self.not_scheduled.as_ref().map(|n| n.reason.as_str()))
+            .unwrap_or_default()
+    }
+
+    /// The scheduler's verdict when it found no node for the pod.
+    pub fn unschedulable(&self) -> Option<(SchedulingCause, &str)> {
+        let n = self.not_scheduled.as_ref()?;
+        Some((n.cause?, n.message.as_str()))
+    }
+
+    /// Whether a container of the pod is in `CrashLoopBackOff`.
+    pub fn crash_looping(&self) -> bool {
+        self.waiting.iter().any(|w| w.trouble == Trouble::CrashLoop)
+    }
+}
+
+impl SchedulingCause {
+    /// Classifies a scheduler message. Volumes come first: a pod whose claim is unbound fails the
+    /// scheduler's pre-filter, so nothing else was checked. Capacity comes before placement: when
+    /// some nodes lack GPUs and the rest are excluded, adding capacity is what helps.
+    pub fn of(message: &str) -> SchedulingCause {
+        const VOLUMES: [&str; 6] = [
+            "unbound immediate PersistentVolumeClaims",
+            "didn't find available persistent volumes",
+            "PersistentVolume's node affinity",
+            "persistentvolumeclaim",
+            "pvc(s) bound to non-existent pv(s)",
+            "free storage",
+        ];
+        const CAPACITY: [&str; 2] = ["Insufficient ", "Too many pods"];
+        const PLACEMENT: [&str; 7] = [
+            "node affinity/selector",
+            "taint",
+            "were unschedulable",
+            "pod affinity rules",
+            "anti-affinity rules",
+            "topology spread constraints",
+            "requested node name",
+        ];
+        let has = |needles: &[&str]| needles.iter().any(|n| message.contains(n));
+        if has(&VOLUMES) {
+            Self::Volumes
+        } else if has(&CAPACITY) {
+            Self::Capacity
+        } else if has(&PLACEMENT) {
+            Self::Placement
+        } else {
+            Self::Other
+        }
+    }
+
+    /// What the cause means, for a status message: `1 pod <this>: <scheduler message>`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Capacity => "unschedulable",
+            Self::Volumes => "unschedulable (waiting for its volumes)",
+            Self::Placement => "unschedulable (no node matches its placement rules)",
+            Self::Other => "unschedulable",
+        }
+    }
+}
+
+impl Waiting {
+    fn of(status: &ContainerStatus) -> Option<Waiting> {
+        let waiting = status.state.as_ref()?.waiting.as_ref()?;
+        let reason = waiting.reason.clone()?;
+        let trouble = match reason.as_str() {
+            "ErrImagePull" | "ImagePullBackOff" | "InvalidImageName" | "ErrImageNeverPull" => {
+                Trouble::ImagePull
+            }
+            "CrashLoopBackOff" => Trouble::CrashLoop,
+            "CreateContainerConfigError" | "CreateContainerError" | "RunContainerError" => {
+                Trouble::CannotStart
+            }
+            _ => Trouble::None,
+        };
+        Some(Waiting {
+            container: status.name.clone(),
+            image: status.image.clone(),
+            message: waiting.message.clone().unwrap_or_default(),
+            reason,
+            trouble,
+            restarts: status.restart_count,
+            last_exit: status
+                .last_state
+                .as_ref()
+                .and_then(|s| s.terminated.as_ref())
+                .map(|t| {
+                    let reason = t.reason.clone().unwrap_or_else(|| "Error".into());
+                    (t.exit_code, reason)
+                }),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn pod(value: serde_json::Value) -> Pod {
+        serde_json::from_value(value).unwrap_or_default()
+    }
+
+    #[test]
+    fn ready_pod() {
+        let health = PodHealth::of(&pod(json!({
+            "spec": {"containers": [{"name": "engine"}, {"name": "frontend"}]},
+            "status": {
+                "conditions": [{"type": "Ready", "status": "True"}, {"type": "PodScheduled", "status": "True"}],
+                "containerStatuses": [
+                    {"name": "engine", "image": "i", "imageID": "", "ready": true, "restartCount": 2},
+                    {"name": "frontend", "image": "i", "imageID": "", "ready": false, "restartCount": 1}
+                ]
+            }
+        })));
+        assert_eq!(
+            health,
+            PodHealth {
+                ready: true,
+                ready_containers: 1,
+                containers: 2,
+                restarts: 3,
+                not_scheduled: None,
+                waiting: vec![],
+            }
+        );
+        assert_eq!(health.reason(), "");
+    }
+
+    #[test]
+    fn terminating_pod_is_not_ready() {
+        let health = PodHealth::of(&pod(json!({
+            "metadata": {"deletionTimestamp": "2026-01-01T00:00:00Z"},
+            "status": {"conditions": [{"type": "Ready", "status": "True"}]}
+        })));
+        assert!(!health.ready);
+    }
+
+    #[test]
+    fn unschedulable_pod() {
+        let message = "0/2 nodes are available: 2 Insufficient amd.com/gpu.";
+        let health = PodHealth::of(&pod(json!({
+            "status": {"conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message}]}
+        })));
+        assert_eq!(
+            health.unschedulable(),
+            Some((SchedulingCause::Capacity, message))
+        );
+        assert_eq!(health.reason(), "Unschedulable");
+    }
+
+    #[test]
+    fn gated_pod_is_not_unschedulable() {
+        let health = PodHealth::of(&pod(json!({
+            "status": {"conditions": [{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated"}]}
+        })));
+        assert_eq!(health.unschedulable(), None);
+        assert_eq!(health.reason(), "SchedulingGated");
+    }
+
+    #[test]
+    fn scheduler_messages() {
+        let cases = [
+            (
+                "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+                SchedulingCause::Volumes,
+            ),
+            (
+                "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind.",
+                SchedulingCause::Volumes,
+            ),
+            (
+                "0/2 nodes are available: 1 Insufficient amd.com/gpu, 1 node(s) didn't match Pod's node affinity/selector.",
+                SchedulingCause::Capacity,
+            ),
+            (
+                "0/1 nodes are available: 1 Too many pods.",
+                SchedulingCause::Capacity,
+            ),
+            (
+                "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.",
+                SchedulingCause::Placement,
+            ),
+            (
+                "0/1 nodes are available: 1 node(s) had untolerated taint(s).",
+                SchedulingCause::Placement,
+            ),
+            (
+                "0/1 nodes are available: 1 node(s) were unschedulable.",
+                SchedulingCause::Placement,
+            ),
+            ("something new", SchedulingCause::Other),
+        ];
+        for (message, cause) in cases {
+            assert_eq!(SchedulingCause::of(message), cause, "{message}");
+        }
+    }
+
+    #[test]
+    fn waiting_containers() {
+        let health = PodHealth::of(&pod(json!({
+            "status": {
+                "initContainerStatuses": [
+                    {"name": "init", "image": "busybox", "imageID": "", "ready": false, "restartCount": 0,
+                     "state": {"waiting": {"reason": "PodInitializing"}}}
+                ],
+                "containerStatuses": [
+                    {"name": "engine", "image": "rocm/x", "imageID": "", "ready": false, "restartCount": 4,
+                     "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off"}},
+                     "lastState": {"terminated": {"exitCode": 137, "reason": "OOMKilled"}}},
+                    {"name": "frontend", "image": "bad", "imageID": "", "ready": false, "restartCount": 0,
+                     "state": {"waiting": {"reason": "ImagePullBackOff"}}}
+                ]
+            }
+        })));
+        let summary: Vec<(&str, &str, Trouble)> = health
+            .waiting
+            .iter()
+            .map(|w| (w.container.as_str(), w.reason.as_str(), w.trouble))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("init", "PodInitializing", Trouble::None),
+                ("engine", "CrashLoopBackOff", Trouble::CrashLoop),
+                ("frontend", "ImagePullBackOff", Trouble::ImagePull),
+            ]
+        );
+        assert_eq!(health.waiting[1].last_exit, Some((137, "OOMKilled".into())));
+        assert_eq!(health.waiting[1].restarts, 4);
+        assert!(health.crash_looping());
+        assert_eq!(health.reason(), "PodInitializing");
+        assert_eq!(health.restarts, 4);
+    }
+}
