@@ -11,6 +11,7 @@ pub struct PodHealth {
     pub ready: bool,
     /// Containers whose status says ready, of all the pod's containers.
     pub ready_containers: usize,
+    /// Containers in the pod's spec (init containers aside).
     pub containers: usize,
     /// Restarts of every container, summed.
     pub restarts: i32,
@@ -52,12 +53,17 @@ pub enum SchedulingCause {
 /// A container that is not running, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Waiting {
+    /// The container's name.
     pub container: String,
+    /// The image it runs (or tries to pull).
     pub image: String,
     /// The kubelet's reason, e.g. `ImagePullBackOff`, `CrashLoopBackOff`.
     pub reason: String,
+    /// The kubelet's message, often empty.
     pub message: String,
+    /// Whether this needs a person.
     pub trouble: Trouble,
+    /// How often the container restarted.
     pub restarts: i32,
     /// Exit code and reason of the last run, when the container ran before.
     pub last_exit: Option<(i32, String)>,

@@ -7,10 +7,18 @@ use crate::types::InferaDeployment;
 /// YAML that could not be read or written, with where and why.
 #[derive(Debug, thiserror::Error)]
 pub enum YamlError {
+    /// The text is not YAML (or JSON) at all.
     #[error("not valid YAML: {0}")]
     Syntax(String),
+    /// A document is YAML but not an InferaDeployment the API accepts.
     #[error("document {document}: {message}")]
-    Shape { document: usize, message: String },
+    Shape {
+        /// 1-based position of the document in the stream.
+        document: usize,
+        /// What is wrong, with the field path.
+        message: String,
+    },
+    /// A value could not be serialized.
     #[error("cannot write YAML: {0}")]
     Write(String),
 }

@@ -34,7 +34,9 @@ pub const NATS_IMAGE: &str = "nats:2.11-alpine";
 /// Default Endpoint Picker image (Gateway API Inference Extension release that matches our types).
 pub const EPP_IMAGE: &str = "registry.k8s.io/gateway-api-inference-extension/epp:v1.3.0";
 
-/// One object the operator creates for a deployment.
+/// One object the operator creates for a deployment; each variant holds the typed object of the
+/// kind it names.
+#[allow(missing_docs)]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Child {
@@ -49,7 +51,8 @@ pub enum Child {
     HttpRoute(HttpRoute),
 }
 
-/// The kinds of [`Child`], for API discovery, RBAC and watches.
+/// The kinds of [`Child`], for API discovery, RBAC and watches; each variant is the kind it names.
+#[allow(missing_docs)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ChildKind {
     ServiceAccount,
@@ -64,6 +67,7 @@ pub enum ChildKind {
 }
 
 impl ChildKind {
+    /// Every kind, in the order children are rendered and watched.
     pub const ALL: [ChildKind; 9] = [
         Self::ServiceAccount,
         Self::Role,
@@ -146,6 +150,7 @@ impl std::fmt::Display for Crd {
 }
 
 impl Child {
+    /// The kind of this object.
     pub fn kind(&self) -> ChildKind {
         match self {
             Self::ServiceAccount(_) => ChildKind::ServiceAccount,
@@ -160,6 +165,7 @@ impl Child {
         }
     }
 
+    /// The object's metadata.
     pub fn metadata(&self) -> &ObjectMeta {
         match self {
             Self::ServiceAccount(o) => &o.metadata,
@@ -174,6 +180,7 @@ impl Child {
         }
     }
 
+    /// The object's name (empty when unset, which the renderers never do).
     pub fn name(&self) -> &str {
         self.metadata().name.as_deref().unwrap_or_default()
     }
