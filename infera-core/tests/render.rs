@@ -41,3 +41,14 @@ fn the_readme_documents_every_injected_flag() {
         );
     }
 }
+
+#[test]
+fn gaie_adds_the_endpoint_picker_pool_route_and_sidecars() {
+    let mut deployment = load("pd.yaml");
+    deployment.spec.gaie = Some(infera_core::GaieSpec {
+        gateway_name: "inference-gateway".into(),
+        ..Default::default()
+    });
+    let valid = validate(&deployment).expect("valid");
+    insta::assert_snapshot!(yaml::to_yaml_stream(&render(&valid)).expect("yaml"));
+}

@@ -39,8 +39,6 @@ pub fn url(d: &ValidDeployment) -> Option<String> {
 /// Headless Service, client Service and the single-replica JetStream StatefulSet.
 pub fn managed(cx: &Context<'_>, storage: &Quantity) -> [Child; 3] {
     let d = cx.deployment;
-    let name = Component::Nats.object_name(&d.name);
-    let headless = naming::nats_headless_name(&d.name);
     let selector = naming::selector(&d.name, Component::Nats);
     let port = |name: &str, number: i32| ServicePort {
         name: Some(name.into()),
@@ -51,7 +49,7 @@ pub fn managed(cx: &Context<'_>, storage: &Quantity) -> [Child; 3] {
     };
     [
         Child::Service(Service {
-            metadata: meta::object_meta(d, Component::Nats, headless.clone()),
+            metadata: meta::object_meta(d, Component::Nats, naming::nats_headless_name(&d.name)),
             spec: Some(ServiceSpec {
                 cluster_ip: Some("None".into()),
                 publish_not_ready_addresses: Some(true),
@@ -65,87 +63,92 @@ pub fn managed(cx: &Context<'_>, storage: &Quantity) -> [Child; 3] {
             ..Default::default()
         }),
         Child::Service(Service {
-            metadata: meta::object_meta(d, Component::Nats, name.clone()),
+            metadata: meta::object_meta(d, Component::Nats, Component::Nats.object_name(&d.name)),
             spec: Some(ServiceSpec {
                 type_: Some("ClusterIP".into()),
-                selector: Some(selector.clone()),
+                selector: Some(selector),
                 ports: Some(vec![port("client", NATS_PORT)]),
                 ..Default::default()
             }),
             ..Default::default()
         }),
-        Child::StatefulSet(StatefulSet {
-            metadata: meta::object_meta(d, Component::Nats, name),
-            spec: Some(StatefulSetSpec {
-                replicas: Some(1),
-                service_name: Some(headless),
-                selector: LabelSelector {
-                    match_labels: Some(selector),
-                    ..Default::default()
-                },
-                persistent_volume_claim_retention_policy: Some(
-                    StatefulSetPersistentVolumeClaimRetentionPolicy {
-                        when_deleted: Some("Delete".into()),
-                        when_scaled: Some("Delete".into()),
-                    },
-                ),
-                template: PodTemplateSpec {
-                    metadata: Some(meta::pod_meta(d, Component::Nats)),
-                    spec: Some(PodSpec {
-                        automount_service_account_token: Some(false),
-                        containers: vec![Container {
-                            name: "nats".into(),
-                            image: Some(NATS_IMAGE.into()),
-                            args: Some(vec![
-                                "--jetstream".into(),
-                                "--store_dir=/data".into(),
-                                format!("--port={NATS_PORT}"),
-                                format!("--http_port={MONITOR_PORT}"),
-                            ]),
-                            ports: Some(vec![
-                                ContainerPort {
-                                    name: Some("client".into()),
-                                    container_port: NATS_PORT,
-                                    ..Default::default()
-                                },
-                                ContainerPort {
-                                    name: Some("monitor".into()),
-                                    container_port: MONITOR_PORT,
-                                    ..Default::default()
-                                },
-                            ]),
-                            readiness_probe: Some(http_probe(
-                                "/healthz?js-enabled-only=true",
-                                MONITOR_PORT,
-                            )),
-                            volume_mounts: Some(vec![VolumeMount {
-                                name: "data".into(),
-                                mount_path: "/data".into(),
-                                ..Default::default()
-                            }]),
-                            ..Default::default()
-                        }],
-                        ..Default::default()
-                    }),
-                },
-                volume_claim_templates: Some(vec![PersistentVolumeClaim {
-                    metadata: ObjectMeta {
-                        name: Some("data".into()),
-                        ..Default::default()
-                    },
-                    spec: Some(PersistentVolumeClaimSpec {
-                        access_modes: Some(vec!["ReadWriteOnce".into()]),
-                        resources: Some(VolumeResourceRequirements {
-                            requests: Some([("storage".to_string(), storage.clone())].into()),
-                            ..Default::default()
-                        }),
-                        ..Default::default()
-                    }),
-                    ..Default::default()
-                }]),
+        Child::StatefulSet(stateful_set(cx, storage)),
+    ]
+}
+
+/// One JetStream server whose store is a claim of `storage`, deleted with the StatefulSet.
+fn stateful_set(cx: &Context<'_>, storage: &Quantity) -> StatefulSet {
+    let d = cx.deployment;
+    StatefulSet {
+        metadata: meta::object_meta(d, Component::Nats, Component::Nats.object_name(&d.name)),
+        spec: Some(StatefulSetSpec {
+            replicas: Some(1),
+            service_name: Some(naming::nats_headless_name(&d.name)),
+            selector: LabelSelector {
+                match_labels: Some(naming::selector(&d.name, Component::Nats)),
                 ..Default::default()
-            }),
+            },
+            persistent_volume_claim_retention_policy: Some(
+                StatefulSetPersistentVolumeClaimRetentionPolicy {
+                    when_deleted: Some("Delete".into()),
+                    when_scaled: Some("Delete".into()),
+                },
+            ),
+            template: PodTemplateSpec {
+                metadata: Some(meta::pod_meta(d, Component::Nats)),
+                spec: Some(PodSpec {
+                    automount_service_account_token: Some(false),
+                    containers: vec![server()],
+                    ..Default::default()
+                }),
+            },
+            volume_claim_templates: Some(vec![PersistentVolumeClaim {
+                metadata: ObjectMeta {
+                    name: Some("data".into()),
+                    ..Default::default()
+                },
+                spec: Some(PersistentVolumeClaimSpec {
+                    access_modes: Some(vec!["ReadWriteOnce".into()]),
+                    resources: Some(VolumeResourceRequirements {
+                        requests: Some([("storage".to_string(), storage.clone())].into()),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }]),
             ..Default::default()
         }),
-    ]
+        ..Default::default()
+    }
+}
+
+/// The `nats` container: JetStream on `/data`, ready when JetStream is.
+fn server() -> Container {
+    let port = |name: &str, number: i32| ContainerPort {
+        name: Some(name.into()),
+        container_port: number,
+        ..Default::default()
+    };
+    Container {
+        name: "nats".into(),
+        image: Some(NATS_IMAGE.into()),
+        args: Some(vec![
+            "--jetstream".into(),
+            "--store_dir=/data".into(),
+            format!("--port={NATS_PORT}"),
+            format!("--http_port={MONITOR_PORT}"),
+        ]),
+        ports: Some(vec![
+            port("client", NATS_PORT),
+            port("monitor", MONITOR_PORT),
+        ]),
+        readiness_probe: Some(http_probe("/healthz?js-enabled-only=true", MONITOR_PORT)),
+        volume_mounts: Some(vec![VolumeMount {
+            name: "data".into(),
+            mount_path: "/data".into(),
+            ..Default::default()
+        }]),
+        ..Default::default()
+    }
 }

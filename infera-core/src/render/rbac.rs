@@ -1,4 +1,5 @@
-//! The discovery identity: pods list each other through the Kubernetes API.
+//! Identities the children run as: a ServiceAccount with a namespaced Role. Discovery lets pods
+//! list each other through the Kubernetes API.
 
 use k8s_openapi::api::{
     core::v1::ServiceAccount,
@@ -10,21 +11,33 @@ use crate::naming::Component;
 
 /// ServiceAccount, Role (read pods and endpointslices) and RoleBinding for `discoveryBackend: kubernetes`.
 pub fn discovery(cx: &Context<'_>) -> [Child; 3] {
+    let rules = vec![
+        read_rule("", "pods"),
+        read_rule("discovery.k8s.io", "endpointslices"),
+    ];
+    identity(cx, Component::Discovery, rules, Some(true))
+}
+
+/// A ServiceAccount, a Role with `rules` and the RoleBinding between them, all named after
+/// `component`; `automount` sets the ServiceAccount's `automountServiceAccountToken`.
+pub fn identity(
+    cx: &Context<'_>,
+    component: Component<'_>,
+    rules: Vec<PolicyRule>,
+    automount: Option<bool>,
+) -> [Child; 3] {
     let d = cx.deployment;
-    let name = Component::Discovery.object_name(&d.name);
-    let meta = || object_meta(d, Component::Discovery, name.clone());
+    let name = component.object_name(&d.name);
+    let meta = || object_meta(d, component, name.clone());
     [
         Child::ServiceAccount(ServiceAccount {
             metadata: meta(),
-            automount_service_account_token: Some(true),
+            automount_service_account_token: automount,
             ..Default::default()
         }),
         Child::Role(Role {
             metadata: meta(),
-            rules: Some(vec![
-                read_rule("", "pods"),
-                read_rule("discovery.k8s.io", "endpointslices"),
-            ]),
+            rules: Some(rules),
         }),
         Child::RoleBinding(RoleBinding {
             metadata: meta(),
