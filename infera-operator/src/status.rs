@@ -319,6 +319,29 @@ mod tests {
         }
     }
 
+    /// The status of a deployment whose render is what `snapshot` holds, applied cleanly.
+    fn status_of(snapshot: &Snapshot) -> InferaDeploymentStatus {
+        compute(
+            Some(1),
+            snapshot,
+            &outcome(Applied::default(), snapshot),
+            None,
+            now(),
+        )
+    }
+
+    /// A pod of `service` the scheduler could not place, with its message.
+    fn unschedulable_pod(service: &str, message: &str) -> Arc<Pod> {
+        let condition = PodCondition {
+            type_: "PodScheduled".into(),
+            status: "False".into(),
+            reason: Some("Unschedulable".into()),
+            message: Some(message.into()),
+            ..Default::default()
+        };
+        pod(service, condition)
+    }
+
     fn ready_condition(status: &InferaDeploymentStatus) -> (&str, &str, &str) {
         let c = &status.conditions[0];
         (c.status.as_str(), c.reason.as_str(), c.message.as_str())
@@ -401,13 +424,7 @@ mod tests {
             children: [deployment("server", 2, 1), deployment("decode", 1, 1)].into(),
             pods: vec![],
         };
-        let status = compute(
-            Some(1),
-            &snapshot,
-            &outcome(Applied::default(), &snapshot),
-            None,
-            now(),
-        );
+        let status = status_of(&snapshot);
         assert_eq!(status.state, Some(State::Deploying));
         assert_eq!(
             ready_condition(&status),
@@ -417,24 +434,14 @@ mod tests {
 
     #[test]
     fn unschedulable_pods_name_the_pool() {
-        let condition = PodCondition {
-            type_: "PodScheduled".into(),
-            status: "False".into(),
-            reason: Some("Unschedulable".into()),
-            message: Some("0/2 nodes are available: 2 Insufficient amd.com/gpu.".into()),
-            ..Default::default()
-        };
         let snapshot = Snapshot {
             children: [deployment("decode", 1, 0)].into(),
-            pods: vec![pod("decode", condition)],
+            pods: vec![unschedulable_pod(
+                "decode",
+                "0/2 nodes are available: 2 Insufficient amd.com/gpu.",
+            )],
         };
-        let status = compute(
-            Some(1),
-            &snapshot,
-            &outcome(Applied::default(), &snapshot),
-            None,
-            now(),
-        );
+        let status = status_of(&snapshot);
         assert_eq!(status.state, Some(State::Pending));
         assert_eq!(
             ready_condition(&status),
@@ -449,24 +456,11 @@ mod tests {
     #[test]
     fn an_unbound_claim_is_not_missing_capacity() {
         let message = "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.";
-        let condition = PodCondition {
-            type_: "PodScheduled".into(),
-            status: "False".into(),
-            reason: Some("Unschedulable".into()),
-            message: Some(message.into()),
-            ..Default::default()
-        };
         let snapshot = Snapshot {
             children: [deployment("nats", 1, 0)].into(),
-            pods: vec![pod("nats", condition)],
+            pods: vec![unschedulable_pod("nats", message)],
         };
-        let status = compute(
-            Some(1),
-            &snapshot,
-            &outcome(Applied::default(), &snapshot),
-            None,
-            now(),
-        );
+        let status = status_of(&snapshot);
         assert_eq!(status.state, Some(State::Pending));
         let expected =
             format!("pool nats: 1 pod unschedulable (waiting for its volumes): {message}");
@@ -528,13 +522,7 @@ mod tests {
             children: [deployment("server", 1, 1), deployment("w", 1, 1)].into(),
             pods: vec![],
         };
-        let first = compute(
-            Some(1),
-            &snapshot,
-            &outcome(Applied::default(), &snapshot),
-            None,
-            now(),
-        );
+        let first = status_of(&snapshot);
         let later = Time(Timestamp::from_second(1000).expect("timestamp"));
         let second = compute(
             Some(1),
@@ -555,13 +543,7 @@ mod tests {
             children: [(key, Arc::new(object))].into(),
             pods: vec![],
         };
-        let status = compute(
-            Some(1),
-            &snapshot,
-            &outcome(Applied::default(), &snapshot),
-            None,
-            now(),
-        );
+        let status = status_of(&snapshot);
         assert_eq!(status.services["server"].ready_replicas, 0);
     }
 }

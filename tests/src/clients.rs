@@ -201,3 +201,37 @@ fn write_token_kubeconfig(
         .with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }
+
+/// Deletes the cluster-scoped object `name` from a destructor, best effort and within 10 s. The
+/// test's runtime may be single-threaded and blocked in that destructor, and the test's client runs
+/// its connection tasks on it: so this uses a fresh runtime and client on a thread of its own.
+pub(crate) fn delete_from_drop<K>(name: String)
+where
+    K: kube::Resource<Scope = kube::core::ClusterResourceScope, DynamicType = ()>
+        + Clone
+        + std::fmt::Debug
+        + serde::de::DeserializeOwned
+        + Send
+        + 'static,
+{
+    let handle = std::thread::spawn(move || {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        rt.block_on(async move {
+            let Ok(client) = admin().await else {
+                return;
+            };
+            let api: kube::Api<K> = kube::Api::all(client);
+            let _ = tokio::time::timeout(
+                std::time::Duration::from_secs(10),
+                api.delete(&name, &kube::api::DeleteParams::default()),
+            )
+            .await;
+        });
+    });
+    let _ = handle.join();
+}

@@ -130,28 +130,6 @@ impl Drop for TestNamespace {
         if self.cleaned || keep() {
             return;
         }
-        // The test's runtime may be single-threaded and blocked right here, and the test's client
-        // runs its connection tasks on that runtime: use a fresh runtime and client on a thread.
-        let name = self.name.clone();
-        let handle = std::thread::spawn(move || {
-            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            else {
-                return;
-            };
-            rt.block_on(async move {
-                let Ok(client) = crate::admin().await else {
-                    return;
-                };
-                let api: Api<Namespace> = Api::all(client);
-                let _ = tokio::time::timeout(
-                    Duration::from_secs(10),
-                    api.delete(&name, &DeleteParams::default()),
-                )
-                .await;
-            });
-        });
-        let _ = handle.join();
+        crate::clients::delete_from_drop::<Namespace>(self.name.clone());
     }
 }

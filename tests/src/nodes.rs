@@ -126,26 +126,6 @@ impl Drop for FakeNode {
         if self.deleted {
             return;
         }
-        let name = self.name.clone();
-        let handle = std::thread::spawn(move || {
-            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            else {
-                return;
-            };
-            rt.block_on(async move {
-                let Ok(client) = crate::admin().await else {
-                    return;
-                };
-                let api: Api<Node> = Api::all(client);
-                let _ = tokio::time::timeout(
-                    Duration::from_secs(10),
-                    api.delete(&name, &DeleteParams::default()),
-                )
-                .await;
-            });
-        });
-        let _ = handle.join();
+        crate::clients::delete_from_drop::<Node>(self.name.clone());
     }
 }

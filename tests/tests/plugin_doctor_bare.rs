@@ -131,6 +131,16 @@ async fn client(kubeconfig: &str) -> anyhow::Result<Client> {
     Ok(Client::try_from(config)?)
 }
 
+/// The GPU check warned, and its hint mentions `hint`.
+fn ensure_warning_with_hint(gpu: &serde_json::Value, hint: &str) -> anyhow::Result<()> {
+    anyhow::ensure!(gpu["severity"] == "warn", "{gpu}");
+    anyhow::ensure!(
+        gpu["hint"].as_str().is_some_and(|h| h.contains(hint)),
+        "{gpu}"
+    );
+    Ok(())
+}
+
 async fn gpu_check(env: &[(&str, &str)]) -> anyhow::Result<serde_json::Value> {
     let run = kubectl_env(
         &[
@@ -164,13 +174,7 @@ async fn doctor_recognises_gpu_partitions_and_dra_with_hints() -> anyhow::Result
         .patch_status("mi300x-0", &PatchParams::default(), &Patch::Merge(status))
         .await?;
     let gpu = gpu_check(&env).await?;
-    anyhow::ensure!(gpu["severity"] == "warn", "{gpu}");
-    anyhow::ensure!(
-        gpu["hint"]
-            .as_str()
-            .is_some_and(|h| h.contains("resources.gpuType: amd.com/cpx_nps4")),
-        "{gpu}"
-    );
+    ensure_warning_with_hint(&gpu, "resources.gpuType: amd.com/cpx_nps4")?;
     nodes.delete("mi300x-0", &Default::default()).await?;
 
     // AMD's DRA driver: a DeviceClass gpu.amd.com and no extended resource at all.
@@ -186,12 +190,6 @@ async fn doctor_recognises_gpu_partitions_and_dra_with_hints() -> anyhow::Result
         .create(&PostParams::default(), &class)
         .await?;
     let gpu = gpu_check(&env).await?;
-    anyhow::ensure!(gpu["severity"] == "warn", "{gpu}");
-    anyhow::ensure!(
-        gpu["hint"]
-            .as_str()
-            .is_some_and(|h| h.contains("DeviceClass gpu.amd.com")),
-        "{gpu}"
-    );
+    ensure_warning_with_hint(&gpu, "DeviceClass gpu.amd.com")?;
     Ok(())
 }
