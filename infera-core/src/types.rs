@@ -1,7 +1,7 @@
 //! The `InferaDeployment` custom resource (`infera.amd.com/v1alpha1`).
 //!
 //! Doc comments on these types become the CRD's field descriptions; the `x_kube(validation)` rules
-//! (built in [`crate::validate::cel`]) and the schema limits (from [`crate::validate::limits`]) are
+//! (built in `validate::cel`) and the schema limits (from [`crate::validate::limits`]) are
 //! the admission half of the rules in [`crate::validate`], which states every rule once more in
 //! Rust with the same wording so the plugin can reject a spec before anything is sent.
 

@@ -1,8 +1,10 @@
 //! The CRD schema's limits (`maxLength`, `maxItems`, `maxProperties`, `maximum`, `pattern`).
 //! [`crate::types`] writes these constants into the schema and the rule groups check them, so a
 //! spec the API server would refuse for a size is refused by [`super::validate`] first, with a
-//! field path and a fix. Minimums of 0 or 1 (non-empty strings, `replicas`, `numberOfNodes`) are
-//! the rules' own.
+//! field path and a fix. Minimums (non-empty strings, `replicas` ≥ 0, `numberOfNodes` ≥ 1, a
+//! worker's `gpu` ≥ 1) come with the rules' own messages.
+
+use std::ops::RangeInclusive;
 
 use super::Errors;
 
@@ -47,14 +49,25 @@ pub(super) fn check_max_length(errors: &mut Errors, path: &str, value: &str, max
     }
 }
 
-/// Reports `value` at `path` if it is above `max` (the schema's `maximum`).
-pub(super) fn check_at_most(errors: &mut Errors, path: &str, value: i32, max: i32) {
-    if value > max {
+/// Reports `value` at `path` if it is outside `range`: below it with `below`, the rule's own
+/// message, above it as the schema's `maximum`. True when it is inside.
+pub(super) fn check_range(
+    errors: &mut Errors,
+    path: &str,
+    value: i32,
+    range: RangeInclusive<i32>,
+    below: &str,
+) -> bool {
+    if value < *range.start() {
+        errors.push(path, below);
+    } else if value > *range.end() {
+        let max = range.end();
         errors.push(
             path,
             format!("must be at most {max} (now {value}); lower it"),
         );
     }
+    range.contains(&value)
 }
 
 #[cfg(test)]
@@ -90,11 +103,21 @@ mod tests {
     }
 
     #[test]
-    fn maximums() {
-        assert!(found(|e| check_at_most(e, "x.replicas", 1000, 1000)).is_empty());
+    fn ranges() {
+        let check = |value| {
+            let mut inside = false;
+            let errors = found(|e| inside = check_range(e, "x.replicas", value, 0..=1000, "below"));
+            (inside, errors)
+        };
+        assert_eq!(check(0), (true, vec![]));
+        assert_eq!(check(1000), (true, vec![]));
+        assert_eq!(check(-1), (false, vec!["x.replicas: below".to_string()]));
         assert_eq!(
-            found(|e| check_at_most(e, "x.replicas", 1001, 1000)),
-            ["x.replicas: must be at most 1000 (now 1001); lower it"]
+            check(1001),
+            (
+                false,
+                vec!["x.replicas: must be at most 1000 (now 1001); lower it".to_string()]
+            )
         );
     }
 }

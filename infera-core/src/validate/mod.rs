@@ -1,7 +1,7 @@
 //! Validation of an `InferaDeployment` into a [`ValidDeployment`], the only input renderers accept.
 //!
 //! Every rule of the product contract lives here, one module per group of rules, including those
-//! the CRD enforces at admission: [`cel`] builds the CRD's CEL rules and [`limits`] holds its size
+//! the CRD enforces at admission: `cel` builds the CRD's CEL rules and [`limits`] holds its size
 //! limits, from the same constants and messages, so the plugin rejects a bad spec before sending
 //! it with the wording admission would use, and the operator can report what admission could not
 //! catch (the parallelism rule). All errors are collected, not only the first.

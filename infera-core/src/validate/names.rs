@@ -69,7 +69,7 @@ pub(super) fn deployment_name(errors: &mut Errors, name: &str) -> bool {
 }
 
 /// Each service name is a DNS label, not reserved, and short enough next to `deployment` (empty
-/// when the deployment name is itself bad, to report that once). One error per service.
+/// when the deployment name is itself bad, to report that once). At most one error per service.
 pub(super) fn service_names(
     errors: &mut Errors,
     deployment: &str,

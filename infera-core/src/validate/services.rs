@@ -5,7 +5,7 @@ use super::{
     DEFAULT_GPU_TYPE, Errors, Pod, Worker,
     limits::{
         MAX_ARG_LENGTH, MAX_ARGS, MAX_GPUS, MAX_NODES, MAX_REFERENCE_LENGTH, MAX_REPLICAS,
-        check_at_most, check_length, check_max_length,
+        check_length, check_max_length, check_range,
     },
     parallelism::parallelism,
     syntax::{check_quantity, is_resource_name},
@@ -71,13 +71,13 @@ fn pod(
         None => {}
     }
     let replicas = svc.replicas.unwrap_or(1);
-    if replicas < 0 {
-        errors.push(
-            format!("{path}.replicas"),
-            "must be 0 or more; set a non-negative number",
-        );
-    }
-    check_at_most(errors, &format!("{path}.replicas"), replicas, MAX_REPLICAS);
+    check_range(
+        errors,
+        &format!("{path}.replicas"),
+        replicas,
+        0..=MAX_REPLICAS,
+        "must be 0 or more; set a non-negative number",
+    );
     args(errors, path, &svc.args);
     let resources = svc.resources.clone().unwrap_or_default();
     for (field, quantity) in [
@@ -161,20 +161,23 @@ fn server_rules(errors: &mut Errors, path: &str, svc: &ServiceSpec) {
 fn worker(errors: &mut Errors, path: &str, svc: &ServiceSpec, pod: Pod) -> Worker {
     let resources = svc.resources.clone().unwrap_or_default();
     let gpu = resources.gpu.unwrap_or(0);
-    if gpu < 1 {
-        errors.push(format!("{path}.resources.gpu"), WORKER_GPU);
-    }
-    check_at_most(errors, &format!("{path}.resources.gpu"), gpu, MAX_GPUS);
+    let gpu_ok = check_range(
+        errors,
+        &format!("{path}.resources.gpu"),
+        gpu,
+        1..=MAX_GPUS,
+        WORKER_GPU,
+    );
     let nodes = svc.number_of_nodes.unwrap_or(1);
-    if nodes < 1 {
-        errors.push(
-            format!("{path}.numberOfNodes"),
-            "must be at least 1; set the number of nodes per replica",
-        );
-    }
-    check_at_most(errors, &format!("{path}.numberOfNodes"), nodes, MAX_NODES);
-    // Within the limits, so that gpu × nodes cannot overflow.
-    if (1..=MAX_GPUS).contains(&gpu) && (1..=MAX_NODES).contains(&nodes) {
+    let nodes_ok = check_range(
+        errors,
+        &format!("{path}.numberOfNodes"),
+        nodes,
+        1..=MAX_NODES,
+        "must be at least 1; set the number of nodes per replica",
+    );
+    // Only within the limits, where gpu × nodes cannot overflow.
+    if gpu_ok && nodes_ok {
         parallelism(errors, path, &svc.args, gpu * nodes);
     }
     Worker {
