@@ -15,6 +15,13 @@ pub const MAX_DEPLOYMENT_PLUS_SERVICE: usize = 46;
 /// Service names that would collide with objects the operator creates itself.
 pub const RESERVED_SERVICE_NAMES: [&str; 6] =
     ["nats", "nats-headless", "epp", "discovery", "pool", "route"];
+/// Longest DNS label (RFC 1123), and so longest name of any child.
+pub const MAX_DNS_LABEL: usize = 63;
+/// Longest DNS subdomain (RFC 1123): Gateway names, resource-name prefixes.
+pub const MAX_DNS_SUBDOMAIN: usize = 253;
+/// The form of a DNS label that starts with a letter, as a regular expression (length aside).
+/// [`is_dns_label`] checks the same form; the CRD's CEL rules match names against this pattern.
+pub const DNS_LABEL_PATTERN: &str = "^[a-z]([-a-z0-9]*[a-z0-9])?$";
 
 /// Field manager of the operator's server-side applies.
 pub const OPERATOR_MANAGER: &str = "infera-operator";
@@ -133,7 +140,7 @@ pub fn service_host(service: &str, namespace: &str) -> String {
 pub fn is_dns_label(name: &str) -> bool {
     let bytes = name.as_bytes();
     !bytes.is_empty()
-        && bytes.len() <= 63
+        && bytes.len() <= MAX_DNS_LABEL
         && bytes[0].is_ascii_lowercase()
         && bytes
             .iter()

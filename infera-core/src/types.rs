@@ -1,8 +1,9 @@
 //! The `InferaDeployment` custom resource (`infera.amd.com/v1alpha1`).
 //!
 //! Doc comments on these types become the CRD's field descriptions; the `x_kube(validation)` rules
-//! are the CEL half of the rules in [`crate::validate`], which states every rule once more in Rust
-//! with the same wording so the plugin can reject a spec before anything is sent.
+//! (built in `validate::cel`) and the schema limits (from [`crate::validate::limits`]) are
+//! the admission half of the rules in [`crate::validate`], which states every rule once more in
+//! Rust with the same wording so the plugin can reject a spec before anything is sent.
 
 use std::collections::BTreeMap;
 
@@ -13,6 +14,17 @@ use k8s_openapi::{
 use kube::{CustomResource, KubeSchema};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+use crate::{
+    naming::{MAX_DNS_LABEL, MAX_DNS_SUBDOMAIN},
+    validate::{
+        cel,
+        limits::{
+            MAX_ARG_LENGTH, MAX_ARGS, MAX_GPUS, MAX_NODES, MAX_REFERENCE_LENGTH, MAX_REPLICAS,
+            MAX_SERVICES, MIN_SERVICES, RESOURCE_NAME_PATTERN,
+        },
+    },
+};
 
 /// An LLM inference graph: one router server, one or more worker pools (aggregated or
 /// prefill/decode disaggregated, single- or multi-node), and the planes they share.
@@ -31,15 +43,16 @@ use serde::{Deserialize, Serialize};
     printcolumn(name = "Age", type_ = "date", json_path = ".metadata.creationTimestamp"),
     printcolumn(name = "Reason", type_ = "string", json_path = ".status.conditions[?(@.type==\"Ready\")].reason", priority = 1, description = "Reason of the Ready condition"),
     printcolumn(name = "Endpoint", type_ = "string", json_path = ".status.endpoint", priority = 1, description = "In-cluster URL of the server"),
-    validation = Rule::new("self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$') && size(self.metadata.name) <= 42").message("metadata.name: must be a DNS label of at most 42 characters (lowercase letters, digits and '-', starting with a letter); choose a shorter name"),
-    validation = Rule::new("self.spec.services.all(s, size(self.metadata.name) + size(s) <= 46)").message("spec.services: the deployment name plus a service name must be at most 46 characters so that every child name fits in 63; shorten the service name or metadata.name").field_path(".spec.services"),
+    validation = cel::deployment_name_form(),
+    validation = cel::deployment_name_length(),
+    validation = cel::deployment_plus_service_length(),
 )]
 #[x_kube(
-    validation = Rule::new("self.services.filter(s, self.services[s].componentType == 'server').size() == 1").message("spec.services: exactly one service must have componentType: server; add one server or remove the extras").field_path(".services"),
-    validation = Rule::new("self.services.exists(s, self.services[s].componentType == 'worker')").message("spec.services: at least one service must have componentType: worker; add a worker pool").field_path(".services"),
-    validation = Rule::new("self.services.exists(s, has(self.services[s].role) && self.services[s].role == 'prefill') == self.services.exists(s, has(self.services[s].role) && self.services[s].role == 'decode')").message("spec.services: prefill pools need decode pools and vice versa; add the missing role or use role: mixed").field_path(".services"),
-    validation = Rule::new("(has(self.discoveryBackend) && self.discoveryBackend == 'etcd') == has(self.etcdEndpoint)").message("spec.etcdEndpoint: set it exactly when discoveryBackend is etcd; add etcdEndpoint or remove it").field_path(".etcdEndpoint"),
-    validation = Rule::new("self.services.all(s, !(s in ['nats', 'nats-headless', 'epp', 'discovery', 'pool', 'route']))").message("spec.services: the names nats, nats-headless, epp, discovery, pool, route are reserved for objects the operator creates; rename the service").field_path(".services"),
+    validation = cel::one_server(),
+    validation = cel::a_worker(),
+    validation = cel::prefill_with_decode(),
+    validation = cel::etcd_endpoint_with_etcd(),
+    validation = cel::service_name_not_reserved(),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct InferaDeploymentSpec {
@@ -48,7 +61,7 @@ pub struct InferaDeploymentSpec {
 
     /// Container image for every service that does not set its own `image`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(min = 1, max = 512))]
+    #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH))]
     pub image: Option<String>,
 
     /// How workers and the server find each other: `kubernetes` (default; the operator provisions a
@@ -58,7 +71,7 @@ pub struct InferaDeploymentSpec {
 
     /// URL of the external etcd used for discovery, e.g. `http://etcd.infra:2379`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(min = 1, max = 512))]
+    #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH))]
     pub etcd_endpoint: Option<String>,
 
     /// The KV-event plane: an operator-managed NATS JetStream, or an external NATS.
@@ -72,8 +85,8 @@ pub struct InferaDeploymentSpec {
 
     /// The services of the graph by name: exactly one `server` and at least one `worker` pool.
     /// Names are DNS labels; they become part of every child's name.
-    #[schemars(extend("maxProperties" = 32, "minProperties" = 2))]
-    #[x_kube(validation = Rule::new("self.all(s, s.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$'))").message("spec.services: service names must be DNS labels (lowercase letters, digits and '-', starting with a letter); rename the service"))]
+    #[schemars(extend("maxProperties" = MAX_SERVICES, "minProperties" = MIN_SERVICES))]
+    #[x_kube(validation = cel::service_name_form())]
     pub services: BTreeMap<String, ServiceSpec>,
 }
 
@@ -96,7 +109,7 @@ pub enum DiscoveryBackend {
 
 /// The KV-event plane.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
-#[x_kube(validation = Rule::new("self.deploy != has(self.url)").message("spec.nats: set url exactly when deploy is false; either let the operator deploy NATS or point url at yours").field_path(".url"))]
+#[x_kube(validation = cel::nats_url_when_external())]
 #[serde(rename_all = "camelCase")]
 pub struct NatsSpec {
     /// Deploy and manage a NATS JetStream StatefulSet for this deployment.
@@ -107,7 +120,7 @@ pub struct NatsSpec {
     pub storage_size: Option<Quantity>,
     /// URL of an external NATS when `deploy` is false, e.g. `nats://nats.infra:4222`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(min = 1, max = 512))]
+    #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH))]
     pub url: Option<String>,
 }
 
@@ -116,26 +129,26 @@ pub struct NatsSpec {
 #[serde(rename_all = "camelCase")]
 pub struct GaieSpec {
     /// Name of the Gateway the HTTPRoute attaches to.
-    #[schemars(length(min = 1, max = 253))]
+    #[schemars(length(min = 1, max = MAX_DNS_SUBDOMAIN))]
     pub gateway_name: String,
     /// Namespace of that Gateway (default: the deployment's namespace).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(min = 1, max = 63))]
+    #[schemars(length(min = 1, max = MAX_DNS_LABEL))]
     pub gateway_namespace: Option<String>,
     /// Endpoint Picker image (default: the Inference Extension's EPP release image).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(min = 1, max = 512))]
+    #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH))]
     pub epp_image: Option<String>,
 }
 
 /// One service of the graph: the router `server`, or a `worker` pool.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, KubeSchema)]
 #[x_kube(
-    validation = Rule::new("self.componentType != 'server' || !has(self.role)").message("role: only workers have a role; remove it from the server").field_path(".role"),
-    validation = Rule::new("self.componentType != 'server' || !has(self.resources) || !has(self.resources.gpu) || self.resources.gpu == 0").message("resources.gpu: the server runs no model and gets no GPU; remove resources.gpu").field_path(".resources.gpu"),
-    validation = Rule::new("self.componentType != 'server' || !has(self.numberOfNodes) || self.numberOfNodes == 1").message("numberOfNodes: the server runs on one node; remove numberOfNodes").field_path(".numberOfNodes"),
-    validation = Rule::new("self.componentType != 'worker' || (has(self.resources) && has(self.resources.gpu) && self.resources.gpu >= 1)").message("resources.gpu: a worker needs at least one GPU per pod; set resources.gpu").field_path(".resources.gpu"),
-    validation = Rule::new("!has(self.args) || self.args.all(a, !(a.split('=')[0] in ['--disaggregation-mode', '--discovery-backend', '--etcd-endpoint', '--kv-event-transport', '--nats-url', '--host', '--port', '--nnodes', '--node-rank', '--dist-init-addr', '--master-addr', '--master-port', '--router-mode', '--disaggregation-bootstrap-port']))").message("args: sets a flag the operator injects; remove it (see the injected-flag table in the README)").field_path(".args"),
+    validation = cel::server_has_no_role(),
+    validation = cel::server_has_no_gpu(),
+    validation = cel::server_on_one_node(),
+    validation = cel::worker_has_a_gpu(),
+    validation = cel::no_injected_flag(),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct ServiceSpec {
@@ -148,12 +161,12 @@ pub struct ServiceSpec {
 
     /// Number of replicas (for multi-node pools: number of groups). Default 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 0, max = 1000))]
+    #[schemars(range(min = 0, max = MAX_REPLICAS))]
     pub replicas: Option<i32>,
 
     /// Nodes per replica. Above 1 the pool becomes a LeaderWorkerSet of that size. Default 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = 64))]
+    #[schemars(range(min = 1, max = MAX_NODES))]
     pub number_of_nodes: Option<i32>,
 
     /// Per-pod resources.
@@ -163,12 +176,12 @@ pub struct ServiceSpec {
     /// Engine arguments (model, parallelism, transfer backend, ...). The operator adds the flags
     /// listed in the README; setting one of them here is an error.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(extend("maxItems" = 128), inner(length(max = 2048)))]
+    #[schemars(extend("maxItems" = MAX_ARGS), inner(length(max = MAX_ARG_LENGTH)))]
     pub args: Vec<String>,
 
     /// Image for this service (default: `spec.image`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(min = 1, max = 512))]
+    #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH))]
     pub image: Option<String>,
 
     /// Extra environment variables for the service's containers.
@@ -210,16 +223,14 @@ pub enum Role {
 pub struct ResourcesSpec {
     /// GPUs per pod (workers only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 0, max = 64))]
+    #[schemars(range(min = 0, max = MAX_GPUS))]
     pub gpu: Option<i32>,
     /// Extended resource name of the GPU (default `amd.com/gpu`; partitioned GPUs use names such
     /// as `amd.com/cpx_nps4`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(
-        length(min = 1, max = 253),
-        regex(
-            pattern = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
-        )
+        length(min = 1, max = MAX_DNS_SUBDOMAIN),
+        regex(pattern = RESOURCE_NAME_PATTERN)
     )]
     pub gpu_type: Option<String>,
     /// CPU request and limit per pod.

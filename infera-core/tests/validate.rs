@@ -2,18 +2,22 @@
 
 #![allow(clippy::expect_used, reason = "a test fails by panicking")]
 
-use infera_core::{InferaDeployment, validate, yaml};
-use serde_json::{Value, json};
+mod common;
 
-fn seed() -> Value {
-    let text = std::fs::read_to_string(format!(
-        "{}/../examples/pd.yaml",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .expect("example");
-    let deployments = yaml::parse_deployments(&text).expect("parses");
-    serde_json::to_value(&deployments[0]).expect("json")
-}
+use std::collections::BTreeMap;
+
+use common::{merge, seed};
+use infera_core::{
+    InferaDeployment, flags,
+    naming::{self, MAX_DNS_LABEL, MAX_DNS_SUBDOMAIN},
+    validate,
+    validate::limits::{
+        MAX_ARG_LENGTH, MAX_ARGS, MAX_GPUS, MAX_NODES, MAX_REFERENCE_LENGTH, MAX_REPLICAS,
+        MAX_SERVICES, MIN_SERVICES, RESOURCE_NAME_PATTERN,
+    },
+    yaml,
+};
+use serde_json::{Value, json};
 
 /// Applies a JSON merge patch (RFC 7386) to the seed and validates the result.
 fn errors_after(patch: Value) -> Vec<String> {
@@ -23,21 +27,6 @@ fn errors_after(patch: Value) -> Vec<String> {
     match validate(&idep) {
         Ok(_) => Vec::new(),
         Err(errors) => errors.0.iter().map(ToString::to_string).collect(),
-    }
-}
-
-fn merge(target: &mut Value, patch: Value) {
-    match (target, patch) {
-        (Value::Object(target), Value::Object(patch)) => {
-            for (key, value) in patch {
-                if value.is_null() {
-                    target.remove(&key);
-                } else {
-                    merge(target.entry(key).or_insert(Value::Null), value);
-                }
-            }
-        }
-        (target, patch) => *target = patch,
     }
 }
 
@@ -263,6 +252,335 @@ fn every_rule_rejects_with_the_field_path() {
                 "{what}: every message says how to fix it: {error}"
             );
         }
+    }
+}
+
+#[test]
+fn a_malformed_deployment_name_is_not_called_too_long() {
+    let not_a_label = "metadata.name: must be a DNS label (lowercase letters, digits and '-', starting with a letter and ending with a letter or digit); rename the deployment";
+    for name in ["Demo_Bad", "demo.x", "2demo", "demo-"] {
+        assert_eq!(
+            errors_after(json!({"metadata": {"name": name}})),
+            [not_a_label],
+            "{name}"
+        );
+    }
+    assert_eq!(
+        errors_after(json!({"metadata": {"name": "Demo_Bad".repeat(6)}})),
+        [
+            not_a_label,
+            "metadata.name: must be a DNS label of at most 42 characters; choose a shorter name",
+        ]
+    );
+}
+
+/// Every limit of the generated CRD's spec schema (`max*`, `min*`, `pattern`): its value is the
+/// shared constant, and the Rust validation refuses a spec that breaks it, naming the field.
+#[test]
+fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
+    let crd = serde_json::to_value(infera_core::crd::crd()).expect("json");
+    let mut found = BTreeMap::new();
+    schema_limits(
+        &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"],
+        "spec",
+        &mut found,
+    );
+    let reference = "r".repeat(MAX_REFERENCE_LENGTH + 1);
+    let worker = |extra| json!({"spec": {"services": {"decode": extra}}});
+    let gpu_type = |gpu_type: &str| worker(json!({"resources": {"gpuType": gpu_type}}));
+    let many_services: serde_json::Map<String, Value> = (0..MAX_SERVICES)
+        .map(|i| {
+            (
+                format!("w{i}"),
+                json!({"componentType": "worker", "resources": {"gpu": 1}}),
+            )
+        })
+        .collect();
+    let cases: Vec<(&str, Value, Value, &str)> = vec![
+        (
+            "spec.image minLength",
+            json!(1),
+            json!({"spec": {"image": ""}}),
+            "spec.image: must not be empty",
+        ),
+        (
+            "spec.image maxLength",
+            json!(MAX_REFERENCE_LENGTH),
+            json!({"spec": {"image": reference}}),
+            "spec.image: must be at most 512 characters",
+        ),
+        (
+            "spec.etcdEndpoint minLength",
+            json!(1),
+            json!({"spec": {"discoveryBackend": "etcd", "etcdEndpoint": ""}}),
+            "spec.etcdEndpoint: must not be empty",
+        ),
+        (
+            "spec.etcdEndpoint maxLength",
+            json!(MAX_REFERENCE_LENGTH),
+            json!({"spec": {"discoveryBackend": "etcd", "etcdEndpoint": reference}}),
+            "spec.etcdEndpoint: must be at most 512 characters",
+        ),
+        (
+            "spec.gaie.eppImage minLength",
+            json!(1),
+            json!({"spec": {"gaie": {"gatewayName": "gw", "eppImage": ""}}}),
+            "spec.gaie.eppImage: must not be empty",
+        ),
+        (
+            "spec.gaie.eppImage maxLength",
+            json!(MAX_REFERENCE_LENGTH),
+            json!({"spec": {"gaie": {"gatewayName": "gw", "eppImage": reference}}}),
+            "spec.gaie.eppImage: must be at most 512 characters",
+        ),
+        (
+            "spec.gaie.gatewayName minLength",
+            json!(1),
+            json!({"spec": {"gaie": {"gatewayName": ""}}}),
+            "spec.gaie.gatewayName: must be the name of a Gateway",
+        ),
+        (
+            "spec.gaie.gatewayName maxLength",
+            json!(MAX_DNS_SUBDOMAIN),
+            json!({"spec": {"gaie": {"gatewayName": "g".repeat(254)}}}),
+            "spec.gaie.gatewayName: must be the name of a Gateway",
+        ),
+        (
+            "spec.gaie.gatewayNamespace minLength",
+            json!(1),
+            json!({"spec": {"gaie": {"gatewayName": "gw", "gatewayNamespace": ""}}}),
+            "spec.gaie.gatewayNamespace: must be a namespace name",
+        ),
+        (
+            "spec.gaie.gatewayNamespace maxLength",
+            json!(MAX_DNS_LABEL),
+            json!({"spec": {"gaie": {"gatewayName": "gw", "gatewayNamespace": "n".repeat(64)}}}),
+            "spec.gaie.gatewayNamespace: must be a namespace name",
+        ),
+        (
+            "spec.nats.url minLength",
+            json!(1),
+            json!({"spec": {"nats": {"deploy": false, "storageSize": null, "url": ""}}}),
+            "spec.nats.url: must not be empty",
+        ),
+        (
+            "spec.nats.url maxLength",
+            json!(MAX_REFERENCE_LENGTH),
+            json!({"spec": {"nats": {"deploy": false, "storageSize": null, "url": reference}}}),
+            "spec.nats.url: must be at most 512 characters",
+        ),
+        (
+            "spec.services maxProperties",
+            json!(MAX_SERVICES),
+            json!({"spec": {"services": many_services}}),
+            "spec.services: at most 32 services are allowed (now 35)",
+        ),
+        (
+            "spec.services minProperties",
+            json!(MIN_SERVICES),
+            json!({"spec": {"services": {"prefill": null, "decode": null}}}),
+            "spec.services: at least one service must have componentType: worker",
+        ),
+        (
+            "spec.services.*.args maxItems",
+            json!(MAX_ARGS),
+            worker(json!({"args": vec!["-v"; MAX_ARGS + 1]})),
+            "spec.services.decode.args: at most 128 arguments are allowed",
+        ),
+        (
+            "spec.services.*.args[] maxLength",
+            json!(MAX_ARG_LENGTH),
+            worker(json!({"args": ["a".repeat(MAX_ARG_LENGTH + 1)]})),
+            "spec.services.decode.args[0]: must be at most 2048 characters",
+        ),
+        (
+            "spec.services.*.image minLength",
+            json!(1),
+            worker(json!({"image": ""})),
+            "spec.services.decode.image: must not be empty",
+        ),
+        (
+            "spec.services.*.image maxLength",
+            json!(MAX_REFERENCE_LENGTH),
+            worker(json!({"image": reference})),
+            "spec.services.decode.image: must be at most 512 characters",
+        ),
+        (
+            "spec.services.*.numberOfNodes minimum",
+            json!(1),
+            worker(json!({"numberOfNodes": 0})),
+            "spec.services.decode.numberOfNodes: must be at least 1",
+        ),
+        (
+            "spec.services.*.numberOfNodes maximum",
+            json!(MAX_NODES),
+            worker(json!({"numberOfNodes": MAX_NODES + 1})),
+            "spec.services.decode.numberOfNodes: must be at most 64",
+        ),
+        (
+            "spec.services.*.replicas minimum",
+            json!(0),
+            worker(json!({"replicas": -1})),
+            "spec.services.decode.replicas: must be 0 or more",
+        ),
+        (
+            "spec.services.*.replicas maximum",
+            json!(MAX_REPLICAS),
+            worker(json!({"replicas": MAX_REPLICAS + 1})),
+            "spec.services.decode.replicas: must be at most 1000",
+        ),
+        (
+            "spec.services.*.resources.gpu minimum",
+            json!(0),
+            worker(json!({"resources": {"gpu": -1}})),
+            "spec.services.decode.resources.gpu: a worker needs at least one GPU",
+        ),
+        (
+            "spec.services.*.resources.gpu maximum",
+            json!(MAX_GPUS),
+            worker(json!({"resources": {"gpu": MAX_GPUS + 1}})),
+            "spec.services.decode.resources.gpu: must be at most 64",
+        ),
+        (
+            "spec.services.*.resources.gpuType minLength",
+            json!(1),
+            gpu_type(""),
+            "spec.services.decode.resources.gpuType: must be an extended resource name",
+        ),
+        (
+            "spec.services.*.resources.gpuType maxLength",
+            json!(MAX_DNS_SUBDOMAIN),
+            gpu_type(&format!("{}.com/gpu", "a".repeat(246))),
+            "spec.services.decode.resources.gpuType: must be an extended resource name",
+        ),
+        (
+            "spec.services.*.resources.gpuType pattern",
+            json!(RESOURCE_NAME_PATTERN),
+            gpu_type("/gpu"),
+            "spec.services.decode.resources.gpuType: must be an extended resource name",
+        ),
+    ];
+    let covered: BTreeMap<String, Value> = cases
+        .iter()
+        .map(|(limit, value, ..)| (limit.to_string(), value.clone()))
+        .collect();
+    let as_numbers = |limits: &BTreeMap<String, Value>| -> Vec<(String, String)> {
+        limits
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    v.as_f64().map_or(v.to_string(), |n| n.to_string()),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        as_numbers(&found),
+        as_numbers(&covered),
+        "every schema limit, with its value"
+    );
+    for (limit, _, patch, expected) in cases {
+        let errors = errors_after(patch);
+        assert!(
+            errors.iter().any(|e| e.starts_with(expected)),
+            "{limit}: expected an error starting with {expected:?}, got {errors:#?}"
+        );
+    }
+}
+
+/// `path keyword` → value of every size and pattern limit in `schema`; `*` stands for any map
+/// key and `[]` for any list item.
+fn schema_limits(schema: &Value, path: &str, found: &mut BTreeMap<String, Value>) {
+    for keyword in [
+        "maxLength",
+        "minLength",
+        "maxItems",
+        "minItems",
+        "maxProperties",
+        "minProperties",
+        "maximum",
+        "minimum",
+        "exclusiveMaximum",
+        "exclusiveMinimum",
+        "pattern",
+        "multipleOf",
+    ] {
+        if let Some(value) = schema.get(keyword) {
+            found.insert(format!("{path} {keyword}"), value.clone());
+        }
+    }
+    for (name, property) in schema["properties"].as_object().into_iter().flatten() {
+        schema_limits(property, &format!("{path}.{name}"), found);
+    }
+    if let Some(items) = schema.get("items") {
+        schema_limits(items, &format!("{path}[]"), found);
+    }
+    if let Some(values) = schema.get("additionalProperties").filter(|v| v.is_object()) {
+        schema_limits(values, &format!("{path}.*"), found);
+    }
+}
+
+/// The CEL rules are built from the constants the Rust rules use: each reserved flag, each
+/// reserved service name, each name-length limit and the DNS-label pattern is in the rule text.
+#[test]
+fn the_crd_cel_rules_name_every_shared_constant() {
+    let crd = serde_json::to_value(infera_core::crd::crd()).expect("json");
+    let mut rules = Vec::new();
+    cel_rules(&crd, &mut rules);
+    let text = rules.join("\n");
+    for flag in flags::RESERVED {
+        assert!(
+            text.contains(&format!("'{flag}'")),
+            "reserved flag {flag} is not in {text}"
+        );
+    }
+    for name in naming::RESERVED_SERVICE_NAMES {
+        assert!(
+            text.contains(&format!("'{name}'")),
+            "reserved name {name} is not in {text}"
+        );
+    }
+    for limit in [
+        format!(
+            "size(self.metadata.name) <= {}",
+            naming::MAX_DEPLOYMENT_NAME
+        ),
+        format!(
+            "size(self.metadata.name) + size(s) <= {}",
+            naming::MAX_DEPLOYMENT_PLUS_SERVICE
+        ),
+        format!(
+            "self.metadata.name.matches('{}')",
+            naming::DNS_LABEL_PATTERN
+        ),
+        format!("s.matches('{}')", naming::DNS_LABEL_PATTERN),
+    ] {
+        assert!(text.contains(&limit), "{limit} is not in {text}");
+    }
+}
+
+/// The `rule` of every `x-kubernetes-validations` entry in `value`.
+fn cel_rules(value: &Value, rules: &mut Vec<String>) {
+    match value {
+        Value::Object(object) => {
+            for (key, value) in object {
+                if key == "x-kubernetes-validations" {
+                    rules.extend(
+                        value
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|r| r["rule"].as_str())
+                            .map(String::from),
+                    );
+                } else {
+                    cel_rules(value, rules);
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| cel_rules(item, rules)),
+        _ => {}
     }
 }
 

@@ -2,6 +2,12 @@
 //! reject what they can express with the same wording as infera-core, and `kubectl get idep`
 //! prints the documented columns.
 
+// The seed and the merge patches infera-core's validation tests use, so both layers are tested
+// with the same specs.
+#[path = "../../infera-core/tests/common/mod.rs"]
+mod common;
+
+use common::{merge, seed};
 use infera_core::InferaDeployment;
 use infera_e2e::{
     TestNamespace, admin,
@@ -9,12 +15,6 @@ use infera_e2e::{
     operator::install,
 };
 use serde_json::{Value, json};
-
-fn seed() -> anyhow::Result<Value> {
-    let path = format!("{}/../examples/pd.yaml", env!("CARGO_MANIFEST_DIR"));
-    let mut deployments = infera_core::yaml::parse_deployments(&std::fs::read_to_string(path)?)?;
-    Ok(serde_json::to_value(deployments.remove(0))?)
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> anyhow::Result<()> {
@@ -30,7 +30,7 @@ async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> a
         dry_run: true,
         ..Default::default()
     };
-    api.create(&dry_run, &serde_json::from_value(seed()?)?)
+    api.create(&dry_run, &serde_json::from_value(seed())?)
         .await?;
 
     let cases: Vec<(&str, Value, &str)> = vec![
@@ -106,7 +106,7 @@ async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> a
         ),
     ];
     for (what, patch, expected) in cases {
-        let mut spec = seed()?;
+        let mut spec = seed();
         merge(&mut spec, patch);
         match api.create(&dry_run, &serde_json::from_value(spec)?).await {
             Ok(_) => anyhow::bail!("{what}: accepted"),
@@ -122,7 +122,7 @@ async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> a
         }
     }
 
-    let mut created = seed()?;
+    let mut created = seed();
     created["metadata"]["namespace"] = json!(ns.name());
     api.create(&PostParams::default(), &serde_json::from_value(created)?)
         .await?;
@@ -143,19 +143,4 @@ async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> a
         "{table}"
     );
     ns.cleanup().await
-}
-
-fn merge(target: &mut Value, patch: Value) {
-    match (target, patch) {
-        (Value::Object(target), Value::Object(patch)) => {
-            for (key, value) in patch {
-                if value.is_null() {
-                    target.remove(&key);
-                } else {
-                    merge(target.entry(key).or_insert(Value::Null), value);
-                }
-            }
-        }
-        (target, patch) => *target = patch,
-    }
 }

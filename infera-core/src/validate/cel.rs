@@ -1,0 +1,222 @@
+//! The CRD's CEL rules (`x-kubernetes-validations`), which [`crate::types`] attaches with
+//! `x_kube(validation = ...)`. Each is built from the constants and, where CEL can say as much,
+//! the message of the Rust rule it mirrors, so admission and [`super::validate`] cannot drift.
+//! A message starts with the field it is about, as the Rust rule's path does.
+
+use kube::core::{Message, Rule};
+
+use super::{names, services, topology};
+use crate::{
+    flags,
+    naming::{
+        DNS_LABEL_PATTERN, MAX_DEPLOYMENT_NAME, MAX_DEPLOYMENT_PLUS_SERVICE, RESERVED_SERVICE_NAMES,
+    },
+};
+
+/// A rule failing with `field: message`.
+fn rule(cel: impl Into<String>, field: &str, message: &str) -> Rule {
+    Rule::new(cel).message(Message::Message(format!("{field}: {message}")))
+}
+
+/// A CEL list of string literals.
+fn list(items: &[&str]) -> String {
+    let quoted: Vec<String> = items.iter().map(|item| format!("'{item}'")).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+/// `metadata.name` is a DNS label.
+pub(crate) fn deployment_name_form() -> Rule {
+    rule(
+        format!("self.metadata.name.matches('{DNS_LABEL_PATTERN}')"),
+        "metadata.name",
+        &names::name_not_a_dns_label(),
+    )
+}
+
+/// `metadata.name` is at most [`MAX_DEPLOYMENT_NAME`] characters.
+pub(crate) fn deployment_name_length() -> Rule {
+    rule(
+        format!("size(self.metadata.name) <= {MAX_DEPLOYMENT_NAME}"),
+        "metadata.name",
+        &names::name_too_long(),
+    )
+}
+
+/// The deployment name plus any service name is at most [`MAX_DEPLOYMENT_PLUS_SERVICE`].
+pub(crate) fn deployment_plus_service_length() -> Rule {
+    rule(
+        format!(
+            "self.spec.services.all(s, size(self.metadata.name) + size(s) <= {MAX_DEPLOYMENT_PLUS_SERVICE})"
+        ),
+        "spec.services",
+        &names::names_too_long(None),
+    )
+    .field_path(".spec.services")
+}
+
+/// Service names (the keys of `spec.services`) are DNS labels.
+pub(crate) fn service_name_form() -> Rule {
+    rule(
+        format!("self.all(s, s.matches('{DNS_LABEL_PATTERN}'))"),
+        "spec.services",
+        &names::service_name_not_a_dns_label(),
+    )
+}
+
+/// No service takes a name the operator uses.
+pub(crate) fn service_name_not_reserved() -> Rule {
+    rule(
+        format!(
+            "self.services.all(s, !(s in {}))",
+            list(&RESERVED_SERVICE_NAMES)
+        ),
+        "spec.services",
+        &names::service_name_reserved(),
+    )
+    .field_path(".services")
+}
+
+/// Exactly one server (the Rust rule also names the extra servers).
+pub(crate) fn one_server() -> Rule {
+    rule(
+        "self.services.filter(s, self.services[s].componentType == 'server').size() == 1",
+        "spec.services",
+        "exactly one service must have componentType: server; add one server or remove the extras",
+    )
+    .field_path(".services")
+}
+
+/// At least one worker pool.
+pub(crate) fn a_worker() -> Rule {
+    rule(
+        "self.services.exists(s, self.services[s].componentType == 'worker')",
+        "spec.services",
+        topology::NO_WORKER,
+    )
+    .field_path(".services")
+}
+
+/// Prefill pools exactly when there are decode pools (the Rust rule names the missing role).
+pub(crate) fn prefill_with_decode() -> Rule {
+    let has = |role: &str| {
+        format!(
+            "self.services.exists(s, has(self.services[s].role) && self.services[s].role == '{role}')"
+        )
+    };
+    rule(
+        format!("{} == {}", has("prefill"), has("decode")),
+        "spec.services",
+        "prefill pools need decode pools and vice versa; add the missing role or use role: mixed",
+    )
+    .field_path(".services")
+}
+
+/// `etcdEndpoint` exactly when discovery is etcd (the Rust rule says which way it is wrong).
+pub(crate) fn etcd_endpoint_with_etcd() -> Rule {
+    rule(
+        "(has(self.discoveryBackend) && self.discoveryBackend == 'etcd') == has(self.etcdEndpoint)",
+        "spec.etcdEndpoint",
+        "set it exactly when discoveryBackend is etcd; add etcdEndpoint or remove it",
+    )
+    .field_path(".etcdEndpoint")
+}
+
+/// `nats.url` exactly when NATS is external (the Rust rule says which way it is wrong).
+pub(crate) fn nats_url_when_external() -> Rule {
+    rule(
+        "self.deploy != has(self.url)",
+        "spec.nats",
+        "set url exactly when deploy is false; either let the operator deploy NATS or point url at yours",
+    )
+    .field_path(".url")
+}
+
+/// The server has no role.
+pub(crate) fn server_has_no_role() -> Rule {
+    rule(
+        "self.componentType != 'server' || !has(self.role)",
+        "role",
+        services::SERVER_ROLE,
+    )
+    .field_path(".role")
+}
+
+/// The server has no GPU.
+pub(crate) fn server_has_no_gpu() -> Rule {
+    rule(
+        "self.componentType != 'server' || !has(self.resources) || !has(self.resources.gpu) || self.resources.gpu == 0",
+        "resources.gpu",
+        services::SERVER_GPU,
+    )
+    .field_path(".resources.gpu")
+}
+
+/// The server runs on one node.
+pub(crate) fn server_on_one_node() -> Rule {
+    rule(
+        "self.componentType != 'server' || !has(self.numberOfNodes) || self.numberOfNodes == 1",
+        "numberOfNodes",
+        services::SERVER_NODES,
+    )
+    .field_path(".numberOfNodes")
+}
+
+/// A worker has at least one GPU.
+pub(crate) fn worker_has_a_gpu() -> Rule {
+    rule(
+        "self.componentType != 'worker' || (has(self.resources) && has(self.resources.gpu) && self.resources.gpu >= 1)",
+        "resources.gpu",
+        services::WORKER_GPU,
+    )
+    .field_path(".resources.gpu")
+}
+
+/// `args` sets none of [`flags::RESERVED`] (the Rust rule names the flag).
+pub(crate) fn no_injected_flag() -> Rule {
+    rule(
+        format!(
+            "!has(self.args) || self.args.all(a, !(a.split('=')[0] in {}))",
+            list(&flags::RESERVED)
+        ),
+        "args",
+        "sets a flag the operator injects; remove it (see the injected-flag table in the README)",
+    )
+    .field_path(".args")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_are_cel_string_lists() {
+        assert_eq!(list(&["a", "b-c"]), "['a', 'b-c']");
+    }
+
+    #[test]
+    fn the_name_rules_are_split_into_form_and_length() {
+        let form = deployment_name_form();
+        assert_eq!(
+            form.rule,
+            "self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')"
+        );
+        assert_eq!(
+            form.message,
+            Some(Message::Message("metadata.name: must be a DNS label (lowercase letters, digits and '-', starting with a letter and ending with a letter or digit); rename the deployment".into()))
+        );
+        let length = deployment_name_length();
+        assert_eq!(length.rule, "size(self.metadata.name) <= 42");
+        assert_eq!(
+            length.message,
+            Some(Message::Message("metadata.name: must be a DNS label of at most 42 characters; choose a shorter name".into()))
+        );
+    }
+
+    #[test]
+    fn the_injected_flag_rule_names_every_reserved_flag() {
+        assert_eq!(
+            no_injected_flag().rule,
+            "!has(self.args) || self.args.all(a, !(a.split('=')[0] in ['--disaggregation-mode', '--discovery-backend', '--etcd-endpoint', '--kv-event-transport', '--nats-url', '--host', '--port', '--nnodes', '--node-rank', '--dist-init-addr', '--master-addr', '--master-port', '--router-mode', '--disaggregation-bootstrap-port']))"
+        );
+    }
+}

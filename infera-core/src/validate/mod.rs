@@ -1,0 +1,206 @@
+//! Validation of an `InferaDeployment` into a [`ValidDeployment`], the only input renderers accept.
+//!
+//! Every rule of the product contract lives here, one module per group of rules, including those
+//! the CRD enforces at admission: `cel` builds the CRD's CEL rules and [`limits`] holds its size
+//! limits, from the same constants and messages, so the plugin rejects a bad spec before sending
+//! it with the wording admission would use, and the operator can report what admission could not
+//! catch (the parallelism rule). All errors are collected, not only the first.
+
+pub(crate) mod cel;
+mod discovery;
+mod gaie;
+pub mod limits;
+mod names;
+mod nats;
+mod parallelism;
+mod services;
+mod syntax;
+mod topology;
+
+use std::{collections::BTreeMap, fmt};
+
+use k8s_openapi::{
+    api::core::v1::{EnvVar, Toleration},
+    apimachinery::pkg::{api::resource::Quantity, apis::meta::v1::OwnerReference},
+};
+use kube::Resource;
+pub use syntax::is_quantity;
+
+use crate::{
+    flags::DiscoveryFlags,
+    types::{BackendFramework, InferaDeployment, Role},
+};
+
+/// Default GPU resource name.
+pub const DEFAULT_GPU_TYPE: &str = "amd.com/gpu";
+/// Default size of the managed NATS JetStream volume.
+pub const DEFAULT_NATS_STORAGE: &str = "1Gi";
+
+/// One broken rule: the field path, what is wrong, and how to fix it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldError {
+    /// Path of the offending field, e.g. `spec.services.prefill.resources.gpu`.
+    pub path: String,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+/// Every rule a spec breaks.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct ValidationErrors(pub Vec<FieldError>);
+
+impl fmt::Display for ValidationErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let lines: Vec<String> = self.0.iter().map(ToString::to_string).collect();
+        f.write_str(&lines.join("\n"))
+    }
+}
+
+/// A deployment that passed every rule, with defaults resolved. Renderers read only this.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValidDeployment {
+    pub name: String,
+    pub namespace: String,
+    /// Controller reference for children; `None` when rendering a spec that was never created.
+    pub owner: Option<OwnerReference>,
+    pub backend: BackendFramework,
+    pub discovery: DiscoveryFlags,
+    pub nats: Nats,
+    pub gaie: Option<Gaie>,
+    pub server: Pod,
+    pub workers: Vec<Worker>,
+}
+
+/// The KV-event plane.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Nats {
+    None,
+    Managed { storage: Quantity },
+    External { url: String },
+}
+
+/// Gateway API Inference Extension settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gaie {
+    pub gateway_name: String,
+    pub gateway_namespace: Option<String>,
+    pub epp_image: Option<String>,
+}
+
+/// What every service's pods share.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pod {
+    pub service: String,
+    pub image: String,
+    pub replicas: i32,
+    pub args: Vec<String>,
+    pub env: Vec<EnvVar>,
+    pub node_selector: BTreeMap<String, String>,
+    pub tolerations: Vec<Toleration>,
+    pub cpu: Option<Quantity>,
+    pub memory: Option<Quantity>,
+}
+
+/// A worker pool.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Worker {
+    pub pod: Pod,
+    pub role: Role,
+    /// Pods per replica; above 1 the pool is a LeaderWorkerSet.
+    pub nodes: i32,
+    pub gpu: i32,
+    pub gpu_type: String,
+    pub shared_memory: Option<Quantity>,
+}
+
+impl Worker {
+    pub fn multi_node(&self) -> bool {
+        self.nodes > 1
+    }
+}
+
+/// Validates a deployment. Errors come sorted by field path, so output is stable.
+pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationErrors> {
+    let mut errors = Errors::default();
+    let spec = &idep.spec;
+    let name = idep.metadata.name.clone().unwrap_or_default();
+    let name_ok = names::deployment_name(&mut errors, &name);
+    // A bad deployment name is reported once, not again with every service.
+    names::service_names(
+        &mut errors,
+        if name_ok { &name } else { "" },
+        &spec.services,
+    );
+    topology::graph(&mut errors, &spec.services);
+    let discovery = discovery::flags(
+        &mut errors,
+        spec.discovery_backend,
+        spec.etcd_endpoint.as_deref(),
+    );
+    let nats = nats::plane(&mut errors, spec.nats.as_ref());
+    let gaie = spec.gaie.as_ref().map(|g| gaie::settings(&mut errors, g));
+    let (server, workers) = services::server_and_workers(&mut errors, spec);
+
+    match server {
+        Some(server) if errors.0.is_empty() => Ok(ValidDeployment {
+            owner: owner_reference(idep),
+            name,
+            namespace: idep
+                .metadata
+                .namespace
+                .clone()
+                .unwrap_or_else(|| "default".into()),
+            backend: spec.backend_framework,
+            discovery,
+            nats,
+            gaie,
+            server,
+            workers,
+        }),
+        _ => Err(errors.into_sorted()),
+    }
+}
+
+fn owner_reference(idep: &InferaDeployment) -> Option<OwnerReference> {
+    idep.metadata.uid.as_ref()?;
+    idep.controller_owner_ref(&())
+}
+
+/// The errors found so far, in the order the rules found them.
+#[derive(Default)]
+struct Errors(Vec<FieldError>);
+
+impl Errors {
+    fn push(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.0.push(FieldError {
+            path: path.into(),
+            message: message.into(),
+        });
+    }
+
+    /// Sorted by path; errors of one field keep the order the rules found them in.
+    fn into_sorted(mut self) -> ValidationErrors {
+        self.0.sort_by(|a, b| a.path.cmp(&b.path));
+        ValidationErrors(self.0)
+    }
+}
+
+/// `path: message` of every error a rule group finds, in the order found.
+#[cfg(test)]
+fn found(rules: impl FnOnce(&mut Errors)) -> Vec<String> {
+    let mut errors = Errors::default();
+    rules(&mut errors);
+    errors.0.iter().map(ToString::to_string).collect()
+}
+
+/// A service from its JSON form, as a user would write it.
+#[cfg(test)]
+fn service(json: serde_json::Value) -> crate::types::ServiceSpec {
+    serde_json::from_value(json).expect("a service")
+}

@@ -1,0 +1,428 @@
+//! One service: what every service's pods share (an image, a replica count, engine arguments
+//! without injected flags, sizes), what the server must not have, and what a worker pool needs.
+
+use super::{
+    DEFAULT_GPU_TYPE, Errors, Pod, Worker,
+    limits::{
+        MAX_ARG_LENGTH, MAX_ARGS, MAX_GPUS, MAX_NODES, MAX_REFERENCE_LENGTH, MAX_REPLICAS,
+        check_length, check_max_length, check_range,
+    },
+    parallelism::parallelism,
+    syntax::{check_quantity, is_resource_name},
+};
+use crate::{
+    flags,
+    types::{ComponentType, InferaDeploymentSpec, ServiceSpec},
+};
+
+/// The server has a role.
+pub(super) const SERVER_ROLE: &str = "only workers have a role; remove it from the server";
+/// The server asks for GPUs.
+pub(super) const SERVER_GPU: &str =
+    "the server runs no model and gets no GPU; remove resources.gpu";
+/// The server asks for more than one node.
+pub(super) const SERVER_NODES: &str = "the server runs on one node; remove numberOfNodes";
+/// A worker asks for no GPU.
+pub(super) const WORKER_GPU: &str = "a worker needs at least one GPU per pod; set resources.gpu";
+
+/// The server (the last, if the topology rules found several) and the worker pools of `spec`.
+pub(super) fn server_and_workers(
+    errors: &mut Errors,
+    spec: &InferaDeploymentSpec,
+) -> (Option<Pod>, Vec<Worker>) {
+    if let Some(image) = &spec.image {
+        check_length(errors, "spec.image", image, MAX_REFERENCE_LENGTH);
+    }
+    let mut server = None;
+    let mut workers = Vec::new();
+    for (service, svc) in &spec.services {
+        let path = format!("spec.services.{service}");
+        let pod = pod(errors, &path, service, svc, spec.image.as_deref());
+        match svc.component_type {
+            ComponentType::Server => {
+                server_rules(errors, &path, svc);
+                server = Some(pod);
+            }
+            ComponentType::Worker => workers.push(worker(errors, &path, svc, pod)),
+        }
+    }
+    (server, workers)
+}
+
+/// What every service's pods share; `default_image` is `spec.image`.
+fn pod(
+    errors: &mut Errors,
+    path: &str,
+    service: &str,
+    svc: &ServiceSpec,
+    default_image: Option<&str>,
+) -> Pod {
+    match &svc.image {
+        Some(image) => check_length(
+            errors,
+            &format!("{path}.image"),
+            image,
+            MAX_REFERENCE_LENGTH,
+        ),
+        None if default_image.is_none() => errors.push(
+            format!("{path}.image"),
+            "no image is set; set spec.image or an image for this service",
+        ),
+        None => {}
+    }
+    let replicas = svc.replicas.unwrap_or(1);
+    check_range(
+        errors,
+        &format!("{path}.replicas"),
+        replicas,
+        0..=MAX_REPLICAS,
+        "must be 0 or more; set a non-negative number",
+    );
+    args(errors, path, &svc.args);
+    let resources = svc.resources.clone().unwrap_or_default();
+    for (field, quantity) in [
+        ("cpu", &resources.cpu),
+        ("memory", &resources.memory),
+        ("sharedMemory", &resources.shared_memory),
+    ] {
+        if let Some(q) = quantity {
+            check_quantity(errors, &format!("{path}.resources.{field}"), q);
+        }
+    }
+    if let Some(gpu_type) = &resources.gpu_type
+        && !is_resource_name(gpu_type)
+    {
+        errors.push(
+            format!("{path}.resources.gpuType"),
+            "must be an extended resource name such as amd.com/gpu; fix the name",
+        );
+    }
+    Pod {
+        service: service.to_string(),
+        image: svc
+            .image
+            .as_deref()
+            .or(default_image)
+            .unwrap_or_default()
+            .to_string(),
+        replicas,
+        args: svc.args.clone(),
+        env: svc.env.clone(),
+        node_selector: svc.node_selector.clone(),
+        tolerations: svc.tolerations.clone(),
+        cpu: resources.cpu,
+        memory: resources.memory,
+    }
+}
+
+/// `args` sets no flag the operator injects, and fits the schema's limits.
+fn args(errors: &mut Errors, path: &str, args: &[String]) {
+    if args.len() > MAX_ARGS {
+        errors.push(
+            format!("{path}.args"),
+            format!(
+                "at most {MAX_ARGS} arguments are allowed (now {}); remove some",
+                args.len()
+            ),
+        );
+    }
+    for (i, arg) in args.iter().enumerate() {
+        let path = format!("{path}.args[{i}]");
+        if let Some(flag) = flags::flag_name(arg).filter(|f| flags::RESERVED.contains(f)) {
+            errors.push(
+                &path,
+                format!("{flag} is injected by the operator; remove it (see the injected-flag table in the README)"),
+            );
+        }
+        check_max_length(errors, &path, arg, MAX_ARG_LENGTH);
+    }
+}
+
+/// The server routes: no role, no GPU, one node.
+fn server_rules(errors: &mut Errors, path: &str, svc: &ServiceSpec) {
+    if svc.role.is_some() {
+        errors.push(format!("{path}.role"), SERVER_ROLE);
+    }
+    if svc
+        .resources
+        .as_ref()
+        .and_then(|r| r.gpu)
+        .is_some_and(|gpu| gpu != 0)
+    {
+        errors.push(format!("{path}.resources.gpu"), SERVER_GPU);
+    }
+    if svc.number_of_nodes.is_some_and(|n| n != 1) {
+        errors.push(format!("{path}.numberOfNodes"), SERVER_NODES);
+    }
+}
+
+/// A worker pool: 1 to [`MAX_GPUS`] GPUs per pod, 1 to [`MAX_NODES`] nodes per replica, and
+/// parallelism flags that use exactly those GPUs.
+fn worker(errors: &mut Errors, path: &str, svc: &ServiceSpec, pod: Pod) -> Worker {
+    let resources = svc.resources.clone().unwrap_or_default();
+    let gpu = resources.gpu.unwrap_or(0);
+    let gpu_ok = check_range(
+        errors,
+        &format!("{path}.resources.gpu"),
+        gpu,
+        1..=MAX_GPUS,
+        WORKER_GPU,
+    );
+    let nodes = svc.number_of_nodes.unwrap_or(1);
+    let nodes_ok = check_range(
+        errors,
+        &format!("{path}.numberOfNodes"),
+        nodes,
+        1..=MAX_NODES,
+        "must be at least 1; set the number of nodes per replica",
+    );
+    // Only within the limits, where gpu × nodes cannot overflow.
+    if gpu_ok && nodes_ok {
+        parallelism(errors, path, &svc.args, gpu * nodes);
+    }
+    Worker {
+        pod,
+        role: svc.role.unwrap_or_default(),
+        nodes,
+        gpu,
+        gpu_type: resources
+            .gpu_type
+            .unwrap_or_else(|| DEFAULT_GPU_TYPE.into()),
+        shared_memory: resources.shared_memory,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::{super::found, *};
+    use crate::types::Role;
+
+    /// The server, the workers and the errors of a spec with these services.
+    fn services_of(image: Option<&str>, named: Value) -> (Option<Pod>, Vec<Worker>, Vec<String>) {
+        let spec: InferaDeploymentSpec = serde_json::from_value(
+            json!({"backendFramework": "sglang", "image": image, "services": named}),
+        )
+        .expect("a spec");
+        let mut built = (None, Vec::new());
+        let errors = found(|e| built = server_and_workers(e, &spec));
+        (built.0, built.1, errors)
+    }
+
+    /// The errors of a spec with an image, a good server and this service as `s`.
+    fn errors_of(service: Value) -> Vec<String> {
+        services_of(
+            Some("img"),
+            json!({"router": {"componentType": "server"}, "s": service}),
+        )
+        .2
+    }
+
+    fn worker(extra: Value) -> Value {
+        let mut worker = json!({"componentType": "worker", "resources": {"gpu": 1}});
+        for (key, value) in extra.as_object().expect("an object") {
+            worker[key] = value.clone();
+        }
+        worker
+    }
+
+    #[test]
+    fn defaults_are_resolved() {
+        let (server, workers, errors) = services_of(
+            Some("img"),
+            json!({"router": {"componentType": "server"}, "w": worker(json!({"image": "own"}))}),
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        let server = server.expect("a server");
+        assert_eq!(
+            (
+                server.service.as_str(),
+                server.image.as_str(),
+                server.replicas
+            ),
+            ("router", "img", 1)
+        );
+        let [worker] = &workers[..] else {
+            panic!("one worker: {workers:?}")
+        };
+        assert_eq!(worker.pod.image, "own");
+        assert_eq!((worker.role, worker.nodes, worker.gpu), (Role::Mixed, 1, 1));
+        assert_eq!(worker.gpu_type, "amd.com/gpu");
+    }
+
+    #[test]
+    fn every_service_needs_an_image() {
+        assert_eq!(
+            services_of(
+                None,
+                json!({"router": {"componentType": "server"}, "w": worker(json!({"image": "own"}))})
+            )
+            .2,
+            [
+                "spec.services.router.image: no image is set; set spec.image or an image for this service"
+            ]
+        );
+    }
+
+    #[test]
+    fn images_are_not_empty_nor_too_long() {
+        assert_eq!(
+            services_of(Some(""), json!({"router": {"componentType": "server"}})).2,
+            ["spec.image: must not be empty; set a value or remove the field"]
+        );
+        assert_eq!(
+            errors_of(worker(json!({"image": "i".repeat(513)}))),
+            ["spec.services.s.image: must be at most 512 characters (now 513); shorten it"]
+        );
+    }
+
+    #[test]
+    fn replicas_are_0_to_1000() {
+        assert!(errors_of(worker(json!({"replicas": 0}))).is_empty());
+        assert_eq!(
+            errors_of(worker(json!({"replicas": -1}))),
+            ["spec.services.s.replicas: must be 0 or more; set a non-negative number"]
+        );
+        assert_eq!(
+            errors_of(worker(json!({"replicas": 1001}))),
+            ["spec.services.s.replicas: must be at most 1000 (now 1001); lower it"]
+        );
+    }
+
+    #[test]
+    fn args_set_no_injected_flag() {
+        assert_eq!(
+            errors_of(worker(
+                json!({"args": ["--model-path", "m", "--port=1", "--host", "x"]})
+            )),
+            [
+                "spec.services.s.args[2]: --port is injected by the operator; remove it (see the injected-flag table in the README)",
+                "spec.services.s.args[3]: --host is injected by the operator; remove it (see the injected-flag table in the README)",
+            ]
+        );
+    }
+
+    #[test]
+    fn args_fit_the_schema() {
+        assert_eq!(
+            errors_of(worker(json!({"args": vec!["-v"; 129]}))),
+            ["spec.services.s.args: at most 128 arguments are allowed (now 129); remove some"]
+        );
+        assert_eq!(
+            errors_of(worker(json!({"args": ["", "a".repeat(2049)]}))),
+            ["spec.services.s.args[1]: must be at most 2048 characters (now 2049); shorten it"]
+        );
+    }
+
+    #[test]
+    fn sizes_are_quantities() {
+        assert_eq!(
+            errors_of(worker(
+                json!({"resources": {"gpu": 1, "cpu": "2", "memory": "64 GB", "sharedMemory": "-1Gi"}})
+            )),
+            [
+                r#"spec.services.s.resources.memory: "64 GB" is not a size; write a non-negative quantity like 64Gi or 500m"#,
+                r#"spec.services.s.resources.sharedMemory: "-1Gi" is not a size; write a non-negative quantity like 64Gi or 500m"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn gpu_types_are_resource_names_on_every_service() {
+        assert!(
+            errors_of(worker(
+                json!({"resources": {"gpu": 1, "gpuType": "amd.com/cpx_nps4"}})
+            ))
+            .is_empty()
+        );
+        let message = "must be an extended resource name such as amd.com/gpu; fix the name";
+        assert_eq!(
+            errors_of(worker(
+                json!({"resources": {"gpu": 1, "gpuType": "amd.com/"}})
+            )),
+            [format!("spec.services.s.resources.gpuType: {message}")]
+        );
+        assert_eq!(
+            errors_of(json!({"componentType": "server", "resources": {"gpuType": "amd com"}})),
+            [format!("spec.services.s.resources.gpuType: {message}")]
+        );
+    }
+
+    #[test]
+    fn the_server_has_no_role_gpu_or_second_node() {
+        assert_eq!(
+            errors_of(
+                json!({"componentType": "server", "role": "mixed", "resources": {"gpu": 1}, "numberOfNodes": 2})
+            ),
+            [
+                "spec.services.s.role: only workers have a role; remove it from the server",
+                "spec.services.s.resources.gpu: the server runs no model and gets no GPU; remove resources.gpu",
+                "spec.services.s.numberOfNodes: the server runs on one node; remove numberOfNodes",
+            ]
+        );
+        assert!(
+            errors_of(
+                json!({"componentType": "server", "resources": {"gpu": 0}, "numberOfNodes": 1})
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_worker_has_1_to_64_gpus() {
+        assert_eq!(
+            errors_of(worker(json!({"resources": {}}))),
+            [
+                "spec.services.s.resources.gpu: a worker needs at least one GPU per pod; set resources.gpu"
+            ]
+        );
+        assert_eq!(
+            errors_of(worker(json!({"resources": {"gpu": 65}}))),
+            ["spec.services.s.resources.gpu: must be at most 64 (now 65); lower it"]
+        );
+    }
+
+    #[test]
+    fn a_worker_has_1_to_64_nodes() {
+        assert_eq!(
+            errors_of(worker(json!({"numberOfNodes": 0}))),
+            [
+                "spec.services.s.numberOfNodes: must be at least 1; set the number of nodes per replica"
+            ]
+        );
+        assert_eq!(
+            errors_of(worker(json!({"numberOfNodes": 65}))),
+            ["spec.services.s.numberOfNodes: must be at most 64 (now 65); lower it"]
+        );
+    }
+
+    #[test]
+    fn a_worker_uses_its_gpus_for_parallelism() {
+        assert!(
+            errors_of(worker(
+                json!({"resources": {"gpu": 8}, "numberOfNodes": 2, "args": ["--tp", "16"]})
+            ))
+            .is_empty()
+        );
+        assert_eq!(
+            errors_of(worker(json!({"args": ["--tp", "2"]}))),
+            [
+                "spec.services.s.args: --tp 2 uses 2 GPUs but resources.gpu × numberOfNodes is 1; make the parallelism flags multiply to 1 or change resources.gpu / numberOfNodes"
+            ]
+        );
+    }
+
+    #[test]
+    fn huge_gpu_and_node_counts_are_refused_without_overflow() {
+        assert_eq!(
+            errors_of(worker(
+                json!({"resources": {"gpu": i32::MAX}, "numberOfNodes": i32::MAX, "args": ["--tp", "2"]})
+            )),
+            [
+                "spec.services.s.resources.gpu: must be at most 64 (now 2147483647); lower it",
+                "spec.services.s.numberOfNodes: must be at most 64 (now 2147483647); lower it",
+            ]
+        );
+    }
+}

@@ -1,0 +1,177 @@
+//! The syntax of single values: names, resource names and quantities.
+
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+
+use super::Errors;
+use crate::naming::{MAX_DNS_LABEL, MAX_DNS_SUBDOMAIN};
+
+/// True when `s` has the form of [`crate::naming::DNS_LABEL_PATTERN`], whatever its length: the
+/// CEL rules match that pattern and state the length limits as rules of their own.
+pub(super) fn has_dns_label_form(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    bytes.first().is_some_and(u8::is_ascii_lowercase)
+        && bytes.last().is_some_and(|b| *b != b'-')
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
+}
+
+/// An RFC 1123 DNS subdomain: dot-separated labels of lowercase letters, digits and '-'.
+pub(super) fn is_dns_subdomain(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= MAX_DNS_SUBDOMAIN
+        && s.split('.').all(|part| {
+            !part.is_empty()
+                && part
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                && !part.starts_with('-')
+                && !part.ends_with('-')
+        })
+}
+
+/// A `prefix/name` extended resource name, e.g. `amd.com/gpu`: what
+/// [`super::limits::RESOURCE_NAME_PATTERN`] and its length limit admit, with the name part at
+/// most 63 characters as Kubernetes requires.
+pub(super) fn is_resource_name(s: &str) -> bool {
+    let (prefix, name) = match s.split_once('/') {
+        Some((prefix, name)) => (Some(prefix), name),
+        None => (None, s),
+    };
+    s.len() <= MAX_DNS_SUBDOMAIN
+        && prefix.is_none_or(is_dns_subdomain)
+        && !name.is_empty()
+        && name.len() <= MAX_DNS_LABEL
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        && name
+            .as_bytes()
+            .first()
+            .is_some_and(u8::is_ascii_alphanumeric)
+        && name
+            .as_bytes()
+            .last()
+            .is_some_and(u8::is_ascii_alphanumeric)
+}
+
+/// Reports `quantity` at `path` unless it is a size.
+pub(super) fn check_quantity(errors: &mut Errors, path: &str, quantity: &Quantity) {
+    if !is_quantity(&quantity.0) {
+        errors.push(
+            path,
+            format!(
+                "{:?} is not a size; write a non-negative quantity like 64Gi or 500m",
+                quantity.0
+            ),
+        );
+    }
+}
+
+/// Kubernetes quantity syntax for a size: a non-negative decimal number with an optional binary,
+/// decimal or exponent suffix.
+pub fn is_quantity(s: &str) -> bool {
+    let s = s.strip_prefix('+').unwrap_or(s);
+    let digits_end = s
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(s.len());
+    let (number, suffix) = s.split_at(digits_end);
+    let number_ok = !number.is_empty() && number != "." && number.matches('.').count() <= 1;
+    let suffix_ok = matches!(
+        suffix,
+        "" | "Ki"
+            | "Mi"
+            | "Gi"
+            | "Ti"
+            | "Pi"
+            | "Ei"
+            | "n"
+            | "u"
+            | "m"
+            | "k"
+            | "M"
+            | "G"
+            | "T"
+            | "P"
+            | "E"
+    ) || suffix
+        .strip_prefix(['e', 'E'])
+        .map(|e| e.strip_prefix(['+', '-']).unwrap_or(e))
+        .is_some_and(|e| !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit()));
+    number_ok && suffix_ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{super::found, *};
+
+    #[test]
+    fn dns_label_form_is_the_pattern_whatever_the_length() {
+        for good in ["a", "demo", "decode-2", "a1", &"x".repeat(70)] {
+            assert!(has_dns_label_form(good), "{good}");
+        }
+        for bad in [
+            "", "Demo", "demo_bad", "2demo", "-demo", "demo-", "de.mo", "dé",
+        ] {
+            assert!(!has_dns_label_form(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn dns_subdomains() {
+        for good in ["gw", "my-gateway.infra", "0gw", &"a".repeat(253)] {
+            assert!(is_dns_subdomain(good), "{good}");
+        }
+        for bad in [
+            "",
+            "My Gateway",
+            "gw.",
+            ".gw",
+            "-gw",
+            "gw-.x",
+            &"a".repeat(254),
+        ] {
+            assert!(!is_dns_subdomain(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn resource_names() {
+        for good in [
+            "amd.com/gpu",
+            "amd.com/cpx_nps4",
+            "gpu",
+            "example.com/A.b-c",
+        ] {
+            assert!(is_resource_name(good), "{good}");
+        }
+        let long_prefix = format!("{}.com/gpu", "a".repeat(246)); // 254 characters in all
+        for bad in [
+            "amd.com/",
+            "/gpu",
+            "amd.com/gpu/x",
+            "Amd.com/gpu",
+            "amd.com/-gpu",
+            &long_prefix,
+        ] {
+            assert!(!is_resource_name(bad), "{bad}");
+        }
+        assert!(!is_resource_name(&format!("amd.com/{}", "g".repeat(64))));
+    }
+
+    #[test]
+    fn quantities() {
+        for good in ["64Gi", "500m", "1", "1.5", "+2", "1e3", "1.5E-3", "0"] {
+            assert!(is_quantity(good), "{good}");
+        }
+        for bad in ["", "-1Gi", "64 GB", "1GB", ".", "1.2.3", "1e", "Gi"] {
+            assert!(!is_quantity(bad), "{bad}");
+        }
+        assert_eq!(
+            found(|e| check_quantity(e, "spec.nats.storageSize", &Quantity("64 GB".into()))),
+            [
+                r#"spec.nats.storageSize: "64 GB" is not a size; write a non-negative quantity like 64Gi or 500m"#
+            ]
+        );
+    }
+}

@@ -1,0 +1,163 @@
+//! The shape of the graph: at most [`MAX_SERVICES`] services, exactly one server, at least one
+//! worker pool, and prefill pools exactly when there are decode pools.
+
+use std::collections::BTreeMap;
+
+use super::{Errors, limits::MAX_SERVICES};
+use crate::types::{ComponentType, Role, ServiceSpec};
+
+/// There is no worker pool.
+pub(super) const NO_WORKER: &str =
+    "at least one service must have componentType: worker; add a worker pool";
+
+/// Every rule about the graph as a whole; all are reported at `spec.services`.
+pub(super) fn graph(errors: &mut Errors, services: &BTreeMap<String, ServiceSpec>) {
+    if services.len() > MAX_SERVICES {
+        errors.push(
+            "spec.services",
+            format!(
+                "at most {MAX_SERVICES} services are allowed (now {}); remove some or split the graph into several deployments",
+                services.len()
+            ),
+        );
+    }
+    one_server(errors, services);
+    if !services
+        .values()
+        .any(|s| s.component_type == ComponentType::Worker)
+    {
+        errors.push("spec.services", NO_WORKER);
+    }
+    prefill_with_decode(errors, services);
+}
+
+fn one_server(errors: &mut Errors, services: &BTreeMap<String, ServiceSpec>) {
+    let servers: Vec<&str> = services
+        .iter()
+        .filter(|(_, s)| s.component_type == ComponentType::Server)
+        .map(|(name, _)| name.as_str())
+        .collect();
+    match servers.len() {
+        1 => {}
+        0 => errors.push(
+            "spec.services",
+            "exactly one service must have componentType: server; add one server",
+        ),
+        _ => errors.push(
+            "spec.services",
+            format!(
+                "exactly one service must have componentType: server, found {}; remove the extras",
+                servers.join(", ")
+            ),
+        ),
+    }
+}
+
+fn prefill_with_decode(errors: &mut Errors, services: &BTreeMap<String, ServiceSpec>) {
+    let has_role = |role| services.values().any(|s| s.role == Some(role));
+    let (present, missing) = match (has_role(Role::Prefill), has_role(Role::Decode)) {
+        (true, false) => ("prefill", "decode"),
+        (false, true) => ("decode", "prefill"),
+        _ => return,
+    };
+    errors.push(
+        "spec.services",
+        format!("{present} pools need {missing} pools; add a service with role: {missing}, or use role: mixed"),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{super::found, *};
+
+    fn graph_of<N: Into<String>>(
+        services: impl IntoIterator<Item = (N, serde_json::Value)>,
+    ) -> Vec<String> {
+        let services = services
+            .into_iter()
+            .map(|(name, json)| (name.into(), super::super::service(json)))
+            .collect();
+        found(|e| graph(e, &services))
+    }
+
+    fn server() -> serde_json::Value {
+        json!({"componentType": "server"})
+    }
+
+    fn worker(role: &str) -> serde_json::Value {
+        json!({"componentType": "worker", "role": role})
+    }
+
+    #[test]
+    fn a_server_and_a_worker_pass() {
+        assert!(graph_of([("server", server()), ("w", worker("mixed"))]).is_empty());
+        assert!(
+            graph_of([
+                ("server", server()),
+                ("p", worker("prefill")),
+                ("d", worker("decode"))
+            ])
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn no_server() {
+        assert_eq!(
+            graph_of([("w", worker("mixed"))]),
+            ["spec.services: exactly one service must have componentType: server; add one server"]
+        );
+    }
+
+    #[test]
+    fn two_servers_are_named() {
+        assert_eq!(
+            graph_of([("a", server()), ("b", server()), ("w", worker("mixed"))]),
+            [
+                "spec.services: exactly one service must have componentType: server, found a, b; remove the extras"
+            ]
+        );
+    }
+
+    #[test]
+    fn no_worker() {
+        assert_eq!(
+            graph_of([("server", server())]),
+            [
+                "spec.services: at least one service must have componentType: worker; add a worker pool"
+            ]
+        );
+    }
+
+    #[test]
+    fn prefill_and_decode_come_together() {
+        assert_eq!(
+            graph_of([("server", server()), ("p", worker("prefill"))]),
+            [
+                "spec.services: prefill pools need decode pools; add a service with role: decode, or use role: mixed"
+            ]
+        );
+        assert_eq!(
+            graph_of([("server", server()), ("d", worker("decode"))]),
+            [
+                "spec.services: decode pools need prefill pools; add a service with role: prefill, or use role: mixed"
+            ]
+        );
+    }
+
+    #[test]
+    fn at_most_32_services() {
+        let mut services = vec![("server".to_string(), server())];
+        services.extend((1..MAX_SERVICES).map(|i| (format!("w{i}"), worker("mixed"))));
+        assert!(graph_of(services.clone()).is_empty());
+        services.push(("w32".into(), worker("mixed")));
+        assert_eq!(
+            graph_of(services),
+            [
+                "spec.services: at most 32 services are allowed (now 33); remove some or split the graph into several deployments"
+            ]
+        );
+    }
+}
