@@ -54,16 +54,22 @@ pub fn flag_name(arg: &str) -> Option<&str> {
 /// Where the server and workers discover each other.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DiscoveryFlags {
+    /// Through the Kubernetes API, as the discovery ServiceAccount.
     Kubernetes,
+    /// Through etcd at this endpoint.
     Etcd(String),
 }
 
 /// Everything the injected flags depend on.
 #[derive(Clone, Debug)]
 pub struct Injection<'a> {
+    /// The engine, whose flag spellings differ.
     pub backend: BackendFramework,
+    /// How pods find each other.
     pub discovery: &'a DiscoveryFlags,
+    /// The KV-event plane's URL, when there is one.
     pub nats_url: Option<&'a str>,
+    /// Whether an Inference Gateway fronts the graph (the server then routes directly).
     pub gaie: bool,
 }
 

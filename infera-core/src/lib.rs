@@ -5,6 +5,8 @@
 //! This crate has no client and no async runtime by construction: its dependency graph makes API
 //! calls impossible, so everything here is a pure function and is tested as one.
 
+#![deny(missing_docs)]
+
 pub mod condition;
 pub mod crd;
 pub mod external;

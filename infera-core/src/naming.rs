@@ -28,16 +28,24 @@ pub const OPERATOR_MANAGER: &str = "infera-operator";
 /// Field manager of the plugin's server-side applies.
 pub const PLUGIN_MANAGER: &str = "kubectl-infera";
 
+/// `infera` on every child.
 pub const LABEL_NAME: &str = "app.kubernetes.io/name";
+/// The InferaDeployment's name.
 pub const LABEL_INSTANCE: &str = "app.kubernetes.io/instance";
+/// What the child is: see [`Component::component`].
 pub const LABEL_COMPONENT: &str = "app.kubernetes.io/component";
+/// `infera-operator`: what the operator's watches select on.
 pub const LABEL_MANAGED_BY: &str = "app.kubernetes.io/managed-by";
+/// The InferaDeployment's name; pods carry it too, so status finds them.
 pub const LABEL_DEPLOYMENT: &str = "infera.amd.com/deployment";
+/// The service of the spec (or the component, for shared plumbing).
 pub const LABEL_SERVICE: &str = "infera.amd.com/service";
+/// A worker's role: mixed, prefill or decode.
 pub const LABEL_ROLE: &str = "infera.amd.com/role";
 
 /// Labels the LeaderWorkerSet controller puts on every pod of a group.
 pub const LWS_LABEL_NAME: &str = "leaderworkerset.sigs.k8s.io/name";
+/// The group a pod of a LeaderWorkerSet belongs to.
 pub const LWS_LABEL_GROUP_INDEX: &str = "leaderworkerset.sigs.k8s.io/group-index";
 
 /// Value of `app.kubernetes.io/name` on every child.
@@ -51,11 +59,17 @@ pub fn managed_selector() -> String {
 /// What a child belongs to: one user service, or a piece of shared plumbing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Component<'a> {
+    /// The router server, by service name.
     Server(&'a str),
+    /// A worker pool, by service name, with its role.
     Worker(&'a str, Role),
+    /// The managed NATS JetStream.
     Nats,
+    /// The discovery identity.
     Discovery,
+    /// The Gateway API Inference Extension's Endpoint Picker.
     EndpointPicker,
+    /// The InferencePool and HTTPRoute.
     Gateway,
 }
 

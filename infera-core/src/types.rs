@@ -91,6 +91,10 @@ pub struct InferaDeploymentSpec {
 }
 
 /// Inference engine.
+#[allow(
+    missing_docs,
+    reason = "the variants are the CRD enum values; doc comments on them would change the schema"
+)]
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum BackendFramework {
@@ -99,6 +103,10 @@ pub enum BackendFramework {
 }
 
 /// Discovery backend.
+#[allow(
+    missing_docs,
+    reason = "the variants are the CRD enum values; doc comments on them would change the schema"
+)]
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum DiscoveryBackend {
@@ -198,6 +206,10 @@ pub struct ServiceSpec {
 }
 
 /// Kind of service.
+#[allow(
+    missing_docs,
+    reason = "the variants are the CRD enum values; doc comments on them would change the schema"
+)]
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ComponentType {
@@ -206,6 +218,10 @@ pub enum ComponentType {
 }
 
 /// Worker role.
+#[allow(
+    missing_docs,
+    reason = "the variants are the CRD enum values; doc comments on them would change the schema"
+)]
 #[derive(
     Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, JsonSchema,
 )]
@@ -268,6 +284,10 @@ pub struct InferaDeploymentStatus {
 }
 
 /// Summary state of a deployment.
+#[allow(
+    missing_docs,
+    reason = "the variants are the CRD enum values; doc comments on them would change the schema"
+)]
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
 pub enum State {
     Pending,

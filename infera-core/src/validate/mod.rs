@@ -65,61 +65,96 @@ impl fmt::Display for ValidationErrors {
 /// A deployment that passed every rule, with defaults resolved. Renderers read only this.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ValidDeployment {
+    /// The InferaDeployment's name.
     pub name: String,
+    /// Its namespace (`default` when rendering a spec that has none).
     pub namespace: String,
     /// Controller reference for children; `None` when rendering a spec that was never created.
     pub owner: Option<OwnerReference>,
+    /// The engine.
     pub backend: BackendFramework,
+    /// How pods find each other.
     pub discovery: DiscoveryFlags,
+    /// The KV-event plane.
     pub nats: Nats,
+    /// The Inference Gateway in front of the graph, if any.
     pub gaie: Option<Gaie>,
+    /// The router server.
     pub server: Pod,
+    /// The worker pools, in the spec's (sorted) service order.
     pub workers: Vec<Worker>,
 }
 
 /// The KV-event plane.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Nats {
+    /// No KV events.
     None,
-    Managed { storage: Quantity },
-    External { url: String },
+    /// The operator deploys JetStream with a volume of this size.
+    Managed {
+        /// Size of the JetStream volume.
+        storage: Quantity,
+    },
+    /// The user's NATS at this URL.
+    External {
+        /// `nats://...`
+        url: String,
+    },
 }
 
 /// Gateway API Inference Extension settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Gaie {
+    /// The Gateway the HTTPRoute attaches to.
     pub gateway_name: String,
+    /// Its namespace; `None` is the deployment's.
     pub gateway_namespace: Option<String>,
+    /// The Endpoint Picker image; `None` is the default release.
     pub epp_image: Option<String>,
 }
 
 /// What every service's pods share.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pod {
+    /// The service's name in the spec.
     pub service: String,
+    /// The service's image, or the deployment's.
     pub image: String,
+    /// Replicas (groups, for a multi-node pool).
     pub replicas: i32,
+    /// The user's engine arguments; injected flags are appended when rendering.
     pub args: Vec<String>,
+    /// Extra environment.
     pub env: Vec<EnvVar>,
+    /// Where the pods may run.
     pub node_selector: BTreeMap<String, String>,
+    /// Taints the pods tolerate.
     pub tolerations: Vec<Toleration>,
+    /// CPU request and limit.
     pub cpu: Option<Quantity>,
+    /// Memory request and limit.
     pub memory: Option<Quantity>,
 }
 
 /// A worker pool.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Worker {
+    /// What every pod of the pool shares with the server's.
     pub pod: Pod,
+    /// Mixed, prefill or decode.
     pub role: Role,
     /// Pods per replica; above 1 the pool is a LeaderWorkerSet.
     pub nodes: i32,
+    /// GPUs per pod.
     pub gpu: i32,
+    /// The GPU's extended resource name, e.g. `amd.com/gpu`.
     pub gpu_type: String,
+    /// Size of the memory-backed `/dev/shm`.
     pub shared_memory: Option<Quantity>,
 }
 
 impl Worker {
+    /// Whether the pool is a LeaderWorkerSet.
     pub fn multi_node(&self) -> bool {
         self.nodes > 1
     }
