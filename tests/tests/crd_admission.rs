@@ -95,6 +95,16 @@ async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> a
             "must be at most 46 characters",
         ),
         (
+            "deployment name not a DNS label",
+            json!({"metadata": {"name": "demo.x"}}),
+            "metadata.name: must be a DNS label (lowercase",
+        ),
+        (
+            "deployment name too long",
+            json!({"metadata": {"name": "a-deployment-name-that-is-longer-than-42-chars"}}),
+            "metadata.name: must be a DNS label of at most 42 characters",
+        ),
+        (
             "nats url and deploy",
             json!({"spec": {"nats": {"url": "nats://x:4222"}}}),
             "spec.nats: set url exactly when deploy is false",
