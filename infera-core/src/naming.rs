@@ -43,6 +43,10 @@ pub const LABEL_SERVICE: &str = "infera.amd.com/service";
 /// A worker's role: mixed, prefill or decode.
 pub const LABEL_ROLE: &str = "infera.amd.com/role";
 
+/// `true` on the worker pods that take inference requests: every pod of a single-node pool and
+/// the leader of each multi-node group, never a rank > 0 pod. The InferencePool selects on it.
+pub const LABEL_ENDPOINT: &str = "infera.amd.com/endpoint";
+
 /// Labels the LeaderWorkerSet controller puts on every pod of a group.
 pub const LWS_LABEL_NAME: &str = "leaderworkerset.sigs.k8s.io/name";
 /// The group a pod of a LeaderWorkerSet belongs to.

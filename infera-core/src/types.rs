@@ -143,6 +143,11 @@ pub struct GaieSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = MAX_DNS_LABEL))]
     pub gateway_namespace: Option<String>,
+    /// Listener of that Gateway the route attaches to (`parentRefs[].sectionName`; default: all
+    /// listeners that allow it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = MAX_DNS_SUBDOMAIN))]
+    pub gateway_section_name: Option<String>,
     /// Endpoint Picker image (default: the Inference Extension's EPP release image).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH))]

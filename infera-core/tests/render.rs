@@ -42,13 +42,23 @@ fn the_readme_documents_every_injected_flag() {
     }
 }
 
-#[test]
-fn gaie_adds_the_endpoint_picker_pool_route_and_sidecars() {
-    let mut deployment = load("pd.yaml");
+/// `file` with `spec.gaie` naming a Gateway and its `http` listener.
+fn with_gaie(file: &str) -> Vec<infera_core::Child> {
+    let mut deployment = load(file);
     deployment.spec.gaie = Some(infera_core::GaieSpec {
         gateway_name: "inference-gateway".into(),
+        gateway_section_name: Some("http".into()),
         ..Default::default()
     });
-    let valid = validate(&deployment).expect("valid");
-    insta::assert_snapshot!(yaml::to_yaml_stream(&render(&valid)).expect("yaml"));
+    render(&validate(&deployment).expect("valid"))
+}
+
+#[test]
+fn gaie_adds_the_endpoint_picker_pool_route_and_sidecars() {
+    insta::assert_snapshot!(yaml::to_yaml_stream(&with_gaie("pd.yaml")).expect("yaml"));
+}
+
+#[test]
+fn gaie_on_a_multi_node_pool_fronts_the_leaders_only() {
+    insta::assert_snapshot!(yaml::to_yaml_stream(&with_gaie("multinode.yaml")).expect("yaml"));
 }

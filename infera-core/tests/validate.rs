@@ -358,6 +358,18 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
             "spec.gaie.gatewayNamespace: must be a namespace name",
         ),
         (
+            "spec.gaie.gatewaySectionName minLength",
+            json!(1),
+            json!({"spec": {"gaie": {"gatewayName": "gw", "gatewaySectionName": ""}}}),
+            "spec.gaie.gatewaySectionName: must be the name of a listener",
+        ),
+        (
+            "spec.gaie.gatewaySectionName maxLength",
+            json!(MAX_DNS_SUBDOMAIN),
+            json!({"spec": {"gaie": {"gatewayName": "gw", "gatewaySectionName": "s".repeat(254)}}}),
+            "spec.gaie.gatewaySectionName: must be the name of a listener",
+        ),
+        (
             "spec.nats.url minLength",
             json!(1),
             json!({"spec": {"nats": {"deploy": false, "storageSize": null, "url": ""}}}),

@@ -33,6 +33,9 @@ use crate::{
 pub const NATS_IMAGE: &str = "nats:2.11-alpine";
 /// Default Endpoint Picker image (Gateway API Inference Extension release that matches our types).
 pub const EPP_IMAGE: &str = "registry.k8s.io/gateway-api-inference-extension/epp:v1.3.0";
+/// Default Endpoint Picker image of a prefill/decode graph: llm-d's inference scheduler, built on
+/// GAIE v1.3.0 with the prefill/decode plugins the GAIE image lacks.
+pub const EPP_PD_IMAGE: &str = "ghcr.io/llm-d/llm-d-inference-scheduler:v0.5.0";
 
 /// One object the operator creates for a deployment; each variant holds the typed object of the
 /// kind it names.

@@ -14,7 +14,7 @@ use k8s_openapi::{
 use super::{Context, meta};
 use crate::{
     flags::{self, FRONTEND_PORT, SERVER_PORT},
-    naming::Component,
+    naming::{Component, LABEL_ENDPOINT},
     validate::{Pod, Worker},
 };
 
@@ -36,16 +36,34 @@ pub fn server(cx: &Context<'_>) -> PodTemplateSpec {
     template(cx, component, server, vec![container], Vec::new())
 }
 
-/// A worker's pod template: the same for every pod of a multi-node group, which reads its rank
-/// from the LeaderWorkerSet environment.
-pub fn worker(cx: &Context<'_>, worker: &Worker) -> PodTemplateSpec {
+/// Which pods of a worker pool a template is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rank {
+    /// Every pod of a single-node pool (a Deployment).
+    Single,
+    /// Rank 0 of a multi-node group: it serves HTTP.
+    Leader,
+    /// Rank > 0 of a multi-node group: it joins the leader's group and serves nothing itself.
+    Follower,
+}
+
+/// A worker's pod template. Pods that serve requests (single-node pods and group leaders) get the
+/// HTTP port, the readiness probe, the GAIE frontend sidecar and the endpoint label; rank > 0 pods
+/// get none of them. Every pod of a group reads its rank from the LeaderWorkerSet environment.
+pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec {
     let component = Component::Worker(&worker.pod.service, worker.role);
     let mut args = worker.pod.args.clone();
     args.extend(cx.injection.worker(worker.role, worker.multi_node()));
+    let port = flags::worker_port(cx.deployment.backend);
+    let serves = rank != Rank::Follower;
     let mut engine = Container {
         resources: resources(&worker.pod, Some((&worker.gpu_type, worker.gpu))),
-        ..engine(&worker.pod, args, flags::worker_port(cx.deployment.backend))
+        ..engine(&worker.pod, args, port)
     };
+    if !serves {
+        engine.ports = None;
+        engine.readiness_probe = None;
+    }
     let mut volumes = Vec::new();
     if let Some(size) = &worker.shared_memory {
         engine.volume_mounts = Some(vec![VolumeMount {
@@ -63,13 +81,14 @@ pub fn worker(cx: &Context<'_>, worker: &Worker) -> PodTemplateSpec {
         });
     }
     let mut containers = vec![engine];
-    if cx.deployment.gaie.is_some() {
-        containers.push(frontend(
-            &worker.pod.image,
-            flags::worker_port(cx.deployment.backend),
-        ));
+    if serves && cx.deployment.gaie.is_some() {
+        containers.push(frontend(&worker.pod.image, port));
     }
-    template(cx, component, &worker.pod, containers, volumes)
+    let mut template = template(cx, component, &worker.pod, containers, volumes);
+    if serves && let Some(labels) = template.metadata.as_mut().and_then(|m| m.labels.as_mut()) {
+        labels.insert(LABEL_ENDPOINT.into(), "true".into());
+    }
+    template
 }
 
 fn template(

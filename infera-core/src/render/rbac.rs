@@ -12,8 +12,8 @@ use crate::naming::Component;
 /// ServiceAccount, Role (read pods and endpointslices) and RoleBinding for `discoveryBackend: kubernetes`.
 pub fn discovery(cx: &Context<'_>) -> [Child; 3] {
     let rules = vec![
-        read_rule("", "pods"),
-        read_rule("discovery.k8s.io", "endpointslices"),
+        read_rule("", &["pods"]),
+        read_rule("discovery.k8s.io", &["endpointslices"]),
     ];
     identity(cx, Component::Discovery, rules, Some(true))
 }
@@ -56,11 +56,11 @@ pub fn identity(
     ]
 }
 
-/// `get`, `list` and `watch` on one resource.
-pub fn read_rule(group: &str, resource: &str) -> PolicyRule {
+/// `get`, `list` and `watch` on `resources` of one API group.
+pub fn read_rule(group: &str, resources: &[&str]) -> PolicyRule {
     PolicyRule {
         api_groups: Some(vec![group.into()]),
-        resources: Some(vec![resource.into()]),
+        resources: Some(resources.iter().map(|r| r.to_string()).collect()),
         verbs: vec!["get".into(), "list".into(), "watch".into()],
         ..Default::default()
     }

@@ -8,7 +8,11 @@ use k8s_openapi::{
     apimachinery::pkg::{apis::meta::v1::LabelSelector, util::intstr::IntOrString},
 };
 
-use super::{Child, Context, meta::object_meta, pod};
+use super::{
+    Child, Context,
+    meta::object_meta,
+    pod::{self, Rank},
+};
 use crate::{
     external::lws::{
         LeaderWorkerSet, LeaderWorkerSetLeaderWorkerTemplate,
@@ -58,7 +62,6 @@ pub fn worker(cx: &Context<'_>, worker: &Worker) -> Child {
     let d = cx.deployment;
     let component = Component::Worker(&worker.pod.service, worker.role);
     let name = component.object_name(&d.name);
-    let template = pod::worker(cx, worker);
     if worker.multi_node() {
         Child::LeaderWorkerSet(LeaderWorkerSet {
             metadata: object_meta(d, component, name),
@@ -69,7 +72,12 @@ pub fn worker(cx: &Context<'_>, worker: &Worker) -> Child {
                     restart_policy: Some(
                         LeaderWorkerSetLeaderWorkerTemplateRestartPolicy::RecreateGroupOnPodRestart,
                     ),
-                    worker_template: super::to_json_map(&template),
+                    leader_template: Some(super::to_json_map(&pod::worker(
+                        cx,
+                        worker,
+                        Rank::Leader,
+                    ))),
+                    worker_template: super::to_json_map(&pod::worker(cx, worker, Rank::Follower)),
                     ..Default::default()
                 },
                 ..Default::default()
@@ -82,7 +90,7 @@ pub fn worker(cx: &Context<'_>, worker: &Worker) -> Child {
             spec: Some(DeploymentSpec {
                 replicas: Some(worker.pod.replicas),
                 selector: selector(&d.name, component),
-                template,
+                template: pod::worker(cx, worker, Rank::Single),
                 ..Default::default()
             }),
             ..Default::default()

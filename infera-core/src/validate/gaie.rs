@@ -24,12 +24,21 @@ pub(super) fn settings(errors: &mut Errors, gaie: &GaieSpec) -> Gaie {
             "must be a namespace name (a DNS label); fix the name",
         );
     }
+    if let Some(section) = &gaie.gateway_section_name
+        && !is_dns_subdomain(section)
+    {
+        errors.push(
+            "spec.gaie.gatewaySectionName",
+            "must be the name of a listener of the Gateway (a DNS subdomain); fix the name",
+        );
+    }
     if let Some(image) = &gaie.epp_image {
         check_length(errors, "spec.gaie.eppImage", image, MAX_REFERENCE_LENGTH);
     }
     Gaie {
         gateway_name: gaie.gateway_name.clone(),
         gateway_namespace: gaie.gateway_namespace.clone(),
+        gateway_section_name: gaie.gateway_section_name.clone(),
         epp_image: gaie.epp_image.clone(),
     }
 }
@@ -50,7 +59,7 @@ mod tests {
     #[test]
     fn a_gateway_elsewhere_with_an_epp_image() {
         let spec: GaieSpec = serde_json::from_value(
-            json!({"gatewayName": "gw.x", "gatewayNamespace": "infra", "eppImage": "epp:1"}),
+            json!({"gatewayName": "gw.x", "gatewayNamespace": "infra", "gatewaySectionName": "https", "eppImage": "epp:1"}),
         )
         .expect("a gaie spec");
         let mut built = None;
@@ -60,6 +69,7 @@ mod tests {
             Some(Gaie {
                 gateway_name: "gw.x".into(),
                 gateway_namespace: Some("infra".into()),
+                gateway_section_name: Some("https".into()),
                 epp_image: Some("epp:1".into()),
             })
         );
@@ -85,6 +95,19 @@ mod tests {
                 errors_of(json!({"gatewayName": "gw", "gatewayNamespace": bad})),
                 [
                     "spec.gaie.gatewayNamespace: must be a namespace name (a DNS label); fix the name"
+                ],
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn bad_gateway_section_name() {
+        for bad in ["HTTPS", "", &"s".repeat(254)] {
+            assert_eq!(
+                errors_of(json!({"gatewayName": "gw", "gatewaySectionName": bad})),
+                [
+                    "spec.gaie.gatewaySectionName: must be the name of a listener of the Gateway (a DNS subdomain); fix the name"
                 ],
                 "{bad}"
             );

@@ -109,6 +109,8 @@ pub struct Gaie {
     pub gateway_name: String,
     /// Its namespace; `None` is the deployment's.
     pub gateway_namespace: Option<String>,
+    /// The Gateway's listener; `None` is every listener that allows the route.
+    pub gateway_section_name: Option<String>,
     /// The Endpoint Picker image; `None` is the default release.
     pub epp_image: Option<String>,
 }
