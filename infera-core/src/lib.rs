@@ -5,6 +5,7 @@
 //! This crate has no client and no async runtime by construction: its dependency graph makes API
 //! calls impossible, so everything here is a pure function and is tested as one.
 
+pub mod conflict;
 pub mod crd;
 pub mod external;
 pub mod flags;
