@@ -17,13 +17,17 @@ use serde_json::json;
 
 use crate::{
     Error, REJECTED_RETRY, RESYNC, Result,
-    controller::Context,
+    context::Context,
     status::{self, Outcome, Workload},
 };
 
+/// Reconciles one InferaDeployment; the controller calls it whenever the deployment, one of its
+/// children or pods, or a CRD it may need changes, and again after the returned delay.
 pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result<Action> {
+    let deployment = ObjectRef::from(idep.as_ref());
     if idep.metadata.deletion_timestamp.is_some() {
         // Garbage collection removes the children; re-applying them would only fight it.
+        ctx.forget(&deployment);
         return Ok(Action::await_change());
     }
     if !ctx.observed.synced() {
@@ -54,9 +58,7 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
             }
         }
     };
-    if let Ok(mut failures) = ctx.failures.lock() {
-        failures.remove(&ObjectRef::from(idep.as_ref()));
-    }
+    ctx.succeeded(&deployment);
     let now = Time(Timestamp::now());
     let new = status::compute(
         idep.metadata.generation,
@@ -84,9 +86,10 @@ async fn write_status(
     idep: &InferaDeployment,
     status: &InferaDeploymentStatus,
 ) -> Result<()> {
+    let name = idep.name_any();
     let namespace = idep
         .namespace()
-        .ok_or(Error::MissingMetadata("namespace"))?;
+        .ok_or_else(|| Error::NoNamespace { name: name.clone() })?;
     let api = Api::<InferaDeployment>::namespaced(ctx.client.clone(), &namespace);
     // Server-side apply, so fields that are gone (a removed service, the endpoint of an invalid
     // spec) are removed too. The status is the operator's alone: it takes it back by force.
@@ -96,7 +99,9 @@ async fn write_status(
         "status": status,
     }));
     let params = PatchParams::apply(infera_core::naming::OPERATOR_MANAGER).force();
-    api.patch_status(&idep.name_any(), &params, &patch).await?;
+    api.patch_status(&name, &params, &patch)
+        .await
+        .map_err(|source| Error::WriteStatus { name, source })?;
     Ok(())
 }
 
@@ -146,3 +151,4 @@ async fn publish_transition(
         tracing::warn!(%error, "cannot publish event");
     }
 }
+
