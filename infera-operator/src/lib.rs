@@ -7,6 +7,8 @@
 pub mod apply;
 pub mod context;
 pub mod controller;
+#[cfg(test)]
+mod fixtures;
 pub mod http;
 pub mod leader;
 pub mod metrics;
