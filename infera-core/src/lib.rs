@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 pub mod condition;
+pub mod conflict;
 pub mod crd;
 pub mod external;
 pub mod flags;

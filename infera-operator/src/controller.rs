@@ -1,37 +1,23 @@
 //! The controller: watches, triggers and the reconcile loop.
 
-use std::{
-    collections::HashMap,
-    sync::{Arc, Mutex},
-    time::Duration,
-};
+use std::{sync::Arc, time::Duration};
 
 use futures::StreamExt;
 use infera_core::{InferaDeployment, naming::LABEL_DEPLOYMENT};
 use kube::{
     Api, Client, Resource, ResourceExt,
+    api::DynamicObject,
     runtime::{
         Controller,
-        controller::{Action, Config},
-        events::{Event, EventType, Recorder, Reporter},
+        controller::{self, Action, Config},
+        events::{Event, EventType},
         reflector::ObjectRef,
         watcher,
     },
 };
-use tracing::{info, warn};
+use tracing::{debug, info, warn};
 
-use crate::{Error, apply::Applies, metrics::Metrics, observe::Observed};
-
-/// What every reconcile shares.
-pub struct Context {
-    pub client: Client,
-    pub observed: Observed,
-    pub applies: Applies,
-    pub recorder: Recorder,
-    pub metrics: Arc<Metrics>,
-    /// Consecutive failed reconciles per deployment, for backing off.
-    pub failures: Mutex<HashMap<ObjectRef<InferaDeployment>, u32>>,
-}
+use crate::{Error, chain, context::Context, metrics::Metrics};
 
 /// How the controller runs.
 #[derive(Clone, Debug)]
@@ -53,19 +39,12 @@ pub async fn run(
 ) {
     let namespace = settings.namespace.as_deref();
     let (observed, watches) = crate::observe::watch(&client, namespace);
-    let reporter = Reporter {
-        controller: "infera-operator".into(),
-        instance: Some(settings.identity.clone()),
-    };
-    let recorder = Recorder::new(client.clone(), reporter);
-    let ctx = Arc::new(Context {
-        client: client.clone(),
+    let ctx = Arc::new(Context::new(
+        client.clone(),
         observed,
-        applies: Applies::default(),
-        recorder,
-        metrics: metrics.clone(),
-        failures: Mutex::default(),
-    });
+        metrics.clone(),
+        settings.identity,
+    ));
 
     let ideps = namespace.map_or_else(
         || Api::<InferaDeployment>::all(client.clone()),
@@ -104,33 +83,43 @@ pub async fn run(
     controller
         .reconcile_all_on(crds)
         .graceful_shutdown_on(shutdown)
-        .run(crate::reconcile::reconcile, error_policy, ctx)
-        .for_each(|result| async move {
+        .run(crate::reconcile::reconcile, error_policy, ctx.clone())
+        .for_each(|result| {
             match result {
-                Ok((object, _)) => tracing::debug!(deployment = %object, "reconciled"),
-                Err(error) => warn!(%error, "reconcile failed"),
+                Ok((object, _)) => debug!(deployment = %object, "reconciled"),
+                // A trigger for a deployment that is gone: nothing to do but forget it.
+                Err(controller::Error::ObjectNotFound(object)) => {
+                    debug!(deployment = %object, "deleted");
+                    ctx.forget(&deployment_ref(&object));
+                }
+                Err(error) => warn!(error = %chain(&error), "reconcile failed"),
             }
+            std::future::ready(())
         })
         .await;
     info!("controller stopped");
 }
 
+/// The InferaDeployment an erased reference from the controller names.
+fn deployment_ref(object: &ObjectRef<DynamicObject>) -> ObjectRef<InferaDeployment> {
+    let mut deployment = ObjectRef::new(&object.name);
+    deployment.namespace.clone_from(&object.namespace);
+    deployment
+}
+
 fn error_policy(idep: Arc<InferaDeployment>, error: &Error, ctx: Arc<Context>) -> Action {
     ctx.metrics.reconcile_failure(error);
-    warn!(deployment = %idep.name_any(), namespace = idep.namespace().unwrap_or_default(), %error, "reconcile error");
+    let message = chain(error);
+    warn!(deployment = %idep.name_any(), namespace = idep.namespace().unwrap_or_default(), error = %message, "reconcile error");
     // Also on the InferaDeployment, where `kubectl describe` shows it.
     let event = Event {
         type_: EventType::Warning,
         reason: "ReconcileError".into(),
-        note: Some(error.to_string().chars().take(1000).collect()),
+        note: Some(message.chars().take(1000).collect()),
         action: "Reconcile".into(),
         secondary: None,
     };
-    let failures = ctx.failures.lock().map_or(1, |mut failures| {
-        let count = failures.entry(ObjectRef::from(idep.as_ref())).or_default();
-        *count = count.saturating_add(1);
-        *count
-    });
+    let failures = ctx.failed(ObjectRef::from(idep.as_ref()));
     tokio::spawn(async move {
         if let Err(error) = ctx.recorder.publish(&event, &idep.object_ref(&())).await {
             warn!(%error, "cannot publish event");

@@ -13,7 +13,7 @@ use k8s_openapi::{
 use kube::{Api, api::PostParams};
 use tracing::{info, warn};
 
-use crate::{Error, Result};
+use crate::Error;
 
 /// Where the Lease lives and how it is held.
 #[derive(Clone, Debug)]
@@ -34,14 +34,14 @@ struct Observed {
     since: Instant,
 }
 
-/// Waits until this replica holds the Lease.
-pub async fn acquire(api: &Api<Lease>, config: &LeaseConfig) -> Result<()> {
+/// Waits until this replica holds the Lease; API errors are logged and retried.
+pub async fn acquire(api: &Api<Lease>, config: &LeaseConfig) {
     let mut observed = None;
     loop {
         match try_acquire(api, config, &mut observed).await {
             Ok(true) => {
                 info!(lease = %config.name, identity = %config.identity, "acquired leadership");
-                return Ok(());
+                return;
             }
             Ok(false) => {}
             Err(error) => warn!(%error, "cannot acquire the leader Lease"),
@@ -61,11 +61,16 @@ pub async fn hold(api: &Api<Lease>, config: &LeaseConfig) -> Error {
         let attempt = Instant::now();
         match try_acquire(api, config, &mut observed).await {
             Ok(true) => renewed = attempt,
-            Ok(false) => return Error::LeaderElection("another replica holds the Lease".into()),
-            Err(error) if renewed.elapsed() >= deadline => {
-                return Error::LeaderElection(format!(
-                    "could not renew the Lease within its duration: {error}"
-                ));
+            Ok(false) => {
+                return Error::LeaseTaken {
+                    name: config.name.clone(),
+                };
+            }
+            Err(source) if renewed.elapsed() >= deadline => {
+                return Error::LeaseNotRenewed {
+                    name: config.name.clone(),
+                    source,
+                };
             }
             Err(error) => warn!(%error, "cannot renew the leader Lease; retrying"),
         }
@@ -97,7 +102,7 @@ async fn try_acquire(
     api: &Api<Lease>,
     config: &LeaseConfig,
     observed: &mut Option<Observed>,
-) -> Result<bool> {
+) -> kube::Result<bool> {
     let now = Timestamp::now();
     let duration_seconds = i32::try_from(config.duration.as_secs()).unwrap_or(i32::MAX);
     let Some(mut lease) = api.get_opt(&config.name).await? else {
@@ -118,7 +123,7 @@ async fn try_acquire(
         return match api.create(&PostParams::default(), &lease).await {
             Ok(_) => Ok(true),
             Err(kube::Error::Api(status)) if status.code == 409 => Ok(false),
-            Err(error) => Err(error.into()),
+            Err(error) => Err(error),
         };
     };
     let spec = lease.spec.get_or_insert_with(LeaseSpec::default);
@@ -155,6 +160,6 @@ async fn try_acquire(
     {
         Ok(_) => Ok(true),
         Err(kube::Error::Api(status)) if status.code == 409 => Ok(false),
-        Err(error) => Err(error.into()),
+        Err(error) => Err(error),
     }
 }

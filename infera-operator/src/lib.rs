@@ -5,7 +5,10 @@
 //! [`status`] (conditions and readiness, written only when they change).
 
 pub mod apply;
+pub mod context;
 pub mod controller;
+#[cfg(test)]
+mod fixtures;
 pub mod http;
 pub mod leader;
 pub mod metrics;
@@ -15,33 +18,77 @@ pub mod status;
 
 use std::time::Duration;
 
-/// Errors of the controller layer. Spec problems are not errors: they become conditions.
+/// Errors of the controller layer: each names the step that failed and its object, and keeps the
+/// cause as its `source` ([`chain`] shows both). Spec problems are not errors: they become
+/// conditions, as do children the API server refuses and fields another manager owns.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("Kubernetes API: {0}")]
-    Kube(#[from] kube::Error),
-    #[error("cannot encode {kind} {name}: {source}")]
+    /// InferaDeployments are namespaced: one without a namespace cannot be reconciled.
+    #[error("InferaDeployment {name} has no namespace")]
+    NoNamespace { name: String },
+    #[error("cannot encode {kind} {name} for server-side apply")]
     Encode {
         kind: String,
         name: String,
+        #[source]
         source: serde_json::Error,
     },
-    #[error("InferaDeployment has no {0}")]
-    MissingMetadata(&'static str),
-    #[error("leader election: {0}")]
-    LeaderElection(String),
+    /// The API server failed a child's apply in a way worth retrying (throttled, unavailable).
+    #[error("cannot apply {kind} {name}")]
+    Apply {
+        kind: String,
+        name: String,
+        #[source]
+        source: kube::Error,
+    },
+    #[error("cannot delete {kind} {name}, which is no longer rendered")]
+    Delete {
+        kind: String,
+        name: String,
+        #[source]
+        source: kube::Error,
+    },
+    #[error("cannot write the status of InferaDeployment {name}")]
+    WriteStatus {
+        name: String,
+        #[source]
+        source: kube::Error,
+    },
+    #[error("lost the leader Lease {name}: another replica holds it")]
+    LeaseTaken { name: String },
+    #[error("lost the leader Lease {name}: not renewed within its duration")]
+    LeaseNotRenewed {
+        name: String,
+        #[source]
+        source: kube::Error,
+    },
 }
 
 impl Error {
-    /// Short label for the errors metric.
+    /// The step that failed, the `error` label of `infera_reconcile_errors_total`.
     pub fn metric_label(&self) -> &'static str {
         match self {
-            Self::Kube(_) => "kube",
-            Self::Encode { .. } => "encode",
-            Self::MissingMetadata(_) => "metadata",
-            Self::LeaderElection(_) => "leader_election",
+            Self::NoNamespace { .. } => "observe",
+            Self::Encode { .. } | Self::Apply { .. } | Self::Delete { .. } => "apply",
+            Self::WriteStatus { .. } => "status",
+            Self::LeaseTaken { .. } | Self::LeaseNotRenewed { .. } => "leader_election",
         }
     }
+}
+
+/// An error and its sources, `cannot apply Deployment demo-server: ApiError: ...`, for logs and
+/// Events: an error's `Display` names only what failed, its sources say why. A source whose text
+/// the previous ones already contain is left out.
+pub fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    for cause in std::iter::successors(error.source(), |cause| cause.source()) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -51,3 +98,29 @@ pub const RESYNC: Duration = Duration::from_secs(600);
 
 /// How soon a deployment with a child the API server refused is tried again.
 pub const REJECTED_RETRY: Duration = Duration::from_secs(15);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_names_its_step_and_object_and_its_chain_says_why() {
+        let status = kube::core::Status::failure("etcdserver: request timed out", "Timeout");
+        let error = Error::Apply {
+            kind: "Deployment".into(),
+            name: "calm-worker".into(),
+            source: kube::Error::Api(Box::new(status.with_code(504))),
+        };
+        assert_eq!(error.to_string(), "cannot apply Deployment calm-worker");
+        assert_eq!(error.metric_label(), "apply");
+        let chain = chain(&error);
+        assert!(
+            chain.starts_with(
+                "cannot apply Deployment calm-worker: ApiError: etcdserver: request timed out: Timeout"
+            ),
+            "{chain}"
+        );
+        // The ApiError's source is its Status, whose text the ApiError already shows.
+        assert!(!chain.ends_with("request timed out: Timeout"), "{chain}");
+    }
+}

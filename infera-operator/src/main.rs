@@ -95,14 +95,14 @@ async fn main() -> anyhow::Result<()> {
     metrics.set_ready(true);
     tokio::select! {
         () = shutdown.clone() => return Ok(()),
-        result = leader::acquire(&leases, &lease) => result?,
+        () = leader::acquire(&leases, &lease) => {}
     }
     metrics.set_leader(true);
     let (lost_tx, lost_rx) = tokio::sync::oneshot::channel();
     let holder = {
         let (leases, lease) = (leases.clone(), lease.clone());
         tokio::spawn(async move {
-            let _ = lost_tx.send(leader::hold(&leases, &lease).await.to_string());
+            let _ = lost_tx.send(infera_operator::chain(&leader::hold(&leases, &lease).await));
         })
     };
     let lost = lost_rx.shared();

@@ -17,13 +17,17 @@ use serde_json::json;
 
 use crate::{
     Error, REJECTED_RETRY, RESYNC, Result,
-    controller::Context,
+    context::Context,
     status::{self, Outcome, Workload},
 };
 
+/// Reconciles one InferaDeployment; the controller calls it whenever the deployment, one of its
+/// children or pods, or a CRD it may need changes, and again after the returned delay.
 pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result<Action> {
+    let deployment = ObjectRef::from(idep.as_ref());
     if idep.metadata.deletion_timestamp.is_some() {
         // Garbage collection removes the children; re-applying them would only fight it.
+        ctx.forget(&deployment);
         return Ok(Action::await_change());
     }
     if !ctx.observed.synced() {
@@ -54,9 +58,7 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
             }
         }
     };
-    if let Ok(mut failures) = ctx.failures.lock() {
-        failures.remove(&ObjectRef::from(idep.as_ref()));
-    }
+    ctx.succeeded(&deployment);
     let now = Time(Timestamp::now());
     let new = status::compute(
         idep.metadata.generation,
@@ -84,9 +86,10 @@ async fn write_status(
     idep: &InferaDeployment,
     status: &InferaDeploymentStatus,
 ) -> Result<()> {
+    let name = idep.name_any();
     let namespace = idep
         .namespace()
-        .ok_or(Error::MissingMetadata("namespace"))?;
+        .ok_or_else(|| Error::NoNamespace { name: name.clone() })?;
     let api = Api::<InferaDeployment>::namespaced(ctx.client.clone(), &namespace);
     // Server-side apply, so fields that are gone (a removed service, the endpoint of an invalid
     // spec) are removed too. The status is the operator's alone: it takes it back by force.
@@ -96,7 +99,9 @@ async fn write_status(
         "status": status,
     }));
     let params = PatchParams::apply(infera_core::naming::OPERATOR_MANAGER).force();
-    api.patch_status(&idep.name_any(), &params, &patch).await?;
+    api.patch_status(&name, &params, &patch)
+        .await
+        .map_err(|source| Error::WriteStatus { name, source })?;
     Ok(())
 }
 
@@ -144,5 +149,160 @@ async fn publish_transition(
     };
     if let Err(error) = ctx.recorder.publish(&event, &idep.object_ref(&())).await {
         tracing::warn!(%error, "cannot publish event");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use infera_core::{Child, ChildKind};
+    use kube::api::DynamicObject;
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::fixtures::{self, GENERATION, RESOURCE_VERSION};
+
+    /// A small valid deployment: a server and one single-GPU worker pool.
+    fn calm() -> Value {
+        json!({
+            "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+            "metadata": {"name": "calm", "namespace": "demo", "uid": "calm-uid", "generation": 1, "resourceVersion": "7"},
+            "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "services": {
+                "server": {"componentType": "server"},
+                "worker": {"componentType": "worker", "replicas": 1, "resources": {"gpu": 1, "gpuType": "amd.com/gpu"}},
+            }},
+        })
+    }
+
+    /// The children of `idep` as they live in the cluster after an earlier apply.
+    fn live_children(idep: &InferaDeployment) -> Vec<(ChildKind, DynamicObject)> {
+        let valid = validate(idep).expect("a valid deployment");
+        render(&valid)
+            .iter()
+            .map(|child| (child.kind(), live(child)))
+            .collect()
+    }
+
+    /// A child of `calm` that it no longer renders.
+    fn stale() -> DynamicObject {
+        let idep: InferaDeployment = serde_json::from_value(calm()).expect("an InferaDeployment");
+        let (_, mut object) = live_children(&idep)
+            .into_iter()
+            .find(|(kind, _)| *kind == ChildKind::Deployment)
+            .expect("a Deployment");
+        object.metadata.name = Some("calm-old".into());
+        object.metadata.uid = Some("old-uid".into());
+        object
+    }
+
+    fn live(child: &Child) -> DynamicObject {
+        let mut object: DynamicObject =
+            serde_json::from_value(serde_json::to_value(child).expect("JSON")).expect("an object");
+        object.metadata.resource_version = Some(RESOURCE_VERSION.into());
+        object.metadata.generation = Some(GENERATION);
+        object
+    }
+
+    /// What the first reconcile of `calm` sends: every child applied, not forced, in two batches
+    /// (RoleBindings last), the child no longer rendered deleted, the status, an Event.
+    const FIRST_RECONCILE: [&str; 9] = [
+        "PATCH /api/v1/namespaces/demo/serviceaccounts/calm-discovery?&fieldManager=infera-operator",
+        "PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/demo/roles/calm-discovery?&fieldManager=infera-operator",
+        "PATCH /apis/apps/v1/namespaces/demo/deployments/calm-server?&fieldManager=infera-operator",
+        "PATCH /api/v1/namespaces/demo/services/calm-server?&fieldManager=infera-operator",
+        "PATCH /apis/apps/v1/namespaces/demo/deployments/calm-worker?&fieldManager=infera-operator",
+        "PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/demo/rolebindings/calm-discovery?&fieldManager=infera-operator",
+        "DELETE /apis/apps/v1/namespaces/demo/deployments/calm-old?",
+        "PATCH /apis/infera.amd.com/v1alpha1/namespaces/demo/inferadeployments/calm/status?&force=true&fieldManager=infera-operator",
+        "POST /apis/events.k8s.io/v1/namespaces/demo/events?",
+    ];
+
+    /// `calm` reconciled once by a fresh operator over the children an earlier one applied, and
+    /// one child it no longer renders (deleted from the caches, as the watch would); returns what
+    /// was sent and `calm` with the status written.
+    async fn first_reconcile() -> (
+        Arc<Context>,
+        fixtures::Caches,
+        fixtures::ApiServer,
+        InferaDeployment,
+        Vec<fixtures::Sent>,
+    ) {
+        let mut idep: InferaDeployment =
+            serde_json::from_value(calm()).expect("an InferaDeployment");
+        let mut children = live_children(&idep);
+        children.push((ChildKind::Deployment, stale()));
+        let (ctx, mut caches, mut server) = fixtures::context(calm(), children).await;
+        let (result, sent) = server
+            .serve(reconcile(Arc::new(idep.clone()), ctx.clone()))
+            .await;
+        assert!(result.is_ok(), "{result:?}");
+        caches.delete(ChildKind::Deployment, stale());
+        let status = sent.iter().find(|s| s.line.contains("/status?"));
+        let status = status.map(|s| s.body["status"].clone());
+        idep.status = serde_json::from_value(status.unwrap_or_default()).expect("a status");
+        (ctx, caches, server, idep, sent)
+    }
+
+    fn lines(sent: &[fixtures::Sent]) -> Vec<&str> {
+        sent.iter().map(|s| s.line.as_str()).collect()
+    }
+
+    #[tokio::test]
+    async fn an_unchanged_deployment_is_applied_once_then_costs_no_request() {
+        let (ctx, _caches, mut server, idep, sent) = first_reconcile().await;
+        assert_eq!(lines(&sent), FIRST_RECONCILE);
+        let valid = validate(&idep).expect("a valid deployment");
+        let body = |child: &Child| serde_json::to_value(child).expect("JSON").to_string();
+        let mut rendered: Vec<String> = render(&valid).iter().map(body).collect();
+        let mut applied: Vec<String> = sent[..6].iter().map(|s| s.body.to_string()).collect();
+        rendered.sort();
+        applied.sort();
+        assert_eq!(applied, rendered, "each child is applied as rendered");
+        assert_eq!(
+            sent[6].body,
+            json!({"preconditions": {"uid": "old-uid"}, "propagationPolicy": "Background"})
+        );
+        let status = &sent[7].body["status"];
+        assert_eq!(status["state"], "Deploying");
+        assert_eq!(status["conditions"][0]["reason"], "PodsNotReady");
+        assert_eq!(
+            sent[8].body["note"],
+            "Deploying: server: 0/1 ready, worker: 0/1 ready"
+        );
+
+        let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx)).await;
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(lines(&sent), Vec::<&str>::new());
+    }
+
+    #[tokio::test]
+    async fn a_child_someone_changed_is_applied_again_alone() {
+        let (ctx, mut caches, mut server, idep, _) = first_reconcile().await;
+        let (kind, mut worker) = live_children(&idep)
+            .into_iter()
+            .find(|(_, object)| object.metadata.name.as_deref() == Some("calm-worker"))
+            .expect("a worker Deployment");
+        worker.metadata.generation = Some(GENERATION + 1);
+        caches.apply(kind, worker);
+
+        let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx)).await;
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(lines(&sent), [FIRST_RECONCILE[4]]);
+    }
+
+    #[tokio::test]
+    async fn a_deployment_being_deleted_is_left_to_garbage_collection_and_forgotten() {
+        let (ctx, _caches, mut server, idep, _) = first_reconcile().await;
+        let mut deleting = idep.clone();
+        deleting.metadata.deletion_timestamp = Some(Time(Timestamp::now()));
+        let (result, sent) = server
+            .serve(reconcile(Arc::new(deleting), ctx.clone()))
+            .await;
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(lines(&sent), Vec::<&str>::new());
+
+        // Its applies are forgotten: were it reconciled again, every child would be sent again.
+        let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx)).await;
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(lines(&sent), FIRST_RECONCILE[..6]);
     }
 }

@@ -9,7 +9,7 @@ use kube::{
     core::ApiResource,
 };
 
-use crate::error::{Error, FieldConflict, Result};
+use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -71,7 +71,7 @@ pub fn conflict_or(display: &str, error: kube::Error) -> Error {
     if let kube::Error::Api(status) = &error
         && status.code == 409
     {
-        let conflicts = conflicts_from(status);
+        let conflicts = infera_core::conflict::parse(status);
         if !conflicts.is_empty() {
             return Error::Conflict {
                 object: display.to_string(),
@@ -80,48 +80,4 @@ pub fn conflict_or(display: &str, error: kube::Error) -> Error {
         }
     }
     Error::kube(format!("applying {display}"), error)
-}
-
-/// The `FieldManagerConflict` causes of an apply's 409: `conflict with "kubectl" using apps/v1`.
-pub fn conflicts_from(status: &kube::core::Status) -> Vec<FieldConflict> {
-    let causes = status
-        .details
-        .as_ref()
-        .map(|d| d.causes.clone())
-        .unwrap_or_default();
-    causes
-        .into_iter()
-        .filter(|c| c.reason == "FieldManagerConflict" || c.message.starts_with("conflict with"))
-        .map(|c| FieldConflict {
-            manager: c
-                .message
-                .split('"')
-                .nth(1)
-                .unwrap_or(&c.message)
-                .to_string(),
-            field: c.field.clone(),
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn conflict_causes_name_manager_and_field() {
-        let status: kube::core::Status = serde_json::from_value(serde_json::json!({
-            "status": "Failure", "code": 409, "reason": "Conflict",
-            "message": "Apply failed with 1 conflict: conflict with \"kubectl-edit\" using apps/v1: .spec.replicas",
-            "details": {"causes": [{"reason": "FieldManagerConflict", "message": "conflict with \"kubectl-edit\" using apps/v1", "field": ".spec.replicas"}]}
-        }))
-        .unwrap_or_else(|_| kube::core::Status::failure("x", "y"));
-        assert_eq!(
-            conflicts_from(&status),
-            [FieldConflict {
-                manager: "kubectl-edit".into(),
-                field: ".spec.replicas".into()
-            }]
-        );
-    }
 }

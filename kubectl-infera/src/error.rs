@@ -13,7 +13,7 @@
 
 use std::{path::PathBuf, process::ExitCode};
 
-use infera_core::ValidationErrors;
+use infera_core::{ValidationErrors, conflict::FieldConflict};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
@@ -31,13 +31,6 @@ impl From<Exit> for ExitCode {
     fn from(exit: Exit) -> Self {
         ExitCode::from(exit as u8)
     }
-}
-
-/// One field another manager owns, from a server-side apply conflict.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FieldConflict {
-    pub manager: String,
-    pub field: String,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -79,7 +72,7 @@ pub enum Error {
         code: u16,
     },
     /// Server-side apply found fields owned by another field manager.
-    #[error("{object}: {} field(s) are owned by another field manager:\n{}\nnothing was forced; re-run with --force-conflicts to take them over", conflicts.len(), conflicts.iter().map(|c| format!("  {} (owned by {:?})", c.field, c.manager)).collect::<Vec<_>>().join("\n"))]
+    #[error("{object}: {} field(s) are owned by another field manager:\n{}\nnothing was forced; re-run with --force-conflicts to take them over", conflicts.len(), conflicts.iter().map(|c| format!("  {c}")).collect::<Vec<_>>().join("\n"))]
     Conflict {
         object: String,
         conflicts: Vec<FieldConflict>,

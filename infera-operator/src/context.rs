@@ -1,0 +1,79 @@
+//! What every reconcile shares: the client, the watch caches, the memory of our applies, the
+//! event recorder, metrics and failure counts.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+};
+
+use infera_core::InferaDeployment;
+use kube::{
+    Client,
+    runtime::{
+        events::{Recorder, Reporter},
+        reflector::ObjectRef,
+    },
+};
+
+use crate::{apply::Applies, metrics::Metrics, observe::Observed};
+
+/// What every reconcile shares.
+pub struct Context {
+    /// Sends applies, deletes, status writes and Events.
+    pub client: Client,
+    /// The watch caches reconcile reads instead of the API.
+    pub observed: Observed,
+    /// Our last apply of each child, so an unchanged child costs no request.
+    pub applies: Applies,
+    /// Publishes Events on InferaDeployments, where `kubectl describe` shows them.
+    pub recorder: Recorder,
+    pub metrics: Arc<Metrics>,
+    /// Consecutive failed reconciles per deployment, for backing off.
+    failures: Mutex<HashMap<ObjectRef<InferaDeployment>, u32>>,
+}
+
+impl Context {
+    /// A context whose Events are published by `identity` (the pod name in a cluster).
+    pub fn new(
+        client: Client,
+        observed: Observed,
+        metrics: Arc<Metrics>,
+        identity: String,
+    ) -> Self {
+        let reporter = Reporter {
+            controller: "infera-operator".into(),
+            instance: Some(identity),
+        };
+        Self {
+            recorder: Recorder::new(client.clone(), reporter),
+            client,
+            observed,
+            applies: Applies::default(),
+            metrics,
+            failures: Mutex::default(),
+        }
+    }
+
+    /// Counts a failed reconcile of `deployment`; returns how many failed in a row.
+    pub fn failed(&self, deployment: ObjectRef<InferaDeployment>) -> u32 {
+        self.failures.lock().map_or(1, |mut failures| {
+            let count = failures.entry(deployment).or_default();
+            *count = count.saturating_add(1);
+            *count
+        })
+    }
+
+    /// Ends the run of failures of `deployment`.
+    pub fn succeeded(&self, deployment: &ObjectRef<InferaDeployment>) {
+        if let Ok(mut failures) = self.failures.lock() {
+            failures.remove(deployment);
+        }
+    }
+
+    /// Forgets a deployment that is deleted or being deleted: our applies of its children and
+    /// its failures. Should it come back, it is applied afresh.
+    pub fn forget(&self, deployment: &ObjectRef<InferaDeployment>) {
+        self.applies.forget_deployment(deployment);
+        self.succeeded(deployment);
+    }
+}
