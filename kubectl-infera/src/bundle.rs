@@ -16,6 +16,8 @@ pub const NAMESPACE: &str = "infera-system";
 pub const OPERATOR: &str = "infera-operator";
 /// Label on the operator Deployment with its version.
 pub const VERSION_LABEL: &str = "app.kubernetes.io/version";
+/// Label selector of the operator's pods.
+pub const OPERATOR_PODS: &str = "app.kubernetes.io/name=infera-operator";
 
 /// The `deploy/` files, in apply order (the CRD comes first, from infera-core).
 const FILES: [(&str, &str); 7] = [
@@ -100,6 +102,7 @@ fn resource_of(api_version: &str, kind: &str) -> Option<(ApiResource, bool)> {
     ))
 }
 
+/// One parsed document of `source` as a bundle object, or why the bundle is broken.
 fn to_bundle_object(source: &str, value: serde_json::Value) -> Result<BundleObject> {
     let api_version = value
         .get("apiVersion")
@@ -111,13 +114,16 @@ fn to_bundle_object(source: &str, value: serde_json::Value) -> Result<BundleObje
         .and_then(|v| v.as_str())
         .unwrap_or_default()
         .to_string();
-    let (resource, namespaced) = resource_of(&api_version, &kind).ok_or_else(|| {
-        Error::Failed(format!(
-            "{source}: unexpected kind {api_version}/{kind} in the bundle"
-        ))
+    let (resource, namespaced) = resource_of(&api_version, &kind).ok_or_else(|| Error::Bundle {
+        file: source.into(),
+        problem: format!("unexpected kind {api_version}/{kind}"),
+        source: None,
     })?;
-    let object: DynamicObject = serde_json::from_value(value)
-        .map_err(|e| Error::Failed(format!("{source}: not a Kubernetes object: {e}")))?;
+    let object: DynamicObject = serde_json::from_value(value).map_err(|e| Error::Bundle {
+        file: source.into(),
+        problem: "not a Kubernetes object".into(),
+        source: Some(Box::new(e)),
+    })?;
     Ok(BundleObject {
         object,
         resource,
@@ -128,11 +134,15 @@ fn to_bundle_object(source: &str, value: serde_json::Value) -> Result<BundleObje
 /// Every object `init` applies, in order: CRD, namespace, ServiceAccount, RBAC, Service, Deployment.
 pub fn objects() -> Result<Vec<BundleObject>> {
     let crd = serde_json::to_value(infera_core::crd::crd())
-        .map_err(|e| Error::Failed(format!("cannot serialize the CRD: {e}")))?;
+        .map_err(|e| Error::serialize("the InferaDeployment CRD", "JSON", e))?;
     let mut objects = vec![to_bundle_object("crd", crd)?];
     for (source, text) in FILES {
-        let documents: Vec<serde_json::Value> = serde_saphyr::from_multiple(text)
-            .map_err(|e| Error::Failed(format!("{source}: embedded YAML is invalid: {e}")))?;
+        let documents: Vec<serde_json::Value> =
+            serde_saphyr::from_multiple(text).map_err(|e| Error::Bundle {
+                file: source.into(),
+                problem: "not valid YAML".into(),
+                source: Some(Box::new(e)),
+            })?;
         for document in documents.into_iter().filter(|d| !d.is_null()) {
             objects.push(to_bundle_object(source, document)?);
         }

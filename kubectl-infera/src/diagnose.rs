@@ -1,16 +1,22 @@
 //! Why is it not ready yet? Pure explanations from pods and warning events, used when `--wait`
-//! gives up (and while it waits): unschedulable pods with the scheduler's message, image pull
-//! errors, crash loops, and the most recent warning events.
+//! gives up (and while it waits) and by `status NAME`: unschedulable pods with the scheduler's
+//! message, image pull errors, crash loops, and the most recent warning events. Pods are read
+//! through [`PodHealth`], as the operator reads them.
 
 use std::collections::BTreeSet;
 
+use infera_core::{
+    PodHealth,
+    pod_health::{Trouble, Waiting},
+};
 use k8s_openapi::api::core::v1::{Event, Pod};
 
 /// At most this many reasons are reported.
 const MAX_REASONS: usize = 6;
 
-/// Reasons the pods are not ready, most specific first, deduplicated.
-pub fn reasons(pods: &[Pod], events: &[Event]) -> Vec<String> {
+/// Reasons the pods are not ready, most specific first, deduplicated: pods first (scheduling,
+/// then containers), then warning events, newest first.
+pub fn reasons<'a>(pods: &[Pod], events: impl IntoIterator<Item = &'a Event>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut seen = BTreeSet::new();
     let mut push = |line: String, out: &mut Vec<String>| {
@@ -19,78 +25,12 @@ pub fn reasons(pods: &[Pod], events: &[Event]) -> Vec<String> {
         }
     };
     for pod in pods {
-        let name = pod.metadata.name.as_deref().unwrap_or("?");
-        let Some(status) = &pod.status else { continue };
-        for condition in status.conditions.iter().flatten() {
-            if condition.type_ == "PodScheduled"
-                && condition.status == "False"
-                && condition.reason.as_deref() == Some("Unschedulable")
-            {
-                let message = condition.message.as_deref().unwrap_or("no node fits");
-                push(format!("pod {name} is unschedulable: {message}"), &mut out);
-            }
-        }
-        let containers = status
-            .init_container_statuses
-            .iter()
-            .flatten()
-            .chain(status.container_statuses.iter().flatten());
-        for container in containers {
-            let waiting = container.state.as_ref().and_then(|s| s.waiting.as_ref());
-            let reason = waiting
-                .and_then(|w| w.reason.as_deref())
-                .unwrap_or_default();
-            let message = waiting
-                .and_then(|w| w.message.as_deref())
-                .unwrap_or_default();
-            match reason {
-                "ErrImagePull" | "ImagePullBackOff" | "InvalidImageName" | "ErrImageNeverPull" => {
-                    push(
-                        format!(
-                            "pod {name}: cannot pull image {} ({reason}){}",
-                            container.image,
-                            suffix(message)
-                        ),
-                        &mut out,
-                    )
-                }
-                "CrashLoopBackOff" => {
-                    let last = container
-                        .last_state
-                        .as_ref()
-                        .and_then(|s| s.terminated.as_ref())
-                        .map(|t| {
-                            format!(
-                                ", last exit code {} ({})",
-                                t.exit_code,
-                                t.reason.as_deref().unwrap_or("Error")
-                            )
-                        })
-                        .unwrap_or_default();
-                    push(
-                        format!(
-                            "pod {name}: container {} is crash-looping ({} restarts{last}); see `kubectl logs {name} -c {} --previous`",
-                            container.name, container.restart_count, container.name
-                        ),
-                        &mut out,
-                    );
-                }
-                "CreateContainerConfigError" | "CreateContainerError" | "RunContainerError" => {
-                    push(
-                        format!(
-                            "pod {name}: container {} cannot start ({reason}){}",
-                            container.name,
-                            suffix(message)
-                        ),
-                        &mut out,
-                    );
-                }
-                _ => {}
-            }
+        for line in pod_reasons(pod) {
+            push(line, &mut out);
         }
     }
     let mut warnings: Vec<&Event> = events
-        .iter()
+        .into_iter()
         .filter(|e| e.type_.as_deref() == Some("Warning"))
         .collect();
     warnings.sort_by_key(|e| std::cmp::Reverse(event_time(e)));
@@ -117,6 +57,58 @@ pub fn reasons(pods: &[Pod], events: &[Event]) -> Vec<String> {
     out
 }
 
+/// What one pod's health says needs a person: the scheduler's verdict (with what it means), then
+/// each container that cannot pull, crash-loops or cannot start.
+fn pod_reasons(pod: &Pod) -> Vec<String> {
+    let name = pod.metadata.name.as_deref().unwrap_or("?");
+    let health = PodHealth::of(pod);
+    let mut out = Vec::new();
+    if let Some((cause, message)) = health.unschedulable() {
+        let message = if message.is_empty() {
+            "no node fits"
+        } else {
+            message
+        };
+        out.push(format!("pod {name} is {}: {message}", cause.describe()));
+    }
+    out.extend(
+        health
+            .waiting
+            .iter()
+            .filter_map(|w| container_reason(name, w)),
+    );
+    out
+}
+
+/// One waiting container's trouble as a sentence; `None` for waiting that resolves by itself.
+fn container_reason(pod: &str, w: &Waiting) -> Option<String> {
+    let (container, reason) = (&w.container, &w.reason);
+    Some(match w.trouble {
+        Trouble::ImagePull => format!(
+            "pod {pod}: cannot pull image {} ({reason}){}",
+            w.image,
+            suffix(&w.message)
+        ),
+        Trouble::CrashLoop => {
+            let last = w
+                .last_exit
+                .as_ref()
+                .map(|(code, why)| format!(", last exit code {code} ({why})"))
+                .unwrap_or_default();
+            format!(
+                "pod {pod}: container {container} is crash-looping ({} restarts{last}); see `kubectl logs {pod} -c {container} --previous`",
+                w.restarts
+            )
+        }
+        Trouble::CannotStart => format!(
+            "pod {pod}: container {container} cannot start ({reason}){}",
+            suffix(&w.message)
+        ),
+        Trouble::None => return None,
+    })
+}
+
+/// `: message`, or nothing for an empty message.
 fn suffix(message: &str) -> String {
     if message.is_empty() {
         String::new()
@@ -193,6 +185,38 @@ mod tests {
                 "pod demo-prefill-abc is unschedulable: 0/2 nodes are available: 2 Insufficient amd.com/gpu.",
                 "pod demo-server-x: cannot pull image rocm/infera:nope (ImagePullBackOff): Back-off pulling image",
                 "pod demo-decode-y: container engine is crash-looping (7 restarts, last exit code 137 (OOMKilled)); see `kubectl logs demo-decode-y -c engine --previous`",
+            ]
+        );
+    }
+
+    #[test]
+    fn unschedulable_pods_say_what_the_scheduler_means() {
+        let pending = |name: &str, message: &str| {
+            pod(
+                serde_json::json!({"metadata": {"name": name}, "status": {"conditions": [
+                {"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message}]}}),
+            )
+        };
+        let gated = pod(
+            serde_json::json!({"metadata": {"name": "gated"}, "status": {"conditions": [
+            {"type": "PodScheduled", "status": "False", "reason": "SchedulingGated"}]}}),
+        );
+        let pods = [
+            pending(
+                "nats-0",
+                "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims.",
+            ),
+            pending(
+                "worker-0",
+                "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.",
+            ),
+            gated,
+        ];
+        assert_eq!(
+            reasons(&pods, &[]),
+            [
+                "pod nats-0 is unschedulable (waiting for its volumes): 0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims.",
+                "pod worker-0 is unschedulable (no node matches its placement rules): 0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.",
             ]
         );
     }

@@ -82,13 +82,45 @@ pub enum Error {
     Refused(String),
     #[error("timed out after {after}: {why}")]
     Timeout { after: String, why: String },
-    /// A command's own failure (e.g. doctor checks failed), already reported on stdout.
+    /// Doctor's failing checks; the report on stdout already says which, so nothing more is
+    /// printed.
+    #[error("{failed} check(s) failed")]
+    ChecksFailed { failed: usize },
+    /// Output (or an object to send) that cannot be written as JSON or YAML.
+    #[error("cannot write {what} as {format}")]
+    Serialize {
+        what: String,
+        format: &'static str,
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The install bundle embedded in the binary is broken: a defect of the build, not of the
+    /// cluster or the input.
+    #[error("the embedded install bundle is broken: {file}: {problem}")]
+    Bundle {
+        file: String,
+        problem: String,
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+    /// A watch failed in a way the watcher does not recover from by retrying.
+    #[error("watching {what}")]
+    Watch {
+        what: String,
+        source: kube::runtime::watcher::Error,
+    },
+    /// A watch stopped although it should run until the command ends.
+    #[error("watching {what}: the watch ended")]
+    WatchEnded { what: String },
+    /// The async runtime could not start (no threads, no timer).
+    #[error("cannot start the async runtime")]
+    Runtime(#[source] std::io::Error),
+    /// A failure that has no variant of its own yet.
     #[error("{0}")]
     Failed(String),
     #[error("interrupted")]
     Interrupted,
 }
 
+/// Each line two spaces in, for lists inside a message.
 fn indent(text: &str) -> String {
     text.lines()
         .map(|l| format!("  {l}"))
@@ -104,11 +136,36 @@ impl Error {
             | Self::WriteFile { .. }
             | Self::Yaml { .. }
             | Self::Invalid { .. } => Exit::Failed,
-            Self::Api { .. } | Self::Failed(_) => Exit::Failed,
+            Self::Api { .. }
+            | Self::ChecksFailed { .. }
+            | Self::Serialize { .. }
+            | Self::Bundle { .. }
+            | Self::Watch { .. }
+            | Self::WatchEnded { .. }
+            | Self::Runtime(_)
+            | Self::Failed(_) => Exit::Failed,
             Self::Kubeconfig(_) | Self::Unreachable { .. } => Exit::Unreachable,
             Self::Conflict { .. } | Self::Refused(_) => Exit::Conflict,
             Self::Timeout { .. } => Exit::Timeout,
             Self::Interrupted => Exit::Interrupted,
+        }
+    }
+
+    /// Whether the command already told the user (on stdout), so `main` prints nothing more.
+    pub fn already_reported(&self) -> bool {
+        matches!(self, Self::ChecksFailed { .. })
+    }
+
+    /// Wraps a serializer's error with what was being written.
+    pub fn serialize(
+        what: impl Into<String>,
+        format: &'static str,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Self::Serialize {
+            what: what.into(),
+            format,
+            source: Box::new(source),
         }
     }
 
@@ -191,11 +248,37 @@ mod tests {
         );
         assert_eq!(Error::Kubeconfig("x".into()).exit() as u8, 5);
         assert_eq!(Error::Interrupted.exit() as u8, 130);
+        assert_eq!(Error::ChecksFailed { failed: 2 }.exit() as u8, 1);
+        assert_eq!(Error::WatchEnded { what: "x".into() }.exit() as u8, 1);
+        let serialize = Error::serialize("x", "JSON", std::fmt::Error);
+        assert_eq!(serialize.exit() as u8, 1);
         let invalid = Error::Invalid {
             name: "d".into(),
             errors: ValidationErrors(vec![]),
         };
         assert_eq!(invalid.exit() as u8, 1);
+    }
+
+    #[test]
+    fn typed_errors_say_what_failed_and_why() {
+        let watch = Error::Watch {
+            what: "pods of team-a/demo".into(),
+            source: kube::runtime::watcher::Error::NoResourceVersion,
+        };
+        assert_eq!(
+            chain(&watch),
+            format!(
+                "watching pods of team-a/demo: {}",
+                kube::runtime::watcher::Error::NoResourceVersion
+            )
+        );
+        let serialize = Error::serialize("the output", "JSON", std::fmt::Error);
+        assert_eq!(
+            chain(&serialize),
+            "cannot write the output as JSON: an error occurred when formatting an argument"
+        );
+        assert!(Error::ChecksFailed { failed: 1 }.already_reported());
+        assert!(!serialize.already_reported());
     }
 
     #[test]

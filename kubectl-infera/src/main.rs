@@ -7,12 +7,15 @@ mod checks;
 mod cli;
 mod client;
 mod commands;
+mod completions;
 mod diagnose;
 mod duration;
 mod error;
+mod installed;
 mod plan;
 mod printer;
 mod spec;
+mod view;
 mod watch;
 mod wizard;
 
@@ -43,7 +46,7 @@ fn main() -> ExitCode {
     match run(cli, &printer) {
         Ok(()) => Exit::Ok.into(),
         Err(error) => {
-            if !matches!(error, Error::Failed(ref m) if m.is_empty()) {
+            if !error.already_reported() {
                 printer.error(&error);
             }
             error.exit().into()
@@ -56,7 +59,7 @@ fn run(cli: cli::Cli, printer: &Printer) -> Result<(), Error> {
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|e| Error::Failed(format!("cannot start the async runtime: {e}")))?;
+        .map_err(Error::Runtime)?;
     runtime.block_on(async {
         tokio::select! {
             result = commands::run(cli, printer) => result,

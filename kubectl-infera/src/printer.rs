@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::{
     cli::ColorChoice,
-    error::{Error, Result},
+    error::{Error, Result, chain},
 };
 
 /// Text styles the commands use.
@@ -110,8 +110,13 @@ impl Printer {
         ));
     }
 
+    /// An error with every cause in its chain (`what: why: underlying`), on stderr.
     pub fn error(&self, error: &Error) {
-        self.note(&format!("{} {error}", self.paint_err(Style::Bad, "error:")));
+        self.note(&format!(
+            "{} {}",
+            self.paint_err(Style::Bad, "error:"),
+            chain(error)
+        ));
     }
 
     /// A transient progress line on a terminal (overwritten by the next one); nothing otherwise.
@@ -150,21 +155,23 @@ impl Printer {
     /// One JSON document, pretty-printed.
     pub fn json<T: Serialize>(&self, value: &T) -> Result<()> {
         let text = serde_json::to_string_pretty(value)
-            .map_err(|e| Error::Failed(format!("cannot write JSON: {e}")))?;
+            .map_err(|e| Error::serialize("the output", "JSON", e))?;
         self.out(&text);
         Ok(())
     }
 
     /// One JSON document on one line (NDJSON).
     pub fn json_line<T: Serialize>(&self, value: &T) -> Result<()> {
-        let text = serde_json::to_string(value)
-            .map_err(|e| Error::Failed(format!("cannot write JSON: {e}")))?;
+        let text =
+            serde_json::to_string(value).map_err(|e| Error::serialize("the output", "JSON", e))?;
         self.out(&text);
         Ok(())
     }
 
+    /// One YAML document.
     pub fn yaml<T: Serialize>(&self, value: &T) -> Result<()> {
-        let text = infera_core::yaml::to_yaml(value).map_err(|e| Error::Failed(e.to_string()))?;
+        let text = infera_core::yaml::to_yaml(value)
+            .map_err(|e| Error::serialize("the output", "YAML", e))?;
         self.out(&text);
         Ok(())
     }
@@ -179,6 +186,7 @@ pub fn use_color(choice: ColorChoice, tty: bool, no_color: bool) -> bool {
     }
 }
 
+/// `text` in an ANSI style, when colour is on.
 fn paint(on: bool, style: Style, text: &str) -> String {
     if on {
         format!("\x1b[{}m{text}\x1b[0m", style.code())

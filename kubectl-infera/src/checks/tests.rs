@@ -1,4 +1,16 @@
-use super::*;
+use infera_core::{ValidDeployment, crd::VERSION};
+use k8s_openapi::{
+    api::{
+        apps::v1::Deployment,
+        core::v1::{Node, Pod},
+    },
+    apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+};
+
+use super::{
+    gpu::{fit, gpu_capacity, is_amd_gpu_resource},
+    *,
+};
 
 fn node(name: &str, allocatable: &[(&str, &str)]) -> Node {
     let alloc: serde_json::Map<String, serde_json::Value> = allocatable

@@ -9,42 +9,12 @@ use k8s_openapi::api::core::v1::Namespace;
 use kube::{Api, api::ListParams};
 
 use crate::{
-    cli::{Cli, CompleteArgs, CompletionArgs, GlobalArgs, Shell},
+    cli::{Cli, CompleteArgs, CompletionArgs, GlobalArgs},
     client,
+    completions::{SHIM, SHIM_NAME, script},
     error::{Error, Result},
     printer::Printer,
 };
-
-/// The shim kubectl (≥ 1.26) runs to complete `kubectl infera …`; it must be on PATH.
-pub const SHIM: &str = "#!/bin/sh\n# kubectl runs this to complete `kubectl infera ...` (kubectl >= 1.26).\n# Install: put it on PATH next to kubectl-infera, or run `kubectl infera completion --install-shim`.\nexec kubectl-infera __complete \"$@\"\n";
-pub const SHIM_NAME: &str = "kubectl_complete-infera";
-
-/// The completion script for a shell, for the binary `kubectl-infera`.
-pub fn script(shell: Shell) -> String {
-    let mut command = Cli::command();
-    let mut out = Vec::new();
-    let name = "kubectl-infera";
-    match shell {
-        Shell::Bash => {
-            clap_complete::generate(clap_complete::Shell::Bash, &mut command, name, &mut out)
-        }
-        Shell::Zsh => {
-            clap_complete::generate(clap_complete::Shell::Zsh, &mut command, name, &mut out)
-        }
-        Shell::Fish => {
-            clap_complete::generate(clap_complete::Shell::Fish, &mut command, name, &mut out)
-        }
-        Shell::Powershell => {
-            clap_complete::generate(
-                clap_complete::Shell::PowerShell,
-                &mut command,
-                name,
-                &mut out,
-            );
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
 
 pub fn run(args: &CompletionArgs, printer: &Printer) -> Result<()> {
     if let Some(dir) = &args.install_shim {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 
-use infera_core::{InferaDeployment, State};
+use infera_core::{InferaDeployment, READY, ReadyReason, State};
 use k8s_openapi::api::core::v1::Node;
 use kube::{
     Api,
@@ -18,13 +18,12 @@ use crate::{
     apply::{Outcome, conflict_or},
     cli::{DeployArgs, DryRun, GlobalArgs, ManifestOutput},
     client::{self, Kube},
-    commands::status,
     diagnose,
     duration::human,
     error::{Error, Result},
     plan::{self, Plan},
     printer::{Printer, Style},
-    spec, watch, wizard,
+    spec, view, watch, wizard,
 };
 
 pub async fn run(args: &DeployArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
@@ -329,10 +328,9 @@ async fn wait_ready(
             ));
             return Ok(());
         }
-        let invalid = status
-            .conditions
-            .iter()
-            .find(|c| c.type_ == "Ready" && c.reason == "InvalidSpec");
+        let invalid = status.conditions.iter().find(|c| {
+            c.type_ == READY && ReadyReason::parse(&c.reason) == Some(ReadyReason::InvalidSpec)
+        });
         if current && let Some(c) = invalid {
             printer.clear_progress();
             return Err(Error::Failed(format!(
@@ -358,9 +356,9 @@ async fn wait_ready(
     };
     let status = idep.status.clone().unwrap_or_default();
     let current = status.observed_generation.unwrap_or_default() >= generation;
-    let (pods, events) = status::pods_and_events(kube, &namespace, &name).await?;
-    let detail = status::detail(&idep, &pods, &events, k8s_openapi::jiff::Timestamp::now());
-    let ready = status.conditions.iter().find(|c| c.type_ == "Ready");
+    let (pods, events) = view::pods_and_events(kube, &namespace, &name).await?;
+    let detail = view::detail(&idep, &pods, &events, k8s_openapi::jiff::Timestamp::now());
+    let ready = status.conditions.iter().find(|c| c.type_ == READY);
     let mut why = match (&status.state, ready) {
         (None, _) => {
             "the operator has not reported any status: is it running? (`kubectl infera doctor`)"

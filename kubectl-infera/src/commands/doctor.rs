@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use infera_core::{ChildKind, ValidDeployment};
 use k8s_openapi::{
     api::{
         admissionregistration::v1::ValidatingWebhookConfiguration,
@@ -19,7 +20,7 @@ use k8s_openapi::{
 };
 use kube::{
     Api, Client,
-    api::{DynamicObject, ListParams, PostParams},
+    api::{DynamicObject, ListParams, ObjectList, PostParams},
     core::{ApiResource, GroupVersionKind},
 };
 use serde::Serialize;
@@ -28,14 +29,14 @@ use crate::{
     bundle,
     checks::{self, Check, Facts, Need, Read, Severity},
     cli::{DoctorArgs, GlobalArgs, Output},
-    client,
+    client::{self, Kube},
     error::{Error, Result},
     printer::{Printer, Style},
     spec,
 };
 
-const LWS_CRD: &str = "leaderworkersets.leaderworkerset.x-k8s.io";
-
+/// A read's error as a check shows it: `forbidden: …` for a denied call, the API's message, or
+/// the transport's chain.
 fn read_error(e: kube::Error) -> String {
     match e {
         kube::Error::Api(s) if s.code == 403 => format!("forbidden: {}", s.message),
@@ -44,10 +45,12 @@ fn read_error(e: kube::Error) -> String {
     }
 }
 
+/// An optional object (`get_opt`) as a fact.
 fn optional<T>(result: std::result::Result<Option<T>, kube::Error>) -> Read<Option<T>> {
     result.map_err(read_error)
 }
 
+/// A SelfSubjectAccessReview: may the current user do this?
 async fn can(client: &Client, need: &Need) -> Read<bool> {
     let api: Api<SelfSubjectAccessReview> = Api::all(client.clone());
     let review = SelfSubjectAccessReview {
@@ -70,14 +73,18 @@ async fn can(client: &Client, need: &Need) -> Read<bool> {
     Ok(answer.status.is_some_and(|s| s.allowed))
 }
 
+/// Every need's answer, concurrently, in order.
+async fn ask(client: &Client, needs: &[Need]) -> Vec<Read<bool>> {
+    futures::future::join_all(needs.iter().map(|n| can(client, n))).await
+}
+
+/// A server-side dry run of a minimal LeaderWorkerSet: it passes only when the controller's
+/// webhooks answer, which the CRD alone does not show.
 async fn lws_probe(client: &Client, namespace: &str) -> Read<()> {
-    let resource = ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk("leaderworkerset.x-k8s.io", "v1", "LeaderWorkerSet"),
-        "leaderworkersets",
-    );
+    let resource = ChildKind::LeaderWorkerSet.api_resource();
     let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, &resource);
     let probe: DynamicObject = serde_json::from_value(serde_json::json!({
-        "apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+        "apiVersion": resource.api_version, "kind": resource.kind,
         "metadata": {"name": "infera-doctor-probe", "namespace": namespace},
         "spec": {"replicas": 1, "leaderWorkerTemplate": {"size": 1, "workerTemplate": {"spec": {
             "containers": [{"name": "probe", "image": "example.invalid/infera-doctor-probe:0"}]}}}}
@@ -134,43 +141,53 @@ async fn dra(client: &Client) -> Read<(Vec<String>, usize)> {
     Ok((Vec::new(), 0))
 }
 
-/// Reads everything the checks need.
+/// Reads everything the checks need. Only `--for FILE` can fail the command here: a cluster that
+/// cannot be reached is what the checks report.
 pub async fn gather(args: &DoctorArgs, global: &GlobalArgs) -> Result<Facts> {
     let mut f = Facts {
         pre: args.pre,
+        spec: for_file(args, global)?,
         ..Default::default()
-    };
-    f.spec = match &args.for_file {
-        Some(path) => {
-            let mut loaded = spec::load(path, global.namespace.as_deref())?;
-            if loaded.len() != 1 {
-                return Err(Error::Usage(format!(
-                    "{}: --for takes a file with exactly one InferaDeployment",
-                    path.display()
-                )));
-            }
-            Some(loaded.remove(0).1)
-        }
-        None => None,
     };
     let kube = match client::connect(global).await {
         Ok(kube) => kube,
         Err(e) => {
-            f.kubeconfig = Some(Err(e.to_string()));
+            f.kubeconfig = Some(Err(crate::error::chain(&e)));
             return Ok(f);
         }
     };
     f.kubeconfig = Some(Ok(kube.context.clone()));
     f.namespace = kube.namespace.clone();
-    let client = kube.client.clone();
-    let version = client.apiserver_version().await;
+    let version = kube.client.apiserver_version().await;
     f.server = Some(version.map_err(read_error).map(|v| {
         let minor = v.minor.trim_end_matches('+').parse().unwrap_or(0);
         (v.git_version, minor)
     }));
-    if !matches!(f.server, Some(Ok(_))) {
-        return Ok(f);
+    if matches!(f.server, Some(Ok(_))) {
+        read_cluster(&kube, &mut f).await;
+        read_access(&kube, args.pre, &mut f).await;
     }
+    Ok(f)
+}
+
+/// `--for FILE`: exactly one valid InferaDeployment.
+fn for_file(args: &DoctorArgs, global: &GlobalArgs) -> Result<Option<ValidDeployment>> {
+    let Some(path) = &args.for_file else {
+        return Ok(None);
+    };
+    let mut loaded = spec::load(path, global.namespace.as_deref())?;
+    if loaded.len() != 1 {
+        return Err(Error::Usage(format!(
+            "{}: --for takes a file with exactly one InferaDeployment",
+            path.display()
+        )));
+    }
+    Ok(Some(loaded.remove(0).1))
+}
+
+/// Every cluster read, concurrently, each on its own: one forbidden call hides nothing else.
+async fn read_cluster(kube: &Kube, f: &mut Facts) {
+    let client = &kube.client;
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     let operator_api: Api<Deployment> = Api::namespaced(client.clone(), bundle::NAMESPACE);
     let operator_pods: Api<Pod> = Api::namespaced(client.clone(), bundle::NAMESPACE);
@@ -179,25 +196,29 @@ pub async fn gather(args: &DoctorArgs, global: &GlobalArgs) -> Result<Facts> {
     let pods: Api<Pod> = Api::all(client.clone());
     let storage: Api<StorageClass> = Api::all(client.clone());
     let holding = ListParams::default().fields("status.phase!=Succeeded,status.phase!=Failed");
-    let operator_selector = ListParams::default().labels("app.kubernetes.io/name=infera-operator");
-    let crd_name = bundle::crd_name();
+    let operator_selector = ListParams::default().labels(bundle::OPERATOR_PODS);
+    let lws_crd = ChildKind::LeaderWorkerSet
+        .crd()
+        .map(|c| c.name)
+        .unwrap_or_default();
+    let infera_crd_name = bundle::crd_name();
     let all = ListParams::default();
-    let (infera_crd, operator, op_pods, lws_crd, hooks, probe, node_list, pod_list, dra, classes) = tokio::join!(
-        crds.get_opt(&crd_name),
+    let (infera_crd, operator, op_pods, lws, hooks, probe, node_list, pod_list, dra, classes) = tokio::join!(
+        crds.get_opt(&infera_crd_name),
         operator_api.get_opt(bundle::OPERATOR),
         operator_pods.list(&operator_selector),
-        crds.get_opt(LWS_CRD),
+        crds.get_opt(&lws_crd),
         webhooks.list(&all),
-        lws_probe(&client, &kube.namespace),
+        lws_probe(client, &kube.namespace),
         nodes.list(&all),
         pods.list(&holding),
-        dra(&client),
+        dra(client),
         storage.list(&all),
     );
     f.infera_crd = Some(optional(infera_crd));
     f.operator = Some(optional(operator));
     f.operator_pods = op_pods.map(|l| l.items).unwrap_or_default();
-    f.lws_crd = Some(optional(lws_crd));
+    f.lws_crd = Some(optional(lws));
     f.lws_webhooks = Some(hooks.map_err(read_error).map(|list| {
         list.items.iter().any(|c| {
             c.webhooks
@@ -210,33 +231,40 @@ pub async fn gather(args: &DoctorArgs, global: &GlobalArgs) -> Result<Facts> {
     f.nodes = Some(node_list.map(|l| l.items).map_err(read_error));
     f.pods = Some(pod_list.map(|l| l.items).map_err(read_error));
     f.dra = Some(dra);
-    f.default_storage_classes = Some(classes.map_err(read_error).map(|list| {
-        list.items
-            .into_iter()
-            .filter(|c| {
-                c.metadata
-                    .annotations
-                    .as_ref()
-                    .and_then(|a| a.get("storageclass.kubernetes.io/is-default-class"))
-                    .is_some_and(|v| v == "true")
-            })
-            .filter_map(|c| c.metadata.name)
-            .collect()
-    }));
-    // init's permissions matter before install (or when something is missing), not afterwards.
+    f.default_storage_classes = Some(classes.map_err(read_error).map(default_classes));
+}
+
+/// Names of the StorageClasses marked as the default.
+fn default_classes(list: ObjectList<StorageClass>) -> Vec<String> {
+    list.items
+        .into_iter()
+        .filter(|c| {
+            c.metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get("storageclass.kubernetes.io/is-default-class"))
+                .is_some_and(|v| v == "true")
+        })
+        .filter_map(|c| c.metadata.name)
+        .collect()
+}
+
+/// The SelfSubjectAccessReviews: `deploy`'s always; `init`'s before install (`--pre`) or when
+/// something of Infera is missing, not afterwards.
+async fn read_access(kube: &Kube, pre: bool, f: &mut Facts) {
     let missing = matches!(f.infera_crd, Some(Ok(None))) || matches!(f.operator, Some(Ok(None)));
-    let init_needs = if args.pre || missing {
+    let init_needs = if pre || missing {
         checks::init_needs()
     } else {
         Vec::new()
     };
     let deploy_needs = checks::deploy_needs(&kube.namespace);
-    let init_answers = futures::future::join_all(init_needs.iter().map(|n| can(&client, n))).await;
-    let deploy_answers =
-        futures::future::join_all(deploy_needs.iter().map(|n| can(&client, n))).await;
+    let (init_answers, deploy_answers) = tokio::join!(
+        ask(&kube.client, &init_needs),
+        ask(&kube.client, &deploy_needs)
+    );
     f.init_access = init_needs.into_iter().zip(init_answers).collect();
     f.deploy_access = deploy_needs.into_iter().zip(deploy_answers).collect();
-    Ok(f)
 }
 
 /// The one document `-o json|yaml` prints.
@@ -249,6 +277,7 @@ pub struct Report {
     pub checks: Vec<Check>,
 }
 
+/// The checks with their counts per severity and the verdict.
 pub fn report(checks: Vec<Check>) -> Report {
     let mut summary = BTreeMap::from([("pass", 0), ("warn", 0), ("fail", 0), ("skip", 0)]);
     for c in &checks {
@@ -317,6 +346,8 @@ pub fn text(printer: &Printer, report: &Report) -> String {
     out
 }
 
+/// Runs `doctor`: gathers, evaluates, prints; a failing check is [`Error::ChecksFailed`] (exit 1)
+/// after the report, in every output mode.
 pub async fn run(args: &DoctorArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
     let facts = gather(args, global).await?;
     let report = report(checks::evaluate(&facts));
@@ -325,9 +356,8 @@ pub async fn run(args: &DoctorArgs, global: &GlobalArgs, printer: &Printer) -> R
         Output::Yaml => printer.yaml(&report)?,
         Output::Table | Output::Wide => printer.out(&text(printer, &report)),
     }
-    if report.success {
-        Ok(())
-    } else {
-        Err(Error::Failed(String::new()))
+    match report.summary.get("fail").copied().unwrap_or_default() {
+        0 => Ok(()),
+        failed => Err(Error::ChecksFailed { failed }),
     }
 }

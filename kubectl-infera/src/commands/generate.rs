@@ -4,14 +4,15 @@ use std::path::{Path, PathBuf};
 
 use crate::{
     cli::{GenerateArgs, Shell},
-    commands::completion,
+    completions,
     error::{Error, Result},
     printer::Printer,
 };
 
 /// Relative path and content of every generated file.
 pub fn files() -> Result<Vec<(PathBuf, String)>> {
-    let crd = infera_core::crd::crd_yaml().map_err(|e| Error::Failed(e.to_string()))?;
+    let crd = infera_core::crd::crd_yaml()
+        .map_err(|e| Error::serialize("the InferaDeployment CRD", "YAML", e))?;
     let mut files = vec![(
         PathBuf::from("crds/inferadeployments.infera.amd.com.yaml"),
         crd,
@@ -24,12 +25,12 @@ pub fn files() -> Result<Vec<(PathBuf, String)>> {
     ] {
         files.push((
             Path::new("completions").join(file),
-            completion::script(shell),
+            completions::script(shell),
         ));
     }
     files.push((
-        Path::new("completions").join(completion::SHIM_NAME),
-        completion::SHIM.to_string(),
+        Path::new("completions").join(completions::SHIM_NAME),
+        completions::SHIM.to_string(),
     ));
     Ok(files)
 }
@@ -52,7 +53,7 @@ pub fn run(args: &GenerateArgs, printer: &Printer) -> Result<()> {
             printer.note(&format!("wrote {}", relative.display()));
         }
         #[cfg(unix)]
-        if relative.ends_with(completion::SHIM_NAME) {
+        if relative.ends_with(completions::SHIM_NAME) {
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).map_err(
                 |source| Error::WriteFile {

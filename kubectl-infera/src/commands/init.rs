@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use futures::StreamExt;
-use infera_core::crd::{VERSION, VERSION_ANNOTATION};
+use infera_core::crd::VERSION;
 use k8s_openapi::{
     api::{
         apps::v1::Deployment,
@@ -26,10 +26,12 @@ use crate::{
     client, diagnose,
     duration::human,
     error::{Error, Result},
+    installed::{self, Rollout},
     printer::Printer,
     watch,
 };
 
+/// Runs `init`. A forbidden call adds where to see every permission init needs.
 pub async fn run(args: &InitArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
     install(args, global, printer).await.map_err(|e| match e {
         Error::Api {
@@ -47,6 +49,8 @@ pub async fn run(args: &InitArgs, global: &GlobalArgs, printer: &Printer) -> Res
     })
 }
 
+/// Applies the bundle object by object (saying what changed), waiting for the CRD to be
+/// Established before the rest, then with `--wait` for the operator.
 async fn install(args: &InitArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
     let objects = bundle::objects()?;
     if args.dry_run == DryRun::Client {
@@ -77,7 +81,7 @@ async fn install(args: &InitArgs, global: &GlobalArgs, printer: &Printer) -> Res
             .await
             .map_err(|e| Error::kube(format!("reading {display}"), e))?;
         let value = serde_json::to_value(&object.object)
-            .map_err(|e| Error::Failed(format!("cannot serialize {display}: {e}")))?;
+            .map_err(|e| Error::serialize(&display, "JSON", e))?;
         let result = apply::apply(
             &api,
             &value,
@@ -122,13 +126,12 @@ async fn install(args: &InitArgs, global: &GlobalArgs, printer: &Printer) -> Res
 pub fn manifest(objects: &[BundleObject], output: ManifestOutput) -> Result<String> {
     let values: Vec<&kube::api::DynamicObject> = objects.iter().map(|o| &o.object).collect();
     match output {
-        ManifestOutput::Yaml => {
-            infera_core::yaml::to_yaml_stream(&values).map_err(|e| Error::Failed(e.to_string()))
-        }
+        ManifestOutput::Yaml => infera_core::yaml::to_yaml_stream(&values)
+            .map_err(|e| Error::serialize("the bundle", "YAML", e)),
         ManifestOutput::Json => serde_json::to_string_pretty(
             &serde_json::json!({"apiVersion": "v1", "kind": "List", "items": values}),
         )
-        .map_err(|e| Error::Failed(e.to_string())),
+        .map_err(|e| Error::serialize("the bundle", "JSON", e)),
     }
 }
 
@@ -144,25 +147,14 @@ async fn guard_skew(client: &Client, allow_downgrade: bool) -> Result<()> {
         .get_opt(bundle::OPERATOR)
         .await
         .map_err(|e| Error::kube("reading the operator Deployment", e))?;
-    let installed = [
-        (
-            "CRD",
-            crd.and_then(|c| {
-                c.metadata
-                    .annotations
-                    .and_then(|a| a.get(VERSION_ANNOTATION).cloned())
-            }),
-        ),
+    let versions = [
+        ("CRD", crd.as_ref().and_then(installed::crd_version)),
         (
             "operator",
-            operator.and_then(|d| {
-                d.metadata
-                    .labels
-                    .and_then(|l| l.get(bundle::VERSION_LABEL).cloned())
-            }),
+            operator.as_ref().and_then(installed::operator_version),
         ),
     ];
-    if let Some(message) = downgrade(&installed, VERSION)
+    if let Some(message) = downgrade(&versions, VERSION)
         && !allow_downgrade
     {
         return Err(Error::Refused(message));
@@ -184,6 +176,8 @@ pub fn downgrade(installed: &[(&str, Option<String>)], plugin: &str) -> Option<S
     })
 }
 
+/// Waits (one watch) until the API server has Established the CRD, so the objects after it
+/// can use it; on timeout, says why from its NamesAccepted condition.
 async fn wait_established(
     client: &Client,
     name: &str,
@@ -200,10 +194,7 @@ async fn wait_established(
     printer.clear_progress();
     match established {
         Ok(Ok(_)) => Ok(()),
-        Ok(Err(wait::Error::ProbeFailed(e))) => {
-            let message = format!("watching CRD {name}: {e}");
-            Err(watch::fatal(&format!("CRD {name}"), e).unwrap_or(Error::Failed(message)))
-        }
+        Ok(Err(wait::Error::ProbeFailed(e))) => Err(watch::failed(&format!("CRD {name}"), e)),
         Err(_elapsed) => {
             // Timed out: read it once to say why.
             let crd = crds
@@ -226,51 +217,29 @@ async fn wait_established(
     }
 }
 
-/// Readiness of a Deployment: `(available, desired, done)`.
-pub fn rollout(deployment: &Deployment) -> (i32, i32, bool) {
-    let desired = deployment
-        .spec
-        .as_ref()
-        .and_then(|s| s.replicas)
-        .unwrap_or(1);
-    let status = deployment.status.clone().unwrap_or_default();
-    let available = status.available_replicas.unwrap_or(0);
-    let updated = status.updated_replicas.unwrap_or(0);
-    let observed =
-        status.observed_generation.unwrap_or(0) >= deployment.metadata.generation.unwrap_or(0);
-    (
-        available,
-        desired,
-        observed && updated >= desired && available >= desired,
-    )
-}
-
+/// Follows the operator Deployment with one watch (field selector `metadata.name`) until it has
+/// rolled out; on timeout, says why from its pods and the namespace's events.
 async fn wait_operator(client: &Client, timeout: Duration, printer: &Printer) -> Result<()> {
     let deployments: Api<Deployment> = Api::namespaced(client.clone(), bundle::NAMESPACE);
     let deadline = Instant::now() + timeout;
-    // One watch of the operator Deployment (field selector metadata.name).
-    let mut changes = watch::object(
-        deployments,
-        bundle::OPERATOR,
-        "the operator Deployment".into(),
-    )
-    .boxed();
-    let (mut available, mut desired) = (0, 1);
-    loop {
-        let next = match tokio::time::timeout_at(deadline, changes.next()).await {
-            Ok(next) => next,
-            Err(_elapsed) => break,
-        };
+    let what = "the operator Deployment";
+    let mut changes = watch::object(deployments, bundle::OPERATOR, what.into()).boxed();
+    let mut last = Rollout {
+        available: 0,
+        desired: 1,
+        done: false,
+    };
+    while let Ok(next) = tokio::time::timeout_at(deadline, changes.next()).await {
         match next {
             Some(Ok(Some(deployment))) => {
-                let done;
-                (available, desired, done) = rollout(&deployment);
-                if done {
+                last = installed::rollout(&deployment);
+                if last.done {
                     printer.clear_progress();
                     return Ok(());
                 }
                 printer.progress(&format!(
-                    "waiting for the operator: {available}/{desired} replicas available"
+                    "waiting for the operator: {}/{} replicas available",
+                    last.available, last.desired
                 ));
             }
             Some(Ok(None)) => printer.progress(&format!(
@@ -284,16 +253,20 @@ async fn wait_operator(client: &Client, timeout: Duration, printer: &Printer) ->
             }
             None => {
                 printer.clear_progress();
-                return Err(Error::Failed(
-                    "watching the operator Deployment: the watch ended".into(),
-                ));
+                return Err(Error::WatchEnded { what: what.into() });
             }
         }
     }
     printer.clear_progress();
+    Err(operator_timeout(client, last, timeout).await)
+}
+
+/// The timeout error for `--wait`: the last rollout seen and what the operator's pods and the
+/// namespace's events say (best effort: a read that fails only leaves its part out).
+async fn operator_timeout(client: &Client, last: Rollout, timeout: Duration) -> Error {
     let pods: Api<Pod> = Api::namespaced(client.clone(), bundle::NAMESPACE);
     let events: Api<Event> = Api::namespaced(client.clone(), bundle::NAMESPACE);
-    let selector = ListParams::default().labels("app.kubernetes.io/name=infera-operator");
+    let selector = ListParams::default().labels(bundle::OPERATOR_PODS);
     let pods = pods
         .list(&selector)
         .await
@@ -305,13 +278,15 @@ async fn wait_operator(client: &Client, timeout: Duration, printer: &Printer) ->
         .map(|l| l.items)
         .unwrap_or_default();
     let reasons = diagnose::reasons(&pods, &events);
-    Err(Error::Timeout {
+    Error::Timeout {
         after: human(timeout),
         why: format!(
-            "the operator has {available}/{desired} replicas available:{}",
+            "the operator has {}/{} replicas available:{}",
+            last.available,
+            last.desired,
             diagnose::summary(&reasons, " no pod reports a problem yet")
         ),
-    })
+    }
 }
 
 #[cfg(test)]

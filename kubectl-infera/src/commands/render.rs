@@ -20,13 +20,12 @@ pub fn run(args: &RenderArgs, namespace: Option<&str>, printer: &Printer) -> Res
 pub fn render_output(deployments: &[ValidDeployment], output: ManifestOutput) -> Result<String> {
     let children: Vec<Child> = deployments.iter().flat_map(infera_core::render).collect();
     match output {
-        ManifestOutput::Yaml => {
-            infera_core::yaml::to_yaml_stream(&children).map_err(|e| Error::Failed(e.to_string()))
-        }
+        ManifestOutput::Yaml => infera_core::yaml::to_yaml_stream(&children)
+            .map_err(|e| Error::serialize("the rendered objects", "YAML", e)),
         ManifestOutput::Json => {
             let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": children});
             serde_json::to_string_pretty(&list)
-                .map_err(|e| Error::Failed(format!("cannot write JSON: {e}")))
+                .map_err(|e| Error::serialize("the rendered objects", "JSON", e))
         }
     }
 }

@@ -21,6 +21,8 @@ use crate::{
     printer::Printer,
 };
 
+/// Runs `uninstall`: refuses while InferaDeployments exist (unless `--force`), then deletes the
+/// bundle's objects in reverse apply order.
 pub async fn run(args: &UninstallArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
     let mut objects = bundle::objects()?;
     objects.reverse();
@@ -31,96 +33,114 @@ pub async fn run(args: &UninstallArgs, global: &GlobalArgs, printer: &Printer) -
         return Ok(());
     }
     let kube = client::connect(global).await?;
-    let client = kube.client.clone();
+    if !args.force {
+        refuse_while_deployed(&kube.client).await?;
+    }
+    let dry_run = args.dry_run == DryRun::Server;
+    for object in &objects {
+        delete(&kube.client, object, dry_run, printer).await?;
+    }
+    if args.wait && !dry_run {
+        wait_gone(&kube, &objects, args.timeout, printer).await?;
+    }
+    Ok(())
+}
+
+/// Deleting the CRD would delete every InferaDeployment and what it runs: refuses, naming them,
+/// while any exists. A missing CRD means there are none.
+async fn refuse_while_deployed(client: &kube::Client) -> Result<()> {
     let deployments: Api<InferaDeployment> = Api::all(client.clone());
-    match deployments
+    let list = match deployments
         .list_metadata(&ListParams::default().limit(50))
         .await
     {
-        Ok(list) if !list.items.is_empty() && !args.force => {
-            let names: Vec<String> = list
-                .items
-                .iter()
-                .map(|d| {
-                    format!(
-                        "{}/{}",
-                        d.metadata.namespace.as_deref().unwrap_or("?"),
-                        d.metadata.name.as_deref().unwrap_or("?")
-                    )
-                })
-                .collect();
-            let more = if list
-                .metadata
-                .continue_
-                .as_deref()
-                .is_some_and(|c| !c.is_empty())
-            {
-                " and more"
-            } else {
-                ""
-            };
-            return Err(Error::Refused(format!(
-                "{} InferaDeployment(s) still exist ({}{more}); deleting the CRD would delete them and everything they run. \
-                 Delete them first, or pass --force",
-                names.len(),
-                names.join(", ")
-            )));
-        }
-        Ok(_) => {}
-        Err(kube::Error::Api(s)) if s.code == 404 => {}
+        Ok(list) if !list.items.is_empty() => list,
+        Ok(_) => return Ok(()),
+        Err(kube::Error::Api(s)) if s.code == 404 => return Ok(()),
         Err(e) => return Err(Error::kube("listing InferaDeployments", e)),
+    };
+    let names: Vec<String> = list
+        .items
+        .iter()
+        .map(|d| {
+            format!(
+                "{}/{}",
+                d.metadata.namespace.as_deref().unwrap_or("?"),
+                d.metadata.name.as_deref().unwrap_or("?")
+            )
+        })
+        .collect();
+    let more = if list
+        .metadata
+        .continue_
+        .as_deref()
+        .is_some_and(|c| !c.is_empty())
+    {
+        " and more"
+    } else {
+        ""
+    };
+    Err(Error::Refused(format!(
+        "{} InferaDeployment(s) still exist ({}{more}); deleting the CRD would delete them and everything they run. \
+         Delete them first, or pass --force",
+        names.len(),
+        names.join(", ")
+    )))
+}
+
+/// Deletes one object of the bundle if it is ours (it carries the bundle's label) and, for the
+/// namespace, holds nothing but ours; says what it left alone and why.
+async fn delete(
+    client: &kube::Client,
+    object: &bundle::BundleObject,
+    dry_run: bool,
+    printer: &Printer,
+) -> Result<()> {
+    let api = apply::dynamic_api(client, &object.resource, object.namespace());
+    let display = object.display();
+    let current = match api.get_opt(object.name()).await {
+        Ok(current) => current,
+        Err(kube::Error::Api(s)) if s.code == 404 => None, // e.g. the CRD is gone already
+        Err(e) => return Err(Error::kube(format!("reading {display}"), e)),
+    };
+    let Some(current) = current else {
+        printer.note(&format!("{display} not found (skipped)"));
+        return Ok(());
+    };
+    let ours = current
+        .metadata
+        .labels
+        .as_ref()
+        .and_then(|l| l.get(PART_OF.0))
+        .is_some_and(|v| v == PART_OF.1);
+    if !ours {
+        printer.warn(&format!(
+            "{display} exists but was not created by init (no {}={} label): left alone",
+            PART_OF.0, PART_OF.1
+        ));
+        return Ok(());
     }
-    let dry_run = args.dry_run == DryRun::Server;
-    let suffix = if dry_run { " (server dry run)" } else { "" };
+    if object.resource.kind == "Namespace" {
+        let others = foreign_pods(client, object.name()).await?;
+        if !others.is_empty() {
+            printer.warn(&format!(
+                "{display} also runs pods that are not Infera's ({}): left alone; delete it yourself if you mean to",
+                others.join(", ")
+            ));
+            return Ok(());
+        }
+    }
     let params = DeleteParams {
         dry_run,
         ..DeleteParams::background()
     };
-    for object in &objects {
-        let api = apply::dynamic_api(&client, &object.resource, object.namespace());
-        let display = object.display();
-        let current = match api.get_opt(object.name()).await {
-            Ok(current) => current,
-            Err(kube::Error::Api(s)) if s.code == 404 => None, // e.g. the CRD is gone already
-            Err(e) => return Err(Error::kube(format!("reading {display}"), e)),
-        };
-        let Some(current) = current else {
-            printer.note(&format!("{display} not found (skipped)"));
-            continue;
-        };
-        let ours = current
-            .metadata
-            .labels
-            .as_ref()
-            .and_then(|l| l.get(PART_OF.0))
-            .is_some_and(|v| v == PART_OF.1);
-        if !ours {
-            printer.warn(&format!(
-                "{display} exists but was not created by init (no {}={} label): left alone",
-                PART_OF.0, PART_OF.1
-            ));
-            continue;
+    let suffix = if dry_run { " (server dry run)" } else { "" };
+    match api.delete(object.name(), &params).await {
+        Ok(_) => printer.out(&format!("{display} deleted{suffix}")),
+        Err(kube::Error::Api(s)) if s.code == 404 => {
+            printer.note(&format!("{display} not found (skipped)"))
         }
-        if object.resource.kind == "Namespace" {
-            let others = foreign_pods(&client, object.name()).await?;
-            if !others.is_empty() {
-                printer.warn(&format!(
-                    "{display} also runs pods that are not Infera's ({}): left alone; delete it yourself if you mean to",
-                    others.join(", ")
-                ));
-                continue;
-            }
-        }
-        match api.delete(object.name(), &params).await {
-            Ok(_) => printer.out(&format!("{display} deleted{suffix}")),
-            Err(kube::Error::Api(s)) if s.code == 404 => {
-                printer.note(&format!("{display} not found (skipped)"))
-            }
-            Err(e) => return Err(Error::kube(format!("deleting {display}"), e)),
-        }
-    }
-    if args.wait && !dry_run {
-        wait_gone(&kube, &objects, args.timeout, printer).await?;
+        Err(e) => return Err(Error::kube(format!("deleting {display}"), e)),
     }
     Ok(())
 }
@@ -147,6 +167,7 @@ async fn foreign_pods(client: &kube::Client, namespace: &str) -> Result<Vec<Stri
         .collect())
 }
 
+/// `--wait`: polls every 500 ms until none of the objects exists (deletion is in the background).
 async fn wait_gone(
     kube: &client::Kube,
     objects: &[bundle::BundleObject],

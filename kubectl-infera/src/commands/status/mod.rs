@@ -1,0 +1,113 @@
+//! `kubectl infera status`: the list (`-A`), one deployment in detail, and `--watch`.
+//!
+//! API budget: the list is one LIST of InferaDeployments; the detail is one GET of the deployment,
+//! one LIST of its pods (label selector) and one LIST of the namespace's warning events. Never one
+//! call per object. `--watch` opens watches on the same (no polling) and redraws on change.
+//! What is shown is built by [`crate::view`]; [`text`] renders it for people and [`watch`]
+//! follows it.
+
+mod text;
+mod watch;
+
+use infera_core::InferaDeployment;
+use k8s_openapi::jiff::Timestamp;
+use kube::{Api, api::ListParams};
+
+use crate::{
+    cli::{GlobalArgs, Output, StatusArgs},
+    client::{self, Kube},
+    error::{Error, Result},
+    printer::Printer,
+    view::{self, Detail, Summary},
+};
+
+/// Runs `status`: the list or one deployment, once or `--watch`ed.
+pub async fn run(args: &StatusArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
+    if args.watch && args.output == Output::Yaml {
+        return Err(Error::Usage(
+            "--watch cannot stream YAML: use -o json (one JSON document per change) or a table"
+                .into(),
+        ));
+    }
+    let kube = client::connect(global).await?;
+    match (&args.name, args.watch) {
+        (Some(name), false) => {
+            let (idep, pods, events) = view::gather(&kube, &kube.namespace, name).await?;
+            let detail = view::detail(&idep, &pods, &events, Timestamp::now());
+            print_detail(printer, args.output, &detail)
+        }
+        (None, false) => print_list(printer, args, &list(&kube, args).await?, &kube.namespace),
+        (None, true) => watch::list(&kube, args, printer).await,
+        (Some(name), true) => watch::detail(&kube, name, args, printer).await,
+    }
+}
+
+/// The InferaDeployments of the namespace (or of all, with `-A`): one LIST, sorted.
+async fn list(kube: &Kube, args: &StatusArgs) -> Result<Vec<Summary>> {
+    let list = ideps(kube, args.all_namespaces)
+        .list(&ListParams::default())
+        .await
+        .map_err(|e| Error::kube("listing InferaDeployments", e))?;
+    let now = Timestamp::now();
+    let mut rows: Vec<Summary> = list.items.iter().map(|i| view::summarize(i, now)).collect();
+    rows.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+    Ok(rows)
+}
+
+/// The InferaDeployment API of the namespace, or of every namespace.
+fn ideps(kube: &Kube, all_namespaces: bool) -> Api<InferaDeployment> {
+    if all_namespaces {
+        Api::all(kube.client.clone())
+    } else {
+        Api::namespaced(kube.client.clone(), &kube.namespace)
+    }
+}
+
+/// The detail as one JSON or YAML document, or as text.
+fn print_detail(printer: &Printer, output: Output, detail: &Detail) -> Result<()> {
+    match output {
+        Output::Json => printer.json(detail),
+        Output::Yaml => printer.yaml(detail),
+        Output::Table | Output::Wide => {
+            printer.out(&text::detail_text(printer, detail));
+            Ok(())
+        }
+    }
+}
+
+/// The list as `{"items": [...]}` or a table; an empty table is a note on stderr saying how to
+/// create one.
+fn print_list(
+    printer: &Printer,
+    args: &StatusArgs,
+    rows: &[Summary],
+    namespace: &str,
+) -> Result<()> {
+    match args.output {
+        Output::Json => printer.json(&serde_json::json!({"items": rows})),
+        Output::Yaml => printer.yaml(&serde_json::json!({"items": rows})),
+        Output::Table | Output::Wide if rows.is_empty() => {
+            let scope = if args.all_namespaces {
+                "any namespace".to_string()
+            } else {
+                format!("namespace {namespace}")
+            };
+            printer.note(&format!(
+                "No InferaDeployments in {scope}. Create one with `kubectl infera deploy`."
+            ));
+            Ok(())
+        }
+        Output::Table | Output::Wide => {
+            printer.out(&text::list_table(
+                printer,
+                rows,
+                args.all_namespaces,
+                args.output == Output::Wide,
+            ));
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

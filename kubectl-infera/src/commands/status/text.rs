@@ -1,0 +1,233 @@
+//! `status` for people: the list as a kubectl-style table, the detail as sections, and the one
+//! line per change that `--watch` appends when stdout is not a terminal.
+
+use k8s_openapi::jiff::{Timestamp, Unit};
+
+use crate::{
+    duration::age,
+    printer::{Cell, Printer, Style, table},
+    view::{Detail, Summary},
+};
+
+/// Colour of a state: Ready is good, on the way is a warning, Degraded and Failed are bad.
+fn state_style(state: &str) -> Option<Style> {
+    match state {
+        "Ready" => Some(Style::Good),
+        "Deploying" | "Pending" => Some(Style::Warn),
+        "Degraded" | "Failed" => Some(Style::Bad),
+        _ => None,
+    }
+}
+
+/// The list as a table; `-A` adds the namespace, `-o wide` the reason and endpoint.
+pub fn list_table(printer: &Printer, rows: &[Summary], all_namespaces: bool, wide: bool) -> String {
+    let mut headers = vec![];
+    if all_namespaces {
+        headers.push("NAMESPACE");
+    }
+    headers.extend(["NAME", "BACKEND", "STATE", "SERVICES", "AGE"]);
+    if wide {
+        headers.extend(["REASON", "ENDPOINT"]);
+    }
+    let cells: Vec<Vec<Cell>> = rows
+        .iter()
+        .map(|r| {
+            let mut row = vec![];
+            if all_namespaces {
+                row.push(Cell::from(r.namespace.as_str()));
+            }
+            row.extend([
+                Cell::from(r.name.as_str()),
+                Cell::from(r.backend.as_str()),
+                Cell::styled(r.state.clone(), state_style(&r.state)),
+                Cell::from(r.services_ready.as_str()),
+                Cell::from(age(r.age_seconds)),
+            ]);
+            if wide {
+                row.extend([
+                    Cell::from(r.reason.as_str()),
+                    Cell::from(r.endpoint.as_str()),
+                ]);
+            }
+            row
+        })
+        .collect();
+    table(printer, &headers, &cells)
+}
+
+/// The detail as text: the header fields, then services, pods, conditions, warnings and why it
+/// is not Ready.
+pub fn detail_text(printer: &Printer, d: &Detail) -> String {
+    [
+        header(printer, d),
+        format!("\nServices:\n{}", services(printer, d)),
+        format!("\nPods:\n{}", pods(printer, d)),
+        format!("\nConditions:\n{}", conditions(printer, d)),
+        warnings(printer, d),
+        blocking(d),
+    ]
+    .concat()
+}
+
+/// `Name:`, `State:` (with a note when the status is for an older generation) and friends.
+fn header(printer: &Printer, d: &Detail) -> String {
+    let s = &d.summary;
+    let stale = if d.observed_generation < d.generation {
+        format!(
+            " (status is for generation {}, spec is at {})",
+            d.observed_generation, d.generation
+        )
+    } else {
+        String::new()
+    };
+    let state = printer.paint(state_style(&s.state).unwrap_or(Style::Bold), &s.state);
+    let endpoint = if s.endpoint.is_empty() {
+        "<none yet>"
+    } else {
+        &s.endpoint
+    };
+    [
+        ("Name", s.name.clone()),
+        ("Namespace", s.namespace.clone()),
+        ("Backend", s.backend.clone()),
+        ("State", format!("{state}{stale}")),
+        ("Endpoint", endpoint.to_string()),
+        ("Age", age(s.age_seconds)),
+    ]
+    .iter()
+    .map(|(k, v)| format!("{:<11} {v}\n", format!("{k}:")))
+    .collect()
+}
+
+/// The services: ready replicas, and groups of multi-node pools.
+fn services(printer: &Printer, d: &Detail) -> String {
+    let rows = d.services.iter().map(|r| {
+        let ok = r.ready_replicas >= r.desired_replicas;
+        let groups = match r.nodes_per_group {
+            Some(n) => format!(
+                "{}/{} ready ({n} pods each)",
+                r.ready_groups.unwrap_or(0),
+                r.desired_replicas
+            ),
+            None => String::new(),
+        };
+        vec![
+            Cell::from(r.name.as_str()),
+            Cell::from(r.role.as_str()),
+            Cell::from(r.kind.as_str()),
+            Cell::styled(
+                format!("{}/{}", r.ready_replicas, r.desired_replicas),
+                Some(if ok { Style::Good } else { Style::Warn }),
+            ),
+            Cell::from(groups),
+        ]
+    });
+    let headers = ["SERVICE", "ROLE", "KIND", "READY", "GROUPS"];
+    section(printer, &headers, rows.collect(), "<none>")
+}
+
+/// The pods, sorted by service and group, with why each is not running.
+fn pods(printer: &Printer, d: &Detail) -> String {
+    let rows = d.pods.iter().map(|p| {
+        vec![
+            Cell::from(p.name.as_str()),
+            Cell::from(p.service.as_str()),
+            Cell::from(p.group.clone().unwrap_or_else(|| "-".into())),
+            Cell::styled(
+                p.phase.clone(),
+                (p.phase != "Running").then_some(Style::Warn),
+            ),
+            Cell::from(p.ready.as_str()),
+            Cell::from(p.restarts.to_string()),
+            Cell::from(p.node.as_str()),
+            Cell::from(age(p.age_seconds)),
+            Cell::styled(p.reason.clone(), Some(Style::Bad)),
+        ]
+    });
+    let headers = [
+        "POD", "SERVICE", "GROUP", "PHASE", "READY", "RESTARTS", "NODE", "AGE", "REASON",
+    ];
+    section(printer, &headers, rows.collect(), "<none>")
+}
+
+/// The operator's conditions, or that it has not reported yet.
+fn conditions(printer: &Printer, d: &Detail) -> String {
+    let rows = d.conditions.iter().map(|c| {
+        [&c.type_, &c.status, &c.reason, &c.message]
+            .map(|text| Cell::from(text.as_str()))
+            .to_vec()
+    });
+    let headers = ["TYPE", "STATUS", "REASON", "MESSAGE"];
+    let empty = "<none: the operator has not reported yet>";
+    section(printer, &headers, rows.collect(), empty)
+}
+
+/// A section's table, indented under its heading; `empty` said instead when there are no rows.
+fn section(printer: &Printer, headers: &[&str], rows: Vec<Vec<Cell>>, empty: &str) -> String {
+    if rows.is_empty() {
+        return format!("  {empty}\n");
+    }
+    let table = table(printer, headers, &rows);
+    table.lines().map(|l| format!("  {l}\n")).collect()
+}
+
+/// The warnings, newest first. A Ready deployment's are those since it became Ready, and the
+/// heading says so; the older ones are counted as resolved.
+fn warnings(printer: &Printer, d: &Detail) -> String {
+    let mut out = match &d.warnings_since {
+        Some(since) => format!("\nWarnings since it became Ready ({since}):\n"),
+        None => "\nRecent warnings:\n".to_string(),
+    };
+    if d.warnings.is_empty() {
+        out.push_str("  <none>\n");
+    }
+    for w in &d.warnings {
+        let count = if w.count > 1 {
+            format!(" (x{})", w.count)
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "  {:>4}  {}  {}: {}{count}\n",
+            age(w.age_seconds),
+            w.object,
+            printer.paint(Style::Warn, &w.reason),
+            w.message
+        ));
+    }
+    if d.resolved_warnings > 0 {
+        out.push_str(&format!(
+            "  ({} older warning(s), from before it became Ready, are resolved and not shown)\n",
+            d.resolved_warnings
+        ));
+    }
+    out
+}
+
+/// Why it is not Ready (nothing when it is).
+fn blocking(d: &Detail) -> String {
+    if d.blocking.is_empty() {
+        return String::new();
+    }
+    let reasons: String = d.blocking.iter().map(|b| format!("  - {b}\n")).collect();
+    format!("\nWhy it is not Ready:\n{reasons}")
+}
+
+/// A change line for non-terminal `--watch`: time, event, name and what matters of the state.
+pub fn change_line(event: &str, s: &Summary) -> String {
+    format!(
+        "{} {event} {}/{} state={} services={} reason={}",
+        now_to_the_second(),
+        s.namespace,
+        s.name,
+        s.state,
+        s.services_ready,
+        if s.reason.is_empty() { "-" } else { &s.reason }
+    )
+}
+
+/// The current time, without fractions of a second.
+pub fn now_to_the_second() -> Timestamp {
+    let now = Timestamp::now();
+    now.round(Unit::Second).unwrap_or(now)
+}

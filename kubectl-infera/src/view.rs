@@ -1,0 +1,269 @@
+//! One InferaDeployment as the plugin shows it: a [`Summary`] row for the list and the
+//! [`Detail`] of `status NAME` (also what `deploy --wait` explains a timeout with). Both are built
+//! by pure functions of what was read — the deployment, its pods, the namespace's warning events
+//! and the time — so they are tested without a cluster; [`fetch`] does the reading.
+
+mod fetch;
+mod warnings;
+
+use infera_core::{
+    ComponentType, InferaDeployment, InferaDeploymentStatus, PodHealth, READY, State, naming,
+};
+use k8s_openapi::{
+    api::core::v1::{Event, Pod},
+    apimachinery::pkg::apis::meta::v1::Time,
+    jiff::Timestamp,
+};
+use serde::Serialize;
+
+use crate::diagnose;
+
+pub use fetch::{gather, not_found, pods_and_events};
+
+/// One row of the list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    pub namespace: String,
+    pub name: String,
+    pub backend: String,
+    pub state: String,
+    /// Services whose ready replicas reach the desired count, of all services.
+    pub services_ready: String,
+    /// The `Ready` condition's reason (empty before the operator reports).
+    pub reason: String,
+    pub endpoint: String,
+    pub age_seconds: i64,
+}
+
+/// One service (or a piece of plumbing the operator reports, such as NATS).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServiceRow {
+    pub name: String,
+    pub role: String,
+    pub kind: String,
+    pub desired_replicas: i32,
+    pub ready_replicas: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nodes_per_group: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ready_groups: Option<i32>,
+}
+
+/// One pod, with its LeaderWorkerSet group when it has one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodRow {
+    pub name: String,
+    pub service: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    pub phase: String,
+    pub ready: String,
+    pub restarts: i32,
+    pub node: String,
+    /// Why it is not ready, when a container or the scheduler says (e.g. ImagePullBackOff).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    pub age_seconds: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConditionRow {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub status: String,
+    pub reason: String,
+    pub message: String,
+}
+
+/// One warning event about the deployment or one of its objects.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WarningRow {
+    pub object: String,
+    pub reason: String,
+    pub message: String,
+    pub count: i32,
+    pub age_seconds: i64,
+}
+
+/// Everything `status NAME` shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Detail {
+    #[serde(flatten)]
+    pub summary: Summary,
+    pub generation: i64,
+    pub observed_generation: i64,
+    pub services: Vec<ServiceRow>,
+    pub pods: Vec<PodRow>,
+    pub conditions: Vec<ConditionRow>,
+    /// The most recent warnings, newest first; when Ready, only those since [`Self::warnings_since`].
+    pub warnings: Vec<WarningRow>,
+    /// When Ready: when it became Ready (the `Ready` condition's lastTransitionTime). Warnings
+    /// from before are resolved and not listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warnings_since: Option<String>,
+    /// How many warnings were left out because they are older than [`Self::warnings_since`].
+    #[serde(skip_serializing_if = "is_zero")]
+    pub resolved_warnings: usize,
+    /// Why it is not Ready, from pods and events (empty when Ready).
+    pub blocking: Vec<String>,
+}
+
+/// For `skip_serializing_if`.
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Seconds from `t` to `now`; 0 when unknown.
+fn seconds_since(t: Option<&Time>, now: Timestamp) -> i64 {
+    t.map(|t| now.as_second() - t.0.as_second())
+        .unwrap_or_default()
+}
+
+/// The list row: state, ready services, the `Ready` reason and the endpoint.
+pub fn summarize(idep: &InferaDeployment, now: Timestamp) -> Summary {
+    let status = idep.status.clone().unwrap_or_default();
+    let ready = status
+        .services
+        .values()
+        .filter(|s| s.ready_replicas >= s.desired_replicas)
+        .count();
+    // The operator also reports its own plumbing (e.g. nats): count what it reports.
+    let total = if status.services.is_empty() {
+        idep.spec.services.len()
+    } else {
+        status.services.len()
+    };
+    let reason = status
+        .conditions
+        .iter()
+        .find(|c| c.type_ == READY)
+        .map(|c| c.reason.clone())
+        .unwrap_or_default();
+    Summary {
+        namespace: idep.metadata.namespace.clone().unwrap_or_default(),
+        name: idep.metadata.name.clone().unwrap_or_default(),
+        backend: idep.spec.backend_framework.to_string(),
+        state: status
+            .state
+            .map(|s| s.to_string())
+            .unwrap_or_else(|| "Pending".into()),
+        services_ready: format!("{ready}/{total}"),
+        reason,
+        endpoint: status.endpoint.unwrap_or_default(),
+        age_seconds: seconds_since(idep.metadata.creation_timestamp.as_ref(), now),
+    }
+}
+
+/// Builds the detail from one deployment, its pods and the namespace's warning events.
+pub fn detail(idep: &InferaDeployment, pods: &[Pod], events: &[Event], now: Timestamp) -> Detail {
+    let status = idep.status.clone().unwrap_or_default();
+    let mut pod_rows: Vec<PodRow> = pods.iter().map(|p| pod_row(p, now)).collect();
+    pod_rows.sort_by(|a, b| (&a.service, &a.group, &a.name).cmp(&(&b.service, &b.group, &b.name)));
+    let conditions = status
+        .conditions
+        .iter()
+        .map(|c| ConditionRow {
+            type_: c.type_.clone(),
+            status: c.status.clone(),
+            reason: c.reason.clone(),
+            message: c.message.clone(),
+        })
+        .collect();
+    let warnings = warnings::of(idep, pods, events, now);
+    let blocking = if status.state == Some(State::Ready) {
+        Vec::new()
+    } else {
+        diagnose::reasons(pods, warnings.events.iter().copied())
+    };
+    Detail {
+        summary: summarize(idep, now),
+        generation: idep.metadata.generation.unwrap_or_default(),
+        observed_generation: status.observed_generation.unwrap_or_default(),
+        services: service_rows(idep, &status),
+        pods: pod_rows,
+        conditions,
+        warnings: warnings.rows,
+        warnings_since: warnings.since.map(|t| t.to_string()),
+        resolved_warnings: warnings.resolved,
+        blocking,
+    }
+}
+
+/// The spec's services with what the operator observed, then what it reports beyond the spec.
+fn service_rows(idep: &InferaDeployment, status: &InferaDeploymentStatus) -> Vec<ServiceRow> {
+    let specified = idep.spec.services.iter().map(|(service, spec)| {
+        let observed = status.services.get(service);
+        let nodes = spec.number_of_nodes.filter(|n| *n > 1);
+        let kind = if nodes.is_some() {
+            "LeaderWorkerSet"
+        } else {
+            "Deployment"
+        };
+        ServiceRow {
+            name: service.clone(),
+            role: match spec.component_type {
+                ComponentType::Server => "server".into(),
+                ComponentType::Worker => spec.role.unwrap_or_default().to_string(),
+            },
+            kind: observed.map_or_else(|| kind.into(), |s| s.kind.clone()),
+            desired_replicas: observed.map_or(spec.replicas.unwrap_or(1), |s| s.desired_replicas),
+            ready_replicas: observed.map_or(0, |s| s.ready_replicas),
+            nodes_per_group: nodes,
+            ready_groups: observed.and_then(|s| s.ready_groups),
+        }
+    });
+    let plumbing = status
+        .services
+        .iter()
+        .filter(|(n, _)| !idep.spec.services.contains_key(*n))
+        .map(|(n, s)| ServiceRow {
+            name: n.clone(),
+            role: n.clone(),
+            kind: s.kind.clone(),
+            desired_replicas: s.desired_replicas,
+            ready_replicas: s.ready_replicas,
+            nodes_per_group: None,
+            ready_groups: s.ready_groups,
+        });
+    specified.chain(plumbing).collect()
+}
+
+/// One pod's row, its health read through [`PodHealth`] as the operator reads it.
+fn pod_row(pod: &Pod, now: Timestamp) -> PodRow {
+    let health = PodHealth::of(pod);
+    let label = |key: &str| {
+        pod.metadata
+            .labels
+            .as_ref()
+            .and_then(|l| l.get(key))
+            .cloned()
+    };
+    PodRow {
+        name: pod.metadata.name.clone().unwrap_or_default(),
+        service: label(naming::LABEL_SERVICE).unwrap_or_default(),
+        group: label(naming::LWS_LABEL_GROUP_INDEX),
+        phase: pod
+            .status
+            .as_ref()
+            .and_then(|s| s.phase.clone())
+            .unwrap_or_else(|| "Unknown".into()),
+        ready: format!("{}/{}", health.ready_containers, health.containers),
+        restarts: health.restarts,
+        node: pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.node_name.clone())
+            .unwrap_or_default(),
+        reason: health.reason().to_string(),
+        age_seconds: seconds_since(pod.metadata.creation_timestamp.as_ref(), now),
+    }
+}
+
+#[cfg(test)]
+pub mod tests;
