@@ -31,66 +31,31 @@ pub struct Cli {
 
 /// kubectl's global flags, accepted by every subcommand (before or after it).
 #[derive(Debug, Clone, Default, Args)]
+#[command(next_help_heading = "Kubernetes flags")]
 pub struct GlobalArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
-    #[arg(
-        long,
-        global = true,
-        value_name = "FILE",
-        help_heading = "Kubernetes flags"
-    )]
+    #[arg(long, global = true, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
     /// The kubeconfig context to use.
-    #[arg(
-        long,
-        global = true,
-        value_name = "NAME",
-        help_heading = "Kubernetes flags"
-    )]
+    #[arg(long, global = true, value_name = "NAME")]
     pub context: Option<String>,
     /// The kubeconfig cluster to use.
-    #[arg(
-        long,
-        global = true,
-        value_name = "NAME",
-        help_heading = "Kubernetes flags"
-    )]
+    #[arg(long, global = true, value_name = "NAME")]
     pub cluster: Option<String>,
     /// The kubeconfig user to use.
-    #[arg(
-        long,
-        global = true,
-        value_name = "NAME",
-        help_heading = "Kubernetes flags"
-    )]
+    #[arg(long, global = true, value_name = "NAME")]
     pub user: Option<String>,
     /// Namespace (default: the context's namespace, else `default`).
-    #[arg(
-        short = 'n',
-        long,
-        global = true,
-        value_name = "NAME",
-        help_heading = "Kubernetes flags"
-    )]
+    #[arg(short = 'n', long, global = true, value_name = "NAME")]
     pub namespace: Option<String>,
     /// Username to impersonate.
-    #[arg(
-        long = "as",
-        global = true,
-        value_name = "USER",
-        help_heading = "Kubernetes flags"
-    )]
+    #[arg(long = "as", global = true, value_name = "USER")]
     pub as_user: Option<String>,
     /// Group to impersonate (repeatable).
-    #[arg(
-        long = "as-group",
-        global = true,
-        value_name = "GROUP",
-        help_heading = "Kubernetes flags"
-    )]
+    #[arg(long = "as-group", global = true, value_name = "GROUP")]
     pub as_group: Vec<String>,
     /// Timeout of a single API request, e.g. 30s or 1m; 0 means none.
-    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration, help_heading = "Kubernetes flags")]
+    #[arg(long, global = true, value_name = "DURATION", value_parser = parse_duration)]
     pub request_timeout: Option<Duration>,
     /// Colour: auto (on a terminal unless NO_COLOR is set), always or never.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, help_heading = "Output flags")]

@@ -1,6 +1,10 @@
 //! A kube client configured like kubectl: the kubeconfig files of `--kubeconfig` or `$KUBECONFIG`
 //! (missing files skipped, as kubectl does), `--context/--cluster/--user`, `-n`, `--as/--as-group`
 //! and `--request-timeout`. There is no silent in-cluster fallback.
+//!
+//! [`connect`] is the only way in: it reads the kubeconfig and resolves the context and namespace
+//! once, into a [`Kube`] that a command passes down to everything that needs the cluster or says
+//! where it is (`deploy`: the wizard's defaults and confirmation, the apply, the wait).
 
 use std::path::PathBuf;
 
@@ -14,7 +18,7 @@ use crate::{
     error::{Error, Result},
 };
 
-/// A connected client and where it points.
+/// A connected client and where it points, resolved once per command.
 #[derive(Clone)]
 pub struct Kube {
     pub client: Client,
@@ -53,7 +57,7 @@ fn kubeconfig_paths(explicit: Option<&PathBuf>) -> Result<Vec<PathBuf>> {
 }
 
 /// Loads and merges the kubeconfig files.
-pub fn load_kubeconfig(global: &GlobalArgs) -> Result<Kubeconfig> {
+fn load_kubeconfig(global: &GlobalArgs) -> Result<Kubeconfig> {
     let mut merged: Option<Kubeconfig> = None;
     for path in kubeconfig_paths(global.kubeconfig.as_ref())? {
         let config = Kubeconfig::read_from(&path).map_err(|e| {
@@ -69,8 +73,8 @@ pub fn load_kubeconfig(global: &GlobalArgs) -> Result<Kubeconfig> {
     merged.ok_or_else(|| Error::Kubeconfig("no kubeconfig".into()))
 }
 
-/// The client config the global flags describe.
-pub async fn config(global: &GlobalArgs) -> Result<(Config, String)> {
+/// The client config the global flags describe, and the context's name.
+async fn config(global: &GlobalArgs) -> Result<(Config, String)> {
     let kubeconfig = load_kubeconfig(global)?;
     let context = global
         .context

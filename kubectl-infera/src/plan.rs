@@ -1,4 +1,5 @@
-//! The choices of `deploy`'s flags and wizard, resolved with defaults, turned into an
+//! The [`Source::Flags`](crate::spec::Source) source of a spec, which the wizard's answers also
+//! go through: spec flags resolved with defaults into a [`Plan`], the plan turned into an
 //! InferaDeployment, and back into the equivalent flags-only command line. Pure.
 
 use std::collections::BTreeMap;
@@ -9,7 +10,10 @@ use infera_core::{
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
-use crate::cli::{Backend, Discovery, SpecFlags, Topology};
+use crate::{
+    cli::{Backend, Discovery, GlobalArgs, SpecFlags, Topology},
+    error::{Error, Result},
+};
 
 /// Image tag used when `--image` is not given.
 pub const DEFAULT_IMAGE_TAG: &str = "v0.1.1";
@@ -60,6 +64,13 @@ pub fn missing(flags: &SpecFlags) -> Vec<&'static str> {
     missing
 }
 
+/// Resolves flags that must say enough (the flags source, or the wizard's completed answers):
+/// missing flags are a usage error.
+pub fn resolve(flags: &SpecFlags) -> Result<Plan> {
+    Plan::from_flags(flags)
+        .map_err(|missing| Error::Usage(format!("missing {}", missing.join(", "))))
+}
+
 pub fn default_image(backend: Backend) -> String {
     format!("rocm/infera:{}-{DEFAULT_IMAGE_TAG}", backend_name(backend))
 }
@@ -81,7 +92,7 @@ fn topology_name(topology: Topology) -> &'static str {
 
 impl Plan {
     /// Resolves flags with defaults. `Err` lists the missing flags.
-    pub fn from_flags(flags: &SpecFlags) -> Result<Self, Vec<&'static str>> {
+    pub fn from_flags(flags: &SpecFlags) -> std::result::Result<Self, Vec<&'static str>> {
         let missing = missing(flags);
         let (Some(name), Some(backend), Some(model)) = (&flags.name, flags.backend, &flags.model)
         else {
@@ -268,69 +279,84 @@ impl Plan {
         idep
     }
 
-    /// The equivalent flags-only command line.
-    pub fn command_line(&self) -> String {
+    /// The equivalent flags-only command line, deploying where this one does: the kubeconfig
+    /// flags given in `global` and `-n namespace` (the namespace the wizard confirmed, or `-n`).
+    pub fn command_line(&self, global: &GlobalArgs, namespace: Option<&str>) -> String {
         let mut parts: Vec<String> = vec!["kubectl infera deploy".into()];
-        let mut flag = |name: &str, value: &str| {
-            let quoted = if value.is_empty()
-                || value.contains(|c: char| c.is_whitespace() || "'\"$\\<>|&;*?".contains(c))
-            {
-                format!("'{}'", value.replace('\'', r"'\''"))
-            } else {
-                value.to_string()
-            };
-            parts.push(format!("--{name} {quoted}"));
-        };
-        flag("name", &self.name);
-        flag("backend", backend_name(self.backend));
-        flag("model", &self.model);
-        flag("topology", topology_name(self.topology));
-        if self.image != default_image(self.backend) {
-            flag("image", &self.image);
-        }
-        if self.server_replicas != 1 {
-            flag("server-replicas", &self.server_replicas.to_string());
-        }
-        if self.topology == Topology::Pd {
-            flag("prefill-replicas", &self.replicas.to_string());
-            flag("decode-replicas", &self.decode_replicas.to_string());
-        } else {
-            flag("replicas", &self.replicas.to_string());
-        }
-        flag("gpus", &self.gpus.to_string());
-        if self.gpu_type != DEFAULT_GPU_TYPE {
-            flag("gpu-type", &self.gpu_type);
-        }
-        if self.topology == Topology::Multinode {
-            flag("nodes", &self.nodes.to_string());
-        }
-        flag("tp", &self.tp.to_string());
+        let mut flag = |name: &str, value: &str| parts.push(format!("{name} {}", quote(value)));
+        let kubeconfig = global.kubeconfig.as_ref().map(|p| p.display().to_string());
         for (name, value) in [
-            ("transfer-backend", &self.transfer_backend),
-            ("ib-device", &self.ib_device),
+            ("--kubeconfig", kubeconfig.as_deref()),
+            ("--context", global.context.as_deref()),
+            ("--cluster", global.cluster.as_deref()),
+            ("--user", global.user.as_deref()),
+            ("-n", namespace),
         ] {
             if let Some(value) = value {
                 flag(name, value);
             }
         }
-        flag("router-policy", &self.router_policy);
-        flag("nats", if self.nats { "true" } else { "false" });
+        flag("--name", &self.name);
+        flag("--backend", backend_name(self.backend));
+        flag("--model", &self.model);
+        flag("--topology", topology_name(self.topology));
+        if self.image != default_image(self.backend) {
+            flag("--image", &self.image);
+        }
+        if self.server_replicas != 1 {
+            flag("--server-replicas", &self.server_replicas.to_string());
+        }
+        if self.topology == Topology::Pd {
+            flag("--prefill-replicas", &self.replicas.to_string());
+            flag("--decode-replicas", &self.decode_replicas.to_string());
+        } else {
+            flag("--replicas", &self.replicas.to_string());
+        }
+        flag("--gpus", &self.gpus.to_string());
+        if self.gpu_type != DEFAULT_GPU_TYPE {
+            flag("--gpu-type", &self.gpu_type);
+        }
+        if self.topology == Topology::Multinode {
+            flag("--nodes", &self.nodes.to_string());
+        }
+        flag("--tp", &self.tp.to_string());
         for (name, value) in [
-            ("nats-storage", &self.nats_storage),
-            ("memory", &self.memory),
-            ("shared-memory", &self.shared_memory),
+            ("--transfer-backend", &self.transfer_backend),
+            ("--ib-device", &self.ib_device),
+        ] {
+            if let Some(value) = value {
+                flag(name, value);
+            }
+        }
+        flag("--router-policy", &self.router_policy);
+        flag("--nats", if self.nats { "true" } else { "false" });
+        for (name, value) in [
+            ("--nats-storage", &self.nats_storage),
+            ("--memory", &self.memory),
+            ("--shared-memory", &self.shared_memory),
         ] {
             if let Some(value) = value {
                 flag(name, value);
             }
         }
         if self.discovery == Discovery::Etcd {
-            flag("discovery", "etcd");
+            flag("--discovery", "etcd");
             if let Some(endpoint) = &self.etcd_endpoint {
-                flag("etcd-endpoint", endpoint);
+                flag("--etcd-endpoint", endpoint);
             }
         }
         parts.join(" \\\n    ")
+    }
+}
+
+/// A value as one shell word: single-quoted when the shell would otherwise split or expand it.
+fn quote(value: &str) -> String {
+    if value.is_empty()
+        || value.contains(|c: char| c.is_whitespace() || "'\"$\\<>|&;*?".contains(c))
+    {
+        format!("'{}'", value.replace('\'', r"'\''"))
+    } else {
+        value.to_string()
     }
 }
 
@@ -341,7 +367,8 @@ mod tests {
     use super::*;
     use crate::cli::{Cli, Command};
 
-    fn parse_flags(line: &str) -> SpecFlags {
+    /// What a `kubectl infera deploy …` line parses to: its global flags and spec flags.
+    fn parse(line: &str) -> (GlobalArgs, SpecFlags) {
         let words: Vec<String> = line
             .replace("\\\n", " ")
             .split_whitespace()
@@ -350,8 +377,11 @@ mod tests {
             .collect();
         let mut argv = vec!["kubectl-infera".to_string()];
         argv.extend(words.into_iter().skip(1)); // "infera"
-        match Cli::try_parse_from(argv).map(|c| c.command) {
-            Ok(Command::Deploy(args)) => args.spec,
+        match Cli::try_parse_from(argv) {
+            Ok(Cli {
+                global,
+                command: Command::Deploy(args),
+            }) => (global, args.spec),
             other => panic!("not a deploy command line: {other:?}"),
         }
     }
@@ -452,11 +482,42 @@ mod tests {
             },
         ] {
             let plan = Plan::from_flags(&flags).unwrap_or_else(|m| panic!("{m:?}"));
-            let line = plan.command_line();
-            let again = Plan::from_flags(&parse_flags(&line)).unwrap_or_else(|m| panic!("{m:?}"));
+            let line = plan.command_line(&GlobalArgs::default(), None);
+            let again = Plan::from_flags(&parse(&line).1).unwrap_or_else(|m| panic!("{m:?}"));
             assert_eq!(again, plan, "{line}");
         }
         let plan = Plan::from_flags(&pd_flags()).unwrap_or_else(|m| panic!("{m:?}"));
-        insta::assert_snapshot!("pd_command_line", plan.command_line());
+        let global = GlobalArgs {
+            context: Some("kind-infera".into()),
+            ..Default::default()
+        };
+        insta::assert_snapshot!(
+            "pd_command_line",
+            plan.command_line(&global, Some("team-a"))
+        );
+    }
+
+    /// A new user ran the wizard's "same without the wizard" command and it deployed into the
+    /// context's default namespace instead of the one the wizard had confirmed.
+    #[test]
+    fn command_line_deploys_where_the_wizard_did() {
+        let plan = Plan::from_flags(&pd_flags()).unwrap_or_else(|m| panic!("{m:?}"));
+        let global = GlobalArgs {
+            kubeconfig: Some("/tmp/kubeconfig".into()),
+            context: Some("prod".into()),
+            ..Default::default()
+        };
+        let line = plan.command_line(&global, Some("team-a"));
+        let (parsed, _) = parse(&line);
+        assert_eq!(parsed.kubeconfig, global.kubeconfig, "{line}");
+        assert_eq!(parsed.context.as_deref(), Some("prod"), "{line}");
+        assert_eq!(parsed.namespace.as_deref(), Some("team-a"));
+        // Nothing given and nothing confirmed (--dry-run=client): no global flags.
+        let line = plan.command_line(&GlobalArgs::default(), None);
+        assert!(
+            line.starts_with("kubectl infera deploy \\\n    --name demo"),
+            "{line}"
+        );
+        assert_eq!(parse(&line).0.namespace, None);
     }
 }

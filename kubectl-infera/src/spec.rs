@@ -1,5 +1,10 @@
-//! Reading InferaDeployment files and validating them with infera-core's rules, the same for
-//! `render`, `deploy -f` and `doctor --for`.
+//! Where an InferaDeployment comes from, and the one validation every spec goes through.
+//!
+//! A spec has one [`Source`], chosen once from `deploy`'s arguments: a file (`-f`, also what
+//! `render` and `doctor --for` read), flags alone ([`crate::plan`] turns them into a spec), or the
+//! wizard ([`crate::wizard`] asks for the flags that are missing, then it is the flags path).
+//! Whatever the source, the result is an [`InferaDeployment`] checked by [`validate`], infera-core's
+//! rules, before anything is sent.
 
 use std::{
     io::Read,
@@ -8,7 +13,40 @@ use std::{
 
 use infera_core::{InferaDeployment, ValidDeployment};
 
-use crate::error::{Error, Result};
+use crate::{
+    cli::SpecFlags,
+    error::{Error, Result},
+    plan,
+};
+
+/// Where `deploy`'s spec comes from.
+#[derive(Debug, Clone, Copy)]
+pub enum Source<'a> {
+    /// `-f FILE` (`-` is stdin): every InferaDeployment in it, see [`read`].
+    File(&'a Path),
+    /// Spec flags that say enough on their own, see [`plan::resolve`].
+    Flags(&'a SpecFlags),
+    /// Spec flags that do not say enough, on a terminal: the wizard asks for the rest.
+    Wizard(&'a SpecFlags),
+}
+
+impl<'a> Source<'a> {
+    /// `-f` if given, else the flags when none is missing, else the wizard when it `can_ask` (a
+    /// terminal, no `--no-interactive`). Without a terminal, the missing flags are a usage error.
+    pub fn of(file: Option<&'a Path>, flags: &'a SpecFlags, can_ask: bool) -> Result<Self> {
+        let missing = plan::missing(flags);
+        match file {
+            Some(path) => Ok(Self::File(path)),
+            None if missing.is_empty() => Ok(Self::Flags(flags)),
+            None if can_ask => Ok(Self::Wizard(flags)),
+            None => Err(Error::Usage(format!(
+                "missing {} — there is no terminal to ask on. Pass them, use -f FILE, or run on a terminal for the wizard \
+                 (see `kubectl infera deploy --help`)",
+                missing.join(", ")
+            ))),
+        }
+    }
+}
 
 /// The text of `path`, or of stdin for `-`.
 pub fn read_text(path: &Path) -> Result<String> {
@@ -65,13 +103,18 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment> {
     })
 }
 
+/// The [`Source::File`] source: every InferaDeployment of a file, with `namespace` filled in as
+/// [`parse`] does. Not validated yet.
+pub fn read(path: &Path, namespace: Option<&str>) -> Result<Vec<InferaDeployment>> {
+    parse(path, &read_text(path)?, namespace)
+}
+
 /// Reads, parses and validates a file: each deployment with its validated form.
 pub fn load(
     path: &Path,
     namespace: Option<&str>,
 ) -> Result<Vec<(InferaDeployment, ValidDeployment)>> {
-    let text = read_text(path)?;
-    let deployments = parse(path, &text, namespace)?;
+    let deployments = read(path, namespace)?;
     let mut valid = Vec::new();
     let mut invalid: Vec<Error> = Vec::new();
     for idep in deployments {
@@ -90,5 +133,54 @@ pub fn load(
                 .collect::<Vec<_>>()
                 .join("\n"),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Backend;
+
+    fn complete() -> SpecFlags {
+        SpecFlags {
+            name: Some("demo".into()),
+            backend: Some(Backend::Vllm),
+            model: Some("org/model".into()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_source_is_the_file_else_the_flags_else_the_wizard() {
+        let file = Some(Path::new("pd.yaml"));
+        let (flags, partial) = (complete(), SpecFlags::default());
+        assert!(
+            matches!(Source::of(file, &partial, false), Ok(Source::File(p)) if p == Path::new("pd.yaml"))
+        );
+        assert!(matches!(
+            Source::of(None, &flags, true),
+            Ok(Source::Flags(_))
+        ));
+        assert!(matches!(
+            Source::of(None, &flags, false),
+            Ok(Source::Flags(_))
+        ));
+        assert!(matches!(
+            Source::of(None, &partial, true),
+            Ok(Source::Wizard(_))
+        ));
+    }
+
+    #[test]
+    fn without_a_terminal_missing_flags_are_a_usage_error_naming_them() {
+        let error = Source::of(None, &SpecFlags::default(), false).err();
+        assert!(matches!(error, Some(Error::Usage(_))), "{error:?}");
+        let message = error.map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            message.starts_with(
+                "missing --name, --backend sglang|vllm, --model — there is no terminal"
+            ),
+            "{message}"
+        );
     }
 }

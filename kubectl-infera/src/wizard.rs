@@ -1,12 +1,14 @@
-//! The interactive `deploy` wizard (only ever started when stdin and stdout are terminals).
-//! Flags already given are not asked again; defaults come from the cluster where it can tell.
+//! The [`Source::Wizard`](crate::spec::Source) source of a spec: on a terminal, asks for every
+//! spec flag `deploy` was not given and returns the completed flags, which then become a spec
+//! exactly as flags do ([`crate::plan::resolve`]). Flags already given are not asked again;
+//! defaults come from the cluster where it can tell ([`ClusterHints`]).
 
 use inquire::{Confirm, CustomType, InquireError, Select, Text, validator::Validation};
 
 use crate::{
     cli::{Backend, Discovery, SpecFlags, Topology},
     error::{Error, Result},
-    plan::{self, Plan},
+    plan,
 };
 
 /// What the cluster tells us for defaults.
@@ -18,87 +20,40 @@ pub struct ClusterHints {
     pub gpu_nodes: usize,
 }
 
-fn cancelled(e: InquireError) -> Error {
-    match e {
-        InquireError::OperationCanceled | InquireError::OperationInterrupted => Error::Interrupted,
-        other => Error::Failed(format!("wizard: {other}")),
-    }
-}
-
-fn ask_text(message: &str, default: &str, help: &str) -> Result<String> {
-    Text::new(message)
-        .with_default(default)
-        .with_help_message(help)
-        .with_validator(|s: &str| {
-            Ok(if s.trim().is_empty() {
-                Validation::Invalid("required".into())
-            } else {
-                Validation::Valid
-            })
-        })
-        .prompt()
-        .map(|s| s.trim().to_string())
-        .map_err(cancelled)
-}
-
-fn ask_number(message: &str, default: i32, min: i32, help: &str) -> Result<i32> {
-    CustomType::<i32>::new(message)
-        .with_default(default)
-        .with_help_message(help)
-        .with_error_message("enter a whole number")
-        .with_validator(move |v: &i32| {
-            Ok(if *v >= min {
-                Validation::Valid
-            } else {
-                Validation::Invalid(format!("at least {min}").into())
-            })
-        })
-        .prompt()
-        .map_err(cancelled)
-}
-
-fn ask_select<T: Copy>(message: &str, options: &[(&'static str, T)], help: &str) -> Result<T> {
-    let labels: Vec<&str> = options.iter().map(|(l, _)| *l).collect();
-    let choice = Select::new(message, labels.clone())
-        .with_help_message(help)
-        .prompt()
-        .map_err(cancelled)?;
-    let index = labels.iter().position(|l| *l == choice).unwrap_or(0);
-    Ok(options[index].1)
-}
-
-/// Asks for everything `flags` does not already say, and returns the completed flags.
+/// Asks for everything `given` does not already say, and returns the completed flags.
 pub fn run(given: &SpecFlags, hints: ClusterHints) -> Result<SpecFlags> {
-    let mut f = given.clone();
+    let mut flags = given.clone();
+    ask_what(&mut flags, hints)?;
+    ask_sizes(&mut flags, hints)?;
+    ask_transfer(&mut flags)?;
+    ask_services(&mut flags)?;
+    Ok(flags)
+}
+
+/// The final question before applying.
+pub fn confirm(context: &str, namespace: &str, name: &str) -> Result<bool> {
+    Confirm::new(&format!(
+        "Apply {name} to namespace {namespace} of context {context}?"
+    ))
+    .with_default(true)
+    .prompt()
+    .map_err(cancelled)
+}
+
+/// Name, engine, model, topology and image.
+fn ask_what(f: &mut SpecFlags, hints: ClusterHints) -> Result<()> {
     if f.name.is_none() {
         let name = Text::new("Name of the deployment:")
             .with_default("demo")
-            .with_validator(|s: &str| {
-                Ok(
-                    if infera_core::naming::is_dns_label(s)
-                        && s.len() <= infera_core::naming::MAX_DEPLOYMENT_NAME
-                    {
-                        Validation::Valid
-                    } else {
-                        Validation::Invalid(
-                            "lowercase letters, digits and '-', starting with a letter, at most 42"
-                                .into(),
-                        )
-                    },
-                )
-            })
+            .with_validator(|s: &str| Ok(name_validation(s)))
             .prompt()
             .map_err(cancelled)?;
         f.name = Some(name);
     }
     if f.backend.is_none() {
-        f.backend = Some(ask_select(
-            "Inference engine:",
-            &[("sglang", Backend::Sglang), ("vllm", Backend::Vllm)],
-            "both run on ROCm",
-        )?);
+        let engines = [("sglang", Backend::Sglang), ("vllm", Backend::Vllm)];
+        f.backend = Some(choose("Inference engine:", &engines, "both run on ROCm")?);
     }
-    let backend = f.backend.unwrap_or(Backend::Sglang);
     if f.model.is_none() {
         f.model = Some(ask_text(
             "Model (Hugging Face id or path):",
@@ -112,7 +67,7 @@ pub fn run(given: &SpecFlags, hints: ClusterHints) -> Result<SpecFlags> {
         } else {
             " (the cluster has fewer than 2 GPU nodes)"
         };
-        let options: Vec<(&'static str, Topology)> = vec![
+        let topologies = [
             ("aggregated — one pool of workers", Topology::Aggregated),
             ("pd — disaggregated prefill and decode pools", Topology::Pd),
             (
@@ -120,26 +75,24 @@ pub fn run(given: &SpecFlags, hints: ClusterHints) -> Result<SpecFlags> {
                 Topology::Multinode,
             ),
         ];
-        f.topology = Some(ask_select(
-            "Topology:",
-            &options,
-            &format!("↑↓ to move, enter to select{multinode_help}"),
-        )?);
+        let help = format!("↑↓ to move, enter to select{multinode_help}");
+        f.topology = Some(choose("Topology:", &topologies, &help)?);
     }
-    let topology = f.topology.unwrap_or(Topology::Aggregated);
     if f.image.is_none() {
-        f.image = Some(ask_text(
-            "Image:",
-            &plan::default_image(backend),
-            "used by every service",
-        )?);
+        let backend = f.backend.unwrap_or(Backend::Sglang);
+        let default = plan::default_image(backend);
+        f.image = Some(ask_text("Image:", &default, "used by every service")?);
     }
-    let per_node = hints.gpus_per_node.unwrap_or(8).max(1);
+    Ok(())
+}
+
+/// GPUs, nodes and tensor parallelism per replica, and how many replicas.
+fn ask_sizes(f: &mut SpecFlags, hints: ClusterHints) -> Result<()> {
+    let topology = f.topology.unwrap_or(Topology::Aggregated);
     if f.gpus.is_none() {
-        let default = if topology == Topology::Multinode {
-            per_node
-        } else {
-            1
+        let default = match topology {
+            Topology::Multinode => hints.gpus_per_node.unwrap_or(8).max(1),
+            Topology::Aggregated | Topology::Pd => 1,
         };
         let help = match hints.gpus_per_node {
             Some(n) => format!("the largest GPU node has {n} GPUs"),
@@ -147,96 +100,220 @@ pub fn run(given: &SpecFlags, hints: ClusterHints) -> Result<SpecFlags> {
         };
         f.gpus = Some(ask_number("GPUs per worker pod:", default, 1, &help)?);
     }
-    let gpus = f.gpus.unwrap_or(1);
     if topology == Topology::Multinode && f.nodes.is_none() {
         let help = format!("the cluster has {} GPU node(s)", hints.gpu_nodes);
         f.nodes = Some(ask_number("Nodes per replica:", 2, 2, &help)?);
     }
     if f.tp.is_none() {
         let help = "tensor parallelism; with several nodes, pipeline parallelism covers the rest";
+        let gpus = f.gpus.unwrap_or(1);
         f.tp = Some(ask_number("Tensor-parallel size:", gpus, 1, help)?);
     }
-    if topology == Topology::Pd {
-        if f.prefill_replicas.is_none() {
-            f.prefill_replicas = Some(ask_number("Prefill replicas:", 1, 0, "")?);
+    let replicas = match topology {
+        Topology::Pd => vec![
+            ("Prefill replicas:", &mut f.prefill_replicas),
+            ("Decode replicas:", &mut f.decode_replicas),
+        ],
+        Topology::Aggregated | Topology::Multinode => {
+            vec![("Worker replicas:", &mut f.replicas)]
         }
-        if f.decode_replicas.is_none() {
-            f.decode_replicas = Some(ask_number("Decode replicas:", 1, 0, "")?);
+    };
+    for (message, slot) in replicas {
+        if slot.is_none() {
+            *slot = Some(ask_number(message, 1, 0, "")?);
         }
-        if backend == Backend::Sglang && f.transfer_backend.is_none() {
-            let backend = ask_select(
-                "KV transfer backend:",
-                &[("mori", "mori"), ("nixl", "nixl"), ("mooncake", "mooncake")],
-                "moves the KV cache from prefill to decode",
-            )?;
-            f.transfer_backend = Some(backend.into());
-        }
-        if backend == Backend::Sglang && f.ib_device.is_none() {
-            let device = Text::new("RDMA device (empty: let the engine choose):")
-                .with_help_message("e.g. rdma0 or mlx5_0")
-                .prompt()
-                .map_err(cancelled)?;
-            f.ib_device = (!device.trim().is_empty()).then(|| device.trim().to_string());
-        }
-    } else if f.replicas.is_none() {
-        f.replicas = Some(ask_number("Worker replicas:", 1, 0, "")?);
     }
+    Ok(())
+}
+
+/// How SGLang moves the KV cache from prefill to decode (pd only).
+fn ask_transfer(f: &mut SpecFlags) -> Result<()> {
+    if f.topology != Some(Topology::Pd) || f.backend != Some(Backend::Sglang) {
+        return Ok(());
+    }
+    if f.transfer_backend.is_none() {
+        let backends = [("mori", "mori"), ("nixl", "nixl"), ("mooncake", "mooncake")];
+        let help = "moves the KV cache from prefill to decode";
+        f.transfer_backend = Some(choose("KV transfer backend:", &backends, help)?.into());
+    }
+    if f.ib_device.is_none() {
+        let device = Text::new("RDMA device (empty: let the engine choose):")
+            .with_help_message("e.g. rdma0 or mlx5_0")
+            .prompt()
+            .map_err(cancelled)?;
+        f.ib_device = (!device.trim().is_empty()).then(|| device.trim().to_string());
+    }
+    Ok(())
+}
+
+/// Router policy, NATS and discovery.
+fn ask_services(f: &mut SpecFlags) -> Result<()> {
     if f.router_policy.is_none() {
-        let options: &[(&'static str, &'static str)] = if topology == Topology::Pd {
-            &[
-                ("kv-aware", "kv-aware"),
-                ("cache-aware", "cache-aware"),
-                ("round-robin", "round-robin"),
-                ("random", "random"),
-            ]
-        } else {
-            &[
-                ("round-robin", "round-robin"),
-                ("kv-aware", "kv-aware"),
-                ("cache-aware", "cache-aware"),
-                ("random", "random"),
-            ]
-        };
-        f.router_policy =
-            Some(ask_select("Router policy:", options, "how the server picks a worker")?.into());
+        // The plan's default policy first.
+        let policies = match f.topology {
+            Some(Topology::Pd) => ["kv-aware", "cache-aware", "round-robin", "random"],
+            _ => ["round-robin", "kv-aware", "cache-aware", "random"],
+        }
+        .map(|p| (p, p));
+        let help = "how the server picks a worker";
+        f.router_policy = Some(choose("Router policy:", &policies, help)?.into());
     }
     if f.nats.is_none() {
-        f.nats = Some(
-            Confirm::new("Deploy a managed NATS JetStream for KV events?")
-                .with_default(true)
-                .with_help_message("needs a default StorageClass")
-                .prompt()
-                .map_err(cancelled)?,
-        );
+        let nats = Confirm::new("Deploy a managed NATS JetStream for KV events?")
+            .with_default(true)
+            .with_help_message("needs a default StorageClass");
+        f.nats = Some(nats.prompt().map_err(cancelled)?);
     }
     if f.discovery.is_none() {
-        f.discovery = Some(ask_select(
-            "Discovery backend:",
-            &[
-                ("kubernetes — no extra service", Discovery::Kubernetes),
-                ("etcd — an external etcd", Discovery::Etcd),
-            ],
-            "",
-        )?);
+        let backends = [
+            ("kubernetes — no extra service", Discovery::Kubernetes),
+            ("etcd — an external etcd", Discovery::Etcd),
+        ];
+        f.discovery = Some(choose("Discovery backend:", &backends, "")?);
     }
     if f.discovery == Some(Discovery::Etcd) && f.etcd_endpoint.is_none() {
         f.etcd_endpoint = Some(ask_text("etcd endpoint:", "http://etcd:2379", "")?);
     }
-    Ok(f)
+    Ok(())
 }
 
-/// The final question before applying.
-pub fn confirm(context: &str, namespace: &str, name: &str) -> Result<bool> {
-    Confirm::new(&format!(
-        "Apply {name} to namespace {namespace} of context {context}?"
-    ))
-    .with_default(true)
-    .prompt()
-    .map_err(cancelled)
+/// A deployment name the API server and infera-core accept.
+fn name_validation(name: &str) -> Validation {
+    if infera_core::naming::is_dns_label(name)
+        && name.len() <= infera_core::naming::MAX_DEPLOYMENT_NAME
+    {
+        Validation::Valid
+    } else {
+        Validation::Invalid(
+            "lowercase letters, digits and '-', starting with a letter, at most 42".into(),
+        )
+    }
 }
 
-/// Default flags so [`Plan::from_flags`] succeeds on the wizard's answers.
-pub fn plan(flags: &SpecFlags) -> Result<Plan> {
-    Plan::from_flags(flags)
-        .map_err(|missing| Error::Usage(format!("missing {}", missing.join(", "))))
+/// The help line under a prompt; none for an empty text, which inquire would draw as `[]`.
+fn help_line(help: &str) -> Option<&str> {
+    (!help.is_empty()).then_some(help)
+}
+
+/// A required text answer with a default.
+fn text<'a>(message: &'a str, default: &'a str, help: &'a str) -> Text<'a, 'a> {
+    let mut prompt = Text::new(message)
+        .with_default(default)
+        .with_validator(|s: &str| {
+            Ok(if s.trim().is_empty() {
+                Validation::Invalid("required".into())
+            } else {
+                Validation::Valid
+            })
+        });
+    prompt.help_message = help_line(help);
+    prompt
+}
+
+fn ask_text(message: &str, default: &str, help: &str) -> Result<String> {
+    text(message, default, help)
+        .prompt()
+        .map(|s| s.trim().to_string())
+        .map_err(cancelled)
+}
+
+/// A whole number of at least `min`, with a default.
+fn number<'a>(message: &'a str, default: i32, min: i32, help: &'a str) -> CustomType<'a, i32> {
+    let mut prompt = CustomType::<i32>::new(message)
+        .with_default(default)
+        .with_error_message("enter a whole number")
+        .with_validator(move |v: &i32| {
+            Ok(if *v >= min {
+                Validation::Valid
+            } else {
+                Validation::Invalid(format!("at least {min}").into())
+            })
+        });
+    prompt.help_message = help_line(help);
+    prompt
+}
+
+fn ask_number(message: &str, default: i32, min: i32, help: &str) -> Result<i32> {
+    number(message, default, min, help)
+        .prompt()
+        .map_err(cancelled)
+}
+
+/// One answer of a [`select`] question: what is shown, and what it means.
+#[derive(Clone, Copy)]
+struct Choice<'a, T> {
+    label: &'a str,
+    value: T,
+}
+
+impl<T> std::fmt::Display for Choice<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.label)
+    }
+}
+
+/// One of `options` (label, value); without help, inquire's own (how to move and select).
+fn select<'a, T: Copy>(
+    message: &'a str,
+    options: &[(&'a str, T)],
+    help: &'a str,
+) -> Select<'a, Choice<'a, T>> {
+    let choices = options
+        .iter()
+        .map(|&(label, value)| Choice { label, value })
+        .collect();
+    let mut prompt = Select::new(message, choices);
+    if let Some(help) = help_line(help) {
+        prompt.help_message = Some(help);
+    }
+    prompt
+}
+
+fn choose<T: Copy>(message: &str, options: &[(&str, T)], help: &str) -> Result<T> {
+    let choice = select(message, options, help).prompt().map_err(cancelled)?;
+    Ok(choice.value)
+}
+
+fn cancelled(e: InquireError) -> Error {
+    match e {
+        InquireError::OperationCanceled | InquireError::OperationInterrupted => Error::Interrupted,
+        other => Error::Failed(format!("wizard: {other}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A new user saw an empty `[]` line under the replica and discovery questions: inquire
+    /// draws an empty help message as brackets around nothing.
+    #[test]
+    fn prompts_without_help_draw_no_empty_help_line() {
+        assert_eq!(number("Prefill replicas:", 1, 0, "").help_message, None);
+        assert_eq!(text("etcd endpoint:", "x", "").help_message, None);
+        let discovery = [("kubernetes", Discovery::Kubernetes)];
+        assert_eq!(
+            select("Discovery backend:", &discovery, "").help_message,
+            Select::<Choice<Discovery>>::DEFAULT_HELP_MESSAGE
+        );
+        assert_eq!(
+            number("GPUs:", 1, 1, "the largest GPU node has 8 GPUs").help_message,
+            Some("the largest GPU node has 8 GPUs")
+        );
+        assert_eq!(
+            select("Engine:", &discovery, "both run on ROCm").help_message,
+            Some("both run on ROCm")
+        );
+    }
+
+    #[test]
+    fn deployment_names_are_dns_labels_of_at_most_42() {
+        assert_eq!(name_validation("demo-1"), Validation::Valid);
+        for bad in ["Demo", "1demo", "a_b", &"a".repeat(43)] {
+            assert!(
+                matches!(name_validation(bad), Validation::Invalid(_)),
+                "{bad}"
+            );
+        }
+    }
 }

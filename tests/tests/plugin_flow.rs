@@ -485,6 +485,14 @@ async fn the_wizard_on_a_terminal_makes_pd_and_multinode_specs_that_deploy() -> 
         screen.contains("The same without the wizard:") && screen.contains("--topology pd"),
         "{screen}"
     );
+    // The command without the wizard deploys where the wizard did.
+    let without = screen
+        .split("The same without the wizard:")
+        .nth(1)
+        .unwrap_or_default();
+    anyhow::ensure!(without.contains(&format!("-n {n} \\")), "{screen}");
+    // No question draws an empty help line.
+    anyhow::ensure!(!screen.contains("[]"), "an empty help line:\n{screen}");
     let saved = std::fs::read_to_string(&pd_file)?;
     anyhow::ensure!(
         saved.contains("role: prefill")
@@ -528,6 +536,7 @@ async fn the_wizard_on_a_terminal_makes_pd_and_multinode_specs_that_deploy() -> 
     .await?;
     operator.ensure_running()?;
     anyhow::ensure!(code == 0, "wizard exited {code}:\n{screen}");
+    anyhow::ensure!(!screen.contains("[]"), "an empty help line:\n{screen}");
     let saved = std::fs::read_to_string(&mn_file)?;
     anyhow::ensure!(
         saved.contains("numberOfNodes: 2") && saved.contains("--pipeline-parallel-size"),

@@ -1,12 +1,13 @@
 //! `completion SHELL`, the hidden `__complete` that kubectl's plugin completion calls through the
 //! `kubectl_complete-infera` shim, and `--install-shim`.
 
-use std::{path::PathBuf, time::Duration};
+use std::{fmt::Debug, path::PathBuf, time::Duration};
 
 use clap::{CommandFactory, builder::PossibleValue};
 use infera_core::InferaDeployment;
 use k8s_openapi::api::core::v1::Namespace;
 use kube::{Api, api::ListParams};
+use serde::de::DeserializeOwned;
 
 use crate::{
     cli::{Cli, CompleteArgs, CompletionArgs, GlobalArgs},
@@ -196,27 +197,16 @@ pub async fn complete(args: &CompleteArgs, global: &GlobalArgs, printer: &Printe
     if let Some(dynamic) = dynamic {
         let lookup = async {
             let kube = client::connect(global).await.ok()?;
-            let names: Vec<String> = match dynamic {
-                Dynamic::Namespaces => Api::<Namespace>::all(kube.client.clone())
-                    .list_metadata(&ListParams::default())
-                    .await
-                    .ok()?
-                    .items
-                    .into_iter()
-                    .filter_map(|n| n.metadata.name)
-                    .collect(),
+            match dynamic {
+                Dynamic::Namespaces => names(Api::<Namespace>::all(kube.client)).await,
                 Dynamic::Deployments => {
-                    Api::<InferaDeployment>::namespaced(kube.client.clone(), &kube.namespace)
-                        .list_metadata(&ListParams::default())
-                        .await
-                        .ok()?
-                        .items
-                        .into_iter()
-                        .filter_map(|n| n.metadata.name)
-                        .collect()
+                    names(Api::<InferaDeployment>::namespaced(
+                        kube.client,
+                        &kube.namespace,
+                    ))
+                    .await
                 }
-            };
-            Some(names)
+            }
         };
         let names = tokio::time::timeout(Duration::from_secs(3), lookup)
             .await
@@ -228,6 +218,17 @@ pub async fn complete(args: &CompleteArgs, global: &GlobalArgs, printer: &Printe
     lines.push(format!(":{directive}"));
     printer.out(&lines.join("\n"));
     Ok(())
+}
+
+/// The names of every object `api` lists (metadata only).
+async fn names<K: Clone + DeserializeOwned + Debug>(api: Api<K>) -> Option<Vec<String>> {
+    let list = api.list_metadata(&ListParams::default()).await.ok()?;
+    Some(
+        list.items
+            .into_iter()
+            .filter_map(|o| o.metadata.name)
+            .collect(),
+    )
 }
 
 #[cfg(test)]

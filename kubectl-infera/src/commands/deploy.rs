@@ -1,4 +1,5 @@
-//! `kubectl infera deploy`: from `-f FILE`, from flags, or from the wizard on a terminal.
+//! `kubectl infera deploy`: from `-f FILE`, from flags, or from the wizard on a terminal (the
+//! [`Source`] is chosen once).
 //! Validates client-side first, applies with server-side apply as `kubectl-infera`, and with
 //! `--wait` follows the deployment until Ready, explaining on timeout what blocks it.
 
@@ -16,26 +17,20 @@ use tokio::time::Instant;
 
 use crate::{
     apply::{Outcome, conflict_or},
-    cli::{DeployArgs, DryRun, GlobalArgs, ManifestOutput},
+    cli::{DeployArgs, DryRun, GlobalArgs, ManifestOutput, SpecFlags},
     client::{self, Kube},
     diagnose,
     duration::human,
     error::{Error, Result},
-    plan::{self, Plan},
+    plan,
     printer::{Printer, Style},
-    spec, view, watch, wizard,
+    spec::{self, Source},
+    view, watch, wizard,
 };
 
 pub async fn run(args: &DeployArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
     let offline = args.dry_run == DryRun::Client;
-    // Where the spec comes from.
-    let mut deployments: Vec<InferaDeployment> = match &args.file {
-        Some(path) => {
-            let text = spec::read_text(path)?;
-            spec::parse(path, &text, global.namespace.as_deref())?
-        }
-        None => vec![from_flags_or_wizard(args, global, printer).await?],
-    };
+    let (mut deployments, kube) = deployments(args, global, printer).await?;
     // Client-side validation, with infera-core's messages, before anything is sent.
     for idep in &deployments {
         spec::validate(idep)?;
@@ -60,7 +55,11 @@ pub async fn run(args: &DeployArgs, global: &GlobalArgs, printer: &Printer) -> R
         )?;
         return Ok(());
     }
-    let kube = client::connect(global).await?;
+    // The connection the wizard made, else the first and only one.
+    let kube = match kube {
+        Some(kube) => kube,
+        None => client::connect(global).await?,
+    };
     let server_dry_run = args.dry_run == DryRun::Server;
     let mut applied = Vec::new();
     for idep in &mut deployments {
@@ -101,6 +100,33 @@ pub async fn run(args: &DeployArgs, global: &GlobalArgs, printer: &Printer) -> R
     Ok(())
 }
 
+/// The deployments of the [`Source`] the arguments choose, and the cluster connection if making
+/// them needed one. The kubeconfig is read once per command: the wizard needs it before asking
+/// (defaults from the nodes, the namespace to confirm), and `run` uses that connection; a file or
+/// flags need it only once the spec is valid, and `--dry-run=client` not at all.
+async fn deployments(
+    args: &DeployArgs,
+    global: &GlobalArgs,
+    printer: &Printer,
+) -> Result<(Vec<InferaDeployment>, Option<Kube>)> {
+    let namespace = global.namespace.as_deref();
+    let can_ask = printer.interactive() && !args.no_interactive;
+    match Source::of(args.file.as_deref(), &args.spec, can_ask)? {
+        Source::File(path) => Ok((spec::read(path, namespace)?, None)),
+        Source::Flags(flags) => Ok((vec![plan::resolve(flags)?.to_deployment(namespace)], None)),
+        Source::Wizard(flags) => {
+            // With --dry-run=client, the cluster only suggests defaults.
+            let kube = match client::connect(global).await {
+                Ok(kube) => Some(kube),
+                Err(_) if args.dry_run == DryRun::Client => None,
+                Err(e) => return Err(e),
+            };
+            let idep = from_wizard(args, flags, global, kube.as_ref(), printer).await?;
+            Ok((vec![idep], kube))
+        }
+    }
+}
+
 /// Drops what must not be applied (server-managed metadata and status).
 fn clean(idep: &mut InferaDeployment) {
     idep.status = None;
@@ -132,55 +158,48 @@ fn print_objects(
     }
 }
 
-async fn from_flags_or_wizard(
+/// The wizard source: asks for what the flags do not say, shows the InferaDeployment and the
+/// same command without the wizard, and asks before applying it for real. `kube` is there
+/// unless `--dry-run=client` could not connect.
+async fn from_wizard(
     args: &DeployArgs,
+    flags: &SpecFlags,
     global: &GlobalArgs,
+    kube: Option<&Kube>,
     printer: &Printer,
 ) -> Result<InferaDeployment> {
-    let missing = plan::missing(&args.spec);
-    let plan = if missing.is_empty() {
-        Plan::from_flags(&args.spec)
-            .map_err(|m| Error::Usage(format!("missing {}", m.join(", "))))?
-    } else if printer.interactive() && !args.no_interactive {
-        let hints = cluster_hints(global).await;
-        let flags = wizard::run(&args.spec, hints)?;
-        let plan = wizard::plan(&flags)?;
-        let idep = plan.to_deployment(global.namespace.as_deref());
-        printer.note(&format!(
-            "\n{}",
-            printer.paint_err(Style::Bold, "The InferaDeployment:")
-        ));
-        printer.note(&infera_core::yaml::to_yaml(&idep).map_err(|e| Error::Failed(e.to_string()))?);
-        printer.note(&format!(
-            "{}\n{}\n",
-            printer.paint_err(Style::Bold, "The same without the wizard:"),
-            plan.command_line()
-        ));
-        spec::validate(&idep)?;
-        if args.dry_run == DryRun::None && !args.yes {
-            let (namespace, context) = match client::config(global).await {
-                Ok((config, context)) => (config.default_namespace, context),
-                Err(e) => return Err(e),
-            };
-            if !wizard::confirm(&context, &namespace, &plan.name)? {
-                return Err(Error::Failed("not applied".into()));
-            }
-        }
-        plan
-    } else {
-        return Err(Error::Usage(format!(
-            "missing {} — there is no terminal to ask on. Pass them, use -f FILE, or run on a terminal for the wizard \
-             (see `kubectl infera deploy --help`)",
-            missing.join(", ")
-        )));
+    let hints = match kube {
+        Some(kube) => cluster_hints(kube).await,
+        None => wizard::ClusterHints::default(),
     };
-    Ok(plan.to_deployment(global.namespace.as_deref()))
+    let plan = plan::resolve(&wizard::run(flags, hints)?)?;
+    let idep = plan.to_deployment(global.namespace.as_deref());
+    // The connection it is applied through, if it is (also with --dry-run=server): the
+    // equivalent command names its namespace.
+    let target = kube.filter(|_| args.dry_run != DryRun::Client);
+    let namespace = target.map_or(global.namespace.as_deref(), |k| Some(&k.namespace));
+    printer.note(&format!(
+        "\n{}",
+        printer.paint_err(Style::Bold, "The InferaDeployment:")
+    ));
+    printer.note(&infera_core::yaml::to_yaml(&idep).map_err(|e| Error::Failed(e.to_string()))?);
+    printer.note(&format!(
+        "{}\n{}\n",
+        printer.paint_err(Style::Bold, "The same without the wizard:"),
+        plan.command_line(global, namespace)
+    ));
+    spec::validate(&idep)?;
+    if let Some(kube) = target.filter(|_| args.dry_run == DryRun::None && !args.yes)
+        && !wizard::confirm(&kube.context, &kube.namespace, &plan.name)?
+    {
+        return Err(Error::Failed("not applied".into()));
+    }
+    Ok(idep)
 }
 
 /// Defaults for the wizard from one LIST of nodes; nothing when the cluster cannot tell.
-async fn cluster_hints(global: &GlobalArgs) -> wizard::ClusterHints {
+async fn cluster_hints(kube: &Kube) -> wizard::ClusterHints {
     let lookup = async {
-        let kube = client::connect(global).await.ok()?;
         let nodes: Api<Node> = Api::all(kube.client.clone());
         let nodes = nodes.list(&ListParams::default()).await.ok()?.items;
         let gpus: Vec<i32> = nodes

@@ -74,8 +74,11 @@ mod tests {
     #[test]
     fn committed_generated_files_are_current() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        for (relative, content) in files().unwrap_or_default() {
-            let committed = std::fs::read_to_string(root.join(&relative)).unwrap_or_default();
+        let files = files().expect("generating the files");
+        assert!(!files.is_empty(), "nothing was generated");
+        for (relative, content) in files {
+            let committed = std::fs::read_to_string(root.join(&relative))
+                .unwrap_or_else(|e| panic!("{}: {e}; run `make generate`", relative.display()));
             assert!(
                 committed == content,
                 "{} is stale: run `make generate`",
