@@ -279,20 +279,16 @@ fn conflict_fields(status: &Status) -> String {
     parts.join("; ")
 }
 
+/// `decode: needs the LeaderWorkerSet CRD (leaderworkersets.leaderworkerset.x-k8s.io) for
+/// numberOfNodes > 1; install LeaderWorkerSet (https://…)`
 fn missing_dependency(kind: ChildKind, service: &str) -> String {
-    let what = match kind {
-        ChildKind::LeaderWorkerSet => {
-            "needs the LeaderWorkerSet CRD (leaderworkersets.leaderworkerset.x-k8s.io) for numberOfNodes > 1; install LeaderWorkerSet"
-        }
-        ChildKind::InferencePool => {
-            "needs the Gateway API Inference Extension CRD (inferencepools.inference.networking.k8s.io) for spec.gaie; install it"
-        }
-        ChildKind::HttpRoute => {
-            "needs the Gateway API CRD (httproutes.gateway.networking.k8s.io) for spec.gaie; install Gateway API"
-        }
-        _ => "needs a CRD that is not installed",
-    };
-    format!("{service}: {what}")
+    match kind.crd() {
+        Some(crd) => format!(
+            "{service}: needs {crd} for {}; {}",
+            crd.needed_for, crd.install
+        ),
+        None => format!("{service}: needs a CRD that is not installed"),
+    }
 }
 
 /// What must move for a live child to count as changed by someone else.
@@ -450,7 +446,7 @@ mod tests {
     fn missing_dependencies_name_the_pool_and_what_to_install() {
         assert_eq!(
             missing_dependency(ChildKind::LeaderWorkerSet, "decode"),
-            "decode: needs the LeaderWorkerSet CRD (leaderworkersets.leaderworkerset.x-k8s.io) for numberOfNodes > 1; install LeaderWorkerSet"
+            "decode: needs the LeaderWorkerSet CRD (leaderworkersets.leaderworkerset.x-k8s.io) for numberOfNodes > 1; install LeaderWorkerSet (https://lws.sigs.k8s.io/docs/installation/)"
         );
     }
 }

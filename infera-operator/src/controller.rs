@@ -3,7 +3,7 @@
 use std::{sync::Arc, time::Duration};
 
 use futures::StreamExt;
-use infera_core::{InferaDeployment, naming::LABEL_DEPLOYMENT};
+use infera_core::{ChildKind, InferaDeployment, naming::LABEL_DEPLOYMENT};
 use kube::{
     Api, Client, Resource, ResourceExt,
     api::DynamicObject,
@@ -62,14 +62,12 @@ pub async fn run(
     });
     // A CRD appearing (LeaderWorkerSet, Gateway API) can unblock any deployment.
     let crds = watches.crds.filter_map(|event| async move {
-        let crd = event.ok()?;
-        let group = crd.name_any();
-        let relevant = [
-            "leaderworkerset.x-k8s.io",
-            "inference.networking.k8s.io",
-            "gateway.networking.k8s.io",
-        ];
-        relevant.iter().any(|g| group.ends_with(g)).then_some(())
+        let name = event.ok()?.name_any();
+        ChildKind::ALL
+            .iter()
+            .filter_map(|kind| kind.crd())
+            .any(|crd| crd.name == name)
+            .then_some(())
     });
     // Ready once the caches are filled (they fill as the controller below polls their watches).
     ctx.observed.track_sync();

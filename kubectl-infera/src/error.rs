@@ -113,9 +113,26 @@ pub enum Error {
     /// The async runtime could not start (no threads, no timer).
     #[error("cannot start the async runtime")]
     Runtime(#[source] std::io::Error),
-    /// A failure that has no variant of its own yet.
-    #[error("{0}")]
-    Failed(String),
+    /// More than one spec of a file is invalid; each says why.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    InvalidSpecs(Vec<Error>),
+    /// The wizard could not ask (no terminal, a broken prompt).
+    #[error("wizard: cannot ask")]
+    Prompt(#[source] inquire::InquireError),
+    /// The user answered no when asked to apply.
+    #[error("not applied")]
+    NotConfirmed,
+    /// The cluster does not serve the InferaDeployment API.
+    #[error(
+        "the InferaDeployment API is not installed in this cluster ({detail}); run `kubectl infera init` first"
+    )]
+    NotInstalled { detail: String },
+    /// The operator found the spec invalid (a rule admission cannot check).
+    #[error("{object} was rejected by the operator: {message}")]
+    RejectedByOperator { object: String, message: String },
+    /// The object went away while the command waited for it.
+    #[error("{object} was deleted while waiting for it to be Ready")]
+    Deleted { object: String },
     #[error("interrupted")]
     Interrupted,
 }
@@ -143,7 +160,12 @@ impl Error {
             | Self::Watch { .. }
             | Self::WatchEnded { .. }
             | Self::Runtime(_)
-            | Self::Failed(_) => Exit::Failed,
+            | Self::InvalidSpecs(_)
+            | Self::Prompt(_)
+            | Self::NotConfirmed
+            | Self::NotInstalled { .. }
+            | Self::RejectedByOperator { .. }
+            | Self::Deleted { .. } => Exit::Failed,
             Self::Kubeconfig(_) | Self::Unreachable { .. } => Exit::Unreachable,
             Self::Conflict { .. } | Self::Refused(_) => Exit::Conflict,
             Self::Timeout { .. } => Exit::Timeout,
@@ -228,7 +250,7 @@ mod tests {
     #[test]
     fn exit_codes_follow_the_contract() {
         assert_eq!(Error::Usage("x".into()).exit() as u8, 2);
-        assert_eq!(Error::Failed("x".into()).exit() as u8, 1);
+        assert_eq!(Error::NotConfirmed.exit() as u8, 1);
         assert_eq!(
             Error::Timeout {
                 after: "1s".into(),

@@ -126,13 +126,7 @@ pub fn load(
     match invalid.len() {
         0 => Ok(valid),
         1 => Err(invalid.remove(0)),
-        _ => Err(Error::Failed(
-            invalid
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("\n"),
-        )),
+        _ => Err(Error::InvalidSpecs(invalid)),
     }
 }
 

@@ -277,7 +277,7 @@ fn choose<T: Copy>(message: &str, options: &[(&str, T)], help: &str) -> Result<T
 fn cancelled(e: InquireError) -> Error {
     match e {
         InquireError::OperationCanceled | InquireError::OperationInterrupted => Error::Interrupted,
-        other => Error::Failed(format!("wizard: {other}")),
+        other => Error::Prompt(other),
     }
 }
 

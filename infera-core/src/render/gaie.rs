@@ -139,6 +139,37 @@ pub fn epp_config(d: &ValidDeployment) -> String {
 fn endpoint_picker(cx: &Context<'_>, gaie: &Gaie) -> Child {
     let d = cx.deployment;
     let epp = Component::EndpointPicker.object_name(&d.name);
+    let container = endpoint_picker_container(d, gaie);
+    Child::Deployment(Deployment {
+        metadata: meta::object_meta(d, Component::EndpointPicker, epp.clone()),
+        spec: Some(DeploymentSpec {
+            replicas: Some(1),
+            selector: LabelSelector {
+                match_labels: Some(naming::selector(&d.name, Component::EndpointPicker)),
+                ..Default::default()
+            },
+            strategy: Some(DeploymentStrategy {
+                type_: Some("Recreate".into()),
+                ..Default::default()
+            }),
+            template: PodTemplateSpec {
+                metadata: Some(meta::pod_meta(d, Component::EndpointPicker)),
+                spec: Some(PodSpec {
+                    service_account_name: Some(epp),
+                    termination_grace_period_seconds: Some(130),
+                    containers: vec![container],
+                    ..Default::default()
+                }),
+            },
+            ..Default::default()
+        }),
+        ..Default::default()
+    })
+}
+
+/// The EPP container: GAIE's flags, its configuration as text, the chart's environment, ports
+/// and gRPC probes.
+fn endpoint_picker_container(d: &ValidDeployment, gaie: &Gaie) -> Container {
     let default_image = if disaggregated(d) {
         EPP_PD_IMAGE
     } else {
@@ -156,7 +187,7 @@ fn endpoint_picker(cx: &Context<'_>, gaie: &Gaie) -> Child {
         container_port: number,
         ..Default::default()
     };
-    let container = Container {
+    Container {
         name: "epp".into(),
         image: Some(
             gaie.epp_image
@@ -206,32 +237,7 @@ fn endpoint_picker(cx: &Context<'_>, gaie: &Gaie) -> Child {
             ..health_probe()
         }),
         ..Default::default()
-    };
-    Child::Deployment(Deployment {
-        metadata: meta::object_meta(d, Component::EndpointPicker, epp.clone()),
-        spec: Some(DeploymentSpec {
-            replicas: Some(1),
-            selector: LabelSelector {
-                match_labels: Some(naming::selector(&d.name, Component::EndpointPicker)),
-                ..Default::default()
-            },
-            strategy: Some(DeploymentStrategy {
-                type_: Some("Recreate".into()),
-                ..Default::default()
-            }),
-            template: PodTemplateSpec {
-                metadata: Some(meta::pod_meta(d, Component::EndpointPicker)),
-                spec: Some(PodSpec {
-                    service_account_name: Some(epp),
-                    termination_grace_period_seconds: Some(130),
-                    containers: vec![container],
-                    ..Default::default()
-                }),
-            },
-            ..Default::default()
-        }),
-        ..Default::default()
-    })
+    }
 }
 
 /// The EPP's gRPC health check, which answers SERVING once the pool is synced.

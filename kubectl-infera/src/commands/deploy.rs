@@ -40,7 +40,7 @@ pub async fn run(args: &DeployArgs, global: &GlobalArgs, printer: &Printer) -> R
     }
     if let Some(path) = &args.save {
         let text = infera_core::yaml::to_yaml_stream(&deployments)
-            .map_err(|e| Error::Failed(e.to_string()))?;
+            .map_err(|e| Error::serialize("the spec", "YAML", e))?;
         std::fs::write(path, text).map_err(|source| Error::WriteFile {
             path: path.clone(),
             source,
@@ -151,7 +151,7 @@ fn print_objects(
         (ManifestOutput::Yaml, many) => {
             printer.out(
                 &infera_core::yaml::to_yaml_stream(many)
-                    .map_err(|e| Error::Failed(e.to_string()))?,
+                    .map_err(|e| Error::serialize("the InferaDeployments", "YAML", e))?,
             );
             Ok(())
         }
@@ -182,7 +182,10 @@ async fn from_wizard(
         "\n{}",
         printer.paint_err(Style::Bold, "The InferaDeployment:")
     ));
-    printer.note(&infera_core::yaml::to_yaml(&idep).map_err(|e| Error::Failed(e.to_string()))?);
+    printer.note(
+        &infera_core::yaml::to_yaml(&idep)
+            .map_err(|e| Error::serialize("the InferaDeployment", "YAML", e))?,
+    );
     printer.note(&format!(
         "{}\n{}\n",
         printer.paint_err(Style::Bold, "The same without the wizard:"),
@@ -192,7 +195,7 @@ async fn from_wizard(
     if let Some(kube) = target.filter(|_| args.dry_run == DryRun::None && !args.yes)
         && !wizard::confirm(&kube.context, &kube.namespace, &plan.name)?
     {
-        return Err(Error::Failed("not applied".into()));
+        return Err(Error::NotConfirmed);
     }
     Ok(idep)
 }
@@ -245,10 +248,7 @@ async fn apply(
     let previous = match api.get_opt(&name).await {
         Ok(p) => p,
         Err(kube::Error::Api(s)) if s.code == 404 => {
-            return Err(Error::Failed(format!(
-                "the InferaDeployment API is not installed in this cluster ({}); run `kubectl infera init` first",
-                s.message
-            )));
+            return Err(Error::NotInstalled { detail: s.message });
         }
         Err(e) => return Err(Error::kube(format!("reading {display}"), e)),
     };
@@ -288,6 +288,23 @@ pub fn progress_line(idep: &InferaDeployment) -> String {
     )
 }
 
+/// The deployment `--wait` follows.
+struct Waited {
+    api: Api<InferaDeployment>,
+    namespace: String,
+    name: String,
+    /// The generation our apply produced: older statuses do not count.
+    generation: i64,
+}
+
+/// How following ended without an error.
+enum Followed {
+    Ready,
+    /// The deadline passed; the last state seen, if any.
+    TimedOut(Option<Box<InferaDeployment>>),
+}
+
+/// Follows the deployment until Ready, explaining on timeout what blocks it.
 async fn wait_ready(
     kube: &Kube,
     applied: &InferaDeployment,
@@ -299,83 +316,88 @@ async fn wait_ready(
         .namespace
         .clone()
         .unwrap_or_else(|| kube.namespace.clone());
-    let name = applied.metadata.name.clone().unwrap_or_default();
-    let generation = applied.metadata.generation.unwrap_or_default();
-    let api: Api<InferaDeployment> = Api::namespaced(kube.client.clone(), &namespace);
-    let deadline = Instant::now() + timeout;
-    let mut last_line = String::new();
-    // One watch of this object (field selector metadata.name): react to each status change.
+    let waited = Waited {
+        api: Api::namespaced(kube.client.clone(), &namespace),
+        name: applied.metadata.name.clone().unwrap_or_default(),
+        generation: applied.metadata.generation.unwrap_or_default(),
+        namespace,
+    };
+    let followed = follow(&waited, Instant::now() + timeout, printer).await;
+    printer.clear_progress();
+    let last = match followed? {
+        Followed::Ready => return Ok(()),
+        Followed::TimedOut(last) => last,
+    };
+    let why = not_ready_because(kube, &waited, last).await?;
+    Err(Error::Timeout {
+        after: human(timeout),
+        why: format!("{}/{} is not Ready: {why}", waited.namespace, waited.name),
+    })
+}
+
+/// One watch of this object (field selector metadata.name), reacting to each status change.
+async fn follow(waited: &Waited, deadline: Instant, printer: &Printer) -> Result<Followed> {
+    let object = format!("{}/{}", waited.namespace, waited.name);
     let mut changes = watch::object(
-        api.clone(),
-        &name,
-        format!("InferaDeployment {namespace}/{name}"),
+        waited.api.clone(),
+        &waited.name,
+        format!("InferaDeployment {object}"),
     )
     .boxed();
-    let mut last: Option<InferaDeployment> = None;
-    loop {
-        let next = match tokio::time::timeout_at(deadline, changes.next()).await {
-            Ok(next) => next,
-            Err(_elapsed) => break,
-        };
+    let mut last_line = String::new();
+    let mut last = None;
+    while let Ok(next) = tokio::time::timeout_at(deadline, changes.next()).await {
         let idep = match next {
             Some(Ok(Some(idep))) => idep,
-            Some(Ok(None)) => {
-                printer.clear_progress();
-                return Err(Error::Failed(format!(
-                    "{namespace}/{name} was deleted while waiting for it to be Ready"
-                )));
-            }
-            Some(Err(e)) => {
-                printer.clear_progress();
-                return Err(e);
-            }
-            None => {
-                printer.clear_progress();
-                return Err(Error::Failed(format!(
-                    "watching {namespace}/{name}: the watch ended"
-                )));
-            }
+            Some(Ok(None)) => return Err(Error::Deleted { object }),
+            Some(Err(e)) => return Err(e),
+            None => return Err(Error::WatchEnded { what: object }),
         };
         let status = idep.status.clone().unwrap_or_default();
-        let current = status.observed_generation.unwrap_or_default() >= generation;
-        if current && status.state == Some(State::Ready) {
-            printer.clear_progress();
-            printer.note(&format!(
-                "{} {}",
-                printer.paint_err(Style::Good, "Ready:"),
-                progress_line(&idep)
-            ));
-            return Ok(());
-        }
-        let invalid = status.conditions.iter().find(|c| {
-            c.type_ == READY && ReadyReason::parse(&c.reason) == Some(ReadyReason::InvalidSpec)
-        });
-        if current && let Some(c) = invalid {
-            printer.clear_progress();
-            return Err(Error::Failed(format!(
-                "{namespace}/{name} was rejected by the operator: {}",
-                c.message
-            )));
+        if status.observed_generation.unwrap_or_default() >= waited.generation {
+            if status.state == Some(State::Ready) {
+                printer.clear_progress();
+                let ready = printer.paint_err(Style::Good, "Ready:");
+                printer.note(&format!("{ready} {}", progress_line(&idep)));
+                return Ok(Followed::Ready);
+            }
+            let invalid = status.conditions.iter().find(|c| {
+                c.type_ == READY && ReadyReason::parse(&c.reason) == Some(ReadyReason::InvalidSpec)
+            });
+            if let Some(c) = invalid {
+                let message = c.message.clone();
+                return Err(Error::RejectedByOperator { object, message });
+            }
         }
         let line = progress_line(&idep);
         if line != last_line {
             printer.progress_or_line(&line);
             last_line = line;
         }
-        last = Some(idep);
+        last = Some(Box::new(idep));
     }
-    printer.clear_progress();
-    // Timed out: explain why from the last state seen (read once if the watch never delivered it).
+    Ok(Followed::TimedOut(last))
+}
+
+/// Why the deployment is not Ready, from its last state (read once if the watch never delivered
+/// it), its condition, and what its pods and warning events say.
+async fn not_ready_because(
+    kube: &Kube,
+    waited: &Waited,
+    last: Option<Box<InferaDeployment>>,
+) -> Result<String> {
+    let (namespace, name, generation) = (&waited.namespace, &waited.name, waited.generation);
     let idep = match last {
-        Some(idep) => idep,
-        None => api
-            .get(&name)
+        Some(idep) => *idep,
+        None => waited
+            .api
+            .get(name)
             .await
             .map_err(|e| Error::kube(format!("reading {namespace}/{name}"), e))?,
     };
     let status = idep.status.clone().unwrap_or_default();
     let current = status.observed_generation.unwrap_or_default() >= generation;
-    let (pods, events) = view::pods_and_events(kube, &namespace, &name).await?;
+    let (pods, events) = view::pods_and_events(kube, namespace, name).await?;
     let detail = view::detail(&idep, &pods, &events, k8s_openapi::jiff::Timestamp::now());
     let ready = status.conditions.iter().find(|c| c.type_ == READY);
     let mut why = match (&status.state, ready) {
@@ -396,8 +418,5 @@ async fn wait_ready(
         why.push_str("; no pods exist yet");
     }
     why.push_str(&diagnose::summary(&detail.blocking, ""));
-    Err(Error::Timeout {
-        after: human(timeout),
-        why: format!("{namespace}/{name} is not Ready: {why}"),
-    })
+    Ok(why)
 }
