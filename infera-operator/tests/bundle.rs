@@ -45,3 +45,57 @@ fn the_cluster_role_has_no_wildcards_and_no_secrets() {
         }
     }
 }
+
+/// RBAC refuses to let the operator create a Role granting more than it holds (escalation
+/// prevention): every permission of every Role the render can produce must be in the ClusterRole.
+#[test]
+fn the_cluster_role_holds_everything_the_rendered_roles_grant() {
+    let text = std::fs::read_to_string(format!(
+        "{}/../examples/pd.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap_or_else(|e| panic!("examples/pd.yaml: {e}"));
+    let mut deployment = infera_core::yaml::parse_deployments(&text)
+        .unwrap_or_else(|e| panic!("examples/pd.yaml: {e}"))
+        .remove(0);
+    deployment.spec.gaie = Some(infera_core::GaieSpec {
+        gateway_name: "gw".into(),
+        ..Default::default()
+    });
+    let valid = infera_core::validate(&deployment).unwrap_or_else(|e| panic!("{e}"));
+    let held = permissions(&manifest("clusterrole.yaml")["rules"]);
+    let mut granted = Vec::new();
+    for child in infera_core::render(&valid) {
+        if child.kind() == infera_core::ChildKind::Role {
+            let role = serde_json::to_value(&child).unwrap_or_else(|e| panic!("{e}"));
+            granted.extend(permissions(&role["rules"]));
+        }
+    }
+    assert!(granted.len() > 5, "{granted:?}");
+    let missing: Vec<_> = granted.iter().filter(|p| !held.contains(p)).collect();
+    assert!(missing.is_empty(), "the ClusterRole lacks {missing:?}");
+}
+
+/// Every (group, resource, verb) a list of policy rules allows.
+fn permissions(rules: &Value) -> Vec<(String, String, String)> {
+    let strings = |value: &Value| -> Vec<String> {
+        value
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    };
+    let mut out = Vec::new();
+    for rule in rules.as_array().into_iter().flatten() {
+        for group in strings(&rule["apiGroups"]) {
+            for resource in strings(&rule["resources"]) {
+                for verb in strings(&rule["verbs"]) {
+                    out.push((group.clone(), resource.clone(), verb));
+                }
+            }
+        }
+    }
+    out
+}
