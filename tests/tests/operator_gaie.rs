@@ -1,0 +1,248 @@
+//! The Gateway API Inference Extension objects on the tier-2 cluster (which has the Gateway API and
+//! InferencePool CRDs but no gateway controller): the InferencePool selects exactly the pods that
+//! serve requests, the Endpoint Picker's Role allows what it reads and nothing else, and the server
+//! routes directly only while a Gateway fronts the graph.
+
+use std::time::Duration;
+
+use infera_core::{InferaDeployment, State};
+use infera_e2e::{
+    TestNamespace, admin, apply_yaml_in, eventually,
+    kube::{
+        Api, Client, ResourceExt,
+        api::{ApiResource, DynamicObject, GroupVersionKind, ListParams, PostParams},
+    },
+    operator::{Operator, install},
+};
+use k8s_openapi::api::{
+    apps::v1::Deployment,
+    authorization::v1::{ResourceAttributes, SubjectAccessReview, SubjectAccessReviewSpec},
+    core::v1::Pod,
+};
+use serde_json::json;
+
+const READY_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Prefill on one node, decode as a LeaderWorkerSet group of two, fronted by Gateway `gw`
+/// unless `gaie` is false.
+fn spec(gaie: bool) -> String {
+    let mut spec = json!({
+        "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+        "metadata": {"name": "gw"},
+        "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "services": {
+            "server": {"componentType": "server"},
+            "prefill": {"componentType": "worker", "role": "prefill", "resources": {"gpu": 1},
+                        "args": ["--model-path", "m", "--tp-size", "1"]},
+            "decode": {"componentType": "worker", "role": "decode", "numberOfNodes": 2,
+                       "resources": {"gpu": 1}, "args": ["--model-path", "m", "--tp-size", "2"]},
+        }},
+    });
+    if gaie {
+        spec["spec"]["gaie"] =
+            json!({"gatewayName": "inference-gateway", "gatewaySectionName": "http"});
+    }
+    spec.to_string()
+}
+
+async fn ready(ideps: &Api<InferaDeployment>) -> anyhow::Result<()> {
+    eventually(READY_TIMEOUT, || async {
+        let idep = ideps.get("gw").await?;
+        let status = idep.status.clone().unwrap_or_default();
+        anyhow::ensure!(
+            status.state == Some(State::Ready)
+                && status.observed_generation == idep.metadata.generation,
+            "state {:?}, conditions {:?}",
+            status.state,
+            status.conditions
+        );
+        Ok(())
+    })
+    .await
+}
+
+fn pool_api(admin: &Client, ns: &str) -> Api<DynamicObject> {
+    let gvk = GroupVersionKind::gvk("inference.networking.k8s.io", "v1", "InferencePool");
+    Api::namespaced_with(
+        admin.clone(),
+        ns,
+        &ApiResource::from_gvk_with_plural(&gvk, "inferencepools"),
+    )
+}
+
+async fn server_args(deployments: &Api<Deployment>) -> anyhow::Result<Vec<String>> {
+    let server = deployments.get("gw-server").await?;
+    let args = server
+        .spec
+        .and_then(|s| s.template.spec)
+        .and_then(|s| s.containers.into_iter().next())
+        .and_then(|c| c.args)
+        .unwrap_or_default();
+    Ok(args)
+}
+
+/// Whether the EPP's ServiceAccount may `verb` `resource` of `group` in `ns`.
+async fn epp_may(
+    admin: &Client,
+    ns: &str,
+    verb: &str,
+    group: &str,
+    resource: &str,
+) -> anyhow::Result<bool> {
+    let review = SubjectAccessReview {
+        spec: SubjectAccessReviewSpec {
+            user: Some(format!("system:serviceaccount:{ns}:gw-epp")),
+            groups: Some(vec![
+                "system:serviceaccounts".into(),
+                format!("system:serviceaccounts:{ns}"),
+            ]),
+            resource_attributes: Some(ResourceAttributes {
+                namespace: Some(ns.into()),
+                verb: Some(verb.into()),
+                group: Some(group.into()),
+                resource: Some(resource.into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let reviewed = Api::<SubjectAccessReview>::all(admin.clone())
+        .create(&PostParams::default(), &review)
+        .await?;
+    Ok(reviewed.status.is_some_and(|s| s.allowed))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_pool_selects_prefill_pods_and_decode_leaders_and_the_epp_reads_only_what_it_needs()
+-> anyhow::Result<()> {
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "op-gaie").await?;
+    let identity = install(&admin).await?;
+    let log = format!("operator-{}", ns.name());
+    let mut operator = Operator::start(&identity, &["--namespace", ns.name()], &log).await?;
+    apply_yaml_in(&admin, ns.name(), &spec(true)).await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    ready(&ideps).await?;
+
+    // The pool's own selector, applied to the live pods: the prefill pod and the decode leader.
+    let pool = pool_api(&admin, ns.name()).get("gw-pool").await?;
+    let labels: Vec<String> = pool.data["spec"]["selector"]["matchLabels"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or_default()))
+        .collect();
+    let pods: Api<Pod> = ns.api();
+    let selected = pods
+        .list(&ListParams::default().labels(&labels.join(",")))
+        .await?;
+    let mut roles: Vec<(String, Option<String>)> = selected
+        .items
+        .iter()
+        .map(|p| {
+            let labels = p.labels();
+            (
+                labels["infera.amd.com/role"].clone(),
+                labels
+                    .get("leaderworkerset.sigs.k8s.io/worker-index")
+                    .cloned(),
+            )
+        })
+        .collect();
+    roles.sort();
+    assert_eq!(
+        roles,
+        [
+            ("decode".into(), Some("0".into())),
+            ("prefill".into(), None)
+        ],
+        "selected pods: {:?}",
+        selected
+            .items
+            .iter()
+            .map(|p| p.name_any())
+            .collect::<Vec<_>>()
+    );
+    // Rank 1 of the decode group: no sidecar, no HTTP port.
+    let follower = pods
+        .list(&ListParams::default().labels(
+            "leaderworkerset.sigs.k8s.io/name=gw-decode,leaderworkerset.sigs.k8s.io/worker-index=1",
+        ))
+        .await?;
+    let containers = &follower.items[0]
+        .spec
+        .as_ref()
+        .map(|s| s.containers.clone())
+        .unwrap_or_default();
+    assert_eq!(containers.len(), 1, "only the engine on rank 1");
+    assert!(containers[0].ports.is_none() && containers[0].readiness_probe.is_none());
+
+    // The Endpoint Picker's Role: what GAIE's chart grants, nothing more.
+    let ns_name = ns.name();
+    for (verb, group, resource, allowed) in [
+        ("list", "", "pods", true),
+        (
+            "watch",
+            "inference.networking.k8s.io",
+            "inferencepools",
+            true,
+        ),
+        (
+            "get",
+            "inference.networking.x-k8s.io",
+            "inferenceobjectives",
+            true,
+        ),
+        (
+            "list",
+            "inference.networking.x-k8s.io",
+            "inferencemodelrewrites",
+            true,
+        ),
+        ("create", "", "pods", false),
+        ("get", "", "secrets", false),
+        ("list", "", "configmaps", false),
+        (
+            "patch",
+            "inference.networking.k8s.io",
+            "inferencepools",
+            false,
+        ),
+    ] {
+        assert_eq!(
+            epp_may(&admin, ns_name, verb, group, resource).await?,
+            allowed,
+            "{verb} {group}/{resource}"
+        );
+    }
+
+    let deployments: Api<Deployment> = ns.api();
+    let args = server_args(&deployments).await?;
+    assert!(
+        args.windows(2).any(|w| w == ["--router-mode", "direct"]),
+        "{args:?}"
+    );
+
+    // Without a Gateway the server routes itself and the GAIE objects go.
+    apply_yaml_in(&admin, ns.name(), &spec(false)).await?;
+    eventually(READY_TIMEOUT, || async {
+        let args = server_args(&deployments).await?;
+        anyhow::ensure!(!args.contains(&"--router-mode".to_string()), "{args:?}");
+        anyhow::ensure!(
+            pool_api(&admin, ns_name)
+                .get_opt("gw-pool")
+                .await?
+                .is_none(),
+            "the pool is still there"
+        );
+        anyhow::ensure!(
+            deployments.get_opt("gw-epp").await?.is_none(),
+            "the EPP is still there"
+        );
+        Ok(())
+    })
+    .await?;
+    ready(&ideps).await?;
+    operator.ensure_running()?;
+    ns.cleanup().await
+}
