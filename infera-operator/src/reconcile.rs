@@ -2,7 +2,11 @@
 
 use std::sync::Arc;
 
-use infera_core::{InferaDeployment, InferaDeploymentStatus, State, render, validate};
+use infera_core::{
+    InferaDeployment, InferaDeploymentStatus, State,
+    render::{Apis, PoolApi, render_for},
+    validate,
+};
 use k8s_openapi::{apimachinery::pkg::apis::meta::v1::Time, jiff::Timestamp};
 use kube::{
     Api, Resource, ResourceExt,
@@ -39,9 +43,12 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
     let outcome = match validate(&idep) {
         Err(errors) => Outcome::Invalid(errors),
         Ok(valid) => {
-            let children = render(&valid);
-            let workloads = Workload::of(&children);
             let installed = |kind| ctx.observed.installed(kind);
+            let apis = Apis {
+                inference_pool: PoolApi::served(installed),
+            };
+            let children = render_for(&valid, apis);
+            let workloads = Workload::of(&children);
             let applied = crate::apply::apply(
                 &ctx.client,
                 &ctx.applies,
@@ -176,7 +183,7 @@ mod tests {
     /// The children of `idep` as they live in the cluster after an earlier apply.
     fn live_children(idep: &InferaDeployment) -> Vec<(ChildKind, DynamicObject)> {
         let valid = validate(idep).expect("a valid deployment");
-        render(&valid)
+        infera_core::render(&valid)
             .iter()
             .map(|child| (child.kind(), live(child)))
             .collect()
@@ -252,7 +259,7 @@ mod tests {
         assert_eq!(lines(&sent), FIRST_RECONCILE);
         let valid = validate(&idep).expect("a valid deployment");
         let body = |child: &Child| serde_json::to_value(child).expect("JSON").to_string();
-        let mut rendered: Vec<String> = render(&valid).iter().map(body).collect();
+        let mut rendered: Vec<String> = infera_core::render(&valid).iter().map(body).collect();
         let mut applied: Vec<String> = sent[..6].iter().map(|s| s.body.to_string()).collect();
         rendered.sort();
         applied.sort();

@@ -1,5 +1,6 @@
 //! The install bundle in deploy/ matches this release and stays least-privilege.
 
+use infera_core::render::{Apis, PoolApi, render_for};
 use serde_json::Value;
 
 fn manifest(file: &str) -> Value {
@@ -65,7 +66,10 @@ fn the_cluster_role_holds_everything_the_rendered_roles_grant() {
     let valid = infera_core::validate(&deployment).unwrap_or_else(|e| panic!("{e}"));
     let held = permissions(&manifest("clusterrole.yaml")["rules"]);
     let mut granted = Vec::new();
-    for child in infera_core::render(&valid) {
+    let children = [PoolApi::V1, PoolApi::V1Alpha2]
+        .into_iter()
+        .flat_map(|inference_pool| render_for(&valid, Apis { inference_pool }));
+    for child in children {
         if child.kind() == infera_core::ChildKind::Role {
             let role = serde_json::to_value(&child).unwrap_or_else(|e| panic!("{e}"));
             granted.extend(permissions(&role["rules"]));

@@ -121,6 +121,14 @@ if want crds && [[ ! -f "$BIN/share/gateway/.done" ]]; then
   touch "$BIN/share/gateway/.done"
 fi
 
+# --- The pre-1.0 InferencePool CRD (v1alpha2): not installed by up.sh; a test installs it -------
+if want crds && [[ ! -f "$BIN/share/gaie-v1alpha2/.done" ]]; then
+  rm -rf "$BIN/share/gaie-v1alpha2"; mkdir -p "$BIN/share/gaie-v1alpha2"
+  gaie="$(moddir "sigs.k8s.io/gateway-api-inference-extension@$GAIE_VERSION")/config/crd/bases"
+  cp "$gaie"/inference.networking.x-k8s.io_inferencepools.yaml "$BIN/share/gaie-v1alpha2/"
+  touch "$BIN/share/gaie-v1alpha2/.done"
+fi
+
 # --- krew, to prove the plugin archive installs with the real tool -----------------------------
 if want krew && ! have krew; then
   log "building krew $KREW_VERSION"

@@ -146,3 +146,26 @@ impl Drop for Process {
         eprintln!("stopped {} (log: {})", self.name, self.log.display());
     }
 }
+
+/// The control plane's cache directory: `$K8S_TEST_BIN` (set by `tests/run-e2e.sh`), else the one
+/// `tests/cluster/versions.sh` names. Holds the binaries and, under `share/`, the CRDs the build
+/// fetched.
+pub fn test_bin_dir() -> anyhow::Result<PathBuf> {
+    if let Some(dir) = std::env::var_os("K8S_TEST_BIN").filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    let versions = Path::new(env!("CARGO_MANIFEST_DIR")).join("cluster/versions.sh");
+    let out = std::process::Command::new("bash")
+        .args([
+            "-c",
+            &format!(
+                "source {} && printf %s \"$K8S_TEST_BIN\"",
+                versions.display()
+            ),
+        ])
+        .output()
+        .with_context(|| format!("sourcing {}", versions.display()))?;
+    Ok(PathBuf::from(
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    ))
+}

@@ -25,7 +25,7 @@ mod nodes;
 pub mod operator;
 pub mod plugin;
 
-pub use bins::{Process, binary, target_dir};
+pub use bins::{Process, binary, target_dir, test_bin_dir};
 pub use clients::{
     ServiceAccountIdentity, admin, cluster_tier, context, impersonating, kubeconfig_path,
     mint_token, user,

@@ -5,30 +5,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context as _, bail};
-use infera_e2e::{binary, target_dir, unique_suffix};
+use infera_e2e::{binary, target_dir, test_bin_dir, unique_suffix};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// `$K8S_TEST_BIN/krew`, with the cache directory of tests/cluster/versions.sh as the default.
+/// `$K8S_TEST_BIN/krew`.
 fn krew() -> anyhow::Result<PathBuf> {
-    let dir = match std::env::var_os("K8S_TEST_BIN").filter(|d| !d.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
-        None => {
-            let versions = repo().join("tests/cluster/versions.sh");
-            let out = Command::new("bash")
-                .args([
-                    "-c",
-                    &format!(
-                        "source {} && printf %s \"$K8S_TEST_BIN\"",
-                        versions.display()
-                    ),
-                ])
-                .output()?;
-            PathBuf::from(String::from_utf8_lossy(&out.stdout).into_owned())
-        }
-    };
+    let dir = test_bin_dir()?;
     let krew = dir.join("krew");
     if !krew.is_file() {
         bail!(

@@ -6,4 +6,6 @@ pub mod http_route;
 #[rustfmt::skip]
 pub mod inference_pool;
 #[rustfmt::skip]
+pub mod inference_pool_v1alpha2;
+#[rustfmt::skip]
 pub mod lws;

@@ -26,7 +26,7 @@ use k8s_openapi::{
 };
 
 use super::{
-    Child, Context, EPP_IMAGE, EPP_PD_IMAGE, meta,
+    Child, Context, EPP_IMAGE, EPP_PD_IMAGE, PoolApi, meta,
     rbac::{identity, read_rule},
 };
 use crate::{
@@ -41,6 +41,7 @@ use crate::{
             InferencePoolEndpointPickerRefFailureMode, InferencePoolEndpointPickerRefPort,
             InferencePoolSelector, InferencePoolSpec, InferencePoolTargetPorts,
         },
+        inference_pool_v1alpha2 as v1alpha2,
     },
     flags::FRONTEND_PORT,
     naming::{self, Component},
@@ -56,7 +57,6 @@ const EPP_HEALTH_PORT: i32 = 9003;
 const EPP_METRICS_PORT: i32 = 9090;
 /// The gRPC health service the chart probes while leader election is off (one replica).
 const EPP_HEALTH_SERVICE: &str = "inference-extension";
-const INFERENCE_GROUP: &str = "inference.networking.k8s.io";
 const INFERENCE_X_GROUP: &str = "inference.networking.x-k8s.io";
 /// How long one request through the route may take; the chart's `timeouts.request`.
 const ROUTE_REQUEST_TIMEOUT: &str = "300s";
@@ -88,7 +88,7 @@ pub fn objects(cx: &Context<'_>, gaie: &Gaie) -> Vec<Child> {
             INFERENCE_X_GROUP,
             &["inferenceobjectives", "inferencemodelrewrites"],
         ),
-        read_rule(INFERENCE_GROUP, &["inferencepools"]),
+        read_rule(cx.apis.inference_pool.group(), &["inferencepools"]),
         read_rule("", &["pods"]),
     ];
     let mut children = identity(cx, Component::EndpointPicker, rules, None).to_vec();
@@ -139,7 +139,7 @@ pub fn epp_config(d: &ValidDeployment) -> String {
 fn endpoint_picker(cx: &Context<'_>, gaie: &Gaie) -> Child {
     let d = cx.deployment;
     let epp = Component::EndpointPicker.object_name(&d.name);
-    let container = endpoint_picker_container(d, gaie);
+    let container = endpoint_picker_container(cx, gaie);
     Child::Deployment(Deployment {
         metadata: meta::object_meta(d, Component::EndpointPicker, epp.clone()),
         spec: Some(DeploymentSpec {
@@ -169,7 +169,8 @@ fn endpoint_picker(cx: &Context<'_>, gaie: &Gaie) -> Child {
 
 /// The EPP container: GAIE's flags, its configuration as text, the chart's environment, ports
 /// and gRPC probes.
-fn endpoint_picker_container(d: &ValidDeployment, gaie: &Gaie) -> Container {
+fn endpoint_picker_container(cx: &Context<'_>, gaie: &Gaie) -> Container {
+    let d = cx.deployment;
     let default_image = if disaggregated(d) {
         EPP_PD_IMAGE
     } else {
@@ -200,7 +201,7 @@ fn endpoint_picker_container(d: &ValidDeployment, gaie: &Gaie) -> Container {
             "--pool-namespace".into(),
             d.namespace.clone(),
             "--pool-group".into(),
-            INFERENCE_GROUP.into(),
+            cx.apis.inference_pool.group().into(),
             "--grpc-port".into(),
             EPP_GRPC_PORT.to_string(),
             "--grpc-health-port".into(),
@@ -281,34 +282,55 @@ fn endpoint_picker_service(cx: &Context<'_>) -> Child {
 }
 
 /// The InferencePool over the frontend sidecars of the pods that serve requests: with prefill and
-/// decode pools both roles (the EPP's profiles pick one of each), never a rank > 0 pod.
+/// decode pools both roles (the EPP's profiles pick one of each), never a rank > 0 pod. In the
+/// API the cluster serves: v1, or the pre-1.0 v1alpha2 (a flat selector, one target port, an
+/// `extensionRef`).
 fn inference_pool(cx: &Context<'_>) -> Child {
     let d = cx.deployment;
+    let metadata = meta::object_meta(d, Component::Gateway, naming::inference_pool_name(&d.name));
     let selector = [
         (naming::LABEL_DEPLOYMENT.to_string(), d.name.clone()),
         (naming::LABEL_COMPONENT.into(), "worker".into()),
         (naming::LABEL_ENDPOINT.into(), "true".into()),
-    ];
-    Child::InferencePool(InferencePool {
-        metadata: meta::object_meta(d, Component::Gateway, naming::inference_pool_name(&d.name)),
-        spec: InferencePoolSpec {
-            selector: InferencePoolSelector {
-                match_labels: selector.into(),
+    ]
+    .into();
+    let epp = Component::EndpointPicker.object_name(&d.name);
+    match cx.apis.inference_pool {
+        PoolApi::V1 => Child::InferencePool(InferencePool {
+            metadata,
+            spec: InferencePoolSpec {
+                selector: InferencePoolSelector {
+                    match_labels: selector,
+                },
+                target_ports: vec![InferencePoolTargetPorts {
+                    number: FRONTEND_PORT,
+                }],
+                endpoint_picker_ref: InferencePoolEndpointPickerRef {
+                    name: epp,
+                    port: Some(InferencePoolEndpointPickerRefPort {
+                        number: EPP_GRPC_PORT,
+                    }),
+                    failure_mode: Some(InferencePoolEndpointPickerRefFailureMode::FailClose),
+                    ..Default::default()
+                },
             },
-            target_ports: vec![InferencePoolTargetPorts {
-                number: FRONTEND_PORT,
-            }],
-            endpoint_picker_ref: InferencePoolEndpointPickerRef {
-                name: Component::EndpointPicker.object_name(&d.name),
-                port: Some(InferencePoolEndpointPickerRefPort {
-                    number: EPP_GRPC_PORT,
-                }),
-                failure_mode: Some(InferencePoolEndpointPickerRefFailureMode::FailClose),
-                ..Default::default()
+            status: None,
+        }),
+        PoolApi::V1Alpha2 => Child::InferencePoolV1Alpha2(v1alpha2::InferencePool {
+            metadata,
+            spec: v1alpha2::InferencePoolSpec {
+                selector,
+                target_port_number: FRONTEND_PORT,
+                extension_ref: v1alpha2::InferencePoolExtensionRef {
+                    name: epp,
+                    port_number: Some(EPP_GRPC_PORT),
+                    failure_mode: Some(v1alpha2::InferencePoolExtensionRefFailureMode::FailClose),
+                    ..Default::default()
+                },
             },
-        },
-        status: None,
-    })
+            status: None,
+        }),
+    }
 }
 
 /// The HTTPRoute from the named Gateway (and listener) to the InferencePool, for every path. The
@@ -328,7 +350,7 @@ fn http_route(cx: &Context<'_>, gaie: &Gaie) -> Child {
             }]),
             rules: Some(vec![HttpRouteRules {
                 backend_refs: Some(vec![HttpRouteRulesBackendRefs {
-                    group: Some(INFERENCE_GROUP.into()),
+                    group: Some(cx.apis.inference_pool.group().into()),
                     kind: Some("InferencePool".into()),
                     name: naming::inference_pool_name(&d.name),
                     ..Default::default()
@@ -357,7 +379,11 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::{ChildKind, InferaDeployment, render, validate};
+    use crate::{
+        ChildKind, InferaDeployment, render,
+        render::{Apis, render_for},
+        validate,
+    };
 
     fn deployment(roles: &[(&str, &str, i32)]) -> ValidDeployment {
         let mut services = serde_json::json!({"server": {"componentType": "server"}});
@@ -529,6 +555,60 @@ mod tests {
                 {"apiGroups": ["inference.networking.k8s.io"], "resources": ["inferencepools"], "verbs": read},
                 {"apiGroups": [""], "resources": ["pods"], "verbs": read},
             ])
+        );
+    }
+
+    #[test]
+    fn the_cluster_serves_v1_unless_it_has_only_v1alpha2() {
+        let served = |kinds: &[ChildKind]| PoolApi::served(|kind| kinds.contains(&kind));
+        assert_eq!(served(&[]), PoolApi::V1);
+        assert_eq!(served(&[ChildKind::InferencePool]), PoolApi::V1);
+        let both = [ChildKind::InferencePool, ChildKind::InferencePoolV1Alpha2];
+        assert_eq!(served(&both), PoolApi::V1);
+        assert_eq!(
+            served(&[ChildKind::InferencePoolV1Alpha2]),
+            PoolApi::V1Alpha2
+        );
+    }
+
+    #[test]
+    fn a_v1alpha2_cluster_gets_the_pool_route_and_epp_in_that_api() {
+        let apis = Apis {
+            inference_pool: PoolApi::V1Alpha2,
+        };
+        let children = render_for(&deployment(&[("worker", "mixed", 1)]), apis);
+        assert!(
+            children
+                .iter()
+                .all(|c| c.kind() != ChildKind::InferencePool)
+        );
+        let pool = child(&children, ChildKind::InferencePoolV1Alpha2, "demo-pool");
+        assert_eq!(pool["apiVersion"], "inference.networking.x-k8s.io/v1alpha2");
+        assert_eq!(
+            pool["spec"],
+            serde_json::json!({
+                "selector": {
+                    "app.kubernetes.io/component": "worker",
+                    "infera.amd.com/deployment": "demo",
+                    "infera.amd.com/endpoint": "true",
+                },
+                "targetPortNumber": FRONTEND_PORT,
+                "extensionRef": {"name": "demo-epp", "portNumber": 9002, "failureMode": "FailClose"},
+            })
+        );
+        let route = child(&children, ChildKind::HttpRoute, "demo-route");
+        assert_eq!(
+            route["spec"]["rules"][0]["backendRefs"][0]["group"],
+            "inference.networking.x-k8s.io"
+        );
+        let epp = child(&children, ChildKind::Deployment, "demo-epp");
+        let args = &epp["spec"]["template"]["spec"]["containers"][0]["args"];
+        assert_eq!(args[4], "--pool-group");
+        assert_eq!(args[5], "inference.networking.x-k8s.io");
+        let role = child(&children, ChildKind::Role, "demo-epp");
+        assert_eq!(
+            role["rules"][1],
+            serde_json::json!({"apiGroups": ["inference.networking.x-k8s.io"], "resources": ["inferencepools"], "verbs": ["get", "list", "watch"]})
         );
     }
 }

@@ -23,7 +23,10 @@ use serde::Serialize;
 
 pub use self::pod::{ENGINE_CONTAINER, FRONTEND_CONTAINER};
 use crate::{
-    external::{http_route::HttpRoute, inference_pool::InferencePool, lws::LeaderWorkerSet},
+    external::{
+        http_route::HttpRoute, inference_pool::InferencePool, inference_pool_v1alpha2,
+        lws::LeaderWorkerSet,
+    },
     flags::Injection,
     naming,
     validate::{Nats, ValidDeployment},
@@ -51,6 +54,7 @@ pub enum Child {
     StatefulSet(StatefulSet),
     LeaderWorkerSet(LeaderWorkerSet),
     InferencePool(InferencePool),
+    InferencePoolV1Alpha2(inference_pool_v1alpha2::InferencePool),
     HttpRoute(HttpRoute),
 }
 
@@ -66,12 +70,14 @@ pub enum ChildKind {
     StatefulSet,
     LeaderWorkerSet,
     InferencePool,
+    /// The InferencePool of GAIE before 1.0 (`inference.networking.x-k8s.io/v1alpha2`).
+    InferencePoolV1Alpha2,
     HttpRoute,
 }
 
 impl ChildKind {
     /// Every kind, in the order children are rendered and watched.
-    pub const ALL: [ChildKind; 9] = [
+    pub const ALL: [ChildKind; 10] = [
         Self::ServiceAccount,
         Self::Role,
         Self::RoleBinding,
@@ -80,6 +86,7 @@ impl ChildKind {
         Self::StatefulSet,
         Self::LeaderWorkerSet,
         Self::InferencePool,
+        Self::InferencePoolV1Alpha2,
         Self::HttpRoute,
     ];
 
@@ -94,6 +101,9 @@ impl ChildKind {
             Self::StatefulSet => ApiResource::erase::<StatefulSet>(&()),
             Self::LeaderWorkerSet => ApiResource::erase::<LeaderWorkerSet>(&()),
             Self::InferencePool => ApiResource::erase::<InferencePool>(&()),
+            Self::InferencePoolV1Alpha2 => {
+                ApiResource::erase::<inference_pool_v1alpha2::InferencePool>(&())
+            }
             Self::HttpRoute => ApiResource::erase::<HttpRoute>(&()),
         }
     }
@@ -110,7 +120,12 @@ impl ChildKind {
             Self::InferencePool => (
                 "Gateway API Inference Extension",
                 "spec.gaie",
-                "install the Gateway API Inference Extension CRDs (https://gateway-api-inference-extension.sigs.k8s.io/)",
+                "install the Gateway API Inference Extension CRDs, v1.x (https://gateway-api-inference-extension.sigs.k8s.io/); the older inferencepools.inference.networking.x-k8s.io (v1alpha2) works too",
+            ),
+            Self::InferencePoolV1Alpha2 => (
+                "Gateway API Inference Extension v1alpha2",
+                "spec.gaie on a cluster without the v1 InferencePool",
+                "install the Gateway API Inference Extension CRDs, v1.x (https://gateway-api-inference-extension.sigs.k8s.io/)",
             ),
             Self::HttpRoute => (
                 "Gateway API",
@@ -164,6 +179,7 @@ impl Child {
             Self::StatefulSet(_) => ChildKind::StatefulSet,
             Self::LeaderWorkerSet(_) => ChildKind::LeaderWorkerSet,
             Self::InferencePool(_) => ChildKind::InferencePool,
+            Self::InferencePoolV1Alpha2(_) => ChildKind::InferencePoolV1Alpha2,
             Self::HttpRoute(_) => ChildKind::HttpRoute,
         }
     }
@@ -179,6 +195,7 @@ impl Child {
             Self::StatefulSet(o) => &o.metadata,
             Self::LeaderWorkerSet(o) => &o.metadata,
             Self::InferencePool(o) => &o.metadata,
+            Self::InferencePoolV1Alpha2(o) => &o.metadata,
             Self::HttpRoute(o) => &o.metadata,
         }
     }
@@ -198,14 +215,57 @@ impl Child {
     }
 }
 
+/// What the cluster serves, where the objects depend on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Apis {
+    /// The InferencePool API to create the pool with.
+    pub inference_pool: PoolApi,
+}
+
+/// The two InferencePool APIs clusters serve.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PoolApi {
+    /// `inference.networking.k8s.io/v1`, GAIE 1.0 and later.
+    #[default]
+    V1,
+    /// `inference.networking.x-k8s.io/v1alpha2`, GAIE before 1.0.
+    V1Alpha2,
+}
+
+impl PoolApi {
+    /// The API group of the InferencePool, for references to it and RBAC on it.
+    pub fn group(self) -> &'static str {
+        match self {
+            Self::V1 => "inference.networking.k8s.io",
+            Self::V1Alpha2 => "inference.networking.x-k8s.io",
+        }
+    }
+
+    /// The one the cluster serves, v1 first, from whether each kind's CRD is installed; v1 when
+    /// neither is (the pool is then reported missing).
+    pub fn served(installed: impl Fn(ChildKind) -> bool) -> PoolApi {
+        if !installed(ChildKind::InferencePool) && installed(ChildKind::InferencePoolV1Alpha2) {
+            Self::V1Alpha2
+        } else {
+            Self::V1
+        }
+    }
+}
+
 /// Shared inputs of the renderers.
 pub(crate) struct Context<'a> {
     deployment: &'a ValidDeployment,
     injection: Injection<'a>,
+    apis: Apis,
 }
 
-/// Every child of a deployment, in a fixed order.
+/// Every child of a deployment, in a fixed order, for a cluster with the current APIs.
 pub fn render(deployment: &ValidDeployment) -> Vec<Child> {
+    render_for(deployment, Apis::default())
+}
+
+/// Every child of a deployment, in a fixed order, for a cluster that serves `apis`.
+pub fn render_for(deployment: &ValidDeployment, apis: Apis) -> Vec<Child> {
     let nats_url = nats::url(deployment);
     let cx = Context {
         deployment,
@@ -215,6 +275,7 @@ pub fn render(deployment: &ValidDeployment) -> Vec<Child> {
             nats_url: nats_url.as_deref(),
             gaie: deployment.gaie.is_some(),
         },
+        apis,
     };
     let mut children = Vec::new();
     if deployment.discovery == crate::flags::DiscoveryFlags::Kubernetes {
