@@ -10,6 +10,11 @@
 //! | INF103 | operator Deployment available, no crash loop |
 //! | INF201 | LeaderWorkerSet CRD installed (v1 served) |
 //! | INF202 | LeaderWorkerSet controller answers (webhooks, server dry run) |
+//! | INF211 | Gateway API CRDs installed, v1 served, release ≥ v1.0 (GAIE in use or `--for`) |
+//! | INF212 | InferencePool CRD serves `inference.networking.k8s.io/v1` (GAIE in use or `--for`) |
+//! | INF213 | `--for FILE` with `gaie`: the Gateway exists, Accepted and Programmed |
+//! | INF214 | `--for FILE` with `gaie`: a listener allows HTTPRoutes from the namespace |
+//! | INF215 | `--for FILE` with `gaie`: server dry run of the HTTPRoute and InferencePool |
 //! | INF301 | nodes with allocatable AMD GPUs (partition names and DRA recognised) |
 //! | INF302 | free GPUs per node |
 //! | INF303 | `--for FILE`: every pool fits the free GPUs now |
@@ -17,6 +22,7 @@
 //! | INF402 | permissions `deploy` needs |
 //! | INF501 | a default StorageClass (for NATS) |
 
+mod gaie;
 mod gpu;
 mod infera;
 mod kubernetes;
@@ -34,6 +40,9 @@ use k8s_openapi::{
 };
 use serde::Serialize;
 
+pub use gaie::{
+    ALPHA_POOL_CRD, GaieFacts, gateway_crd_name, gateway_namespace, needs_namespace_labels,
+};
 pub use gpu::AMD_DRA;
 pub use permissions::{Need, deploy_needs, init_needs};
 
@@ -91,6 +100,9 @@ pub struct Facts {
     pub deploy_access: Vec<(Need, Read<bool>)>,
     /// `--for FILE`.
     pub spec: Option<ValidDeployment>,
+    /// The Gateway API Inference Extension: its CRDs, and for a `--for` spec with `gaie` its
+    /// Gateway and dry runs.
+    pub gaie: GaieFacts,
 }
 
 /// A check that has not run yet (it passes until a builder says otherwise).
@@ -153,7 +165,8 @@ fn crd_established(crd: &CustomResourceDefinition) -> bool {
 }
 
 /// Runs every check on the facts: kubernetes first (nothing else runs without an API), then
-/// the Infera install, LeaderWorkerSet, GPUs, permissions and storage.
+/// the Infera install, LeaderWorkerSet, the Inference Extension (when in use), GPUs, permissions
+/// and storage.
 pub fn evaluate(f: &Facts) -> Vec<Check> {
     let mut out = Vec::new();
     if !kubernetes::checks(f, &mut out) {
@@ -161,6 +174,7 @@ pub fn evaluate(f: &Facts) -> Vec<Check> {
     }
     infera::checks(f, &mut out);
     lws::checks(f, &mut out);
+    gaie::checks(f, &mut out);
     gpu::checks(f, &mut out);
     permissions::checks(f, &mut out);
     out.push(storage::default_storage_class(f));

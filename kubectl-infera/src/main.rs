@@ -11,6 +11,7 @@ mod completions;
 mod diagnose;
 mod duration;
 mod error;
+mod gateway_api;
 mod installed;
 mod plan;
 mod printer;

@@ -1,9 +1,11 @@
 //! One InferaDeployment as the plugin shows it: a [`Summary`] row for the list and the
 //! [`Detail`] of `status NAME` (also what `deploy --wait` explains a timeout with). Both are built
 //! by pure functions of what was read — the deployment, its pods, the namespace's warning events
-//! and the time — so they are tested without a cluster; [`fetch`] does the reading.
+//! and the time — so they are tested without a cluster; [`fetch`] does the reading. A deployment
+//! with `spec.gaie` also gets a [`GatewaySection`] in `status NAME` ([`gateway_section`]).
 
 mod fetch;
+mod gateway;
 mod warnings;
 
 use infera_core::{
@@ -18,7 +20,8 @@ use serde::Serialize;
 
 use crate::diagnose;
 
-pub use fetch::{gather, not_found, pods_and_events};
+pub use fetch::{gather, gather_gateway, not_found, pods_and_events};
+pub use gateway::{GatewaySection, Lookup, gateway_section};
 
 /// One row of the list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -112,6 +115,10 @@ pub struct Detail {
     pub resolved_warnings: usize,
     /// Why it is not Ready, from pods and events (empty when Ready).
     pub blocking: Vec<String>,
+    /// With `spec.gaie`: the Gateway, and what it reports about the HTTPRoute and InferencePool.
+    /// Filled in by `status NAME` ([`gateway_section`]), not by [`detail`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gateway: Option<GatewaySection>,
 }
 
 /// For `skip_serializing_if`.
@@ -192,6 +199,7 @@ pub fn detail(idep: &InferaDeployment, pods: &[Pod], events: &[Event], now: Time
         warnings_since: warnings.since.map(|t| t.to_string()),
         resolved_warnings: warnings.resolved,
         blocking,
+        gateway: None,
     }
 }
 

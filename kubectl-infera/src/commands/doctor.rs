@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use infera_core::{ChildKind, ValidDeployment};
+use infera_core::{Child, ChildKind, InferaDeployment, ValidDeployment, naming};
 use k8s_openapi::{
     api::{
         admissionregistration::v1::ValidatingWebhookConfiguration,
@@ -13,14 +13,14 @@ use k8s_openapi::{
         authorization::v1::{
             ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
         },
-        core::v1::{Node, Pod},
+        core::v1::{Namespace, Node, Pod},
         storage::v1::StorageClass,
     },
     apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
 };
 use kube::{
     Api, Client,
-    api::{DynamicObject, ListParams, ObjectList, PostParams},
+    api::{DynamicObject, ListParams, ObjectList, Patch, PatchParams, PostParams},
     core::{ApiResource, GroupVersionKind},
 };
 use serde::Serialize;
@@ -31,6 +31,7 @@ use crate::{
     cli::{DoctorArgs, GlobalArgs, Output},
     client::{self, Kube},
     error::{Error, Result},
+    gateway_api::{self, Gateway},
     printer::{Printer, Style},
     spec,
 };
@@ -144,9 +145,10 @@ async fn dra(client: &Client) -> Read<(Vec<String>, usize)> {
 /// Reads everything the checks need. Only `--for FILE` can fail the command here: a cluster that
 /// cannot be reached is what the checks report.
 pub async fn gather(args: &DoctorArgs, global: &GlobalArgs) -> Result<Facts> {
+    let mut target = for_file(args, global)?;
     let mut f = Facts {
         pre: args.pre,
-        spec: for_file(args, global)?,
+        spec: target.as_ref().map(|(_, valid)| valid.clone()),
         ..Default::default()
     };
     let kube = match client::connect(global).await {
@@ -158,6 +160,13 @@ pub async fn gather(args: &DoctorArgs, global: &GlobalArgs) -> Result<Facts> {
     };
     f.kubeconfig = Some(Ok(kube.context.clone()));
     f.namespace = kube.namespace.clone();
+    // A spec without a namespace goes where `deploy` would put it: the context's namespace.
+    if let Some((idep, _)) = &mut target
+        && idep.metadata.namespace.is_none()
+    {
+        idep.metadata.namespace = Some(kube.namespace.clone());
+        f.spec = Some(spec::validate(idep)?);
+    }
     let version = kube.client.apiserver_version().await;
     f.server = Some(version.map_err(read_error).map(|v| {
         let minor = v.minor.trim_end_matches('+').parse().unwrap_or(0);
@@ -165,13 +174,18 @@ pub async fn gather(args: &DoctorArgs, global: &GlobalArgs) -> Result<Facts> {
     }));
     if matches!(f.server, Some(Ok(_))) {
         read_cluster(&kube, &mut f).await;
+        read_gaie(&kube.client, &mut f).await;
         read_access(&kube, args.pre, &mut f).await;
     }
     Ok(f)
 }
 
-/// `--for FILE`: exactly one valid InferaDeployment.
-fn for_file(args: &DoctorArgs, global: &GlobalArgs) -> Result<Option<ValidDeployment>> {
+/// `--for FILE`: exactly one valid InferaDeployment (and the document, whose namespace may still
+/// be the context's to fill in).
+fn for_file(
+    args: &DoctorArgs,
+    global: &GlobalArgs,
+) -> Result<Option<(InferaDeployment, ValidDeployment)>> {
     let Some(path) = &args.for_file else {
         return Ok(None);
     };
@@ -182,7 +196,7 @@ fn for_file(args: &DoctorArgs, global: &GlobalArgs) -> Result<Option<ValidDeploy
             path.display()
         )));
     }
-    Ok(Some(loaded.remove(0).1))
+    Ok(Some(loaded.remove(0)))
 }
 
 /// Every cluster read, concurrently, each on its own: one forbidden call hides nothing else.
@@ -232,6 +246,94 @@ async fn read_cluster(kube: &Kube, f: &mut Facts) {
     f.pods = Some(pod_list.map(|l| l.items).map_err(read_error));
     f.dra = Some(dra);
     f.default_storage_classes = Some(classes.map_err(read_error).map(default_classes));
+}
+
+/// The Inference Extension's facts: its CRDs always (four GETs, so doctor can tell whether GAIE
+/// is in use); for a `--for` spec with `gaie` also its Gateway, the namespace's labels when a
+/// listener selects route namespaces by label, and server-side dry runs of the HTTPRoute and the
+/// InferencePool the spec renders.
+async fn read_gaie(client: &Client, f: &mut Facts) {
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let name = |kind: ChildKind| kind.crd().map(|c| c.name).unwrap_or_default();
+    let (gateways, routes, pools) = (
+        checks::gateway_crd_name(),
+        name(ChildKind::HttpRoute),
+        name(ChildKind::InferencePool),
+    );
+    let (gateway_crd, route_crd, pool_crd, alpha_pool_crd) = tokio::join!(
+        crds.get_opt(&gateways),
+        crds.get_opt(&routes),
+        crds.get_opt(&pools),
+        crds.get_opt(checks::ALPHA_POOL_CRD),
+    );
+    let g = &mut f.gaie;
+    g.gateway_crd = Some(optional(gateway_crd));
+    g.route_crd = Some(optional(route_crd));
+    g.pool_crd = Some(optional(pool_crd));
+    g.alpha_pool_crd = Some(optional(alpha_pool_crd));
+    let Some((spec, gaie)) = f.spec.as_ref().and_then(|s| Some((s, s.gaie.as_ref()?))) else {
+        return;
+    };
+    let namespace = checks::gateway_namespace(spec, gaie);
+    let (gateway, dry_runs) = tokio::join!(
+        gateway(client, namespace, &gaie.gateway_name),
+        gaie_dry_runs(client, spec)
+    );
+    if let Ok(Some(found)) = &gateway
+        && checks::needs_namespace_labels(found, gaie)
+    {
+        g.namespace_labels = Some(namespace_labels(client, &spec.namespace).await);
+    }
+    g.gateway = Some(gateway);
+    g.dry_runs = dry_runs;
+}
+
+/// One Gateway (`gateway.networking.k8s.io/v1`), or `None` when it (or its CRD) does not exist.
+async fn gateway(client: &Client, namespace: &str, name: &str) -> Read<Option<Gateway>> {
+    let resource = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk(gateway_api::GROUP, "v1", "Gateway"),
+        "gateways",
+    );
+    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, &resource);
+    match api.get_opt(name).await.map_err(read_error)? {
+        None => Ok(None),
+        Some(object) => serde_json::from_value(object.data)
+            .map(Some)
+            .map_err(|e| format!("unexpected Gateway {namespace}/{name}: {e}")),
+    }
+}
+
+/// The labels of a namespace (listeners may select route namespaces by them).
+async fn namespace_labels(client: &Client, namespace: &str) -> Read<BTreeMap<String, String>> {
+    let api: Api<Namespace> = Api::all(client.clone());
+    let ns = api.get(namespace).await.map_err(read_error)?;
+    Ok(ns.metadata.labels.unwrap_or_default())
+}
+
+/// Server-side dry runs (`dryRun=All`) of the HTTPRoute and the InferencePool the spec renders,
+/// applied as the operator applies them; forced, so that a deployment that already exists is
+/// validated too instead of reporting the operator's ownership.
+async fn gaie_dry_runs(client: &Client, spec: &ValidDeployment) -> Vec<(String, Read<()>)> {
+    let children: Vec<Child> = infera_core::render(spec)
+        .into_iter()
+        .filter(|c| matches!(c.kind(), ChildKind::HttpRoute | ChildKind::InferencePool))
+        .collect();
+    let params = PatchParams::apply(naming::PLUGIN_MANAGER).force().dry_run();
+    let runs = children.iter().map(|child| {
+        let resource = child.kind().api_resource();
+        let api: Api<DynamicObject> =
+            Api::namespaced_with(client.clone(), &spec.namespace, &resource);
+        let params = &params;
+        async move {
+            let result = api
+                .patch(child.name(), params, &Patch::Apply(child))
+                .await
+                .map(|_| ())
+                .map_err(read_error);
+            (format!("{} {}", resource.kind, child.name()), result)
+        }
+    });
+    futures::future::join_all(runs).await
 }
 
 /// Names of the StorageClasses marked as the default.

@@ -1,13 +1,19 @@
 //! The reads a [`super::Detail`] is built from: one GET of the deployment, one LIST of its pods
-//! (label selector) and one LIST of the namespace's warning events. Never one call per object.
+//! (label selector) and one LIST of the namespace's warning events; with `spec.gaie`, one GET each
+//! of its HTTPRoute and InferencePool. Never one call per pod or event.
 
-use infera_core::{InferaDeployment, naming};
+use infera_core::{ChildKind, InferaDeployment, naming};
 use k8s_openapi::api::core::v1::{Event, Pod};
-use kube::{Api, api::ListParams};
+use kube::{
+    Api,
+    api::{DynamicObject, ListParams},
+};
 
+use super::{GatewaySection, gateway_section};
 use crate::{
     client::Kube,
     error::{Error, Result},
+    gateway_api::ParentsStatus,
 };
 
 /// One deployment, its pods and the namespace's warning events: three requests.
@@ -58,4 +64,47 @@ pub async fn pods_and_events(
         Err(e) => return Err(Error::kube(format!("listing events in {namespace}"), e)),
     };
     Ok((pods, events))
+}
+
+/// With `spec.gaie`, the Gateway section: one GET each of the HTTPRoute and the InferencePool
+/// (`None` without `gaie`). A missing or unreadable object is shown as such, never an error.
+pub async fn gather_gateway(kube: &Kube, idep: &InferaDeployment) -> Option<GatewaySection> {
+    idep.spec.gaie.as_ref()?;
+    let namespace = idep
+        .metadata
+        .namespace
+        .as_deref()
+        .unwrap_or(&kube.namespace);
+    let name = idep.metadata.name.as_deref().unwrap_or_default();
+    let (route, pool) = (
+        naming::http_route_name(name),
+        naming::inference_pool_name(name),
+    );
+    let (route, pool) = futures::join!(
+        parents_status(kube, ChildKind::HttpRoute, namespace, &route),
+        parents_status(kube, ChildKind::InferencePool, namespace, &pool),
+    );
+    gateway_section(idep, route, pool)
+}
+
+/// The `status.parents` of one HTTPRoute or InferencePool; `Ok(None)` when it does not exist.
+async fn parents_status(
+    kube: &Kube,
+    kind: ChildKind,
+    namespace: &str,
+    name: &str,
+) -> std::result::Result<Option<ParentsStatus>, String> {
+    let api: Api<DynamicObject> =
+        Api::namespaced_with(kube.client.clone(), namespace, &kind.api_resource());
+    match api.get_opt(name).await {
+        Ok(None) => Ok(None),
+        Ok(Some(object)) => {
+            let status = object.data.get("status").cloned().unwrap_or_default();
+            serde_json::from_value::<Option<ParentsStatus>>(status)
+                .map(|s| Some(s.unwrap_or_default()))
+                .map_err(|e| format!("unexpected status: {e}"))
+        }
+        Err(kube::Error::Api(s)) if s.code == 403 => Err(format!("forbidden: {}", s.message)),
+        Err(e) => Err(crate::error::chain(&e)),
+    }
 }

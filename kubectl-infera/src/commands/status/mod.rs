@@ -1,8 +1,10 @@
 //! `kubectl infera status`: the list (`-A`), one deployment in detail, and `--watch`.
 //!
 //! API budget: the list is one LIST of InferaDeployments; the detail is one GET of the deployment,
-//! one LIST of its pods (label selector) and one LIST of the namespace's warning events. Never one
-//! call per object. `--watch` opens watches on the same (no polling) and redraws on change.
+//! one LIST of its pods (label selector) and one LIST of the namespace's warning events, and with
+//! `spec.gaie` one GET each of its HTTPRoute and InferencePool. Never one call per pod or event.
+//! `--watch` opens watches on the deployment, its pods and the events (no polling; without the
+//! Gateway section) and redraws on change.
 //! What is shown is built by [`crate::view`]; [`text`] renders it for people and [`watch`]
 //! follows it.
 
@@ -33,7 +35,8 @@ pub async fn run(args: &StatusArgs, global: &GlobalArgs, printer: &Printer) -> R
     match (&args.name, args.watch) {
         (Some(name), false) => {
             let (idep, pods, events) = view::gather(&kube, &kube.namespace, name).await?;
-            let detail = view::detail(&idep, &pods, &events, Timestamp::now());
+            let mut detail = view::detail(&idep, &pods, &events, Timestamp::now());
+            detail.gateway = view::gather_gateway(&kube, &idep).await;
             print_detail(printer, args.output, &detail)
         }
         (None, false) => print_list(printer, args, &list(&kube, args).await?, &kube.namespace),

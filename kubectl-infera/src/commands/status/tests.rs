@@ -4,6 +4,7 @@ use k8s_openapi::jiff::Timestamp;
 
 use super::text::{detail_text, list_table};
 use crate::{
+    gateway_api::ParentsStatus,
     printer::Printer,
     view::{
         detail, summarize,
@@ -60,5 +61,102 @@ fn a_ready_deployment_says_its_older_warnings_are_resolved() {
     assert_eq!(
         warnings,
         " it became Ready (1970-01-01T00:22:00Z):\n  <none>\n  (1 older warning(s), from before it became Ready, are resolved and not shown)\n"
+    );
+}
+
+/// [`idep`] behind Gateway infra/gw, listener http.
+fn gaie_idep() -> infera_core::InferaDeployment {
+    let mut gaie = idep("Ready");
+    gaie.spec.gaie = Some(infera_core::GaieSpec {
+        gateway_name: "gw".into(),
+        gateway_namespace: Some("infra".into()),
+        gateway_section_name: Some("http".into()),
+        epp_image: None,
+    });
+    gaie
+}
+
+/// The detail of [`gaie_idep`] with its Gateway section built from these reads.
+fn gaie_detail(
+    route: Result<Option<ParentsStatus>, String>,
+    pool: Result<Option<ParentsStatus>, String>,
+) -> crate::view::Detail {
+    let now = Timestamp::from_second(1_300).unwrap_or_default();
+    let mut d = detail(&gaie_idep(), &[], &[], now);
+    d.gateway = crate::view::gateway_section(&gaie_idep(), route, pool);
+    d
+}
+
+#[test]
+fn the_gateway_section_shows_each_parents_conditions() {
+    let route: ParentsStatus = serde_json::from_value(serde_json::json!({"parents": [{
+        "parentRef": {"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "gw", "namespace": "infra", "sectionName": "http"},
+        "controllerName": "example.com/gateway",
+        "conditions": [
+            {"type": "Accepted", "status": "True", "reason": "Accepted", "message": ""},
+            {"type": "ResolvedRefs", "status": "False", "reason": "InvalidKind", "message": "InferencePool is not supported"}
+        ]}]}))
+    .unwrap_or_default();
+    let d = gaie_detail(Ok(Some(route)), Ok(Some(ParentsStatus::default())));
+    let text = detail_text(&Printer::plain(), &d);
+    let gateway = text
+        .split_once("\nGateway:\n")
+        .and_then(|(_, rest)| rest.split_once("\n\n"))
+        .map(|(section, _)| section)
+        .unwrap_or_default();
+    assert_eq!(
+        gateway,
+        "  Gateway:       infra/gw (listener http)
+  HTTPRoute:     big-route
+                 infra/gw (listener http): Accepted, ResolvedRefs=False (InvalidKind: InferencePool is not supported)
+  InferencePool: big-pool
+                 no Gateway has reported on it yet"
+    );
+    let json = serde_json::to_value(&d).unwrap_or_default();
+    assert_eq!(
+        json["gateway"],
+        serde_json::json!({
+            "namespace": "infra", "name": "gw", "sectionName": "http",
+            "httpRoute": {"name": "big-route", "state": "Found", "parents": [{
+                "parent": "infra/gw (listener http)",
+                "conditions": [
+                    {"type": "Accepted", "status": "True", "reason": "Accepted", "message": ""},
+                    {"type": "ResolvedRefs", "status": "False", "reason": "InvalidKind", "message": "InferencePool is not supported"}
+                ]}]},
+            "inferencePool": {"name": "big-pool", "state": "Found", "parents": []}
+        })
+    );
+}
+
+#[test]
+fn a_missing_or_unreadable_gateway_object_is_shown_as_such() {
+    let d = gaie_detail(
+        Ok(None),
+        Err(
+            "forbidden: inferencepools.inference.networking.k8s.io \"big-pool\" is forbidden"
+                .into(),
+        ),
+    );
+    let text = detail_text(&Printer::plain(), &d);
+    assert!(
+        text.contains(
+            "\nGateway:\n  Gateway:       infra/gw (listener http)\n  HTTPRoute:     big-route: not found\n  InferencePool: big-pool: cannot read: forbidden: inferencepools.inference.networking.k8s.io \"big-pool\" is forbidden\n\n"
+        ),
+        "{text}"
+    );
+    // Without spec.gaie there is no section, in text or JSON.
+    let plain = detail(
+        &idep("Ready"),
+        &[],
+        &[],
+        Timestamp::from_second(1_300).unwrap_or_default(),
+    );
+    assert!(crate::view::gateway_section(&idep("Ready"), Ok(None), Ok(None)).is_none());
+    assert!(!detail_text(&Printer::plain(), &plain).contains("Gateway:"));
+    assert!(
+        serde_json::to_value(&plain)
+            .unwrap_or_default()
+            .get("gateway")
+            .is_none()
     );
 }

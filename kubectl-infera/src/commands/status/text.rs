@@ -6,7 +6,7 @@ use k8s_openapi::jiff::{Timestamp, Unit};
 use crate::{
     duration::age,
     printer::{Cell, Printer, Style, table},
-    view::{Detail, Summary},
+    view::{Detail, GatewaySection, Lookup, Summary},
 };
 
 /// Colour of a state: Ready is good, on the way is a warning, Degraded and Failed are bad.
@@ -55,14 +55,18 @@ pub fn list_table(printer: &Printer, rows: &[Summary], all_namespaces: bool, wid
     table(printer, &headers, &cells)
 }
 
-/// The detail as text: the header fields, then services, pods, conditions, warnings and why it
-/// is not Ready.
+/// The detail as text: the header fields, then services, pods, conditions, the Gateway (with
+/// `spec.gaie`), warnings and why it is not Ready.
 pub fn detail_text(printer: &Printer, d: &Detail) -> String {
     [
         header(printer, d),
         format!("\nServices:\n{}", services(printer, d)),
         format!("\nPods:\n{}", pods(printer, d)),
         format!("\nConditions:\n{}", conditions(printer, d)),
+        d.gateway
+            .as_ref()
+            .map(|g| format!("\nGateway:\n{}", gateway(printer, g)))
+            .unwrap_or_default(),
         warnings(printer, d),
         blocking(d),
     ]
@@ -160,6 +164,54 @@ fn conditions(printer: &Printer, d: &Detail) -> String {
     let headers = ["TYPE", "STATUS", "REASON", "MESSAGE"];
     let empty = "<none: the operator has not reported yet>";
     section(printer, &headers, rows.collect(), empty)
+}
+
+/// The Gateway the route attaches to, then the HTTPRoute and the InferencePool, each with what
+/// every parent Gateway reports: a True condition by its name, any other with status, reason and
+/// message.
+fn gateway(printer: &Printer, g: &GatewaySection) -> String {
+    let listener = g
+        .section_name
+        .as_ref()
+        .map(|s| format!(" (listener {s})"))
+        .unwrap_or_default();
+    let mut out = format!("  {:<15}{}/{}{listener}\n", "Gateway:", g.namespace, g.name);
+    for (kind, object) in [
+        ("HTTPRoute:", &g.http_route),
+        ("InferencePool:", &g.inference_pool),
+    ] {
+        let state = match object.state {
+            Lookup::Found => String::new(),
+            Lookup::NotFound => format!(": {}", printer.paint(Style::Warn, "not found")),
+            Lookup::Unreadable => format!(": cannot read: {}", object.error),
+        };
+        out.push_str(&format!("  {kind:<15}{}{state}\n", object.name));
+        if object.state == Lookup::Found && object.parents.is_empty() {
+            out.push_str(&format!(
+                "  {:<15}{}\n",
+                "",
+                printer.paint(Style::Warn, "no Gateway has reported on it yet")
+            ));
+        }
+        for parent in &object.parents {
+            let conditions: Vec<String> = parent
+                .conditions
+                .iter()
+                .map(|c| match c.status.as_str() {
+                    "True" => printer.paint(Style::Good, &c.type_),
+                    "False" => printer.paint(Style::Bad, &c.to_string()),
+                    _ => printer.paint(Style::Warn, &c.to_string()),
+                })
+                .collect();
+            out.push_str(&format!(
+                "  {:<15}{}: {}\n",
+                "",
+                parent.parent,
+                conditions.join(", ")
+            ));
+        }
+    }
+    out
 }
 
 /// A section's table, indented under its heading; `empty` said instead when there are no rows.

@@ -1,0 +1,370 @@
+//! Gateway API objects as the plugin reads them: the user's Gateway (for `doctor`) and the
+//! `status.parents` that Gateways write on an HTTPRoute or InferencePool (for `doctor` and
+//! `status`). Only the fields we read, every one optional, so an object written by any gateway
+//! controller or API version still parses; pure functions over them.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use serde::{Deserialize, Serialize};
+
+/// The Gateway API group (Gateway, HTTPRoute).
+pub const GROUP: &str = "gateway.networking.k8s.io";
+/// Annotation on the Gateway API CRDs naming the release they come from (e.g. `v1.6.3`).
+pub const BUNDLE_VERSION: &str = "gateway.networking.k8s.io/bundle-version";
+/// Annotation on the Gateway API CRDs naming their channel (`standard` or `experimental`).
+pub const CHANNEL: &str = "gateway.networking.k8s.io/channel";
+
+/// A status condition, as Gateway API objects carry them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Condition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub status: String,
+    pub reason: String,
+    pub message: String,
+}
+
+impl Condition {
+    pub fn is_true(&self) -> bool {
+        self.status == "True"
+    }
+}
+
+impl std::fmt::Display for Condition {
+    /// `Programmed=False (Invalid: listener http is invalid)`; reason and message when present.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}={}", self.type_, self.status)?;
+        match (self.reason.as_str(), self.message.as_str()) {
+            ("", "") => Ok(()),
+            (reason, "") => write!(f, " ({reason})"),
+            ("", message) => write!(f, " ({message})"),
+            (reason, message) => write!(f, " ({reason}: {message})"),
+        }
+    }
+}
+
+/// The condition of type `type_`, if reported.
+pub fn condition<'a>(conditions: &'a [Condition], type_: &str) -> Option<&'a Condition> {
+    conditions.iter().find(|c| c.type_ == type_)
+}
+
+/// A Gateway (`gateway.networking.k8s.io/v1`).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct Gateway {
+    pub spec: GatewaySpec,
+    pub status: GatewayStatus,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct GatewaySpec {
+    pub gateway_class_name: String,
+    pub listeners: Vec<Listener>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct GatewayStatus {
+    pub conditions: Vec<Condition>,
+}
+
+/// One listener of a Gateway: a port and protocol, and which routes may attach to it.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Listener {
+    pub name: String,
+    pub protocol: String,
+    pub allowed_routes: AllowedRoutes,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct AllowedRoutes {
+    pub namespaces: RouteNamespaces,
+    pub kinds: Vec<RouteKind>,
+}
+
+/// `allowedRoutes.namespaces`: `from` is `Same` (the default), `All` or `Selector`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct RouteNamespaces {
+    pub from: Option<String>,
+    pub selector: Option<LabelSelector>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct RouteKind {
+    /// Default: the Gateway API group.
+    pub group: Option<String>,
+    pub kind: String,
+}
+
+/// Whether a listener lets an HTTPRoute in a namespace attach.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Admission {
+    Allowed(String),
+    Denied(String),
+    /// It depends on the namespace's labels, which could not be read.
+    Unknown(String),
+}
+
+impl Admission {
+    /// Why the listener allows, refuses, or cannot be judged.
+    pub fn reason(&self) -> &str {
+        match self {
+            Self::Allowed(why) | Self::Denied(why) | Self::Unknown(why) => why,
+        }
+    }
+}
+
+impl Listener {
+    /// Whether an HTTPRoute in `route_namespace` may attach to this listener of a Gateway in
+    /// `gateway_namespace`. `labels` are the route namespace's labels, needed only when the
+    /// listener selects namespaces by label. The kinds come first: an HTTPS/HTTP listener allows
+    /// HTTPRoutes unless `allowedRoutes.kinds` says otherwise; other protocols never do.
+    pub fn admits(
+        &self,
+        route_namespace: &str,
+        gateway_namespace: &str,
+        labels: Option<&Result<BTreeMap<String, String>, String>>,
+    ) -> Admission {
+        let kinds = &self.allowed_routes.kinds;
+        let http_route =
+            |k: &RouteKind| k.kind == "HTTPRoute" && k.group.as_deref().is_none_or(|g| g == GROUP);
+        if !kinds.is_empty() && !kinds.iter().any(http_route) {
+            let names: Vec<&str> = kinds.iter().map(|k| k.kind.as_str()).collect();
+            return Admission::Denied(format!(
+                "allows only {} routes, not HTTPRoute",
+                names.join(", ")
+            ));
+        }
+        if kinds.is_empty() && !matches!(self.protocol.as_str(), "HTTP" | "HTTPS") {
+            return Admission::Denied(format!(
+                "protocol {} does not carry HTTPRoutes",
+                self.protocol
+            ));
+        }
+        let namespaces = &self.allowed_routes.namespaces;
+        match namespaces.from.as_deref().unwrap_or("Same") {
+            "All" => Admission::Allowed("allows routes from all namespaces".into()),
+            "Same" if route_namespace == gateway_namespace => {
+                Admission::Allowed("allows routes from its own namespace".into())
+            }
+            "Same" => Admission::Denied(format!(
+                "allows routes only from its own namespace {gateway_namespace}"
+            )),
+            "Selector" => {
+                let selector = namespaces.selector.clone().unwrap_or_default();
+                match labels {
+                    Some(Ok(labels)) if selects(&selector, labels) => Admission::Allowed(format!(
+                        "its namespace selector matches namespace {route_namespace}"
+                    )),
+                    Some(Ok(_)) => Admission::Denied(format!(
+                        "its namespace selector does not match namespace {route_namespace}"
+                    )),
+                    Some(Err(e)) => Admission::Unknown(format!(
+                        "selects namespaces by label, and the labels of {route_namespace} cannot be read: {e}"
+                    )),
+                    None => Admission::Unknown(format!(
+                        "selects namespaces by label; the labels of {route_namespace} were not read"
+                    )),
+                }
+            }
+            other => Admission::Unknown(format!("allowedRoutes.namespaces.from is {other:?}")),
+        }
+    }
+}
+
+/// Whether a label selector matches a set of labels (`matchLabels` and every `matchExpressions`
+/// operator: In, NotIn, Exists, DoesNotExist). An empty selector matches everything.
+pub fn selects(selector: &LabelSelector, labels: &BTreeMap<String, String>) -> bool {
+    let by_labels = selector
+        .match_labels
+        .iter()
+        .flatten()
+        .all(|(k, v)| labels.get(k) == Some(v));
+    let by_expressions = selector.match_expressions.iter().flatten().all(|e| {
+        let value = labels.get(&e.key);
+        let values = e.values.as_deref().unwrap_or_default();
+        match e.operator.as_str() {
+            "In" => value.is_some_and(|v| values.contains(v)),
+            "NotIn" => value.is_none_or(|v| !values.contains(v)),
+            "Exists" => value.is_some(),
+            "DoesNotExist" => value.is_none(),
+            _ => false,
+        }
+    });
+    by_labels && by_expressions
+}
+
+/// `status` of an HTTPRoute or an InferencePool (v1): what each parent Gateway says about it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+pub struct ParentsStatus {
+    pub parents: Vec<ParentStatus>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ParentStatus {
+    pub parent_ref: ParentRef,
+    pub conditions: Vec<Condition>,
+}
+
+/// A reference to a parent, usually a Gateway.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ParentRef {
+    pub kind: Option<String>,
+    pub name: String,
+    pub namespace: Option<String>,
+    pub section_name: Option<String>,
+}
+
+impl ParentRef {
+    /// `namespace/name`, the namespace defaulting to the child's; the kind when it is not a
+    /// Gateway; the listener when one is named.
+    pub fn display(&self, child_namespace: &str) -> String {
+        let namespace = self.namespace.as_deref().unwrap_or(child_namespace);
+        let kind = match self.kind.as_deref() {
+            None | Some("Gateway") => String::new(),
+            Some(kind) => format!("{kind} "),
+        };
+        let listener = self
+            .section_name
+            .as_ref()
+            .map(|s| format!(" (listener {s})"))
+            .unwrap_or_default();
+        format!("{kind}{namespace}/{}{listener}", self.name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listener(json: serde_json::Value) -> Listener {
+        serde_json::from_value(json).unwrap_or_default()
+    }
+
+    fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_listener_admits_by_kind_protocol_and_namespace() {
+        let same = listener(serde_json::json!({"name": "http", "protocol": "HTTP"}));
+        assert_eq!(
+            same.admits("infra", "infra", None),
+            Admission::Allowed("allows routes from its own namespace".into())
+        );
+        assert_eq!(
+            same.admits("team-a", "infra", None),
+            Admission::Denied("allows routes only from its own namespace infra".into())
+        );
+        let all = listener(serde_json::json!({"name": "https", "protocol": "HTTPS",
+            "allowedRoutes": {"namespaces": {"from": "All"}}}));
+        assert_eq!(
+            all.admits("team-a", "infra", None),
+            Admission::Allowed("allows routes from all namespaces".into())
+        );
+        let tcp = listener(serde_json::json!({"name": "tcp", "protocol": "TCP",
+            "allowedRoutes": {"namespaces": {"from": "All"}}}));
+        assert_eq!(
+            tcp.admits("team-a", "infra", None),
+            Admission::Denied("protocol TCP does not carry HTTPRoutes".into())
+        );
+        let grpc_only = listener(serde_json::json!({"name": "http", "protocol": "HTTP",
+            "allowedRoutes": {"kinds": [{"kind": "GRPCRoute"}], "namespaces": {"from": "All"}}}));
+        assert_eq!(
+            grpc_only.admits("team-a", "infra", None),
+            Admission::Denied("allows only GRPCRoute routes, not HTTPRoute".into())
+        );
+    }
+
+    #[test]
+    fn a_selector_listener_needs_the_namespace_labels() {
+        let selector = listener(serde_json::json!({"name": "http", "protocol": "HTTP",
+            "allowedRoutes": {"namespaces": {"from": "Selector",
+                "selector": {"matchLabels": {"gateway-access": "true"}}}}}));
+        let granted = Ok(labels(&[("gateway-access", "true")]));
+        assert_eq!(
+            selector.admits("team-a", "infra", Some(&granted)),
+            Admission::Allowed("its namespace selector matches namespace team-a".into())
+        );
+        let other = Ok(labels(&[("kubernetes.io/metadata.name", "team-a")]));
+        assert_eq!(
+            selector.admits("team-a", "infra", Some(&other)),
+            Admission::Denied("its namespace selector does not match namespace team-a".into())
+        );
+        let forbidden = Err("forbidden: cannot get namespaces".to_string());
+        assert_eq!(
+            selector.admits("team-a", "infra", Some(&forbidden)),
+            Admission::Unknown(
+                "selects namespaces by label, and the labels of team-a cannot be read: forbidden: cannot get namespaces"
+                    .into()
+            )
+        );
+    }
+
+    #[test]
+    fn selectors_match_labels_and_expressions() {
+        let selector: LabelSelector = serde_json::from_value(serde_json::json!({
+            "matchLabels": {"env": "prod"},
+            "matchExpressions": [
+                {"key": "tier", "operator": "In", "values": ["gpu", "cpu"]},
+                {"key": "legacy", "operator": "DoesNotExist"},
+                {"key": "team", "operator": "Exists"},
+                {"key": "zone", "operator": "NotIn", "values": ["b"]}
+            ]
+        }))
+        .unwrap_or_default();
+        let ok = labels(&[("env", "prod"), ("tier", "gpu"), ("team", "a")]);
+        assert!(selects(&selector, &ok));
+        let mut legacy = ok.clone();
+        legacy.insert("legacy".into(), "1".into());
+        assert!(!selects(&selector, &legacy));
+        let mut zone_b = ok.clone();
+        zone_b.insert("zone".into(), "b".into());
+        assert!(!selects(&selector, &zone_b));
+        assert!(!selects(
+            &selector,
+            &labels(&[("env", "prod"), ("team", "a")])
+        ));
+        assert!(selects(&LabelSelector::default(), &BTreeMap::new()));
+    }
+
+    #[test]
+    fn conditions_and_parents_read_as_people_say_them() {
+        let status: ParentsStatus = serde_json::from_value(serde_json::json!({"parents": [{
+            "parentRef": {"group": GROUP, "kind": "Gateway", "name": "gw", "sectionName": "http"},
+            "controllerName": "example.com/gateway",
+            "conditions": [
+                {"type": "Accepted", "status": "True", "reason": "Accepted", "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"},
+                {"type": "ResolvedRefs", "status": "False", "reason": "BackendNotFound", "message": "pool demo-pool not found"}
+            ]
+        }]}))
+        .unwrap_or_default();
+        let parent = &status.parents[0];
+        assert_eq!(
+            parent.parent_ref.display("team-a"),
+            "team-a/gw (listener http)"
+        );
+        let shown: Vec<String> = parent.conditions.iter().map(|c| c.to_string()).collect();
+        assert_eq!(
+            shown,
+            [
+                "Accepted=True (Accepted)",
+                "ResolvedRefs=False (BackendNotFound: pool demo-pool not found)"
+            ]
+        );
+        assert!(condition(&parent.conditions, "Accepted").is_some_and(Condition::is_true));
+    }
+}

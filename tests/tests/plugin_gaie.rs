@@ -1,0 +1,141 @@
+//! `doctor --for FILE` with `spec.gaie` on the tier-2 cluster (Gateway API and Inference Extension
+//! CRDs installed, no gateway controller): a Gateway whose status the test writes as a controller
+//! would passes the gateway checks (INF211–INF215), a spec naming a missing Gateway fails INF213
+//! with its hint, and a listener that selects route namespaces by label is evaluated against the
+//! namespace's labels.
+
+use anyhow::Context as _;
+use infera_e2e::{
+    TestNamespace, admin,
+    kube::{
+        Api,
+        api::{DynamicObject, Patch, PatchParams, PostParams},
+        core::{ApiResource, GroupVersionKind},
+    },
+    plugin::kubectl,
+    target_dir,
+};
+
+/// The result of check `id` in a `doctor -o json` report.
+fn check<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    report["checks"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["id"] == id))
+        .unwrap_or(&serde_json::Value::Null)
+}
+
+/// Writes an aggregated spec (as JSON, which is YAML) in `namespace` behind Gateway `gateway`
+/// (listener `section`, if any) and returns its path.
+fn spec_file(namespace: &str, gateway: &str, section: Option<&str>) -> anyhow::Result<String> {
+    let dir = target_dir().join("e2e-logs");
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join(format!("plugin-gaie-{namespace}-{gateway}.yaml"));
+    let mut gaie = serde_json::json!({"gatewayName": gateway});
+    if let Some(section) = section {
+        gaie["gatewaySectionName"] = section.into();
+    }
+    let spec = serde_json::json!({
+        "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+        "metadata": {"name": "demo", "namespace": namespace},
+        "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "gaie": gaie,
+            "services": {
+                "server": {"componentType": "server"},
+                "worker": {"componentType": "worker", "resources": {"gpu": 1},
+                    "args": ["--model-path", "Qwen/Qwen3-0.6B", "--tp-size", "1"]}
+            }}
+    });
+    std::fs::write(&path, serde_json::to_string_pretty(&spec)?)?;
+    Ok(path.display().to_string())
+}
+
+/// `kubectl infera doctor --for FILE -o json`: exactly one JSON document, whatever the exit code
+/// (the Infera install checks may fail on a cluster where no other test ran `init`).
+async fn doctor_for(file: &str) -> anyhow::Result<(i32, serde_json::Value)> {
+    let run = kubectl(&["infera", "doctor", "--for", file, "-o", "json"]).await?;
+    let report = serde_json::from_str(&run.stdout)
+        .with_context(|| format!("one JSON document:\n{}\n{}", run.stdout, run.stderr))?;
+    Ok((run.code, report))
+}
+
+/// Fails unless check `id` has `severity`, showing the check.
+fn ensure_severity(report: &serde_json::Value, id: &str, severity: &str) -> anyhow::Result<()> {
+    let c = check(report, id);
+    anyhow::ensure!(c["severity"] == severity, "{id} is not {severity}: {c}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn doctor_checks_the_gateway_a_gaie_spec_names() -> anyhow::Result<()> {
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "plugin-gaie").await?;
+    let n = ns.name();
+
+    // A Gateway with a listener for its own namespace and one selecting namespaces by the label
+    // TestNamespace puts on every test namespace; no controller, so the test writes its status.
+    let gateways = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("gateway.networking.k8s.io", "v1", "Gateway"),
+        "gateways",
+    );
+    let api: Api<DynamicObject> = Api::namespaced_with(admin.clone(), n, &gateways);
+    let gateway: DynamicObject = serde_json::from_value(serde_json::json!({
+        "apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
+        "metadata": {"name": "gw", "namespace": n},
+        "spec": {"gatewayClassName": "test", "listeners": [
+            {"name": "http", "protocol": "HTTP", "port": 80},
+            {"name": "labelled", "protocol": "HTTP", "port": 8080, "allowedRoutes": {"namespaces": {
+                "from": "Selector", "selector": {"matchLabels": {"infera-e2e": "plugin-gaie"}}}}}
+        ]}
+    }))?;
+    api.create(&PostParams::default(), &gateway).await?;
+    let condition = |type_: &str| {
+        serde_json::json!({"type": type_, "status": "True", "reason": type_, "message": "",
+            "observedGeneration": 1, "lastTransitionTime": "2026-01-01T00:00:00Z"})
+    };
+    let status = serde_json::json!({"status": {"conditions": [condition("Accepted"), condition("Programmed")]}});
+    api.patch_status("gw", &PatchParams::default(), &Patch::Merge(status))
+        .await?;
+
+    let (_, report) = doctor_for(&spec_file(n, "gw", None)?).await?;
+    for id in ["INF211", "INF212", "INF213", "INF214", "INF215"] {
+        ensure_severity(&report, id, "pass")?;
+    }
+    let gateway = check(&report, "INF213");
+    anyhow::ensure!(
+        gateway["message"] == format!("Gateway {n}/gw (class test) is Accepted and Programmed"),
+        "{gateway}"
+    );
+    let dry_run = check(&report, "INF215");
+    anyhow::ensure!(
+        dry_run["message"]
+            == format!(
+                "the API server accepts InferencePool demo-pool and HTTPRoute demo-route in namespace {n} (server-side dry run)"
+            ),
+        "{dry_run}"
+    );
+
+    // The labelled listener admits the namespace by its labels, which doctor reads.
+    let (_, report) = doctor_for(&spec_file(n, "gw", Some("labelled"))?).await?;
+    ensure_severity(&report, "INF214", "pass")?;
+    let listener = check(&report, "INF214");
+    anyhow::ensure!(
+        listener["details"][0]
+            == format!("listener labelled (HTTP): its namespace selector matches namespace {n}"),
+        "{listener}"
+    );
+
+    // A Gateway that does not exist: INF213 fails with its hint, exit code 1.
+    let (code, report) = doctor_for(&spec_file(n, "missing", None)?).await?;
+    anyhow::ensure!(code == 1 && report["success"] == false, "exit {code}");
+    ensure_severity(&report, "INF213", "fail")?;
+    let missing = check(&report, "INF213");
+    anyhow::ensure!(
+        missing["message"] == format!("Gateway {n}/missing (spec.gaie.gatewayName) does not exist")
+            && missing["hint"]
+                .as_str()
+                .is_some_and(|h| h.contains("`kubectl get gateways -A`")),
+        "{missing}"
+    );
+    ensure_severity(&report, "INF214", "skip")?;
+    ensure_severity(&report, "INF215", "pass")?;
+    ns.cleanup().await
+}
