@@ -92,7 +92,7 @@ complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand uninstall"
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand uninstall" -l wait -d 'Wait until the namespace and the CRD are gone'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand uninstall" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand uninstall" -s V -l version -d 'Print version'
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand doctor" -l for -d 'Also check whether this spec fits the cluster\'s free GPUs now, pool by pool' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand doctor" -l for -d 'Also check whether this spec fits the cluster\'s free GPUs now, pool by pool, and, with `gaie`, its Gateway, listener and a server-side dry run of its route and pool' -r -F
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand doctor" -s o -l output -d 'Output format (table, json or yaml)' -r -f -a "table\t''
 wide\t''
 json\t''

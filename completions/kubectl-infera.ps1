@@ -100,7 +100,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             break
         }
         'kubectl-infera;doctor' {
-            [CompletionResult]::new('--for', '--for', [CompletionResultType]::ParameterName, 'Also check whether this spec fits the cluster''s free GPUs now, pool by pool')
+            [CompletionResult]::new('--for', '--for', [CompletionResultType]::ParameterName, 'Also check whether this spec fits the cluster''s free GPUs now, pool by pool, and, with `gaie`, its Gateway, listener and a server-side dry run of its route and pool')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (table, json or yaml)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (table, json or yaml)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')

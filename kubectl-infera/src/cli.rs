@@ -231,7 +231,8 @@ pub struct DoctorArgs {
     /// Pre-install checks only (before `init`): skip the Infera CRD and operator checks.
     #[arg(long)]
     pub pre: bool,
-    /// Also check whether this spec fits the cluster's free GPUs now, pool by pool.
+    /// Also check whether this spec fits the cluster's free GPUs now, pool by pool, and, with
+    /// `gaie`, its Gateway, listener and a server-side dry run of its route and pool.
     #[arg(long = "for", value_name = "FILE")]
     pub for_file: Option<PathBuf>,
     /// Output format (table, json or yaml).

@@ -280,12 +280,12 @@ fn inference_pool_crd(g: &GaieFacts, needed: bool) -> (Check, Option<bool>) {
         Some(Ok(None)) => match alpha {
             Some(alpha) => {
                 let message = format!(
-                    "only {ALPHA_POOL_CRD} ({}) is installed, from a {} release before v1.0; Infera renders {group_version}",
+                    "only {ALPHA_POOL_CRD} ({}) is installed, from a {} release before v1.0; Infera creates v1alpha2 InferencePools there, not {group_version}",
                     served(alpha),
                     pool.project
                 );
                 let hint = format!("upgrade to v1.0 or newer: {}", pool.install);
-                (missing(c, needed, message, hint), Some(false))
+                (c.warn(message, hint), Some(true))
             }
             None => (
                 missing(c, needed, format!("{pool} is not installed"), hint),

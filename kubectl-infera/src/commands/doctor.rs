@@ -5,7 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use infera_core::{Child, ChildKind, InferaDeployment, ValidDeployment, naming};
+use infera_core::{
+    Child, ChildKind, InferaDeployment, ValidDeployment, naming,
+    render::{Apis, PoolApi, render_for},
+};
 use k8s_openapi::{
     api::{
         admissionregistration::v1::ValidatingWebhookConfiguration,
@@ -275,9 +278,17 @@ async fn read_gaie(client: &Client, f: &mut Facts) {
         return;
     };
     let namespace = checks::gateway_namespace(spec, gaie);
+    // The pool in the API the operator would create it in (see `PoolApi::served`).
+    let installed =
+        |crd: &Option<Read<Option<CustomResourceDefinition>>>| matches!(crd, Some(Ok(Some(_))));
+    let pool_api = PoolApi::served(|kind| match kind {
+        ChildKind::InferencePool => installed(&g.pool_crd),
+        ChildKind::InferencePoolV1Alpha2 => installed(&g.alpha_pool_crd),
+        _ => true,
+    });
     let (gateway, dry_runs) = tokio::join!(
         gateway(client, namespace, &gaie.gateway_name),
-        gaie_dry_runs(client, spec)
+        gaie_dry_runs(client, spec, pool_api)
     );
     if let Ok(Some(found)) = &gateway
         && checks::needs_namespace_labels(found, gaie)
@@ -313,10 +324,19 @@ async fn namespace_labels(client: &Client, namespace: &str) -> Read<BTreeMap<Str
 /// Server-side dry runs (`dryRun=All`) of the HTTPRoute and the InferencePool the spec renders,
 /// applied as the operator applies them; forced, so that a deployment that already exists is
 /// validated too instead of reporting the operator's ownership.
-async fn gaie_dry_runs(client: &Client, spec: &ValidDeployment) -> Vec<(String, Read<()>)> {
-    let children: Vec<Child> = infera_core::render(spec)
+async fn gaie_dry_runs(
+    client: &Client,
+    spec: &ValidDeployment,
+    inference_pool: PoolApi,
+) -> Vec<(String, Read<()>)> {
+    let children: Vec<Child> = render_for(spec, Apis { inference_pool })
         .into_iter()
-        .filter(|c| matches!(c.kind(), ChildKind::HttpRoute | ChildKind::InferencePool))
+        .filter(|c| {
+            matches!(
+                c.kind(),
+                ChildKind::HttpRoute | ChildKind::InferencePool | ChildKind::InferencePoolV1Alpha2
+            )
+        })
         .collect();
     let params = PatchParams::apply(naming::PLUGIN_MANAGER).force().dry_run();
     let runs = children.iter().map(|child| {
