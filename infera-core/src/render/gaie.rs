@@ -82,6 +82,10 @@ schedulingProfiles:
 
 /// The Endpoint Picker (identity, Deployment, Service), the InferencePool over the pods that serve
 /// requests, and the HTTPRoute from the Gateway to the pool.
+///
+/// The Role is the chart's namespaced one. The chart also binds a ClusterRole (tokenreviews,
+/// subjectaccessreviews) so the EPP's metrics endpoint, authenticated by default, can check its
+/// scrapers; we render nothing cluster-scoped, so scraping EPP metrics needs that granted apart.
 pub fn objects(cx: &Context<'_>, gaie: &Gaie) -> Vec<Child> {
     let rules = vec![
         read_rule(
