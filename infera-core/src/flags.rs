@@ -1,7 +1,10 @@
 //! The engine flags the operator injects, per backend, in one place. The README's table lists
 //! them; a test checks it names every reserved flag.
 
-use crate::types::{BackendFramework, Role};
+use crate::{
+    types::{BackendFramework, Role},
+    validate::Worker,
+};
 
 /// Port the server (router) listens on.
 pub const SERVER_PORT: i32 = 8000;
@@ -23,7 +26,7 @@ pub const NATS_PORT: i32 = 4222;
 
 /// Flags the operator owns. A user who sets one in `args` gets a validation error, so the
 /// operator never has to decide which of two values wins.
-pub const RESERVED: [&str; 14] = [
+pub const RESERVED: [&str; 16] = [
     "--disaggregation-mode",
     "--discovery-backend",
     "--etcd-endpoint",
@@ -38,6 +41,8 @@ pub const RESERVED: [&str; 14] = [
     "--master-port",
     "--router-mode",
     "--disaggregation-bootstrap-port",
+    "--headless",
+    "--shutdown-timeout",
 ];
 
 /// Tensor-parallel flags, all backends (long and short spellings).
@@ -58,6 +63,17 @@ pub enum DiscoveryFlags {
     Kubernetes,
     /// Through etcd at this endpoint.
     Etcd(String),
+}
+
+/// Which pods of a worker pool a pod template (and its flags) is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rank {
+    /// Every pod of a single-node pool (a Deployment).
+    Single,
+    /// Rank 0 of a multi-node group: it serves HTTP.
+    Leader,
+    /// Rank > 0 of a multi-node group: it joins the leader's group and serves nothing itself.
+    Follower,
 }
 
 /// Everything the injected flags depend on.
@@ -89,9 +105,15 @@ impl Injection<'_> {
         flags
     }
 
-    /// Flags appended to a worker's args. `multi_node` adds the rank flags, read at container
-    /// start from the environment the LeaderWorkerSet webhook injects.
-    pub fn worker(&self, role: Role, multi_node: bool) -> Vec<String> {
+    /// Flags appended to the args of a worker's pods of `rank`. Pods of a multi-node group get
+    /// the rank flags, read at container start from the environment the LeaderWorkerSet webhook
+    /// injects. vLLM workers drain for the service's `drainSeconds` on SIGTERM
+    /// (`--shutdown-timeout`, vllm/engine/arg_utils.py:1971-1976; its default 0 aborts in-flight
+    /// requests), and vLLM's rank > 0 pods, which the multi-process backend requires to be
+    /// headless, run without an API server (`--headless`, vllm/entrypoints/common/cli_args.py:446,
+    /// entrypoints/cli/serve.py:69-77).
+    pub fn worker(&self, worker: &Worker, rank: Rank) -> Vec<String> {
+        let role = worker.role;
         let port = worker_port(self.backend);
         let mut flags = vec![
             "--host".into(),
@@ -109,7 +131,13 @@ impl Injection<'_> {
             ]);
         }
         self.shared(&mut flags);
-        if multi_node {
+        if self.backend == BackendFramework::Vllm {
+            flags.extend([
+                "--shutdown-timeout".into(),
+                worker.pod.health.drain_seconds.to_string(),
+            ]);
+        }
+        if rank != Rank::Single {
             let nnodes = "$(LWS_GROUP_SIZE)".to_string();
             let rank = "$(LWS_WORKER_INDEX)".to_string();
             match self.backend {
@@ -132,6 +160,9 @@ impl Injection<'_> {
                     DIST_INIT_PORT.to_string(),
                 ]),
             }
+        }
+        if rank == Rank::Follower && self.backend == BackendFramework::Vllm {
+            flags.push("--headless".into());
         }
         flags
     }

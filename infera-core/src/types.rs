@@ -20,8 +20,10 @@ use crate::{
     validate::{
         cel,
         limits::{
-            MAX_ARG_LENGTH, MAX_ARGS, MAX_GPUS, MAX_NODES, MAX_REFERENCE_LENGTH, MAX_REPLICAS,
-            MAX_SERVICES, MIN_SERVICES, RESOURCE_NAME_PATTERN,
+            DURATION_PATTERN, LIVENESS_PATH_PATTERN, MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS,
+            MAX_DURATION_LENGTH, MAX_GPUS, MAX_NODES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT,
+            MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES, MIN_SERVICES, PROBE_PATH_PATTERN,
+            RESOURCE_NAME_PATTERN,
         },
     },
 };
@@ -208,6 +210,51 @@ pub struct ServiceSpec {
     /// Tolerations for the service's pods.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tolerations: Vec<Toleration>,
+
+    /// How the engine container is probed and stopped. The defaults follow the engine's own
+    /// contract (the README's engine contract table); set these for an image whose entry point
+    /// answers differently.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health: Option<HealthSpec>,
+}
+
+/// Probes and draining of a service's engine container; every field is optional.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[x_kube(validation = cel::startup_timeout_range())]
+#[serde(rename_all = "camelCase")]
+pub struct HealthSpec {
+    /// How long a cold start (weight download and load, warm-up) may take before the kubelet
+    /// restarts the container: a whole number of seconds, minutes or hours such as `90s`, `30m`
+    /// or `2h`, at most 24h. Default: 1h for workers, 5m for the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = MAX_DURATION_LENGTH), regex(pattern = DURATION_PATTERN))]
+    pub startup_timeout: Option<String>,
+
+    /// HTTP path the readiness and startup probes call, e.g. `/health`. Default: the engine's
+    /// constant-time readiness endpoint (`/ready` for SGLang, `/health` for vLLM and the server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = MAX_PROBE_PATH_LENGTH), regex(pattern = PROBE_PATH_PATTERN))]
+    pub readiness_path: Option<String>,
+
+    /// HTTP path the liveness probe calls, or `none` for no liveness probe. Default: an endpoint
+    /// that does not generate (`/ping` for SGLang, `/health` for vLLM); none for the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = MAX_PROBE_PATH_LENGTH), regex(pattern = LIVENESS_PATH_PATTERN))]
+    pub liveness_path: Option<String>,
+
+    /// Seconds one probe request may take, for every probe (default: the endpoint's worst case,
+    /// 5 s for a constant-time endpoint, 25 s for SGLang's generating `/health`, 10 s for a path
+    /// the engine contract does not list).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = MAX_PROBE_TIMEOUT))]
+    pub timeout_seconds: Option<i32>,
+
+    /// Seconds a stopping pod may spend finishing in-flight requests after it stops receiving
+    /// new ones (default 120). vLLM gets it as `--shutdown-timeout`; for every engine it sizes
+    /// `terminationGracePeriodSeconds`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = MAX_DRAIN_SECONDS))]
+    pub drain_seconds: Option<i32>,
 }
 
 /// Kind of service.

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use infera_core::{
-    BackendFramework, ChildKind, ComponentType, DiscoveryBackend, InferaDeployment,
+    BackendFramework, ChildKind, ComponentType, DiscoveryBackend, HealthSpec, InferaDeployment,
     InferaDeploymentSpec, NatsSpec, ResourcesSpec, Role, ServiceSpec, naming, render, validate,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
@@ -33,6 +33,32 @@ fn arg() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Health overrides, mostly well-formed, some not (durations, paths and numbers out of range).
+fn health() -> impl Strategy<Value = HealthSpec> {
+    (
+        proptest::option::of(prop_oneof!["[0-9]{1,7}[smhd]", "[0-9a-zé ]{0,9}"]),
+        proptest::option::of(prop_oneof!["/[a-z_/]{0,12}", "[a-z /é]{0,6}"]),
+        proptest::option::of(prop_oneof![
+            Just("none".to_string()),
+            "/[a-z]{0,8}",
+            "[a-z ]{0,4}"
+        ]),
+        proptest::option::of(-1i32..400),
+        proptest::option::of(-1i32..4000),
+    )
+        .prop_map(
+            |(startup_timeout, readiness_path, liveness_path, timeout_seconds, drain_seconds)| {
+                HealthSpec {
+                    startup_timeout,
+                    readiness_path,
+                    liveness_path,
+                    timeout_seconds,
+                    drain_seconds,
+                }
+            },
+        )
+}
+
 fn service() -> impl Strategy<Value = ServiceSpec> {
     (
         prop_oneof![Just(ComponentType::Server), Just(ComponentType::Worker)],
@@ -50,9 +76,10 @@ fn service() -> impl Strategy<Value = ServiceSpec> {
             Just("x".to_string()),
             Just("1.5e3".to_string())
         ]),
+        proptest::option::of(health()),
     )
         .prop_map(
-            |(component_type, role, replicas, nodes, gpu, args, memory)| ServiceSpec {
+            |(component_type, role, replicas, nodes, gpu, args, memory, health)| ServiceSpec {
                 component_type,
                 role,
                 replicas,
@@ -68,6 +95,7 @@ fn service() -> impl Strategy<Value = ServiceSpec> {
                 env: Vec::new(),
                 node_selector: BTreeMap::new(),
                 tolerations: Vec::new(),
+                health,
             },
         )
 }

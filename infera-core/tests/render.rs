@@ -26,6 +26,27 @@ fn multi_node_pool_renders_a_leader_worker_set() {
     insta::assert_snapshot!(yaml::to_yaml_stream(&children).expect("yaml"));
 }
 
+/// `file` with the other engine: every backend × topology has a snapshot.
+fn on_backend(file: &str, backend: infera_core::BackendFramework) -> String {
+    let mut deployment = load(file);
+    deployment.spec.backend_framework = backend;
+    let children = render(&validate(&deployment).expect("valid"));
+    yaml::to_yaml_stream(&children).expect("yaml")
+}
+
+#[test]
+fn pd_example_on_vllm_drains_for_shutdown_timeout() {
+    insta::assert_snapshot!(on_backend("pd.yaml", infera_core::BackendFramework::Vllm));
+}
+
+#[test]
+fn multi_node_pool_on_sglang_probes_the_leaders_only() {
+    insta::assert_snapshot!(on_backend(
+        "multinode.yaml",
+        infera_core::BackendFramework::Sglang
+    ));
+}
+
 #[test]
 fn the_readme_documents_every_injected_flag() {
     let readme = std::fs::read_to_string(format!("{}/../README.md", env!("CARGO_MANIFEST_DIR")))

@@ -12,8 +12,10 @@ use infera_core::{
     naming::{self, MAX_DNS_LABEL, MAX_DNS_SUBDOMAIN},
     validate,
     validate::limits::{
-        MAX_ARG_LENGTH, MAX_ARGS, MAX_GPUS, MAX_NODES, MAX_REFERENCE_LENGTH, MAX_REPLICAS,
-        MAX_SERVICES, MIN_SERVICES, RESOURCE_NAME_PATTERN,
+        DURATION_PATTERN, LIVENESS_PATH_PATTERN, MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS,
+        MAX_DURATION_LENGTH, MAX_GPUS, MAX_NODES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT,
+        MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES, MAX_STARTUP_SECONDS, MIN_SERVICES,
+        PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
     },
     yaml,
 };
@@ -225,6 +227,43 @@ fn every_rule_rejects_with_the_field_path() {
             vec!["spec.gaie.gatewayName: must be the name of a Gateway"],
         ),
         (
+            "startup timeout that is not a duration",
+            json!({"spec": {"services": {"decode": {"health": {"startupTimeout": "1h30m"}}}}}),
+            vec!["spec.services.decode.health.startupTimeout: \"1h30m\" is not a duration"],
+        ),
+        (
+            "startup timeout of zero",
+            json!({"spec": {"services": {"decode": {"health": {"startupTimeout": "0m"}}}}}),
+            vec!["spec.services.decode.health.startupTimeout: must be from 1s to 24h"],
+        ),
+        (
+            "startup timeout above a day",
+            json!({"spec": {"services": {"server": {"health": {"startupTimeout": "2000m"}}}}}),
+            vec!["spec.services.server.health.startupTimeout: must be from 1s to 24h"],
+        ),
+        (
+            "readiness path without a slash",
+            json!({"spec": {"services": {"decode": {"health": {"readinessPath": "ready"}}}}}),
+            vec!["spec.services.decode.health.readinessPath: \"ready\" is not an HTTP path"],
+        ),
+        (
+            "liveness path that is neither a path nor none",
+            json!({"spec": {"services": {"decode": {"health": {"livenessPath": "off"}}}}}),
+            vec![
+                "spec.services.decode.health.livenessPath: \"off\" is neither an HTTP path nor none",
+            ],
+        ),
+        (
+            "probe timeout of zero",
+            json!({"spec": {"services": {"decode": {"health": {"timeoutSeconds": 0}}}}}),
+            vec!["spec.services.decode.health.timeoutSeconds: must be at least 1"],
+        ),
+        (
+            "negative drain",
+            json!({"spec": {"services": {"prefill": {"health": {"drainSeconds": -5}}}}}),
+            vec!["spec.services.prefill.health.drainSeconds: must be 0 or more"],
+        ),
+        (
             "several problems at once",
             json!({"spec": {"discoveryBackend": "etcd", "services": {"server": {"resources": {"gpu": 2}}, "decode": {"args": ["--host", "x"]}}}}),
             vec![
@@ -288,6 +327,8 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
     let reference = "r".repeat(MAX_REFERENCE_LENGTH + 1);
     let worker = |extra| json!({"spec": {"services": {"decode": extra}}});
     let gpu_type = |gpu_type: &str| worker(json!({"resources": {"gpuType": gpu_type}}));
+    let health = |health| worker(json!({ "health": health }));
+    let long_path = format!("/{}", "p".repeat(MAX_PROBE_PATH_LENGTH));
     let many_services: serde_json::Map<String, Value> = (0..MAX_SERVICES)
         .map(|i| {
             (
@@ -404,6 +445,66 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
             json!(MAX_ARG_LENGTH),
             worker(json!({"args": ["a".repeat(MAX_ARG_LENGTH + 1)]})),
             "spec.services.decode.args[0]: must be at most 2048 characters",
+        ),
+        (
+            "spec.services.*.health.drainSeconds minimum",
+            json!(0),
+            health(json!({"drainSeconds": -1})),
+            "spec.services.decode.health.drainSeconds: must be 0 or more",
+        ),
+        (
+            "spec.services.*.health.drainSeconds maximum",
+            json!(MAX_DRAIN_SECONDS),
+            health(json!({"drainSeconds": MAX_DRAIN_SECONDS + 1})),
+            "spec.services.decode.health.drainSeconds: must be at most 3600",
+        ),
+        (
+            "spec.services.*.health.livenessPath maxLength",
+            json!(MAX_PROBE_PATH_LENGTH),
+            health(json!({"livenessPath": long_path})),
+            "spec.services.decode.health.livenessPath: must be at most 256 characters",
+        ),
+        (
+            "spec.services.*.health.livenessPath pattern",
+            json!(LIVENESS_PATH_PATTERN),
+            health(json!({"livenessPath": "None"})),
+            "spec.services.decode.health.livenessPath: \"None\" is neither an HTTP path nor none",
+        ),
+        (
+            "spec.services.*.health.readinessPath maxLength",
+            json!(MAX_PROBE_PATH_LENGTH),
+            health(json!({"readinessPath": long_path})),
+            "spec.services.decode.health.readinessPath: must be at most 256 characters",
+        ),
+        (
+            "spec.services.*.health.readinessPath pattern",
+            json!(PROBE_PATH_PATTERN),
+            health(json!({"readinessPath": "/a b"})),
+            "spec.services.decode.health.readinessPath: \"/a b\" is not an HTTP path",
+        ),
+        (
+            "spec.services.*.health.startupTimeout maxLength",
+            json!(MAX_DURATION_LENGTH),
+            health(json!({"startupTimeout": "1000000s"})),
+            "spec.services.decode.health.startupTimeout: must be at most 7 characters",
+        ),
+        (
+            "spec.services.*.health.startupTimeout pattern",
+            json!(DURATION_PATTERN),
+            health(json!({"startupTimeout": "2d"})),
+            "spec.services.decode.health.startupTimeout: \"2d\" is not a duration",
+        ),
+        (
+            "spec.services.*.health.timeoutSeconds minimum",
+            json!(1),
+            health(json!({"timeoutSeconds": 0})),
+            "spec.services.decode.health.timeoutSeconds: must be at least 1",
+        ),
+        (
+            "spec.services.*.health.timeoutSeconds maximum",
+            json!(MAX_PROBE_TIMEOUT),
+            health(json!({"timeoutSeconds": MAX_PROBE_TIMEOUT + 1})),
+            "spec.services.decode.health.timeoutSeconds: must be at most 300",
         ),
         (
             "spec.services.*.image minLength",
@@ -534,7 +635,8 @@ fn schema_limits(schema: &Value, path: &str, found: &mut BTreeMap<String, Value>
 }
 
 /// The CEL rules are built from the constants the Rust rules use: each reserved flag, each
-/// reserved service name, each name-length limit and the DNS-label pattern is in the rule text.
+/// reserved service name, each name-length limit, the DNS-label pattern and the startup
+/// timeout's form and limit is in the rule text.
 #[test]
 fn the_crd_cel_rules_name_every_shared_constant() {
     let crd = serde_json::to_value(infera_core::crd::crd()).expect("json");
@@ -567,6 +669,8 @@ fn the_crd_cel_rules_name_every_shared_constant() {
             naming::DNS_LABEL_PATTERN
         ),
         format!("s.matches('{}')", naming::DNS_LABEL_PATTERN),
+        format!("self.startupTimeout.matches('{DURATION_PATTERN}')"),
+        format!("<= duration('{MAX_STARTUP_SECONDS}s')"),
     ] {
         assert!(text.contains(&limit), "{limit} is not in {text}");
     }

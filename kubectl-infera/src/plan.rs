@@ -218,6 +218,7 @@ impl Plan {
             env: Vec::new(),
             node_selector: BTreeMap::new(),
             tolerations: Vec::new(),
+            health: None,
         }
     }
 
@@ -238,6 +239,7 @@ impl Plan {
             env: Vec::new(),
             node_selector: BTreeMap::new(),
             tolerations: Vec::new(),
+            health: None,
         };
         let mut services = BTreeMap::from([("server".to_string(), server)]);
         match self.topology {

@@ -15,7 +15,10 @@ use k8s_openapi::{
     },
 };
 
-use super::{Child, Context, NATS_IMAGE, meta, pod::http_probe};
+use super::{
+    Child, Context, NATS_IMAGE, meta,
+    pod::{QUICK_TIMEOUT, readiness_probe},
+};
 use crate::{
     flags::NATS_PORT,
     naming::{self, Component},
@@ -143,7 +146,11 @@ fn server() -> Container {
             port("client", NATS_PORT),
             port("monitor", MONITOR_PORT),
         ]),
-        readiness_probe: Some(http_probe("/healthz?js-enabled-only=true", MONITOR_PORT)),
+        readiness_probe: Some(readiness_probe(
+            "/healthz?js-enabled-only=true",
+            MONITOR_PORT,
+            QUICK_TIMEOUT,
+        )),
         volume_mounts: Some(vec![VolumeMount {
             name: "data".into(),
             mount_path: "/data".into(),

@@ -1,27 +1,154 @@
-//! Pod templates of the server and the workers.
+//! Pod templates of the server and the workers, and how their engine containers are probed and
+//! stopped: the engine contract (the README's table), one table-like function per engine.
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::{
     api::core::v1::{
         Container, ContainerPort, EmptyDirVolumeSource, EnvVar, EnvVarSource, HTTPGetAction,
-        ObjectFieldSelector, PodSpec, PodTemplateSpec, Probe, ResourceRequirements, Volume,
-        VolumeMount,
+        Lifecycle, LifecycleHandler, ObjectFieldSelector, PodSpec, PodTemplateSpec, Probe,
+        ResourceRequirements, SleepAction, Volume, VolumeMount,
     },
     apimachinery::pkg::{api::resource::Quantity, util::intstr::IntOrString},
 };
 
 use super::{Context, meta};
 use crate::{
-    flags::{self, FRONTEND_PORT, SERVER_PORT},
+    flags::{self, FRONTEND_PORT, Rank, SERVER_PORT},
     naming::{Component, LABEL_ENDPOINT},
-    validate::{Pod, Worker},
+    types::BackendFramework,
+    validate::{Health, Liveness, Pod, Worker},
 };
 
 /// Name of the engine container in every pod.
 pub const ENGINE_CONTAINER: &str = "engine";
 /// Name of the GAIE frontend sidecar.
 pub const FRONTEND_CONTAINER: &str = "frontend";
+
+/// Timeout of a constant-time endpoint: a flag check, with room for a busy event loop.
+pub(super) const QUICK_TIMEOUT: i32 = 5;
+/// Timeout of an endpoint whose cost no source documents: the image's own (the router's, the
+/// frontend's) and any path a user names that the engine's table does not list.
+const IMAGE_TIMEOUT: i32 = 10;
+/// Timeout of SGLang's generating `/health` and `/health_generate`: one token, waited for up to
+/// `SGLANG_HEALTH_CHECK_TIMEOUT` = 20 s, plus 1 s
+/// (python/sglang/srt/entrypoints/http_server.py:721-799).
+const SGLANG_GENERATE_TIMEOUT: i32 = 25;
+
+/// Seconds between probes (more when one probe may take longer).
+const PERIOD: i32 = 10;
+/// Seconds of failed readiness probes before a pod leaves the rotation.
+const READINESS_WINDOW: i32 = 30;
+/// Seconds of failed liveness probes before the kubelet restarts the container: generous, as a
+/// busy engine answers late. The kubelet runs no liveness probe once a pod is terminating
+/// (kubernetes pkg/kubelet/prober/worker.go), so a draining engine that answers 503 is not
+/// restarted.
+const LIVENESS_WINDOW: i32 = 120;
+/// Default startup budget of a worker: a cold model download and load, then warm-up (SGLang's own
+/// warm-up timeout is 600 s, 1800 s for prefill/decode).
+const WORKER_STARTUP: i32 = 60 * 60;
+/// Default startup budget of the server (the router loads no model).
+const SERVER_STARTUP: i32 = 5 * 60;
+
+/// Seconds between a pod's deletion and its engine's SIGTERM (a `preStop` sleep), for the
+/// EndpointSlices, the router's pod watch and the Endpoint Picker to stop sending it requests.
+const STOP_ROUTING_SECONDS: i64 = 10;
+/// Seconds an engine may take to exit once it has drained.
+const EXIT_SECONDS: i64 = 10;
+
+/// An HTTP endpoint of an engine and the longest one call may take (seconds), from the engine's
+/// source.
+type Endpoint = (&'static str, i32);
+
+/// SGLang v0.5.23's endpoints (python/sglang/srt/entrypoints/http_server.py).
+const SGLANG_ENDPOINTS: [Endpoint; 6] = [
+    // 200 iff not paused and Up: a flag check (:714; managers/tokenizer_manager.py:728-734).
+    ("/ready", QUICK_TIMEOUT),
+    // 200 iff Up, paused or not: a flag check (:2190).
+    ("/ping", QUICK_TIMEOUT),
+    // A one-token generation (:721-799).
+    ("/health", SGLANG_GENERATE_TIMEOUT),
+    ("/health_generate", SGLANG_GENERATE_TIMEOUT),
+    ("/v1/models", QUICK_TIMEOUT),
+    ("/model_info", QUICK_TIMEOUT),
+];
+
+/// vLLM v0.34.0's endpoints: none generates. `/health` is 200 unless the engine is dead
+/// (vllm/entrypoints/serve/instrumentator/health.py:22; v1/engine/async_llm.py:1143-1148).
+const VLLM_ENDPOINTS: [Endpoint; 3] = [
+    ("/health", QUICK_TIMEOUT),
+    ("/ping", QUICK_TIMEOUT),
+    ("/v1/models", QUICK_TIMEOUT),
+];
+
+/// How an engine container that serves HTTP is probed: a row of the README's engine contract.
+#[derive(Clone, Copy, Debug)]
+struct Contract {
+    /// Answers 200 while the engine takes requests; the startup probe waits for it too.
+    ready: &'static str,
+    /// Answers 200 while the engine works, without generating; `None`: no liveness probe.
+    live: Option<&'static str>,
+    /// Default startup budget, in seconds.
+    startup: i32,
+    /// The endpoints whose worst case is known.
+    endpoints: &'static [Endpoint],
+}
+
+impl Contract {
+    /// How long one call of `path` may take.
+    fn timeout(&self, path: &str) -> i32 {
+        self.endpoints
+            .iter()
+            .find(|(known, _)| *known == path)
+            .map_or(IMAGE_TIMEOUT, |(_, timeout)| *timeout)
+    }
+}
+
+/// The server: the image's own router, whose endpoints no source documents; it keeps the
+/// `/health` readiness it always had, and no liveness probe.
+const SERVER: Contract = Contract {
+    ready: "/health",
+    live: None,
+    startup: SERVER_STARTUP,
+    endpoints: &[],
+};
+
+/// SGLang workers of every role; prefill and decode answer as mixed ones do.
+fn sglang(rank: Rank) -> Option<Contract> {
+    match rank {
+        // The port refuses connections while the weights load (entrypoints/engine.py ~1350), then
+        // answers 503 until warm-up ends (http_server.py:2360-2530). On SIGTERM /ready and /ping
+        // turn 503 and in-flight requests drain without a limit
+        // (managers/tokenizer_manager.py:3508, 4066-4070): the grace period bounds it.
+        Rank::Single | Rank::Leader => Some(Contract {
+            ready: "/ready",
+            live: Some("/ping"),
+            startup: WORKER_STARTUP,
+            endpoints: &SGLANG_ENDPOINTS,
+        }),
+        // A dummy server answers a constant 200 once the node's model is loaded
+        // (entrypoints/engine.py:1234, utils/common.py:3624): it says nothing about the engine.
+        // The leader's probes speak for the group, which LeaderWorkerSet recreates as a whole.
+        Rank::Follower => None,
+    }
+}
+
+/// vLLM workers of every role.
+fn vllm(rank: Rank) -> Option<Contract> {
+    match rank {
+        // The socket is bound but does not accept until the model is loaded
+        // (vllm/entrypoints/launchers/launcher.py:341-354); then /health is 200. On SIGTERM it
+        // drains for --shutdown-timeout seconds (launcher.py:47-72, 250-290), /health still 200.
+        Rank::Single | Rank::Leader => Some(Contract {
+            ready: "/health",
+            live: Some("/health"),
+            startup: WORKER_STARTUP,
+            endpoints: &VLLM_ENDPOINTS,
+        }),
+        // --headless: no HTTP server at all (vllm/entrypoints/cli/serve.py:69-77, 181).
+        Rank::Follower => None,
+    }
+}
 
 /// The server's pod template.
 pub fn server(cx: &Context<'_>) -> PodTemplateSpec {
@@ -31,39 +158,28 @@ pub fn server(cx: &Context<'_>) -> PodTemplateSpec {
     args.extend(cx.injection.server());
     let container = Container {
         resources: resources(server, None),
-        ..engine(server, args, SERVER_PORT)
+        ..engine(server, args, SERVER_PORT, Some(&SERVER))
     };
     template(cx, component, server, vec![container], Vec::new())
 }
 
-/// Which pods of a worker pool a template is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rank {
-    /// Every pod of a single-node pool (a Deployment).
-    Single,
-    /// Rank 0 of a multi-node group: it serves HTTP.
-    Leader,
-    /// Rank > 0 of a multi-node group: it joins the leader's group and serves nothing itself.
-    Follower,
-}
-
 /// A worker's pod template. Pods that serve requests (single-node pods and group leaders) get the
-/// HTTP port, the readiness probe, the GAIE frontend sidecar and the endpoint label; rank > 0 pods
+/// HTTP port, the engine's probes, the GAIE frontend sidecar and the endpoint label; rank > 0 pods
 /// get none of them. Every pod of a group reads its rank from the LeaderWorkerSet environment.
 pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec {
     let component = Component::Worker(&worker.pod.service, worker.role);
     let mut args = worker.pod.args.clone();
-    args.extend(cx.injection.worker(worker.role, worker.multi_node()));
+    args.extend(cx.injection.worker(worker, rank));
     let port = flags::worker_port(cx.deployment.backend);
-    let serves = rank != Rank::Follower;
+    let contract = match cx.deployment.backend {
+        BackendFramework::Sglang => sglang(rank),
+        BackendFramework::Vllm => vllm(rank),
+    };
+    let serves = contract.is_some();
     let mut engine = Container {
         resources: resources(&worker.pod, Some((&worker.gpu_type, worker.gpu))),
-        ..engine(&worker.pod, args, port)
+        ..engine(&worker.pod, args, port, contract.as_ref())
     };
-    if !serves {
-        engine.ports = None;
-        engine.readiness_probe = None;
-    }
     let mut volumes = Vec::new();
     if let Some(size) = &worker.shared_memory {
         engine.volume_mounts = Some(vec![VolumeMount {
@@ -82,7 +198,7 @@ pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec 
     }
     let mut containers = vec![engine];
     if serves && cx.deployment.gaie.is_some() {
-        containers.push(frontend(&worker.pod.image, port));
+        containers.push(frontend(&worker.pod, port));
     }
     let mut template = template(cx, component, &worker.pod, containers, volumes);
     if serves && let Some(labels) = template.metadata.as_mut().and_then(|m| m.labels.as_mut()) {
@@ -109,12 +225,15 @@ fn template(
             automount_service_account_token: Some(kubernetes_discovery),
             node_selector: (!pod.node_selector.is_empty()).then(|| pod.node_selector.clone()),
             tolerations: (!pod.tolerations.is_empty()).then(|| pod.tolerations.clone()),
+            termination_grace_period_seconds: Some(grace_period(&pod.health)),
             ..Default::default()
         }),
     }
 }
 
-fn engine(pod: &Pod, args: Vec<String>, port: i32) -> Container {
+/// The engine container. With a `contract` it serves HTTP on `port` and is probed as the contract
+/// and the service's `health` say; without one (rank > 0) it has neither port nor probes.
+fn engine(pod: &Pod, args: Vec<String>, port: i32, contract: Option<&Contract>) -> Container {
     let mut env = vec![EnvVar {
         name: "POD_NAMESPACE".into(),
         value_from: Some(EnvVarSource {
@@ -127,26 +246,111 @@ fn engine(pod: &Pod, args: Vec<String>, port: i32) -> Container {
         ..Default::default()
     }];
     env.extend(pod.env.iter().cloned());
+    let probes = contract.map(|contract| Probes::of(contract, &pod.health, port));
+    let drain = i64::from(pod.health.drain_seconds);
     Container {
         name: ENGINE_CONTAINER.into(),
         image: Some(pod.image.clone()),
         args: Some(args),
         env: Some(env),
-        ports: Some(vec![ContainerPort {
-            name: Some("http".into()),
-            container_port: port,
-            protocol: Some("TCP".into()),
-            ..Default::default()
-        }]),
-        readiness_probe: Some(http_probe("/health", port)),
+        ports: contract.map(|_| {
+            vec![ContainerPort {
+                name: Some("http".into()),
+                container_port: port,
+                protocol: Some("TCP".into()),
+                ..Default::default()
+            }]
+        }),
+        startup_probe: probes.as_ref().map(|p| p.startup.clone()),
+        readiness_probe: probes.as_ref().map(|p| p.readiness.clone()),
+        liveness_probe: probes.and_then(|p| p.liveness),
+        // A pod that serves stops when routing to it has stopped; a rank > 0 pod outlives its
+        // leader's drain, which needs it.
+        lifecycle: Some(pre_stop_sleep(match contract {
+            Some(_) => STOP_ROUTING_SECONDS,
+            None => STOP_ROUTING_SECONDS + drain,
+        })),
         ..Default::default()
     }
 }
 
-fn frontend(image: &str, engine_port: i32) -> Container {
+/// The probes of an engine container that serves HTTP.
+struct Probes {
+    startup: Probe,
+    readiness: Probe,
+    liveness: Option<Probe>,
+}
+
+impl Probes {
+    /// The `contract`'s probes with the service's `health` overrides: the startup probe polls the
+    /// readiness endpoint for the whole startup budget, and every call has the endpoint's timeout.
+    fn of(contract: &Contract, health: &Health, port: i32) -> Self {
+        let timeout = |path: &str| {
+            health
+                .timeout_seconds
+                .unwrap_or_else(|| contract.timeout(path))
+        };
+        let ready = health.readiness_path.as_deref().unwrap_or(contract.ready);
+        let live = match &health.liveness {
+            None => contract.live,
+            Some(Liveness::Path(path)) => Some(path.as_str()),
+            Some(Liveness::Off) => None,
+        };
+        let startup = health.startup_timeout.unwrap_or(contract.startup);
+        Self {
+            startup: http_probe(ready, port, timeout(ready), startup),
+            readiness: http_probe(ready, port, timeout(ready), READINESS_WINDOW),
+            liveness: live.map(|path| http_probe(path, port, timeout(path), LIVENESS_WINDOW)),
+        }
+    }
+}
+
+/// A readiness probe of `path` whose calls may take `timeout` seconds.
+pub(super) fn readiness_probe(path: &str, port: i32, timeout: i32) -> Probe {
+    http_probe(path, port, timeout, READINESS_WINDOW)
+}
+
+/// An HTTP probe of `path` that fails after `window` seconds of failures (at least), each call
+/// given `timeout` seconds, every [`PERIOD`] seconds or, for a longer timeout, every `timeout`.
+fn http_probe(path: &str, port: i32, timeout: i32, window: i32) -> Probe {
+    let period = PERIOD.max(timeout);
+    Probe {
+        http_get: Some(HTTPGetAction {
+            path: Some(path.into()),
+            port: IntOrString::Int(port),
+            ..Default::default()
+        }),
+        timeout_seconds: Some(timeout),
+        period_seconds: Some(period),
+        failure_threshold: Some((window + period - 1) / period),
+        ..Default::default()
+    }
+}
+
+/// Sleep `seconds` before the container is sent SIGTERM (Kubernetes' Sleep action, beta and on
+/// by default since 1.30).
+fn pre_stop_sleep(seconds: i64) -> Lifecycle {
+    Lifecycle {
+        pre_stop: Some(LifecycleHandler {
+            sleep: Some(SleepAction { seconds }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// Seconds from a pod's deletion to SIGKILL: routing stops, in-flight requests drain, the engine
+/// exits.
+fn grace_period(health: &Health) -> i64 {
+    STOP_ROUTING_SECONDS + i64::from(health.drain_seconds) + EXIT_SECONDS
+}
+
+/// The GAIE frontend sidecar of a pod that serves. The requests it carries are the engine's, so
+/// it stays until the engine's drain is over.
+fn frontend(pod: &Pod, engine_port: i32) -> Container {
     Container {
         name: FRONTEND_CONTAINER.into(),
-        image: Some(image.into()),
+        image: Some(pod.image.clone()),
         args: Some(vec![
             "frontend".into(),
             "--port".into(),
@@ -160,19 +364,10 @@ fn frontend(image: &str, engine_port: i32) -> Container {
             protocol: Some("TCP".into()),
             ..Default::default()
         }]),
-        readiness_probe: Some(http_probe("/health", FRONTEND_PORT)),
-        ..Default::default()
-    }
-}
-
-pub(super) fn http_probe(path: &str, port: i32) -> Probe {
-    Probe {
-        http_get: Some(HTTPGetAction {
-            path: Some(path.into()),
-            port: IntOrString::Int(port),
-            ..Default::default()
-        }),
-        period_seconds: Some(10),
+        readiness_probe: Some(readiness_probe("/health", FRONTEND_PORT, IMAGE_TIMEOUT)),
+        lifecycle: Some(pre_stop_sleep(
+            STOP_ROUTING_SECONDS + i64::from(pod.health.drain_seconds),
+        )),
         ..Default::default()
     }
 }

@@ -8,17 +8,13 @@ use k8s_openapi::{
     apimachinery::pkg::{apis::meta::v1::LabelSelector, util::intstr::IntOrString},
 };
 
-use super::{
-    Child, Context,
-    meta::object_meta,
-    pod::{self, Rank},
-};
+use super::{Child, Context, meta::object_meta, pod};
 use crate::{
     external::lws::{
         LeaderWorkerSet, LeaderWorkerSetLeaderWorkerTemplate,
         LeaderWorkerSetLeaderWorkerTemplateRestartPolicy, LeaderWorkerSetSpec,
     },
-    flags::SERVER_PORT,
+    flags::{Rank, SERVER_PORT},
     naming::{self, Component},
     validate::Worker,
 };

@@ -5,7 +5,11 @@
 
 use kube::core::{Message, Rule};
 
-use super::{names, services, topology};
+use super::{
+    health,
+    limits::{DURATION_PATTERN, MAX_STARTUP_SECONDS},
+    names, services, topology,
+};
 use crate::{
     flags,
     naming::{
@@ -184,6 +188,20 @@ pub(crate) fn no_injected_flag() -> Rule {
     .field_path(".args")
 }
 
+/// `health.startupTimeout` is from 1s to 24h. A value that is not a duration is the schema
+/// pattern's to refuse, so the rule leaves it alone rather than fail to parse it.
+pub(crate) fn startup_timeout_range() -> Rule {
+    let timeout = "duration(self.startupTimeout)";
+    rule(
+        format!(
+            "!has(self.startupTimeout) || !self.startupTimeout.matches('{DURATION_PATTERN}') || ({timeout} >= duration('1s') && {timeout} <= duration('{MAX_STARTUP_SECONDS}s'))"
+        ),
+        "startupTimeout",
+        &health::startup_out_of_range(),
+    )
+    .field_path(".startupTimeout")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,10 +231,23 @@ mod tests {
     }
 
     #[test]
+    fn the_startup_timeout_rule_leaves_malformed_values_to_the_pattern() {
+        let rule = startup_timeout_range();
+        assert_eq!(
+            rule.rule,
+            "!has(self.startupTimeout) || !self.startupTimeout.matches('^[0-9]{1,6}[smh]$') || (duration(self.startupTimeout) >= duration('1s') && duration(self.startupTimeout) <= duration('86400s'))"
+        );
+        assert_eq!(
+            rule.message,
+            Some(Message::Message("startupTimeout: must be from 1s to 24h; set how long a cold start may take, e.g. 30m or 2h".into()))
+        );
+    }
+
+    #[test]
     fn the_injected_flag_rule_names_every_reserved_flag() {
         assert_eq!(
             no_injected_flag().rule,
-            "!has(self.args) || self.args.all(a, !(a.split('=')[0] in ['--disaggregation-mode', '--discovery-backend', '--etcd-endpoint', '--kv-event-transport', '--nats-url', '--host', '--port', '--nnodes', '--node-rank', '--dist-init-addr', '--master-addr', '--master-port', '--router-mode', '--disaggregation-bootstrap-port']))"
+            "!has(self.args) || self.args.all(a, !(a.split('=')[0] in ['--disaggregation-mode', '--discovery-backend', '--etcd-endpoint', '--kv-event-transport', '--nats-url', '--host', '--port', '--nnodes', '--node-rank', '--dist-init-addr', '--master-addr', '--master-port', '--router-mode', '--disaggregation-bootstrap-port', '--headless', '--shutdown-timeout']))"
         );
     }
 }

@@ -24,6 +24,23 @@ pub const MAX_REPLICAS: i32 = 1000;
 pub const MAX_NODES: i32 = 64;
 /// Most GPUs per pod.
 pub const MAX_GPUS: i32 = 64;
+/// `health.startupTimeout`: a whole number (at most six digits) of seconds, minutes or hours.
+/// Six digits keep every such duration within CEL's range, so the range rule never overflows.
+pub const DURATION_PATTERN: &str = "^[0-9]{1,6}[smh]$";
+/// Longest `health.startupTimeout` (six digits and a unit).
+pub const MAX_DURATION_LENGTH: usize = 7;
+/// Longest startup budget, in seconds (24h).
+pub const MAX_STARTUP_SECONDS: i32 = 24 * 60 * 60;
+/// An HTTP path a probe calls (`health.readinessPath`): `/`, then printable ASCII without spaces.
+pub const PROBE_PATH_PATTERN: &str = "^/[!-~]*$";
+/// `health.livenessPath`: such a path, or `none` for no liveness probe.
+pub const LIVENESS_PATH_PATTERN: &str = "^(none|/[!-~]*)$";
+/// Longest probe path.
+pub const MAX_PROBE_PATH_LENGTH: usize = 256;
+/// Longest probe timeout, in seconds (`health.timeoutSeconds`).
+pub const MAX_PROBE_TIMEOUT: i32 = 300;
+/// Longest drain, in seconds (`health.drainSeconds`).
+pub const MAX_DRAIN_SECONDS: i32 = 3600;
 /// An extended resource name, `prefix/name` (`resources.gpuType`); `is_resource_name` checks it.
 pub const RESOURCE_NAME_PATTERN: &str = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$";
 

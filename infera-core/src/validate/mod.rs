@@ -9,6 +9,7 @@
 pub(crate) mod cel;
 mod discovery;
 mod gaie;
+mod health;
 pub mod limits;
 mod names;
 mod nats;
@@ -35,6 +36,8 @@ use crate::{
 pub const DEFAULT_GPU_TYPE: &str = "amd.com/gpu";
 /// Default size of the managed NATS JetStream volume.
 pub const DEFAULT_NATS_STORAGE: &str = "1Gi";
+/// Default `health.drainSeconds`: long enough for most generations to finish.
+pub const DEFAULT_DRAIN_SECONDS: i32 = 120;
 
 /// One broken rule: the field path, what is wrong, and how to fix it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -136,6 +139,46 @@ pub struct Pod {
     pub cpu: Option<Quantity>,
     /// Memory request and limit.
     pub memory: Option<Quantity>,
+    /// How the engine container is probed and stopped.
+    pub health: Health,
+}
+
+/// A service's `health`, parsed. A `None` takes the engine's default from its contract, which the
+/// renderer holds (the README's engine contract table).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Health {
+    /// Longest cold start, in seconds.
+    pub startup_timeout: Option<i32>,
+    /// Path the readiness and startup probes call.
+    pub readiness_path: Option<String>,
+    /// The liveness probe's path, or no liveness probe.
+    pub liveness: Option<Liveness>,
+    /// Seconds one probe request may take.
+    pub timeout_seconds: Option<i32>,
+    /// Seconds a stopping pod may spend finishing in-flight requests.
+    pub drain_seconds: i32,
+}
+
+impl Default for Health {
+    /// The engine's defaults throughout, and [`DEFAULT_DRAIN_SECONDS`].
+    fn default() -> Self {
+        Self {
+            startup_timeout: None,
+            readiness_path: None,
+            liveness: None,
+            timeout_seconds: None,
+            drain_seconds: DEFAULT_DRAIN_SECONDS,
+        }
+    }
+}
+
+/// `health.livenessPath`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Liveness {
+    /// Probe this path.
+    Path(String),
+    /// `none`: no liveness probe.
+    Off,
 }
 
 /// A worker pool.

@@ -2,7 +2,7 @@
 //! without injected flags, sizes), what the server must not have, and what a worker pool needs.
 
 use super::{
-    DEFAULT_GPU_TYPE, Errors, Pod, Worker,
+    DEFAULT_GPU_TYPE, Errors, Pod, Worker, health,
     limits::{
         MAX_ARG_LENGTH, MAX_ARGS, MAX_GPUS, MAX_NODES, MAX_REFERENCE_LENGTH, MAX_REPLICAS,
         check_length, check_max_length, check_range,
@@ -97,6 +97,7 @@ fn pod(
             "must be an extended resource name such as amd.com/gpu; fix the name",
         );
     }
+    let health = health::settings(errors, &format!("{path}.health"), svc.health.as_ref());
     Pod {
         service: service.to_string(),
         image: svc
@@ -112,6 +113,7 @@ fn pod(
         tolerations: svc.tolerations.clone(),
         cpu: resources.cpu,
         memory: resources.memory,
+        health,
     }
 }
 
