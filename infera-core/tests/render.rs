@@ -83,3 +83,35 @@ fn gaie_adds_the_endpoint_picker_pool_route_and_sidecars() {
 fn gaie_on_a_multi_node_pool_fronts_the_leaders_only() {
     insta::assert_snapshot!(yaml::to_yaml_stream(&with_gaie("multinode.yaml")).expect("yaml"));
 }
+
+/// A small graph of `workers` (name, role, nodes) on `backend`, fronted by a Gateway.
+fn gaie_graph(backend: &str, workers: &[(&str, &str, i32)]) -> String {
+    let mut services = serde_json::json!({"server": {"componentType": "server"}});
+    for (name, role, nodes) in workers {
+        services[*name] = serde_json::json!({
+            "componentType": "worker", "role": role, "numberOfNodes": nodes,
+            "resources": {"gpu": 1}, "args": ["--tp-size", nodes.to_string()],
+        });
+    }
+    let deployment: infera_core::InferaDeployment = serde_json::from_value(serde_json::json!({
+        "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+        "metadata": {"name": "gw"},
+        "spec": {"backendFramework": backend, "image": "rocm/infera:v0.1.1", "services": services,
+                 "gaie": {"gatewayName": "inference-gateway"}},
+    }))
+    .expect("an InferaDeployment");
+    yaml::to_yaml_stream(&render(&validate(&deployment).expect("valid"))).expect("yaml")
+}
+
+#[test]
+fn gaie_on_an_aggregated_sglang_graph() {
+    insta::assert_snapshot!(gaie_graph("sglang", &[("worker", "mixed", 1)]));
+}
+
+#[test]
+fn gaie_on_a_multi_node_pd_vllm_graph() {
+    insta::assert_snapshot!(gaie_graph(
+        "vllm",
+        &[("prefill", "prefill", 1), ("decode", "decode", 2)]
+    ));
+}
