@@ -230,6 +230,10 @@ fn unschedulable(pods: &[std::sync::Arc<Pod>]) -> Option<(ReadyReason, String)> 
                 .entry(service)
                 .or_insert((0, cause, message.to_string()));
             entry.0 += 1;
+            // A pool's most telling pod speaks for it: capacity first (see `SchedulingCause`).
+            if cause < entry.1 {
+                (entry.1, entry.2) = (cause, message.to_string());
+            }
         }
     }
     let capacity = by_service

@@ -201,10 +201,12 @@ pub fn selects(selector: &LabelSelector, labels: &BTreeMap<String, String>) -> b
     by_labels && by_expressions
 }
 
-/// `status` of an HTTPRoute or an InferencePool (v1): what each parent Gateway says about it.
+/// `status` of an HTTPRoute or an InferencePool: what each parent Gateway says about it
+/// (`parents`; the v1alpha2 InferencePool spells it `parent`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(default)]
 pub struct ParentsStatus {
+    #[serde(alias = "parent")]
     pub parents: Vec<ParentStatus>,
 }
 

@@ -4,9 +4,9 @@
 use super::{
     Errors, Gaie,
     limits::{MAX_REFERENCE_LENGTH, check_length},
-    syntax::is_dns_subdomain,
+    syntax::{is_dns_subdomain, is_rfc1123_label},
 };
-use crate::{naming, types::GaieSpec};
+use crate::types::GaieSpec;
 
 /// The GAIE settings of `spec.gaie`.
 pub(super) fn settings(errors: &mut Errors, gaie: &GaieSpec) -> Gaie {
@@ -17,7 +17,7 @@ pub(super) fn settings(errors: &mut Errors, gaie: &GaieSpec) -> Gaie {
         );
     }
     if let Some(namespace) = &gaie.gateway_namespace
-        && !naming::is_dns_label(namespace)
+        && !is_rfc1123_label(namespace)
     {
         errors.push(
             "spec.gaie.gatewayNamespace",
@@ -86,6 +86,11 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn a_gateway_namespace_may_start_with_a_digit() {
+        assert!(errors_of(json!({"gatewayName": "gw", "gatewayNamespace": "1-infra"})).is_empty());
     }
 
     #[test]

@@ -30,6 +30,11 @@ pub(super) fn is_dns_subdomain(s: &str) -> bool {
         })
 }
 
+/// An RFC 1123 label, the form of a namespace name: unlike our own names it may start with a digit.
+pub(super) fn is_rfc1123_label(s: &str) -> bool {
+    s.len() <= MAX_DNS_LABEL && !s.contains('.') && is_dns_subdomain(s)
+}
+
 /// A `prefix/name` extended resource name, e.g. `amd.com/gpu`: what
 /// [`super::limits::RESOURCE_NAME_PATTERN`] and its length limit admit, with the name part at
 /// most 63 characters as Kubernetes requires.

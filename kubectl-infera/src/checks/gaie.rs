@@ -16,7 +16,8 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use super::{Check, Facts, Read, check, crd_established};
 use crate::gateway_api::{self, Admission, Gateway, condition};
 
-/// The InferencePool CRD of Inference Extension releases before v1.0, which Infera does not render.
+/// The InferencePool CRD of Inference Extension releases before v1.0 (v1alpha2), which Infera
+/// renders for only on clusters without the v1 one.
 pub const ALPHA_POOL_CRD: &str = "inferencepools.inference.networking.x-k8s.io";
 /// Annotation on the Inference Extension's CRDs naming the release they come from.
 const INFERENCE_BUNDLE_VERSION: &str = "inference.networking.k8s.io/bundle-version";
@@ -277,7 +278,7 @@ fn inference_pool_crd(g: &GaieFacts, needed: bool) -> (Check, Option<bool>) {
             );
             (missing(c, needed, message, hint), Some(false))
         }
-        Some(Ok(None)) => match alpha {
+        Some(Ok(None)) => match alpha.filter(|alpha| serves(alpha, "v1alpha2")) {
             Some(alpha) => {
                 let message = format!(
                     "only {ALPHA_POOL_CRD} ({}) is installed, from a {} release before v1.0; Infera creates v1alpha2 InferencePools there, not {group_version}",
@@ -444,7 +445,8 @@ fn dry_run_check(g: &GaieFacts, crds: bool, namespace: &str) -> Check {
             "the API server accepts {} in namespace {namespace} (server-side dry run)",
             objects.join(" and ")
         )),
-        Some(first) if refused.iter().all(|r| r.contains(": forbidden: ")) => {
+        // Only RBAC's own denial means we could not check; a quota or a webhook also answers 403.
+        Some(first) if refused.iter().all(|r| r.contains(" cannot patch")) => {
             c.unreadable("server-side dry run", first)
         }
         Some(_) => c.fail(

@@ -29,8 +29,9 @@ fn crd_check(crd: &Crd, f: &Facts, out: &mut Vec<Check>) -> bool {
                 .spec
                 .versions
                 .iter()
-                .any(|v| v.name == crd.version && v.served);
-            out.push(if served && crd_established(c) {
+                .any(|v| v.name == crd.version && v.served)
+                && crd_established(c);
+            out.push(if served {
                 lws.pass(format!("{} serves {}", crd.name, crd.version))
             } else {
                 lws.fail(

@@ -92,9 +92,13 @@ pub async fn run(args: &DeployArgs, global: &GlobalArgs, printer: &Printer) -> R
         && let Some(idep) = applied.first()
     {
         let name = idep.metadata.name.as_deref().unwrap_or_default();
+        let namespace = idep
+            .metadata
+            .namespace
+            .as_deref()
+            .unwrap_or(&kube.namespace);
         printer.note(&format!(
-            "follow it with `kubectl infera status {name} -n {} --watch`",
-            kube.namespace
+            "follow it with `kubectl infera status {name} -n {namespace} --watch`"
         ));
     }
     Ok(())

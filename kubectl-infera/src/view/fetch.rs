@@ -80,11 +80,18 @@ pub async fn gather_gateway(kube: &Kube, idep: &InferaDeployment) -> Option<Gate
         naming::http_route_name(name),
         naming::inference_pool_name(name),
     );
-    let (route, pool) = futures::join!(
+    let (route, mut found) = futures::join!(
         parents_status(kube, ChildKind::HttpRoute, namespace, &route),
         parents_status(kube, ChildKind::InferencePool, namespace, &pool),
     );
-    gateway_section(idep, route, pool)
+    // A cluster with only the pre-1.0 API gets a v1alpha2 pool (`PoolApi::served`).
+    if !matches!(found, Ok(Some(_))) {
+        let older = parents_status(kube, ChildKind::InferencePoolV1Alpha2, namespace, &pool).await;
+        if matches!(older, Ok(Some(_))) {
+            found = older;
+        }
+    }
+    gateway_section(idep, route, found)
 }
 
 /// The `status.parents` of one HTTPRoute or InferencePool; `Ok(None)` when it does not exist.

@@ -1,0 +1,335 @@
+use infera_core::{ValidDeployment, crd::VERSION};
+use k8s_openapi::{
+    api::{
+        apps::v1::Deployment,
+        core::v1::{Node, Pod},
+    },
+    apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+};
+
+use super::{
+    gpu::{fit, gpu_capacity, is_amd_gpu_resource},
+    *,
+};
+
+fn node(name: &str, allocatable: &[(&str, &str)]) -> Node {
+    let alloc: serde_json::Map<String, serde_json::Value> = allocatable
+        .iter()
+        .map(|(k, v)| (k.to_string(), serde_json::Value::String(v.to_string())))
+        .collect();
+    serde_json::from_value(serde_json::json!({
+        "metadata": {"name": name},
+        "status": {"allocatable": alloc, "conditions": [{"type": "Ready", "status": "True"}]}
+    }))
+    .unwrap_or_default()
+}
+
+fn gpu_pod(node: &str, gpus: &str) -> Pod {
+    serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "p"},
+        "spec": {"nodeName": node, "containers": [{"name": "c", "resources": {"limits": {"amd.com/gpu": gpus}}}]},
+        "status": {"phase": "Running"}
+    }))
+    .unwrap_or_default()
+}
+
+fn crd(name: &str, version: &str) -> CustomResourceDefinition {
+    serde_json::from_value(serde_json::json!({
+        "metadata": {"name": name, "annotations": {"infera.amd.com/version": VERSION}},
+        "spec": {"group": "g", "names": {"kind": "K", "plural": "ks"}, "scope": "Namespaced",
+                 "versions": [{"name": version, "served": true, "storage": true}]},
+        "status": {"conditions": [{"type": "Established", "status": "True"}]}
+    }))
+    .unwrap_or_default()
+}
+
+fn operator() -> Deployment {
+    serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "infera-operator", "generation": 1, "labels": {"app.kubernetes.io/version": VERSION}},
+        "spec": {"replicas": 2, "selector": {}, "template": {}},
+        "status": {"observedGeneration": 1, "replicas": 2, "updatedReplicas": 2, "availableReplicas": 2}
+    }))
+    .unwrap_or_default()
+}
+
+/// A healthy tier-2-like cluster: two 8-GPU nodes, LWS, Infera installed, all permissions.
+fn healthy() -> Facts {
+    let all = |needs: Vec<Need>| needs.into_iter().map(|n| (n, Ok(true))).collect();
+    Facts {
+        pre: false,
+        namespace: "default".into(),
+        kubeconfig: Some(Ok("admin".into())),
+        server: Some(Ok(("v1.36.3".into(), 36))),
+        infera_crd: Some(Ok(Some(crd(
+            "inferadeployments.infera.amd.com",
+            "v1alpha1",
+        )))),
+        operator: Some(Ok(Some(operator()))),
+        operator_pods: vec![],
+        lws_crd: Some(Ok(Some(crd(
+            "leaderworkersets.leaderworkerset.x-k8s.io",
+            "v1",
+        )))),
+        lws_webhooks: Some(Ok(true)),
+        lws_probe: Some(Ok(())),
+        nodes: Some(Ok(vec![
+            node("gpu-node-0", &[("amd.com/gpu", "8")]),
+            node("gpu-node-1", &[("amd.com/gpu", "8")]),
+        ])),
+        pods: Some(Ok(vec![gpu_pod("gpu-node-0", "3")])),
+        dra: Some(Ok((vec![], 0))),
+        default_storage_classes: Some(Ok(vec!["standard".into()])),
+        init_access: vec![],
+        deploy_access: all(deploy_needs("default")),
+        spec: None,
+        gaie: GaieFacts::default(),
+    }
+}
+
+fn by_id<'a>(checks: &'a [Check], id: &str) -> &'a Check {
+    checks
+        .iter()
+        .find(|c| c.id == id)
+        .unwrap_or_else(|| panic!("no check {id}"))
+}
+
+fn spec(file: &str) -> ValidDeployment {
+    let text =
+        std::fs::read_to_string(format!("{}/../examples/{file}", env!("CARGO_MANIFEST_DIR")))
+            .unwrap_or_default();
+    let idep = infera_core::yaml::parse_deployments(&text)
+        .unwrap_or_default()
+        .remove(0);
+    infera_core::validate(&idep).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_healthy_cluster_passes_with_free_gpus_per_node() {
+    let checks = evaluate(&healthy());
+    assert!(success(&checks));
+    let ids: Vec<&str> = checks.iter().map(|c| c.id).collect();
+    assert_eq!(
+        ids,
+        [
+            "INF001", "INF002", "INF101", "INF102", "INF103", "INF201", "INF202", "INF301",
+            "INF302", "INF303", "INF401", "INF402", "INF501"
+        ]
+    );
+    assert_eq!(
+        by_id(&checks, "INF302").details,
+        [
+            "gpu-node-0: 5/8 amd.com/gpu free",
+            "gpu-node-1: 8/8 amd.com/gpu free"
+        ]
+    );
+}
+
+#[test]
+fn without_lws_the_crd_check_fails_with_a_hint() {
+    let facts = Facts {
+        lws_crd: Some(Ok(None)),
+        ..healthy()
+    };
+    let checks = evaluate(&facts);
+    assert!(!success(&checks));
+    let lws = by_id(&checks, "INF201");
+    assert_eq!(lws.severity, Severity::Fail);
+    assert_eq!(
+        lws.message,
+        "the LeaderWorkerSet CRD (leaderworkersets.leaderworkerset.x-k8s.io) is not installed"
+    );
+    assert!(
+        lws.hint
+            .as_deref()
+            .is_some_and(|h| h.starts_with("install LeaderWorkerSet"))
+    );
+    assert_eq!(by_id(&checks, "INF202").severity, Severity::Skip);
+}
+
+#[test]
+fn lws_crd_without_controller_fails_the_controller_check() {
+    let facts = Facts {
+        lws_webhooks: Some(Ok(false)),
+        lws_probe: Some(Ok(())),
+        ..healthy()
+    };
+    let c = evaluate(&facts);
+    assert_eq!(by_id(&c, "INF202").severity, Severity::Fail);
+    let facts = Facts {
+        lws_probe: Some(Err("Internal error occurred: failed calling webhook".into())),
+        ..healthy()
+    };
+    assert_eq!(by_id(&evaluate(&facts), "INF202").severity, Severity::Fail);
+}
+
+#[test]
+fn without_gpu_nodes_the_gpu_check_fails_with_a_hint() {
+    let facts = Facts {
+        nodes: Some(Ok(vec![node("cpu-0", &[("cpu", "8")])])),
+        pods: Some(Ok(vec![])),
+        ..healthy()
+    };
+    let checks = evaluate(&facts);
+    let gpu = by_id(&checks, "INF301");
+    assert_eq!(gpu.severity, Severity::Fail);
+    assert_eq!(
+        gpu.message,
+        "no node has allocatable amd.com/gpu (of 1 node(s))"
+    );
+    assert!(
+        gpu.hint
+            .as_deref()
+            .is_some_and(|h| h.contains("AMD GPU Operator"))
+    );
+    assert_eq!(by_id(&checks, "INF302").severity, Severity::Skip);
+}
+
+#[test]
+fn partitioned_gpus_are_recognised_with_a_hint_not_a_failure() {
+    let facts = Facts {
+        nodes: Some(Ok(vec![node("mi300-0", &[("amd.com/cpx_nps4", "64")])])),
+        ..healthy()
+    };
+    let checks = evaluate(&facts);
+    let gpu = by_id(&checks, "INF301");
+    assert_eq!(gpu.severity, Severity::Warn);
+    assert_eq!(
+        gpu.message,
+        "no node has amd.com/gpu, but 1 node(s) have partitioned AMD GPUs: amd.com/cpx_nps4"
+    );
+    assert_eq!(
+        gpu.hint.as_deref(),
+        Some(
+            "the device plugin uses the `mixed` naming strategy: set `resources.gpuType: amd.com/cpx_nps4` on your worker pools"
+        )
+    );
+    assert!(success(&checks));
+}
+
+#[test]
+fn dra_is_recognised_with_a_hint() {
+    let facts = Facts {
+        nodes: Some(Ok(vec![node("mi300-0", &[("cpu", "96")])])),
+        dra: Some(Ok((vec!["gpu.amd.com".into()], 1))),
+        ..healthy()
+    };
+    let gpu = evaluate(&facts).into_iter().find(|c| c.id == "INF301");
+    assert_eq!(gpu.as_ref().map(|c| c.severity), Some(Severity::Warn));
+    assert!(
+        gpu.and_then(|c| c.hint)
+            .is_some_and(|h| h.contains("DeviceClass gpu.amd.com"))
+    );
+}
+
+#[test]
+fn an_unprivileged_user_is_told_which_permissions_are_missing() {
+    fn forbidden<T>(what: &str) -> Read<T> {
+        Err(format!(
+            "forbidden: {what} is forbidden: User \"alice\" cannot list"
+        ))
+    }
+    let facts = Facts {
+        kubeconfig: Some(Ok("alice".into())),
+        infera_crd: Some(forbidden("customresourcedefinitions")),
+        operator: Some(forbidden("deployments")),
+        lws_crd: Some(forbidden("customresourcedefinitions")),
+        nodes: Some(forbidden("nodes")),
+        pods: Some(forbidden("pods")),
+        default_storage_classes: Some(forbidden("storageclasses")),
+        deploy_access: deploy_needs("team-a")
+            .into_iter()
+            .map(|n| (n.clone(), Ok(n.verb == "get")))
+            .collect(),
+        ..healthy()
+    };
+    let checks = evaluate(&facts);
+    assert!(!success(&checks));
+    let deploy = by_id(&checks, "INF402");
+    assert_eq!(deploy.severity, Severity::Fail);
+    assert_eq!(
+        deploy.details,
+        [
+            "missing: create inferadeployments.infera.amd.com in namespace team-a",
+            "missing: patch inferadeployments.infera.amd.com in namespace team-a",
+            "missing: list pods in namespace team-a",
+            "missing: list events in namespace team-a",
+        ]
+    );
+    assert_eq!(by_id(&checks, "INF301").severity, Severity::Warn);
+    assert!(
+        by_id(&checks, "INF301")
+            .message
+            .starts_with("cannot check: listing nodes: forbidden")
+    );
+}
+
+#[test]
+fn pre_install_accepts_a_missing_crd_and_checks_init_permissions() {
+    let facts = Facts {
+        pre: true,
+        infera_crd: Some(Ok(None)),
+        operator: Some(Ok(None)),
+        init_access: init_needs().into_iter().map(|n| (n, Ok(true))).collect(),
+        ..healthy()
+    };
+    let checks = evaluate(&facts);
+    assert!(success(&checks), "{checks:#?}");
+    assert_eq!(
+        by_id(&checks, "INF101").message,
+        "not installed yet (expected before `kubectl infera init`)"
+    );
+    assert_eq!(by_id(&checks, "INF401").severity, Severity::Pass);
+    let after = Facts {
+        pre: false,
+        ..facts
+    };
+    assert_eq!(by_id(&evaluate(&after), "INF101").severity, Severity::Fail);
+}
+
+#[test]
+fn unreachable_api_stops_after_the_api_check() {
+    let facts = Facts {
+        server: Some(Err("connection refused".into())),
+        ..healthy()
+    };
+    let checks = evaluate(&facts);
+    assert_eq!(checks.len(), 2);
+    assert_eq!(checks[1].severity, Severity::Fail);
+}
+
+#[test]
+fn fit_places_pools_one_by_one() {
+    let capacity = gpu_capacity(
+        &[
+            node("a", &[("amd.com/gpu", "8")]),
+            node("b", &[("amd.com/gpu", "8")]),
+        ],
+        &[gpu_pod("a", "3")],
+    );
+    assert_eq!(
+        fit(&spec("pd.yaml"), &capacity),
+        (
+            true,
+            vec![
+                "decode: 1 pod(s) × 1 amd.com/gpu fit".to_string(),
+                "prefill: 1 pod(s) × 1 amd.com/gpu fit".to_string(),
+            ]
+        )
+    );
+    // 2 groups × 2 nodes × 8 GPUs = 4 pods of 8 GPUs; only node b has 8 free.
+    assert_eq!(fit(&spec("multinode.yaml"), &capacity), (false, vec![
+        "worker: 4 pod(s) × 8 amd.com/gpu needed, only 1 fit (largest free block left: 5 on one node)".to_string(),
+    ]));
+}
+
+#[test]
+fn amd_resource_names() {
+    assert!(is_amd_gpu_resource("amd.com/gpu"));
+    assert!(is_amd_gpu_resource("amd.com/cpx_nps4"));
+    assert!(is_amd_gpu_resource("amd.com/spx_nps1"));
+    assert!(!is_amd_gpu_resource("amd.com/xgmi"));
+    assert!(!is_amd_gpu_resource("nvidia.com/gpu"));
+}
+
+/// A Gateway API CRD of release `bundle` serving v1 and v1beta1.
+mod gaie;
