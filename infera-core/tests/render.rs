@@ -118,11 +118,17 @@ fn gaie_on_a_multi_node_pd_vllm_graph() {
 
 /// `(object, container, imagePullPolicy)` of every container of `children`.
 fn pull_policies(children: &[infera_core::Child]) -> Vec<(String, String, Option<String>)> {
-    fn walk(object: &str, value: &serde_json::Value, out: &mut Vec<(String, String, Option<String>)>) {
+    fn walk(
+        object: &str,
+        value: &serde_json::Value,
+        out: &mut Vec<(String, String, Option<String>)>,
+    ) {
         match value {
             serde_json::Value::Object(map) => {
                 for (key, value) in map {
-                    if let ("containers", serde_json::Value::Array(containers)) = (key.as_str(), value) {
+                    if let ("containers", serde_json::Value::Array(containers)) =
+                        (key.as_str(), value)
+                    {
                         for c in containers {
                             out.push((
                                 object.to_string(),
@@ -141,7 +147,11 @@ fn pull_policies(children: &[infera_core::Child]) -> Vec<(String, String, Option
     }
     let mut out = Vec::new();
     for child in children {
-        walk(child.name(), &serde_json::to_value(child).expect("json"), &mut out);
+        walk(
+            child.name(),
+            &serde_json::to_value(child).expect("json"),
+            &mut out,
+        );
     }
     out
 }

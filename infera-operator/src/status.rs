@@ -657,7 +657,14 @@ mod tests {
         );
         assert_ne!(fewer.conditions[1].message, first.conditions[1].message);
         // Pinned: a transition now; Ready, which held, keeps its time.
-        let pinned = compute(Some(1), &snapshot, &result, &[], Some(&fewer), later.clone());
+        let pinned = compute(
+            Some(1),
+            &snapshot,
+            &result,
+            &[],
+            Some(&fewer),
+            later.clone(),
+        );
         assert_eq!(pinned.conditions[1].last_transition_time, later);
         assert_eq!(
             pinned.conditions[0].last_transition_time,
@@ -681,12 +688,13 @@ mod tests {
         );
         assert_eq!(
             ready_condition(&status),
-            ("False", "InvalidSpec", "spec.image: must be pinned by digest; pin it")
+            (
+                "False",
+                "InvalidSpec",
+                "spec.image: must be pinned by digest; pin it"
+            )
         );
-        assert_eq!(
-            images_condition(&status).2,
-            "MutableImages"
-        );
+        assert_eq!(images_condition(&status).2, "MutableImages");
     }
 
     #[test]

@@ -21,12 +21,12 @@ mod topology;
 
 use std::{collections::BTreeMap, fmt};
 
+pub use images::{DIGEST_PATTERN, MutableImage, is_pinned, mutable_images};
 use k8s_openapi::{
     api::core::v1::{EnvVar, Toleration},
     apimachinery::pkg::{api::resource::Quantity, apis::meta::v1::OwnerReference},
 };
 use kube::Resource;
-pub use images::{DIGEST_PATTERN, MutableImage, is_pinned, mutable_images};
 pub use syntax::is_quantity;
 
 use crate::{

@@ -783,7 +783,9 @@ fn image_pinning_is_checked_only_for_a_spec() {
     );
     assert_eq!(
         pinning.details,
-        ["spec.image rocm/infera:sglang-v0.1.1 is a mutable tag; pin it by digest (spec.imagePolicy.requireDigest makes this an error)"]
+        [
+            "spec.image rocm/infera:sglang-v0.1.1 is a mutable tag; pin it by digest (spec.imagePolicy.requireDigest makes this an error)"
+        ]
     );
 
     let pinned = Facts {
