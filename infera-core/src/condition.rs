@@ -1,13 +1,22 @@
-//! The `Ready` condition's contract: which reasons exist, which is most serious, and what summary
-//! [`State`] each one means. The operator writes these; the plugin reads them back with
-//! [`ReadyReason::parse`]. No other place spells a reason.
+//! The conditions' contract. `Ready`: which reasons exist, which is most serious, and what
+//! summary [`State`] each one means; the operator writes these and the plugin reads them back with
+//! [`ReadyReason::parse`]. `ImagesPinned`: non-fatal, whether every image the spec names is
+//! pinned by digest. No other place spells a condition type or reason.
 
 use std::fmt;
 
 use crate::types::State;
 
-/// Type of the one condition the operator maintains.
+/// Type of the condition that summarizes the deployment (always the first condition).
 pub const READY: &str = "Ready";
+
+/// Type of the non-fatal condition that says whether every image the spec names is pinned by
+/// digest (`True`) or some are mutable tags (`False`, with each image and its field path).
+pub const IMAGES_PINNED: &str = "ImagesPinned";
+/// `ImagesPinned=True`: every image the spec names is pinned by digest.
+pub const ALL_IMAGES_PINNED: &str = "AllImagesPinned";
+/// `ImagesPinned=False`: some image is a mutable tag.
+pub const MUTABLE_IMAGES: &str = "MutableImages";
 
 /// Reason of the `Ready` condition, in precedence order: when several apply, the first one listed
 /// (the smallest by `Ord`) is reported.

@@ -19,7 +19,7 @@ pub mod types;
 pub mod validate;
 pub mod yaml;
 
-pub use condition::{READY, ReadyReason};
+pub use condition::{ALL_IMAGES_PINNED, IMAGES_PINNED, MUTABLE_IMAGES, READY, ReadyReason};
 pub use pod_health::PodHealth;
 pub use render::{Child, ChildKind, Crd, render};
 pub use types::*;

@@ -55,6 +55,7 @@ use crate::{
     validation = cel::prefill_with_decode(),
     validation = cel::etcd_endpoint_with_etcd(),
     validation = cel::service_name_not_reserved(),
+    validation = cel::images_pinned(),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct InferaDeploymentSpec {
@@ -84,6 +85,11 @@ pub struct InferaDeploymentSpec {
     /// worker, an Endpoint Picker, an InferencePool and an HTTPRoute, and the server routes directly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gaie: Option<GaieSpec>,
+
+    /// What images the spec may name. Without `requireDigest`, mutable tags are allowed and the
+    /// status reports them (condition `ImagesPinned`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image_policy: Option<ImagePolicy>,
 
     /// The services of the graph by name: exactly one `server` and at least one `worker` pool.
     /// Names are DNS labels; they become part of every child's name.
@@ -154,6 +160,16 @@ pub struct GaieSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH))]
     pub epp_image: Option<String>,
+}
+
+/// What images the spec may name.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ImagePolicy {
+    /// Every image the spec names (`image`, each service's `image`, `gaie.eppImage`) must be
+    /// pinned by digest (`name@sha256:<64 lowercase hex>`), so every pod runs the same bytes.
+    #[serde(default)]
+    pub require_digest: bool,
 }
 
 /// One service of the graph: the router `server`, or a `worker` pool.

@@ -129,6 +129,7 @@ fn deployment() -> impl Strategy<Value = InferaDeployment> {
                         url,
                     }),
                     gaie: None,
+                    image_policy: None,
                     services,
                 },
             );

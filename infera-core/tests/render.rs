@@ -115,3 +115,74 @@ fn gaie_on_a_multi_node_pd_vllm_graph() {
         &[("prefill", "prefill", 1), ("decode", "decode", 2)]
     ));
 }
+
+/// `(object, container, imagePullPolicy)` of every container of `children`.
+fn pull_policies(children: &[infera_core::Child]) -> Vec<(String, String, Option<String>)> {
+    fn walk(
+        object: &str,
+        value: &serde_json::Value,
+        out: &mut Vec<(String, String, Option<String>)>,
+    ) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, value) in map {
+                    if let ("containers", serde_json::Value::Array(containers)) =
+                        (key.as_str(), value)
+                    {
+                        for c in containers {
+                            out.push((
+                                object.to_string(),
+                                c["name"].as_str().unwrap_or_default().to_string(),
+                                c["imagePullPolicy"].as_str().map(String::from),
+                            ));
+                        }
+                    } else {
+                        walk(object, value, out);
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| walk(object, v, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for child in children {
+        walk(
+            child.name(),
+            &serde_json::to_value(child).expect("json"),
+            &mut out,
+        );
+    }
+    out
+}
+
+#[test]
+fn images_pinned_by_digest_are_pulled_if_not_present_and_tags_by_kubernetes_default() {
+    let pinned = format!("rocm/infera@sha256:{}", "0123456789abcdef".repeat(4));
+    let mut deployment = load("pd.yaml");
+    deployment.spec.image = Some(pinned.clone());
+    deployment.spec.gaie = Some(infera_core::GaieSpec {
+        gateway_name: "inference-gateway".into(),
+        epp_image: Some(pinned),
+        ..Default::default()
+    });
+    if let Some(decode) = deployment.spec.services.get_mut("decode") {
+        decode.image = Some("rocm/infera:sglang-v0.1.1".into());
+    }
+    let if_not_present = Some("IfNotPresent".to_string());
+    let row = |object: &str, container: &str, policy: &Option<String>| {
+        (object.to_string(), container.to_string(), policy.clone())
+    };
+    assert_eq!(
+        pull_policies(&render(&validate(&deployment).expect("valid"))),
+        [
+            row("demo-nats", "nats", &None),
+            row("demo-server", "engine", &if_not_present),
+            row("demo-decode", "engine", &None),
+            row("demo-decode", "frontend", &None),
+            row("demo-prefill", "engine", &if_not_present),
+            row("demo-prefill", "frontend", &if_not_present),
+            row("demo-epp", "epp", &if_not_present),
+        ]
+    );
+}

@@ -11,6 +11,7 @@ use infera_core::{
     InferaDeployment, flags,
     naming::{self, MAX_DNS_LABEL, MAX_DNS_SUBDOMAIN},
     validate,
+    validate::DIGEST_PATTERN,
     validate::limits::{
         DURATION_PATTERN, LIVENESS_PATH_PATTERN, MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS,
         MAX_DURATION_LENGTH, MAX_GPUS, MAX_NODES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT,
@@ -270,6 +271,14 @@ fn every_rule_rejects_with_the_field_path() {
                 "spec.etcdEndpoint: is required",
                 "spec.services.decode.args[0]: --host is injected",
                 "spec.services.server.resources.gpu: the server runs no model",
+            ],
+        ),
+        (
+            "requireDigest with a tag",
+            json!({"spec": {"imagePolicy": {"requireDigest": true}, "services": {"decode": {"image": "rocm/infera"}}}}),
+            vec![
+                "spec.image: must be pinned by digest because imagePolicy.requireDigest is true",
+                "spec.services.decode.image: must be pinned by digest because imagePolicy.requireDigest is true",
             ],
         ),
     ];
@@ -635,8 +644,8 @@ fn schema_limits(schema: &Value, path: &str, found: &mut BTreeMap<String, Value>
 }
 
 /// The CEL rules are built from the constants the Rust rules use: each reserved flag, each
-/// reserved service name, each name-length limit, the DNS-label pattern and the startup
-/// timeout's form and limit is in the rule text.
+/// reserved service name, each name-length limit, the DNS-label pattern, the startup
+/// timeout's form and limit and the digest pattern of every image is in the rule text.
 #[test]
 fn the_crd_cel_rules_name_every_shared_constant() {
     let crd = serde_json::to_value(infera_core::crd::crd()).expect("json");
@@ -671,6 +680,9 @@ fn the_crd_cel_rules_name_every_shared_constant() {
         format!("s.matches('{}')", naming::DNS_LABEL_PATTERN),
         format!("self.startupTimeout.matches('{DURATION_PATTERN}')"),
         format!("<= duration('{MAX_STARTUP_SECONDS}s')"),
+        format!("self.image.matches('{DIGEST_PATTERN}')"),
+        format!("self.services[s].image.matches('{DIGEST_PATTERN}')"),
+        format!("self.gaie.eppImage.matches('{DIGEST_PATTERN}')"),
     ] {
         assert!(text.contains(&limit), "{limit} is not in {text}");
     }
@@ -723,4 +735,13 @@ fn wrong_kind_and_broken_yaml_are_clear_errors() {
         .expect_err("syntax")
         .to_string();
     assert!(error.starts_with("not valid YAML"), "{error}");
+}
+
+#[test]
+fn require_digest_accepts_a_spec_pinned_by_digest() {
+    let pinned = format!("rocm/infera@sha256:{}", "0123456789abcdef".repeat(4));
+    assert_eq!(
+        errors_after(json!({"spec": {"imagePolicy": {"requireDigest": true}, "image": pinned}})),
+        Vec::<String>::new()
+    );
 }

@@ -71,6 +71,7 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
         idep.metadata.generation,
         &snapshot,
         &outcome,
+        &infera_core::validate::mutable_images(&idep),
         idep.status.as_ref(),
         now,
     );

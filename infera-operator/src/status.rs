@@ -1,15 +1,17 @@
 //! The deployment's status, computed purely from what was observed and what applying ran into.
 //!
-//! `Ready` is the one condition; its reason is the most serious problem found, in the precedence
-//! [`ReadyReason`] defines.
+//! `Ready` comes first; its reason is the most serious problem found, in the precedence
+//! [`ReadyReason`] defines. `ImagesPinned` follows it: non-fatal, it says which images the spec
+//! names by a mutable tag.
 
 use std::collections::BTreeMap;
 
 use infera_core::{
-    Child, ChildKind, InferaDeploymentStatus, PodHealth, READY, ReadyReason, ServiceStatus, State,
-    ValidationErrors,
+    ALL_IMAGES_PINNED, Child, ChildKind, IMAGES_PINNED, InferaDeploymentStatus, MUTABLE_IMAGES,
+    PodHealth, READY, ReadyReason, ServiceStatus, State, ValidationErrors,
     naming::{LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME},
     pod_health::SchedulingCause,
+    validate::MutableImage,
 };
 use k8s_openapi::{
     api::core::v1::Pod,
@@ -68,11 +70,14 @@ impl Workload {
     }
 }
 
-/// The status this reconcile should leave. `previous` keeps transition times stable.
+/// The status this reconcile should leave. `mutable` is what
+/// [`infera_core::validate::mutable_images`] finds in the spec; `previous` keeps transition times
+/// stable.
 pub fn compute(
     generation: Option<i64>,
     snapshot: &Snapshot,
     outcome: &Outcome,
+    mutable: &[MutableImage],
     previous: Option<&InferaDeploymentStatus>,
     now: Time,
 ) -> InferaDeploymentStatus {
@@ -89,30 +94,56 @@ pub fn compute(
     };
     let (reason, message) = summarize(outcome, &services, snapshot);
     let state = reason.state();
-    let status = if state == State::Ready {
-        "True"
-    } else {
-        "False"
-    };
-    let previous_ready = previous.and_then(|p| p.conditions.iter().find(|c| c.type_ == READY));
-    let last_transition_time = match previous_ready {
-        Some(c) if c.status == status => c.last_transition_time.clone(),
-        _ => now,
-    };
-    InferaDeploymentStatus {
-        state: Some(state),
-        observed_generation: generation,
-        conditions: vec![Condition {
-            type_: READY.into(),
+    let condition = |type_: &str, holds: bool, reason: &str, message: String| {
+        let status = if holds { "True" } else { "False" };
+        let previous = previous.and_then(|p| p.conditions.iter().find(|c| c.type_ == type_));
+        let last_transition_time = match previous {
+            Some(c) if c.status == status => c.last_transition_time.clone(),
+            _ => now.clone(),
+        };
+        Condition {
+            type_: type_.into(),
             status: status.into(),
-            reason: reason.as_str().into(),
+            reason: reason.into(),
             message,
             observed_generation: generation,
             last_transition_time,
-        }],
+        }
+    };
+    let (pinned_reason, pinned_message) = images_pinned(mutable);
+    InferaDeploymentStatus {
+        state: Some(state),
+        observed_generation: generation,
+        conditions: vec![
+            condition(READY, state == State::Ready, reason.as_str(), message),
+            condition(
+                IMAGES_PINNED,
+                mutable.is_empty(),
+                pinned_reason,
+                pinned_message,
+            ),
+        ],
         services,
         endpoint,
     }
+}
+
+/// The `ImagesPinned` reason and message: every mutable image with its field path.
+fn images_pinned(mutable: &[MutableImage]) -> (&'static str, String) {
+    if mutable.is_empty() {
+        return (
+            ALL_IMAGES_PINNED,
+            "every image the spec names is pinned by digest".into(),
+        );
+    }
+    let images: Vec<String> = mutable.iter().map(ToString::to_string).collect();
+    (
+        MUTABLE_IMAGES,
+        format!(
+            "mutable tags (pods may run different images): {}; pin them by digest, or set spec.imagePolicy.requireDigest to require it",
+            images.join(", ")
+        ),
+    )
 }
 
 fn summarize(
@@ -329,6 +360,7 @@ mod tests {
             Some(1),
             snapshot,
             &outcome(Applied::default(), snapshot),
+            &[],
             None,
             now(),
         )
@@ -361,6 +393,7 @@ mod tests {
             Some(3),
             &snapshot,
             &outcome(Applied::default(), &snapshot),
+            &[],
             None,
             now(),
         );
@@ -415,7 +448,7 @@ mod tests {
             endpoint,
             workloads,
         };
-        let status = compute(Some(1), &snapshot, &outcome, None, now());
+        let status = compute(Some(1), &snapshot, &outcome, &[], None, now());
         assert_eq!(
             ready_condition(&status),
             ("False", "PodsNotReady", "prefill: 0/1 ready")
@@ -484,7 +517,7 @@ mod tests {
             },
             &Snapshot::default(),
         );
-        let status = compute(Some(1), &Snapshot::default(), &result, None, now());
+        let status = compute(Some(1), &Snapshot::default(), &result, &[], None, now());
         assert_eq!(
             (status.state, ready_condition(&status).1),
             (Some(State::Degraded), "MissingDependency")
@@ -499,7 +532,7 @@ mod tests {
             },
             &Snapshot::default(),
         );
-        let status = compute(Some(1), &Snapshot::default(), &result, None, now());
+        let status = compute(Some(1), &Snapshot::default(), &result, &[], None, now());
         assert_eq!(ready_condition(&status), ("False", "ApplyRejected", quota));
 
         let invalid = ValidationErrors(vec![infera_core::FieldError {
@@ -510,6 +543,7 @@ mod tests {
             Some(2),
             &Snapshot::default(),
             &Outcome::Invalid(invalid),
+            &[],
             None,
             now(),
         );
@@ -532,10 +566,139 @@ mod tests {
             Some(1),
             &snapshot,
             &outcome(Applied::default(), &snapshot),
+            &[],
             Some(&first),
             later,
         );
         assert_eq!(first, second);
+    }
+
+    fn images_condition(status: &InferaDeploymentStatus) -> (&str, &str, &str, &str) {
+        let c = &status.conditions[1];
+        (
+            c.type_.as_str(),
+            c.status.as_str(),
+            c.reason.as_str(),
+            c.message.as_str(),
+        )
+    }
+
+    fn mutable() -> Vec<MutableImage> {
+        vec![
+            MutableImage {
+                path: "spec.image".into(),
+                image: "rocm/infera:sglang-v0.1.1".into(),
+            },
+            MutableImage {
+                path: "spec.services.decode.image".into(),
+                image: "rocm/infera".into(),
+            },
+        ]
+    }
+
+    #[test]
+    fn images_pinned_follows_ready_and_lists_mutable_images() {
+        let snapshot = Snapshot {
+            children: [deployment("server", 1, 1), deployment("w", 1, 1)].into(),
+            pods: vec![],
+        };
+        let result = outcome(Applied::default(), &snapshot);
+        let status = compute(Some(2), &snapshot, &result, &mutable(), None, now());
+        assert_eq!(status.state, Some(State::Ready));
+        assert_eq!(
+            ready_condition(&status),
+            (
+                "True",
+                "AllReplicasReady",
+                "every service has all replicas ready"
+            )
+        );
+        assert_eq!(
+            images_condition(&status),
+            (
+                "ImagesPinned",
+                "False",
+                "MutableImages",
+                "mutable tags (pods may run different images): spec.image rocm/infera:sglang-v0.1.1, spec.services.decode.image rocm/infera; pin them by digest, or set spec.imagePolicy.requireDigest to require it"
+            )
+        );
+        assert_eq!(status.conditions[1].observed_generation, Some(2));
+        assert_eq!(status.conditions.len(), 2);
+
+        let pinned = compute(Some(2), &snapshot, &result, &[], None, now());
+        assert_eq!(
+            images_condition(&pinned),
+            (
+                "ImagesPinned",
+                "True",
+                "AllImagesPinned",
+                "every image the spec names is pinned by digest"
+            )
+        );
+    }
+
+    #[test]
+    fn images_pinned_keeps_its_transition_time_until_its_status_changes() {
+        let snapshot = Snapshot {
+            children: [deployment("server", 1, 1), deployment("w", 1, 1)].into(),
+            pods: vec![],
+        };
+        let result = outcome(Applied::default(), &snapshot);
+        let first = compute(Some(1), &snapshot, &result, &mutable(), None, now());
+        let later = Time(Timestamp::from_second(1000).expect("timestamp"));
+        // One mutable image fewer: the message changes, the status and its time do not.
+        let fewer = compute(
+            Some(1),
+            &snapshot,
+            &result,
+            &mutable()[..1],
+            Some(&first),
+            later.clone(),
+        );
+        assert_eq!(
+            fewer.conditions[1].last_transition_time,
+            first.conditions[1].last_transition_time
+        );
+        assert_ne!(fewer.conditions[1].message, first.conditions[1].message);
+        // Pinned: a transition now; Ready, which held, keeps its time.
+        let pinned = compute(
+            Some(1),
+            &snapshot,
+            &result,
+            &[],
+            Some(&fewer),
+            later.clone(),
+        );
+        assert_eq!(pinned.conditions[1].last_transition_time, later);
+        assert_eq!(
+            pinned.conditions[0].last_transition_time,
+            first.conditions[0].last_transition_time
+        );
+    }
+
+    #[test]
+    fn an_invalid_spec_still_reports_its_mutable_images() {
+        let invalid = ValidationErrors(vec![infera_core::FieldError {
+            path: "spec.image".into(),
+            message: "must be pinned by digest; pin it".into(),
+        }]);
+        let status = compute(
+            Some(1),
+            &Snapshot::default(),
+            &Outcome::Invalid(invalid),
+            &mutable()[..1],
+            None,
+            now(),
+        );
+        assert_eq!(
+            ready_condition(&status),
+            (
+                "False",
+                "InvalidSpec",
+                "spec.image: must be pinned by digest; pin it"
+            )
+        );
+        assert_eq!(images_condition(&status).2, "MutableImages");
     }
 
     #[test]

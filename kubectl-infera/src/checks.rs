@@ -18,19 +18,21 @@
 //! | INF301 | nodes with allocatable AMD GPUs (partition names and DRA recognised) |
 //! | INF302 | free GPUs per node |
 //! | INF303 | `--for FILE`: every pool fits the free GPUs now |
+//! | INF304 | `--for FILE`: every image the spec names is pinned by digest |
 //! | INF401 | permissions `init` needs |
 //! | INF402 | permissions `deploy` needs |
 //! | INF501 | a default StorageClass (for NATS) |
 
 mod gaie;
 mod gpu;
+mod images;
 mod infera;
 mod kubernetes;
 mod lws;
 mod permissions;
 mod storage;
 
-use infera_core::ValidDeployment;
+use infera_core::{ValidDeployment, validate::MutableImage};
 use k8s_openapi::{
     api::{
         apps::v1::Deployment,
@@ -100,6 +102,8 @@ pub struct Facts {
     pub deploy_access: Vec<(Need, Read<bool>)>,
     /// `--for FILE`.
     pub spec: Option<ValidDeployment>,
+    /// `--for FILE`: the images it names by a mutable tag.
+    pub mutable_images: Option<Vec<MutableImage>>,
     /// The Gateway API Inference Extension: its CRDs, and for a `--for` spec with `gaie` its
     /// Gateway and dry runs.
     pub gaie: GaieFacts,
@@ -165,8 +169,8 @@ fn crd_established(crd: &CustomResourceDefinition) -> bool {
 }
 
 /// Runs every check on the facts: kubernetes first (nothing else runs without an API), then
-/// the Infera install, LeaderWorkerSet, the Inference Extension (when in use), GPUs, permissions
-/// and storage.
+/// the Infera install, LeaderWorkerSet, the Inference Extension (when in use), GPUs, a `--for`
+/// spec's images, permissions and storage.
 pub fn evaluate(f: &Facts) -> Vec<Check> {
     let mut out = Vec::new();
     if !kubernetes::checks(f, &mut out) {
@@ -176,6 +180,7 @@ pub fn evaluate(f: &Facts) -> Vec<Check> {
     lws::checks(f, &mut out);
     gaie::checks(f, &mut out);
     gpu::checks(f, &mut out);
+    out.extend(images::pinned(f));
     permissions::checks(f, &mut out);
     out.push(storage::default_storage_class(f));
     out

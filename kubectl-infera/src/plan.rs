@@ -274,6 +274,7 @@ impl Plan {
                 url: None,
             }),
             gaie: None,
+            image_policy: None,
             services,
         };
         let mut idep = InferaDeployment::new(&self.name, spec);

@@ -11,7 +11,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use infera_core::{InferaDeployment, ValidDeployment};
+use infera_core::{InferaDeployment, ValidDeployment, validate::MutableImage};
 
 use crate::{
     cli::SpecFlags,
@@ -103,6 +103,14 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment> {
     })
 }
 
+/// The warning `deploy` and `doctor --for` give for an image the spec names by a mutable tag.
+pub fn mutable_image_warning(image: &MutableImage) -> String {
+    format!(
+        "{} {} is a mutable tag; pin it by digest (spec.imagePolicy.requireDigest makes this an error)",
+        image.path, image.image
+    )
+}
+
 /// The [`Source::File`] source: every InferaDeployment of a file, with `namespace` filled in as
 /// [`parse`] does. Not validated yet.
 pub fn read(path: &Path, namespace: Option<&str>) -> Result<Vec<InferaDeployment>> {
@@ -142,6 +150,18 @@ mod tests {
             model: Some("org/model".into()),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_mutable_image_warning_names_the_field_and_the_fix() {
+        let image = MutableImage {
+            path: "spec.services.decode.image".into(),
+            image: "rocm/infera:sglang-v0.1.1".into(),
+        };
+        assert_eq!(
+            mutable_image_warning(&image),
+            "spec.services.decode.image rocm/infera:sglang-v0.1.1 is a mutable tag; pin it by digest (spec.imagePolicy.requireDigest makes this an error)"
+        );
     }
 
     #[test]

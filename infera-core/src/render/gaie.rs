@@ -26,7 +26,7 @@ use k8s_openapi::{
 };
 
 use super::{
-    Child, Context, EPP_IMAGE, EPP_PD_IMAGE, PoolApi, meta,
+    Child, Context, EPP_IMAGE, EPP_PD_IMAGE, PoolApi, meta, pull_policy,
     rbac::{identity, read_rule},
 };
 use crate::{
@@ -192,13 +192,14 @@ fn endpoint_picker_container(cx: &Context<'_>, gaie: &Gaie) -> Container {
         container_port: number,
         ..Default::default()
     };
+    let image = gaie
+        .epp_image
+        .clone()
+        .unwrap_or_else(|| default_image.into());
     Container {
         name: "epp".into(),
-        image: Some(
-            gaie.epp_image
-                .clone()
-                .unwrap_or_else(|| default_image.into()),
-        ),
+        image_pull_policy: pull_policy(&image),
+        image: Some(image),
         args: Some(vec![
             "--pool-name".into(),
             naming::inference_pool_name(&d.name),

@@ -305,10 +305,34 @@ pub fn endpoint(deployment: &ValidDeployment) -> String {
     )
 }
 
+/// A container's `imagePullPolicy` by Kubernetes' convention: an image pinned by digest never
+/// changes, so `IfNotPresent`; otherwise unset, and Kubernetes pulls `:latest` and untagged
+/// images `Always` and tagged ones `IfNotPresent`.
+fn pull_policy(image: &str) -> Option<String> {
+    crate::validate::is_pinned(image).then(|| "IfNotPresent".into())
+}
+
 /// A typed object as a free-form JSON map (for the LeaderWorkerSet pod template).
 fn to_json_map<T: Serialize>(object: &T) -> std::collections::BTreeMap<String, serde_json::Value> {
     match serde_json::to_value(object) {
         Ok(serde_json::Value::Object(map)) => map.into_iter().collect(),
         _ => std::collections::BTreeMap::new(),
+    }
+}
+
+#[cfg(test)]
+mod pull_policy_tests {
+    use super::pull_policy;
+
+    #[test]
+    fn only_a_pinned_image_gets_a_pull_policy() {
+        let digest = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+        assert_eq!(
+            pull_policy(&format!("rocm/infera@sha256:{digest}")).as_deref(),
+            Some("IfNotPresent")
+        );
+        assert_eq!(pull_policy("rocm/infera:sglang-v0.1.1"), None);
+        assert_eq!(pull_policy("rocm/infera:latest"), None);
+        assert_eq!(pull_policy("rocm/infera"), None);
     }
 }

@@ -12,7 +12,7 @@ use k8s_openapi::{
     apimachinery::pkg::{api::resource::Quantity, util::intstr::IntOrString},
 };
 
-use super::{Context, meta};
+use super::{Context, meta, pull_policy};
 use crate::{
     flags::{self, FRONTEND_PORT, Rank, SERVER_PORT},
     naming::{Component, LABEL_ENDPOINT},
@@ -251,6 +251,7 @@ fn engine(pod: &Pod, args: Vec<String>, port: i32, contract: Option<&Contract>) 
     Container {
         name: ENGINE_CONTAINER.into(),
         image: Some(pod.image.clone()),
+        image_pull_policy: pull_policy(&pod.image),
         args: Some(args),
         env: Some(env),
         ports: contract.map(|_| {
@@ -351,6 +352,7 @@ fn frontend(pod: &Pod, engine_port: i32) -> Container {
     Container {
         name: FRONTEND_CONTAINER.into(),
         image: Some(pod.image.clone()),
+        image_pull_policy: pull_policy(&pod.image),
         args: Some(vec![
             "frontend".into(),
             "--port".into(),

@@ -7,6 +7,7 @@ use kube::core::{Message, Rule};
 
 use super::{
     health,
+    images::{self, DIGEST_PATTERN},
     limits::{DURATION_PATTERN, MAX_STARTUP_SECONDS},
     names, services, topology,
 };
@@ -188,6 +189,23 @@ pub(crate) fn no_injected_flag() -> Rule {
     .field_path(".args")
 }
 
+/// With `imagePolicy.requireDigest`, every image the spec names is pinned by digest (the Rust
+/// rule names each image that is not).
+pub(crate) fn images_pinned() -> Rule {
+    let pinned = |image: &str| format!("{image}.matches('{DIGEST_PATTERN}')");
+    rule(
+        format!(
+            "!has(self.imagePolicy) || !self.imagePolicy.requireDigest || ((!has(self.image) || {}) && self.services.all(s, !has(self.services[s].image) || {}) && (!has(self.gaie) || !has(self.gaie.eppImage) || {}))",
+            pinned("self.image"),
+            pinned("self.services[s].image"),
+            pinned("self.gaie.eppImage"),
+        ),
+        "spec.image, spec.services.*.image and spec.gaie.eppImage",
+        images::UNPINNED,
+    )
+    .field_path(".imagePolicy")
+}
+
 /// `health.startupTimeout` is from 1s to 24h. A value that is not a duration is the schema
 /// pattern's to refuse, so the rule leaves it alone rather than fail to parse it.
 pub(crate) fn startup_timeout_range() -> Rule {
@@ -240,6 +258,19 @@ mod tests {
         assert_eq!(
             rule.message,
             Some(Message::Message("startupTimeout: must be from 1s to 24h; set how long a cold start may take, e.g. 30m or 2h".into()))
+        );
+    }
+
+    #[test]
+    fn the_digest_rule_sees_every_image() {
+        let rule = images_pinned();
+        assert_eq!(
+            rule.rule,
+            "!has(self.imagePolicy) || !self.imagePolicy.requireDigest || ((!has(self.image) || self.image.matches('^[^@]+@sha256:[0-9a-f]{64}$')) && self.services.all(s, !has(self.services[s].image) || self.services[s].image.matches('^[^@]+@sha256:[0-9a-f]{64}$')) && (!has(self.gaie) || !has(self.gaie.eppImage) || self.gaie.eppImage.matches('^[^@]+@sha256:[0-9a-f]{64}$')))"
+        );
+        assert_eq!(
+            rule.message,
+            Some(Message::Message("spec.image, spec.services.*.image and spec.gaie.eppImage: must be pinned by digest because imagePolicy.requireDigest is true; pin it by digest, e.g. rocm/infera@sha256:<64 hex>; find it with `crane digest IMAGE` or your registry".into()))
         );
     }
 

@@ -10,6 +10,7 @@ pub(crate) mod cel;
 mod discovery;
 mod gaie;
 mod health;
+mod images;
 pub mod limits;
 mod names;
 mod nats;
@@ -20,6 +21,7 @@ mod topology;
 
 use std::{collections::BTreeMap, fmt};
 
+pub use images::{DIGEST_PATTERN, MutableImage, is_pinned, mutable_images};
 use k8s_openapi::{
     api::core::v1::{EnvVar, Toleration},
     apimachinery::pkg::{api::resource::Quantity, apis::meta::v1::OwnerReference},
@@ -226,6 +228,7 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
     let nats = nats::plane(&mut errors, spec.nats.as_ref());
     let gaie = spec.gaie.as_ref().map(|g| gaie::settings(&mut errors, g));
     let (server, workers) = services::server_and_workers(&mut errors, spec);
+    images::require_digest(&mut errors, spec);
 
     match server {
         Some(server) if errors.0.is_empty() => Ok(ValidDeployment {

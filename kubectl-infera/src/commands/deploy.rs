@@ -35,6 +35,12 @@ pub async fn run(args: &DeployArgs, global: &GlobalArgs, printer: &Printer) -> R
     for idep in &deployments {
         spec::validate(idep)?;
     }
+    // Valid, but each mutable tag may pull different bytes later: one warning per image.
+    for idep in &deployments {
+        for image in infera_core::validate::mutable_images(idep) {
+            printer.warn(&spec::mutable_image_warning(&image));
+        }
+    }
     for idep in &mut deployments {
         clean(idep);
     }

@@ -152,6 +152,9 @@ pub async fn gather(args: &DoctorArgs, global: &GlobalArgs) -> Result<Facts> {
     let mut f = Facts {
         pre: args.pre,
         spec: target.as_ref().map(|(_, valid)| valid.clone()),
+        mutable_images: target
+            .as_ref()
+            .map(|(idep, _)| infera_core::validate::mutable_images(idep)),
         ..Default::default()
     };
     let kube = match client::connect(global).await {

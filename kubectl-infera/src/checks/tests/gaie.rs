@@ -2,6 +2,7 @@
 
 use super::*;
 
+/// A Gateway API CRD of release `bundle` serving v1 and v1beta1.
 fn gateway_api_crd(plural: &str, bundle: &str) -> CustomResourceDefinition {
     serde_json::from_value(serde_json::json!({
         "metadata": {"name": format!("{plural}.gateway.networking.k8s.io"), "annotations": {

@@ -82,6 +82,7 @@ fn healthy() -> Facts {
         init_access: vec![],
         deploy_access: all(deploy_needs("default")),
         spec: None,
+        mutable_images: None,
         gaie: GaieFacts::default(),
     }
 }
@@ -331,5 +332,63 @@ fn amd_resource_names() {
     assert!(!is_amd_gpu_resource("nvidia.com/gpu"));
 }
 
-/// A Gateway API CRD of release `bundle` serving v1 and v1beta1.
+#[test]
+fn image_pinning_is_checked_only_for_a_spec() {
+    assert!(evaluate(&healthy()).iter().all(|c| c.id != "INF304"));
+
+    let facts = Facts {
+        spec: Some(spec("pd.yaml")),
+        mutable_images: Some(vec![infera_core::validate::MutableImage {
+            path: "spec.image".into(),
+            image: "rocm/infera:sglang-v0.1.1".into(),
+        }]),
+        ..healthy()
+    };
+    let checks = evaluate(&facts);
+    assert!(success(&checks), "a warning does not fail doctor");
+    let ids: Vec<&str> = checks.iter().map(|c| c.id).collect();
+    assert_eq!(
+        ids,
+        [
+            "INF001", "INF002", "INF101", "INF102", "INF103", "INF201", "INF202", "INF301",
+            "INF302", "INF303", "INF304", "INF401", "INF402", "INF501"
+        ]
+    );
+    let pinning = by_id(&checks, "INF304");
+    assert_eq!(
+        (pinning.category, pinning.name, pinning.severity),
+        ("images", "image-pinning", Severity::Warn)
+    );
+    assert_eq!(pinning.message, "1 image(s) are mutable tags");
+    assert_eq!(
+        pinning.hint.as_deref(),
+        Some(
+            "pin each by digest, e.g. rocm/infera@sha256:<64 hex> (find it with `crane digest IMAGE` or your registry); spec.imagePolicy.requireDigest makes this an error"
+        )
+    );
+    assert_eq!(
+        pinning.details,
+        [
+            "spec.image rocm/infera:sglang-v0.1.1 is a mutable tag; pin it by digest (spec.imagePolicy.requireDigest makes this an error)"
+        ]
+    );
+
+    let pinned = Facts {
+        mutable_images: Some(vec![]),
+        ..facts
+    };
+    let pinning = evaluate(&pinned)
+        .into_iter()
+        .find(|c| c.id == "INF304")
+        .expect("INF304");
+    assert_eq!(
+        (pinning.severity, pinning.message.as_str(), pinning.hint),
+        (
+            Severity::Pass,
+            "every image the spec names is pinned by digest",
+            None
+        )
+    );
+}
+
 mod gaie;
