@@ -42,9 +42,7 @@ use k8s_openapi::{
 };
 use serde::Serialize;
 
-pub use gaie::{
-    ALPHA_POOL_CRD, GaieFacts, gateway_crd_name, gateway_namespace, needs_namespace_labels,
-};
+pub use gaie::{GaieFacts, gateway_crd_name, gateway_namespace, needs_namespace_labels};
 pub use gpu::AMD_DRA;
 pub use permissions::{Need, deploy_needs, init_needs};
 

@@ -38,6 +38,22 @@ pub use nodes::FakeNode;
 pub use k8s_openapi;
 pub use kube;
 
+/// The namespace's InferaDeployments as free-form objects, so a test can send specs the typed API
+/// would refuse, and the parameters of a server-side dry-run create: admission answers, nothing is
+/// stored.
+pub fn admission_dry_run(
+    client: &kube::Client,
+    namespace: &str,
+) -> (kube::Api<kube::api::DynamicObject>, kube::api::PostParams) {
+    let resource = kube::core::ApiResource::erase::<infera_core::InferaDeployment>(&());
+    let api = kube::Api::namespaced_with(client.clone(), namespace, &resource);
+    let dry_run = kube::api::PostParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    (api, dry_run)
+}
+
 /// Field manager used by helpers of this crate when they apply objects.
 pub const FIELD_MANAGER: &str = "infera-e2e";
 

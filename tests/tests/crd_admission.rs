@@ -8,12 +8,7 @@
 mod common;
 
 use common::{merge, seed};
-use infera_core::InferaDeployment;
-use infera_e2e::{
-    TestNamespace, admin,
-    kube::api::{Api, DynamicObject, PostParams},
-    operator::install,
-};
+use infera_e2e::{TestNamespace, admin, kube::api::PostParams, operator::install};
 use serde_json::{Value, json};
 
 #[tokio::test(flavor = "multi_thread")]
@@ -21,15 +16,7 @@ async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> a
     let admin = admin().await?;
     install(&admin).await?;
     let ns = TestNamespace::new(&admin, "crd").await?;
-    let api: Api<DynamicObject> = Api::namespaced_with(
-        admin.clone(),
-        ns.name(),
-        &infera_e2e::kube::core::ApiResource::erase::<InferaDeployment>(&()),
-    );
-    let dry_run = PostParams {
-        dry_run: true,
-        ..Default::default()
-    };
+    let (api, dry_run) = infera_e2e::admission_dry_run(&admin, ns.name());
     api.create(&dry_run, &serde_json::from_value(seed())?)
         .await?;
 

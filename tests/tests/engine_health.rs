@@ -14,7 +14,7 @@ use infera_e2e::{
     TestNamespace, admin, apply_yaml_in, eventually,
     kube::{
         Api,
-        api::{DynamicObject, ListParams, PostParams},
+        api::{DynamicObject, ListParams},
     },
     operator::{Operator, install},
 };
@@ -29,15 +29,7 @@ async fn health_fields_are_admitted_within_their_limits_with_infera_core_wording
     let admin = admin().await?;
     install(&admin).await?;
     let ns = TestNamespace::new(&admin, "health-crd").await?;
-    let api: Api<DynamicObject> = Api::namespaced_with(
-        admin.clone(),
-        ns.name(),
-        &infera_e2e::kube::core::ApiResource::erase::<InferaDeployment>(&()),
-    );
-    let dry_run = PostParams {
-        dry_run: true,
-        ..Default::default()
-    };
+    let (api, dry_run) = infera_e2e::admission_dry_run(&admin, ns.name());
     let with_health = |health: Value| {
         let mut spec = seed();
         merge(

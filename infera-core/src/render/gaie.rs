@@ -113,7 +113,7 @@ fn disaggregated(d: &ValidDeployment) -> bool {
 /// The EPP's scheduling configuration: GAIE's defaults, or llm-d's prefill/decode profiles whose
 /// filters select on our role label (`by-label` instead of llm-d's `prefill-filter`, which reads
 /// `llm-d.ai/role`).
-pub fn epp_config(d: &ValidDeployment) -> String {
+fn epp_config(d: &ValidDeployment) -> String {
     if !disaggregated(d) {
         return AGGREGATED_CONFIG.into();
     }

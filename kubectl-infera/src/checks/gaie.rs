@@ -18,7 +18,12 @@ use crate::gateway_api::{self, Admission, Gateway, condition};
 
 /// The InferencePool CRD of Inference Extension releases before v1.0 (v1alpha2), which Infera
 /// renders for only on clusters without the v1 one.
-pub const ALPHA_POOL_CRD: &str = "inferencepools.inference.networking.x-k8s.io";
+pub fn alpha_pool_crd() -> String {
+    ChildKind::InferencePoolV1Alpha2
+        .crd()
+        .map(|crd| crd.name)
+        .unwrap_or_default()
+}
 /// Annotation on the Inference Extension's CRDs naming the release they come from.
 const INFERENCE_BUNDLE_VERSION: &str = "inference.networking.k8s.io/bundle-version";
 
@@ -31,7 +36,7 @@ pub struct GaieFacts {
     pub route_crd: Option<Read<Option<CustomResourceDefinition>>>,
     /// `inferencepools.inference.networking.k8s.io` (Inference Extension v1.0 and later).
     pub pool_crd: Option<Read<Option<CustomResourceDefinition>>>,
-    /// [`ALPHA_POOL_CRD`] (Inference Extension before v1.0).
+    /// [`alpha_pool_crd`] (Inference Extension before v1.0).
     pub alpha_pool_crd: Option<Read<Option<CustomResourceDefinition>>>,
     /// `--for FILE`: the Gateway its `spec.gaie` names.
     pub gateway: Option<Read<Option<Gateway>>>,
@@ -262,7 +267,8 @@ fn inference_pool_crd(g: &GaieFacts, needed: bool) -> (Check, Option<bool>) {
             let mut details = vec![format!("served versions: {}", served(crd))];
             if let Some(alpha) = alpha {
                 details.push(format!(
-                    "also installed: {ALPHA_POOL_CRD} ({}), which Infera does not use",
+                    "also installed: {} ({}), which Infera does not use",
+                    alpha_pool_crd(),
                     served(alpha)
                 ));
             }
@@ -281,7 +287,8 @@ fn inference_pool_crd(g: &GaieFacts, needed: bool) -> (Check, Option<bool>) {
         Some(Ok(None)) => match alpha.filter(|alpha| serves(alpha, "v1alpha2")) {
             Some(alpha) => {
                 let message = format!(
-                    "only {ALPHA_POOL_CRD} ({}) is installed, from a {} release before v1.0; Infera creates v1alpha2 InferencePools there, not {group_version}",
+                    "only {} ({}) is installed, from a {} release before v1.0; Infera creates v1alpha2 InferencePools there, not {group_version}",
+                    alpha_pool_crd(),
                     served(alpha),
                     pool.project
                 );

@@ -261,16 +261,17 @@ async fn read_cluster(kube: &Kube, f: &mut Facts) {
 async fn read_gaie(client: &Client, f: &mut Facts) {
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     let name = |kind: ChildKind| kind.crd().map(|c| c.name).unwrap_or_default();
-    let (gateways, routes, pools) = (
+    let (gateways, routes, pools, alpha_pools) = (
         checks::gateway_crd_name(),
         name(ChildKind::HttpRoute),
         name(ChildKind::InferencePool),
+        name(ChildKind::InferencePoolV1Alpha2),
     );
     let (gateway_crd, route_crd, pool_crd, alpha_pool_crd) = tokio::join!(
         crds.get_opt(&gateways),
         crds.get_opt(&routes),
         crds.get_opt(&pools),
-        crds.get_opt(checks::ALPHA_POOL_CRD),
+        crds.get_opt(&alpha_pools),
     );
     let g = &mut f.gaie;
     g.gateway_crd = Some(optional(gateway_crd));

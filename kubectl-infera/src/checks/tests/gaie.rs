@@ -278,7 +278,7 @@ fn a_selector_listener_is_evaluated_against_the_namespace_labels() {
 #[test]
 fn an_older_inference_extension_warns_and_infera_uses_its_v1alpha2_pool() {
     let alpha = {
-        let mut c = crd(ALPHA_POOL_CRD, "v1alpha2");
+        let mut c = crd(&crate::checks::gaie::alpha_pool_crd(), "v1alpha2");
         c.metadata.annotations = None;
         c
     };
