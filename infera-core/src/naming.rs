@@ -47,6 +47,28 @@ pub const LABEL_ROLE: &str = "infera.amd.com/role";
 /// the leader of each multi-node group, never a rank > 0 pod. The InferencePool selects on it.
 pub const LABEL_ENDPOINT: &str = "infera.amd.com/endpoint";
 
+/// Every `infera.amd.com/` label is the operator's.
+pub const OWNED_LABEL_PREFIX: &str = "infera.amd.com/";
+/// The standard labels the operator sets on every child and pod (the `infera.amd.com/` ones aside).
+pub const OWNED_STANDARD_LABELS: [&str; 4] = [
+    LABEL_NAME,
+    LABEL_INSTANCE,
+    LABEL_COMPONENT,
+    LABEL_MANAGED_BY,
+];
+
+/// Whether the operator sets label `key`, so a `podTemplate` may not.
+pub fn is_owned_label(key: &str) -> bool {
+    key.starts_with(OWNED_LABEL_PREFIX) || OWNED_STANDARD_LABELS.contains(&key)
+}
+
+/// Name of the engine container in every pod.
+pub const ENGINE_CONTAINER: &str = "engine";
+/// Name of the GAIE frontend sidecar.
+pub const FRONTEND_CONTAINER: &str = "frontend";
+/// Name of the memory-backed volume mounted at `/dev/shm`.
+pub const SHM_VOLUME: &str = "dshm";
+
 /// Labels the LeaderWorkerSet controller puts on every pod of a group.
 pub const LWS_LABEL_NAME: &str = "leaderworkerset.sigs.k8s.io/name";
 /// The group a pod of a LeaderWorkerSet belongs to.

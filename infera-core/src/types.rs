@@ -8,11 +8,14 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::{
-    api::core::v1::{EnvVar, Toleration},
+    api::core::v1::{
+        Affinity, Container, EnvVar, LocalObjectReference, Toleration, TopologySpreadConstraint,
+        Volume,
+    },
     apimachinery::pkg::{api::resource::Quantity, apis::meta::v1::Condition},
 };
 use kube::{CustomResource, KubeSchema};
-use schemars::JsonSchema;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 
 use crate::{
@@ -21,9 +24,9 @@ use crate::{
         cel,
         limits::{
             DURATION_PATTERN, LIVENESS_PATH_PATTERN, MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS,
-            MAX_DURATION_LENGTH, MAX_GPUS, MAX_NODES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT,
-            MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES, MIN_SERVICES, PROBE_PATH_PATTERN,
-            RESOURCE_NAME_PATTERN,
+            MAX_DURATION_LENGTH, MAX_GPUS, MAX_NODES, MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES,
+            MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT, MAX_REFERENCE_LENGTH, MAX_REPLICAS,
+            MAX_SERVICES, MIN_SERVICES, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
         },
     },
 };
@@ -56,6 +59,8 @@ use crate::{
     validation = cel::etcd_endpoint_with_etcd(),
     validation = cel::service_name_not_reserved(),
     validation = cel::images_pinned(),
+    validation = cel::deployment_overlay_no_gpu(),
+    validation = cel::overlay_service_account_is_discoverys(),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct InferaDeploymentSpec {
@@ -90,6 +95,10 @@ pub struct InferaDeploymentSpec {
     /// status reports them (condition `ImagesPinned`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image_policy: Option<ImagePolicy>,
+
+    /// Additions to every pod of the graph (a service's own `podTemplate` goes on top).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod_template: Option<PodTemplateOverlay>,
 
     /// The services of the graph by name: exactly one `server` and at least one `worker` pool.
     /// Names are DNS labels; they become part of every child's name.
@@ -180,6 +189,7 @@ pub struct ImagePolicy {
     validation = cel::server_on_one_node(),
     validation = cel::worker_has_a_gpu(),
     validation = cel::no_injected_flag(),
+    validation = cel::service_overlay_no_gpu(),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct ServiceSpec {
@@ -210,6 +220,12 @@ pub struct ServiceSpec {
     #[schemars(extend("maxItems" = MAX_ARGS), inner(length(max = MAX_ARG_LENGTH)))]
     pub args: Vec<String>,
 
+    /// The engine container's entry point (default: the image's). The operator's arguments and
+    /// `args` follow it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("maxItems" = MAX_ARGS), inner(length(max = MAX_ARG_LENGTH)))]
+    pub command: Option<Vec<String>>,
+
     /// Image for this service (default: `spec.image`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH))]
@@ -232,6 +248,136 @@ pub struct ServiceSpec {
     /// answers differently.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub health: Option<HealthSpec>,
+
+    /// Additions to this service's pods, on top of `spec.podTemplate`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pod_template: Option<PodTemplateOverlay>,
+}
+
+/// What a user adds to the pods the operator renders, shaped like a PodTemplateSpec: labels and
+/// annotations are added; a container named `engine` is merged into the engine container (env,
+/// envFrom, volumeMounts, resources, securityContext); other containers and init containers are
+/// added; the pod fields replace the operator's defaults. Between `spec.podTemplate` and a
+/// service's, the service's wins: entries with the same name (containers, volumes, env,
+/// pull secrets) and mount path replace, other fields are replaced whole. The fields the operator
+/// owns (selector labels, the engine's image, command, args, ports, probes and lifecycle, the
+/// GPU, the `dshm` volume, the discovery ServiceAccount) are refused. The Kubernetes field
+/// descriptions are left out of the schema to keep the CRD small: see the Pod API reference.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[x_kube(
+    validation = cel::overlay_labels_not_ours(),
+    validation = cel::overlay_engine_fields(),
+    validation = cel::overlay_container_names(),
+    validation = cel::overlay_init_container_names(),
+    validation = cel::overlay_containers_have_images(),
+    validation = cel::overlay_init_containers_have_images(),
+    validation = cel::overlay_shm_volume(),
+)]
+#[serde(rename_all = "camelCase")]
+pub struct PodTemplateOverlay {
+    /// Labels and annotations added to the pods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<OverlayMetadata>,
+    /// Pod fields.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<PodSpecOverlay>,
+}
+
+/// Labels and annotations added to the pods.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+pub struct OverlayMetadata {
+    /// Labels (not `app.kubernetes.io/name`, `instance`, `component`, `managed-by`, nor any
+    /// `infera.amd.com/` label: the operator selects pods by them).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schemars(extend("maxProperties" = MAX_OVERLAY_ENTRIES))]
+    pub labels: BTreeMap<String, String>,
+    /// Annotations.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub annotations: BTreeMap<String, String>,
+}
+
+/// The pod fields a `podTemplate` may set; each as in the Pod API.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PodSpecOverlay {
+    /// `engine`: merged into the engine container; any other name: an added container.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(schema_with = "bare_list::<Container, MAX_OVERLAY_CONTAINERS>")]
+    pub containers: Vec<Container>,
+    /// Added init containers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(schema_with = "bare_list::<Container, MAX_OVERLAY_CONTAINERS>")]
+    pub init_containers: Vec<Container>,
+    /// Added volumes (a model PVC, a cache); not `dshm`, the operator's `/dev/shm`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(schema_with = "bare_list::<Volume, MAX_OVERLAY_ENTRIES>")]
+    pub volumes: Vec<Volume>,
+    /// Node and pod affinity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "bare::<Option<Affinity>>")]
+    pub affinity: Option<Affinity>,
+    /// Pull secrets for private registries.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(schema_with = "bare::<Vec<LocalObjectReference>>")]
+    pub image_pull_secrets: Vec<LocalObjectReference>,
+    /// How pods spread over zones and nodes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(schema_with = "bare::<Vec<TopologySpreadConstraint>>")]
+    pub topology_spread_constraints: Vec<TopologySpreadConstraint>,
+    /// PriorityClass of the pods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority_class_name: Option<String>,
+    /// Scheduler of the pods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler_name: Option<String>,
+    /// RuntimeClass of the pods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime_class_name: Option<String>,
+    /// Share the host's IPC namespace.
+    #[serde(default, rename = "hostIPC", skip_serializing_if = "Option::is_none")]
+    pub host_ipc: Option<bool>,
+    /// ServiceAccount of the pods; only with `discoveryBackend: etcd` (with `kubernetes`, pods
+    /// run as the discovery ServiceAccount the operator binds to its Role).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_account_name: Option<String>,
+}
+
+/// `T`'s schema without the Kubernetes field descriptions.
+fn bare<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
+    let mut schema = generator.subschema_for::<T>();
+    if let Some(object) = schema.as_object_mut() {
+        drop_descriptions(object);
+    }
+    schema
+}
+
+/// A list of at most `MAX` `T`s, without the Kubernetes field descriptions (the bound keeps the
+/// CEL rules that walk it within the API server's cost budget).
+fn bare_list<T: JsonSchema, const MAX: usize>(generator: &mut SchemaGenerator) -> Schema {
+    let mut schema = bare::<Vec<T>>(generator);
+    schema.insert("maxItems".into(), MAX.into());
+    schema
+}
+
+/// Removes `description` from a schema object and every schema inside it.
+fn drop_descriptions(schema: &mut serde_json::Map<String, serde_json::Value>) {
+    use serde_json::Value;
+    let inner = |value: &mut Value| {
+        if let Value::Object(schema) = value {
+            drop_descriptions(schema);
+        }
+    };
+    schema.remove("description");
+    for (keyword, value) in schema.iter_mut() {
+        match (keyword.as_str(), value) {
+            ("properties", Value::Object(properties)) => properties.values_mut().for_each(inner),
+            ("allOf" | "anyOf" | "oneOf", Value::Array(schemas)) => {
+                schemas.iter_mut().for_each(inner)
+            }
+            ("items" | "additionalProperties" | "not", value) => inner(value),
+            _ => {}
+        }
+    }
 }
 
 /// Probes and draining of a service's engine container; every field is optional.

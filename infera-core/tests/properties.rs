@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use infera_core::{
     BackendFramework, ChildKind, ComponentType, DiscoveryBackend, HealthSpec, InferaDeployment,
-    InferaDeploymentSpec, NatsSpec, ResourcesSpec, Role, ServiceSpec, naming, render, validate,
+    InferaDeploymentSpec, NatsSpec, PodTemplateOverlay, ResourcesSpec, Role, ServiceSpec, naming,
+    render, validate,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use proptest::prelude::*;
@@ -77,27 +78,57 @@ fn service() -> impl Strategy<Value = ServiceSpec> {
             Just("1.5e3".to_string())
         ]),
         proptest::option::of(health()),
+        proptest::option::of(overlay()),
     )
         .prop_map(
-            |(component_type, role, replicas, nodes, gpu, args, memory, health)| ServiceSpec {
-                component_type,
-                role,
-                replicas,
-                number_of_nodes: nodes,
-                resources: Some(ResourcesSpec {
-                    gpu,
-                    shared_memory: memory.clone().map(Quantity),
-                    memory: memory.map(Quantity),
-                    ..Default::default()
-                }),
-                args,
-                image: None,
-                env: Vec::new(),
-                node_selector: BTreeMap::new(),
-                tolerations: Vec::new(),
-                health,
+            |(component_type, role, replicas, nodes, gpu, args, memory, health, pod_template)| {
+                ServiceSpec {
+                    component_type,
+                    role,
+                    replicas,
+                    number_of_nodes: nodes,
+                    resources: Some(ResourcesSpec {
+                        gpu,
+                        shared_memory: memory.clone().map(Quantity),
+                        memory: memory.map(Quantity),
+                        ..Default::default()
+                    }),
+                    args,
+                    command: None,
+                    image: None,
+                    env: Vec::new(),
+                    node_selector: BTreeMap::new(),
+                    tolerations: Vec::new(),
+                    health,
+                    pod_template,
+                }
             },
         )
+}
+
+/// A `podTemplate`: what users add, and what the operator owns.
+fn overlay() -> impl Strategy<Value = PodTemplateOverlay> {
+    let from = |json: serde_json::Value| {
+        serde_json::from_value::<PodTemplateOverlay>(json).expect("an overlay")
+    };
+    prop_oneof![
+        Just(from(serde_json::json!({
+            "metadata": {"labels": {"team": "a"}},
+            "spec": {
+                "containers": [{"name": "engine", "volumeMounts": [{"name": "m", "mountPath": "/models"}]}],
+                "volumes": [{"name": "m", "persistentVolumeClaim": {"claimName": "m"}}],
+            },
+        }))),
+        Just(from(
+            serde_json::json!({"metadata": {"labels": {"infera.amd.com/role": "x"}}})
+        )),
+        Just(from(serde_json::json!({"spec": {"containers": [
+            {"name": "engine", "resources": {"limits": {"amd.com/gpu": "1"}}},
+        ]}}))),
+        Just(from(
+            serde_json::json!({"spec": {"serviceAccountName": "mine"}})
+        )),
+    ]
 }
 
 fn deployment() -> impl Strategy<Value = InferaDeployment> {
@@ -114,28 +145,32 @@ fn deployment() -> impl Strategy<Value = InferaDeployment> {
             any::<bool>(),
             proptest::option::of("nats://[a-z]{1,8}:4222"),
         )),
+        proptest::option::of(overlay()),
     )
-        .prop_map(|(name, services, backend, discovery, etcd, nats)| {
-            let mut idep = InferaDeployment::new(
-                &name,
-                InferaDeploymentSpec {
-                    backend_framework: backend,
-                    image: Some("rocm/infera:test".into()),
-                    discovery_backend: discovery,
-                    etcd_endpoint: etcd,
-                    nats: nats.map(|(deploy, url)| NatsSpec {
-                        deploy,
-                        storage_size: None,
-                        url,
-                    }),
-                    gaie: None,
-                    image_policy: None,
-                    services,
-                },
-            );
-            idep.metadata.namespace = Some("ns".into());
-            idep
-        })
+        .prop_map(
+            |(name, services, backend, discovery, etcd, nats, pod_template)| {
+                let mut idep = InferaDeployment::new(
+                    &name,
+                    InferaDeploymentSpec {
+                        backend_framework: backend,
+                        image: Some("rocm/infera:test".into()),
+                        discovery_backend: discovery,
+                        etcd_endpoint: etcd,
+                        nats: nats.map(|(deploy, url)| NatsSpec {
+                            deploy,
+                            storage_size: None,
+                            url,
+                        }),
+                        gaie: None,
+                        image_policy: None,
+                        pod_template,
+                        services,
+                    },
+                );
+                idep.metadata.namespace = Some("ns".into());
+                idep
+            },
+        )
 }
 
 proptest! {

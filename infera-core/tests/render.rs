@@ -186,3 +186,10 @@ fn images_pinned_by_digest_are_pulled_if_not_present_and_tags_by_kubernetes_defa
         ]
     );
 }
+
+#[test]
+fn pod_templates_add_volumes_mounts_metadata_affinity_and_a_command() {
+    let valid = validate(&load("pod-template.yaml")).expect("valid");
+    let children = render(&valid);
+    insta::assert_snapshot!(yaml::to_yaml_stream(&children).expect("yaml"));
+}

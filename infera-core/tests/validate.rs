@@ -14,9 +14,9 @@ use infera_core::{
     validate::DIGEST_PATTERN,
     validate::limits::{
         DURATION_PATTERN, LIVENESS_PATH_PATTERN, MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS,
-        MAX_DURATION_LENGTH, MAX_GPUS, MAX_NODES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT,
-        MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES, MAX_STARTUP_SECONDS, MIN_SERVICES,
-        PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
+        MAX_DURATION_LENGTH, MAX_GPUS, MAX_NODES, MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES,
+        MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT, MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES,
+        MAX_STARTUP_SECONDS, MIN_SERVICES, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
     },
     yaml,
 };
@@ -346,7 +346,73 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
             )
         })
         .collect();
-    let cases: Vec<(&str, Value, Value, &str)> = vec![
+    let labels: serde_json::Map<String, Value> = (0..=MAX_OVERLAY_ENTRIES)
+        .map(|i| (format!("l{i}"), json!("x")))
+        .collect();
+    let containers: Vec<Value> = (0..=MAX_OVERLAY_CONTAINERS)
+        .map(|i| json!({"name": format!("c{i}"), "image": "x"}))
+        .collect();
+    let volumes: Vec<Value> = (0..=MAX_OVERLAY_ENTRIES)
+        .map(|i| json!({"name": format!("v{i}"), "emptyDir": {}}))
+        .collect();
+    let overlays = |limit: &str, value: usize, overlay: Value, expected: &str| {
+        [
+            (
+                format!("spec.podTemplate.{limit}"),
+                json!(value),
+                json!({"spec": {"podTemplate": overlay.clone()}}),
+                format!("spec.podTemplate.{expected}"),
+            ),
+            (
+                format!("spec.services.*.podTemplate.{limit}"),
+                json!(value),
+                worker(json!({ "podTemplate": overlay })),
+                format!("spec.services.decode.podTemplate.{expected}"),
+            ),
+        ]
+    };
+    let overlay_cases: Vec<(String, Value, Value, String)> = [
+        overlays(
+            "metadata.labels maxProperties",
+            MAX_OVERLAY_ENTRIES,
+            json!({"metadata": {"labels": labels}}),
+            "metadata.labels: at most 64 entries",
+        ),
+        overlays(
+            "spec.containers maxItems",
+            MAX_OVERLAY_CONTAINERS,
+            json!({"spec": {"containers": containers}}),
+            "spec.containers: at most 16 entries",
+        ),
+        overlays(
+            "spec.initContainers maxItems",
+            MAX_OVERLAY_CONTAINERS,
+            json!({"spec": {"initContainers": containers}}),
+            "spec.initContainers: at most 16 entries",
+        ),
+        overlays(
+            "spec.volumes maxItems",
+            MAX_OVERLAY_ENTRIES,
+            json!({"spec": {"volumes": volumes}}),
+            "spec.volumes: at most 64 entries",
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let mut cases: Vec<(&str, Value, Value, &str)> = vec![
+        (
+            "spec.services.*.command maxItems",
+            json!(MAX_ARGS),
+            worker(json!({"command": vec!["sh"; MAX_ARGS + 1]})),
+            "spec.services.decode.command: at most 128 items are allowed",
+        ),
+        (
+            "spec.services.*.command[] maxLength",
+            json!(MAX_ARG_LENGTH),
+            worker(json!({"command": ["a".repeat(MAX_ARG_LENGTH + 1)]})),
+            "spec.services.decode.command[0]: must be at most 2048 characters",
+        ),
         (
             "spec.image minLength",
             json!(1),
@@ -582,6 +648,14 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
             "spec.services.decode.resources.gpuType: must be an extended resource name",
         ),
     ];
+    cases.extend(overlay_cases.iter().map(|(limit, value, patch, expected)| {
+        (
+            limit.as_str(),
+            value.clone(),
+            patch.clone(),
+            expected.as_str(),
+        )
+    }));
     let covered: BTreeMap<String, Value> = cases
         .iter()
         .map(|(limit, value, ..)| (limit.to_string(), value.clone()))

@@ -214,11 +214,13 @@ impl Plan {
                 shared_memory: quantity(&self.shared_memory),
             }),
             args: self.worker_args(),
+            command: None,
             image: None,
             env: Vec::new(),
             node_selector: BTreeMap::new(),
             tolerations: Vec::new(),
             health: None,
+            pod_template: None,
         }
     }
 
@@ -235,11 +237,13 @@ impl Plan {
             number_of_nodes: None,
             resources: None,
             args: server_args,
+            command: None,
             image: None,
             env: Vec::new(),
             node_selector: BTreeMap::new(),
             tolerations: Vec::new(),
             health: None,
+            pod_template: None,
         };
         let mut services = BTreeMap::from([("server".to_string(), server)]);
         match self.topology {
@@ -275,6 +279,7 @@ impl Plan {
             }),
             gaie: None,
             image_policy: None,
+            pod_template: None,
             services,
         };
         let mut idep = InferaDeployment::new(&self.name, spec);

@@ -21,7 +21,7 @@ use k8s_openapi::{
 use kube::core::ApiResource;
 use serde::Serialize;
 
-pub use self::pod::{ENGINE_CONTAINER, FRONTEND_CONTAINER};
+pub use crate::naming::{ENGINE_CONTAINER, FRONTEND_CONTAINER};
 use crate::{
     external::{
         http_route::HttpRoute, inference_pool::InferencePool, inference_pool_v1alpha2,

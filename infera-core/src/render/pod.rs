@@ -15,15 +15,10 @@ use k8s_openapi::{
 use super::{Context, meta, pull_policy};
 use crate::{
     flags::{self, FRONTEND_PORT, Rank, SERVER_PORT},
-    naming::{Component, LABEL_ENDPOINT},
+    naming::{Component, ENGINE_CONTAINER, FRONTEND_CONTAINER, LABEL_ENDPOINT, SHM_VOLUME},
     types::BackendFramework,
-    validate::{Health, Liveness, Pod, Worker},
+    validate::{Health, Liveness, Pod, Worker, merge_engine},
 };
-
-/// Name of the engine container in every pod.
-pub const ENGINE_CONTAINER: &str = "engine";
-/// Name of the GAIE frontend sidecar.
-pub const FRONTEND_CONTAINER: &str = "frontend";
 
 /// Timeout of a constant-time endpoint: a flag check, with room for a busy event loop.
 pub(super) const QUICK_TIMEOUT: i32 = 5;
@@ -183,12 +178,12 @@ pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec 
     let mut volumes = Vec::new();
     if let Some(size) = &worker.shared_memory {
         engine.volume_mounts = Some(vec![VolumeMount {
-            name: "dshm".into(),
+            name: SHM_VOLUME.into(),
             mount_path: "/dev/shm".into(),
             ..Default::default()
         }]);
         volumes.push(Volume {
-            name: "dshm".into(),
+            name: SHM_VOLUME.into(),
             empty_dir: Some(EmptyDirVolumeSource {
                 medium: Some("Memory".into()),
                 size_limit: Some(size.clone()),
@@ -207,28 +202,68 @@ pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec 
     template
 }
 
+/// A pod template of `containers` (the engine first) and `volumes`, with what the user adds on
+/// top.
 fn template(
     cx: &Context<'_>,
     component: Component<'_>,
     pod: &Pod,
-    containers: Vec<Container>,
-    volumes: Vec<Volume>,
+    mut containers: Vec<Container>,
+    mut volumes: Vec<Volume>,
 ) -> PodTemplateSpec {
+    let overlay = &pod.overlay;
+    if let Some(entry) = &overlay.engine
+        && let Some(engine) = containers.iter_mut().find(|c| c.name == ENGINE_CONTAINER)
+    {
+        merge_engine(engine, entry);
+    }
+    containers.extend(overlay.containers.iter().cloned());
+    volumes.extend(overlay.volumes.iter().cloned());
+    let mut metadata = meta::pod_meta(cx.deployment, component);
+    if let Some(labels) = metadata.labels.as_mut() {
+        labels.extend(overlay.labels.clone());
+    }
+    if !overlay.annotations.is_empty() {
+        metadata.annotations = Some(overlay.annotations.clone());
+    }
+    // With Kubernetes discovery the pods run as the discovery ServiceAccount; with etcd, as the
+    // user's (validation allows one only then) or the namespace's default, without a token.
     let kubernetes_discovery = cx.deployment.discovery == flags::DiscoveryFlags::Kubernetes;
+    let (service_account_name, automount_service_account_token) =
+        match &overlay.service_account_name {
+            Some(name) => (Some(name.clone()), None),
+            None if kubernetes_discovery => (
+                Some(Component::Discovery.object_name(&cx.deployment.name)),
+                Some(true),
+            ),
+            None => (None, Some(false)),
+        };
     PodTemplateSpec {
-        metadata: Some(meta::pod_meta(cx.deployment, component)),
+        metadata: Some(metadata),
         spec: Some(PodSpec {
             containers,
+            init_containers: non_empty(&overlay.init_containers),
             volumes: (!volumes.is_empty()).then_some(volumes),
-            service_account_name: kubernetes_discovery
-                .then(|| Component::Discovery.object_name(&cx.deployment.name)),
-            automount_service_account_token: Some(kubernetes_discovery),
+            service_account_name,
+            automount_service_account_token,
             node_selector: (!pod.node_selector.is_empty()).then(|| pod.node_selector.clone()),
             tolerations: (!pod.tolerations.is_empty()).then(|| pod.tolerations.clone()),
+            affinity: overlay.affinity.clone(),
+            image_pull_secrets: non_empty(&overlay.image_pull_secrets),
+            topology_spread_constraints: non_empty(&overlay.topology_spread_constraints),
+            priority_class_name: overlay.priority_class_name.clone(),
+            scheduler_name: overlay.scheduler_name.clone(),
+            runtime_class_name: overlay.runtime_class_name.clone(),
+            host_ipc: overlay.host_ipc,
             termination_grace_period_seconds: Some(grace_period(&pod.health)),
             ..Default::default()
         }),
     }
+}
+
+/// `list`, or `None` for an empty one (as the API server stores it).
+fn non_empty<T: Clone>(list: &[T]) -> Option<Vec<T>> {
+    (!list.is_empty()).then(|| list.to_vec())
 }
 
 /// The engine container. With a `contract` it serves HTTP on `port` and is probed as the contract
@@ -252,6 +287,7 @@ fn engine(pod: &Pod, args: Vec<String>, port: i32, contract: Option<&Contract>) 
         name: ENGINE_CONTAINER.into(),
         image: Some(pod.image.clone()),
         image_pull_policy: pull_policy(&pod.image),
+        command: pod.command.clone(),
         args: Some(args),
         env: Some(env),
         ports: contract.map(|_| {

@@ -6,15 +6,19 @@
 use kube::core::{Message, Rule};
 
 use super::{
-    health,
+    DEFAULT_GPU_TYPE, health,
     images::{self, DIGEST_PATTERN},
     limits::{DURATION_PATTERN, MAX_STARTUP_SECONDS},
-    names, services, topology,
+    names,
+    overlay::{self, ENGINE_OWNED_FIELDS},
+    services, topology,
 };
 use crate::{
     flags,
     naming::{
-        DNS_LABEL_PATTERN, MAX_DEPLOYMENT_NAME, MAX_DEPLOYMENT_PLUS_SERVICE, RESERVED_SERVICE_NAMES,
+        DNS_LABEL_PATTERN, ENGINE_CONTAINER, FRONTEND_CONTAINER, MAX_DEPLOYMENT_NAME,
+        MAX_DEPLOYMENT_PLUS_SERVICE, OWNED_LABEL_PREFIX, OWNED_STANDARD_LABELS,
+        RESERVED_SERVICE_NAMES, SHM_VOLUME,
     },
 };
 
@@ -218,6 +222,165 @@ pub(crate) fn startup_timeout_range() -> Rule {
         &health::startup_out_of_range(),
     )
     .field_path(".startupTimeout")
+}
+
+/// `condition` holds for every item `c` of the overlay's `list` (`self` is the overlay).
+fn each_of_overlay(list: &str, condition: &str) -> String {
+    format!("!has(self.spec) || !has(self.spec.{list}) || self.spec.{list}.all(c, {condition})")
+}
+
+/// A `podTemplate` sets no label the operator selects pods by.
+pub(crate) fn overlay_labels_not_ours() -> Rule {
+    rule(
+        format!(
+            "!has(self.metadata) || !has(self.metadata.labels) || self.metadata.labels.all(k, !k.startsWith('{OWNED_LABEL_PREFIX}') && !(k in {}))",
+            list(&OWNED_STANDARD_LABELS)
+        ),
+        "metadata.labels",
+        overlay::LABEL_OURS,
+    )
+    .field_path(".metadata.labels")
+}
+
+/// A `podTemplate`'s `engine` entry sets none of [`ENGINE_OWNED_FIELDS`].
+pub(crate) fn overlay_engine_fields() -> Rule {
+    let unset: Vec<String> = ENGINE_OWNED_FIELDS
+        .iter()
+        .map(|field| format!("!has(c.{field})"))
+        .collect();
+    rule(
+        each_of_overlay(
+            "containers",
+            &format!("c.name != '{ENGINE_CONTAINER}' || ({})", unset.join(" && ")),
+        ),
+        "spec.containers",
+        overlay::ENGINE_FIELD_OURS,
+    )
+    .field_path(".spec.containers")
+}
+
+/// No added container is named like the GAIE sidecar.
+pub(crate) fn overlay_container_names() -> Rule {
+    rule(
+        each_of_overlay("containers", &format!("c.name != '{FRONTEND_CONTAINER}'")),
+        "spec.containers",
+        overlay::FRONTEND_OURS,
+    )
+    .field_path(".spec.containers")
+}
+
+/// No init container is named like the operator's containers.
+pub(crate) fn overlay_init_container_names() -> Rule {
+    rule(
+        each_of_overlay(
+            "initContainers",
+            &format!(
+                "!(c.name in {})",
+                list(&[ENGINE_CONTAINER, FRONTEND_CONTAINER])
+            ),
+        ),
+        "spec.initContainers",
+        overlay::INIT_NAME_OURS,
+    )
+    .field_path(".spec.initContainers")
+}
+
+/// Every added container has an image (the `engine` entry merges into ours).
+pub(crate) fn overlay_containers_have_images() -> Rule {
+    rule(
+        each_of_overlay(
+            "containers",
+            &format!("c.name == '{ENGINE_CONTAINER}' || has(c.image)"),
+        ),
+        "spec.containers",
+        overlay::NO_IMAGE,
+    )
+    .field_path(".spec.containers")
+}
+
+/// Every init container has an image.
+pub(crate) fn overlay_init_containers_have_images() -> Rule {
+    rule(
+        each_of_overlay("initContainers", "has(c.image)"),
+        "spec.initContainers",
+        overlay::NO_IMAGE,
+    )
+    .field_path(".spec.initContainers")
+}
+
+/// No volume takes the name of the operator's `/dev/shm`.
+pub(crate) fn overlay_shm_volume() -> Rule {
+    rule(
+        each_of_overlay("volumes", &format!("c.name != '{SHM_VOLUME}'")),
+        "spec.volumes",
+        overlay::SHM_OURS,
+    )
+    .field_path(".spec.volumes")
+}
+
+/// No container of `overlay` (a CEL path to a `podTemplate`) asks for the resource `gpu` (a CEL
+/// string expression).
+fn overlay_without(overlay: &str, gpu: &str) -> String {
+    let free = |list: &str| {
+        format!(
+            "(!has({overlay}.spec.{list}) || {overlay}.spec.{list}.all(c, !has(c.resources) || ((!has(c.resources.limits) || !({gpu} in c.resources.limits)) && (!has(c.resources.requests) || !({gpu} in c.resources.requests)))))"
+        )
+    };
+    format!(
+        "!has({overlay}) || !has({overlay}.spec) || ({} && {})",
+        free("containers"),
+        free("initContainers")
+    )
+}
+
+/// The GPU resource name of the service at CEL path `service`.
+fn gpu_of(service: &str) -> String {
+    format!(
+        "(has({service}.resources) && has({service}.resources.gpuType) ? {service}.resources.gpuType : '{DEFAULT_GPU_TYPE}')"
+    )
+}
+
+/// A service's `podTemplate` asks for no GPU (`self` is the service).
+pub(crate) fn service_overlay_no_gpu() -> Rule {
+    rule(
+        overlay_without("self.podTemplate", &gpu_of("self")),
+        "podTemplate.spec",
+        overlay::GPU_OURS,
+    )
+    .field_path(".podTemplate.spec")
+}
+
+/// `spec.podTemplate` asks for no service's GPU nor the default one.
+pub(crate) fn deployment_overlay_no_gpu() -> Rule {
+    rule(
+        format!(
+            "({}) && self.services.all(s, {})",
+            overlay_without("self.podTemplate", &format!("'{DEFAULT_GPU_TYPE}'")),
+            overlay_without("self.podTemplate", &gpu_of("self.services[s]"))
+        ),
+        "spec.podTemplate.spec",
+        overlay::GPU_OURS,
+    )
+    .field_path(".podTemplate.spec")
+}
+
+/// With Kubernetes discovery no `podTemplate` names a ServiceAccount.
+pub(crate) fn overlay_service_account_is_discoverys() -> Rule {
+    let unnamed = |overlay: &str| {
+        format!(
+            "(!has({overlay}) || !has({overlay}.spec) || !has({overlay}.spec.serviceAccountName))"
+        )
+    };
+    rule(
+        format!(
+            "(has(self.discoveryBackend) && self.discoveryBackend == 'etcd') || ({} && self.services.all(s, {}))",
+            unnamed("self.podTemplate"),
+            unnamed("self.services[s].podTemplate")
+        ),
+        "spec.podTemplate.spec.serviceAccountName and spec.services.*.podTemplate.spec.serviceAccountName",
+        overlay::SERVICE_ACCOUNT_OURS,
+    )
+    .field_path(".podTemplate")
 }
 
 #[cfg(test)]

@@ -18,6 +18,11 @@ pub const MAX_ARGS: usize = 128;
 pub const MAX_ARG_LENGTH: usize = 2048;
 /// Longest image reference or URL (`image`, `etcdEndpoint`, `nats.url`, `gaie.eppImage`).
 pub const MAX_REFERENCE_LENGTH: usize = 512;
+/// Most containers, and most init containers, in a `podTemplate`.
+pub const MAX_OVERLAY_CONTAINERS: usize = 16;
+/// Most labels, and most volumes, in a `podTemplate` (the CEL rules walk them: a bound keeps
+/// their cost within the API server's budget).
+pub const MAX_OVERLAY_ENTRIES: usize = 64;
 /// Most replicas (groups, for multi-node pools) of one service.
 pub const MAX_REPLICAS: i32 = 1000;
 /// Most nodes per replica of a multi-node pool.

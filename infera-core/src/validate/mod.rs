@@ -14,6 +14,7 @@ mod images;
 pub mod limits;
 mod names;
 mod nats;
+mod overlay;
 mod parallelism;
 mod services;
 mod syntax;
@@ -27,6 +28,7 @@ use k8s_openapi::{
     apimachinery::pkg::{api::resource::Quantity, apis::meta::v1::OwnerReference},
 };
 use kube::Resource;
+pub use overlay::{ENGINE_OWNED_FIELDS, PodOverlay, merge_engine};
 pub use syntax::is_quantity;
 
 use crate::{
@@ -129,6 +131,8 @@ pub struct Pod {
     pub image: String,
     /// Replicas (groups, for a multi-node pool).
     pub replicas: i32,
+    /// The engine container's entry point, if not the image's.
+    pub command: Option<Vec<String>>,
     /// The user's engine arguments; injected flags are appended when rendering.
     pub args: Vec<String>,
     /// Extra environment.
@@ -143,6 +147,8 @@ pub struct Pod {
     pub memory: Option<Quantity>,
     /// How the engine container is probed and stopped.
     pub health: Health,
+    /// What the user adds to the pods.
+    pub overlay: PodOverlay,
 }
 
 /// A service's `health`, parsed. A `None` takes the engine's default from its contract, which the
@@ -229,6 +235,7 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
     let gaie = spec.gaie.as_ref().map(|g| gaie::settings(&mut errors, g));
     let (server, workers) = services::server_and_workers(&mut errors, spec);
     images::require_digest(&mut errors, spec);
+    overlay::overlays(&mut errors, spec, discovery == DiscoveryFlags::Kubernetes);
 
     match server {
         Some(server) if errors.0.is_empty() => Ok(ValidDeployment {

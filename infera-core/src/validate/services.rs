@@ -2,7 +2,7 @@
 //! without injected flags, sizes), what the server must not have, and what a worker pool needs.
 
 use super::{
-    DEFAULT_GPU_TYPE, Errors, Pod, Worker, health,
+    DEFAULT_GPU_TYPE, Errors, Pod, PodOverlay, Worker, health,
     limits::{
         MAX_ARG_LENGTH, MAX_ARGS, MAX_GPUS, MAX_NODES, MAX_REFERENCE_LENGTH, MAX_REPLICAS,
         check_length, check_max_length, check_range,
@@ -37,7 +37,7 @@ pub(super) fn server_and_workers(
     let mut workers = Vec::new();
     for (service, svc) in &spec.services {
         let path = format!("spec.services.{service}");
-        let pod = pod(errors, &path, service, svc, spec.image.as_deref());
+        let pod = pod(errors, &path, service, svc, spec);
         match svc.component_type {
             ComponentType::Server => {
                 server_rules(errors, &path, svc);
@@ -49,14 +49,15 @@ pub(super) fn server_and_workers(
     (server, workers)
 }
 
-/// What every service's pods share; `default_image` is `spec.image`.
+/// What every service's pods share, with what the deployment gives every service.
 fn pod(
     errors: &mut Errors,
     path: &str,
     service: &str,
     svc: &ServiceSpec,
-    default_image: Option<&str>,
+    spec: &InferaDeploymentSpec,
 ) -> Pod {
+    let default_image = spec.image.as_deref();
     match &svc.image {
         Some(image) => check_length(
             errors,
@@ -79,6 +80,9 @@ fn pod(
         "must be 0 or more; set a non-negative number",
     );
     args(errors, path, &svc.args);
+    if let Some(command) = &svc.command {
+        command_limits(errors, path, command);
+    }
     let resources = svc.resources.clone().unwrap_or_default();
     for (field, quantity) in [
         ("cpu", &resources.cpu),
@@ -107,6 +111,7 @@ fn pod(
             .unwrap_or_default()
             .to_string(),
         replicas,
+        command: svc.command.clone(),
         args: svc.args.clone(),
         env: svc.env.clone(),
         node_selector: svc.node_selector.clone(),
@@ -114,6 +119,28 @@ fn pod(
         cpu: resources.cpu,
         memory: resources.memory,
         health,
+        overlay: PodOverlay::merged(spec.pod_template.as_ref(), svc.pod_template.as_ref()),
+    }
+}
+
+/// `command` fits the schema's limits (those of `args`).
+fn command_limits(errors: &mut Errors, path: &str, command: &[String]) {
+    if command.len() > MAX_ARGS {
+        errors.push(
+            format!("{path}.command"),
+            format!(
+                "at most {MAX_ARGS} items are allowed (now {}); shorten it",
+                command.len()
+            ),
+        );
+    }
+    for (i, item) in command.iter().enumerate() {
+        check_max_length(
+            errors,
+            &format!("{path}.command[{i}]"),
+            item,
+            MAX_ARG_LENGTH,
+        );
     }
 }
 
