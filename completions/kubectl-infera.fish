@@ -145,8 +145,9 @@ complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l discovery -d 'Discovery backend' -r -f -a "kubernetes\t''
 etcd\t''"
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l etcd-endpoint -d 'etcd URL (with --discovery etcd)' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l memory -d 'Memory per worker pod (e.g. 64Gi)' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l shared-memory -d 'Size of /dev/shm per worker pod (e.g. 32Gi)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l memory -d 'Memory per worker pod [default: 64Gi per GPU of the pod]' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l shared-memory -d 'Size of the memory-backed /dev/shm per worker pod [default: 32Gi per GPU of the pod]' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l startup-timeout -d 'How long a worker\'s cold start (model download and load) may take, e.g. 30m or 2h [default: 1h]' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l cluster -d 'The kubeconfig cluster to use' -r

@@ -342,32 +342,39 @@ pub struct PodSpecOverlay {
     pub service_account_name: Option<String>,
 }
 
-/// `T`'s schema without the Kubernetes field descriptions.
+/// `T`'s schema, trimmed for a CRD: without the Kubernetes field descriptions, and with the
+/// ObjectMeta of templates inside it (ephemeral volume claims) reduced to what Kubernetes copies
+/// from it, its labels and annotations.
 fn bare<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
     let mut schema = generator.subschema_for::<T>();
     if let Some(object) = schema.as_object_mut() {
-        drop_descriptions(object);
+        trim(object);
     }
     schema
 }
 
-/// A list of at most `MAX` `T`s, without the Kubernetes field descriptions (the bound keeps the
-/// CEL rules that walk it within the API server's cost budget).
+/// A list of at most `MAX` `T`s, trimmed as [`bare`] (the bound keeps the CEL rules that walk it
+/// within the API server's cost budget).
 fn bare_list<T: JsonSchema, const MAX: usize>(generator: &mut SchemaGenerator) -> Schema {
     let mut schema = bare::<Vec<T>>(generator);
     schema.insert("maxItems".into(), MAX.into());
     schema
 }
 
-/// Removes `description` from a schema object and every schema inside it.
-fn drop_descriptions(schema: &mut serde_json::Map<String, serde_json::Value>) {
+/// Trims a schema object and every schema inside it (see [`bare`]).
+fn trim(schema: &mut serde_json::Map<String, serde_json::Value>) {
     use serde_json::Value;
     let inner = |value: &mut Value| {
         if let Value::Object(schema) = value {
-            drop_descriptions(schema);
+            trim(schema);
         }
     };
     schema.remove("description");
+    if let Some(Value::Object(properties)) = schema.get_mut("properties")
+        && properties.contains_key("managedFields")
+    {
+        properties.retain(|name, _| name == "labels" || name == "annotations");
+    }
     for (keyword, value) in schema.iter_mut() {
         match (keyword.as_str(), value) {
             ("properties", Value::Object(properties)) => properties.values_mut().for_each(inner),

@@ -349,12 +349,15 @@ pub struct SpecFlags {
     /// etcd URL (with --discovery etcd).
     #[arg(long)]
     pub etcd_endpoint: Option<String>,
-    /// Memory per worker pod (e.g. 64Gi).
+    /// Memory per worker pod [default: 64Gi per GPU of the pod].
     #[arg(long)]
     pub memory: Option<String>,
-    /// Size of /dev/shm per worker pod (e.g. 32Gi).
+    /// Size of the memory-backed /dev/shm per worker pod [default: 32Gi per GPU of the pod].
     #[arg(long)]
     pub shared_memory: Option<String>,
+    /// How long a worker's cold start (model download and load) may take, e.g. 30m or 2h [default: 1h].
+    #[arg(long)]
+    pub startup_timeout: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

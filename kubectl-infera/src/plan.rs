@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use infera_core::{
-    BackendFramework, ComponentType, DiscoveryBackend, InferaDeployment, InferaDeploymentSpec,
-    NatsSpec, ResourcesSpec, Role, ServiceSpec,
+    BackendFramework, ComponentType, DiscoveryBackend, HealthSpec, InferaDeployment,
+    InferaDeploymentSpec, NatsSpec, ResourcesSpec, Role, ServiceSpec,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
@@ -42,8 +42,31 @@ pub struct Plan {
     pub nats_storage: Option<String>,
     pub discovery: Discovery,
     pub etcd_endpoint: Option<String>,
-    pub memory: Option<String>,
-    pub shared_memory: Option<String>,
+    /// Memory per worker pod.
+    pub memory: String,
+    /// Size of `/dev/shm` per worker pod.
+    pub shared_memory: String,
+    /// `health.startupTimeout` of the workers; `None`: the engine contract's default.
+    pub startup_timeout: Option<String>,
+}
+
+/// Default memory of a worker pod per GPU: the seed example's 64Gi for one GPU.
+pub const MEMORY_GIB_PER_GPU: i32 = 64;
+/// Default `/dev/shm` per GPU: half the memory, as in the seed example (32Gi of 64Gi). The volume is
+/// memory-backed and counts against the pod's memory, so it must stay below it.
+pub const SHARED_MEMORY_GIB_PER_GPU: i32 = 32;
+
+/// Default memory of a worker pod with `gpus` GPUs.
+pub fn default_memory(gpus: i32) -> String {
+    format!("{}Gi", MEMORY_GIB_PER_GPU.saturating_mul(gpus.max(1)))
+}
+
+/// Default `/dev/shm` of a worker pod with `gpus` GPUs.
+pub fn default_shared_memory(gpus: i32) -> String {
+    format!(
+        "{}Gi",
+        SHARED_MEMORY_GIB_PER_GPU.saturating_mul(gpus.max(1))
+    )
 }
 
 /// The flags a non-interactive `deploy` cannot do without.
@@ -151,8 +174,12 @@ impl Plan {
             nats_storage: flags.nats_storage.clone(),
             discovery: flags.discovery.unwrap_or(Discovery::Kubernetes),
             etcd_endpoint: flags.etcd_endpoint.clone(),
-            memory: flags.memory.clone(),
-            shared_memory: flags.shared_memory.clone(),
+            memory: flags.memory.clone().unwrap_or_else(|| default_memory(gpus)),
+            shared_memory: flags
+                .shared_memory
+                .clone()
+                .unwrap_or_else(|| default_shared_memory(gpus)),
+            startup_timeout: flags.startup_timeout.clone(),
         })
     }
 
@@ -200,7 +227,6 @@ impl Plan {
     }
 
     fn worker(&self, role: Option<Role>, replicas: i32) -> ServiceSpec {
-        let quantity = |q: &Option<String>| q.as_ref().map(|q| Quantity(q.clone()));
         ServiceSpec {
             component_type: ComponentType::Worker,
             role,
@@ -210,8 +236,8 @@ impl Plan {
                 gpu: Some(self.gpus),
                 gpu_type: (self.gpu_type != DEFAULT_GPU_TYPE).then(|| self.gpu_type.clone()),
                 cpu: None,
-                memory: quantity(&self.memory),
-                shared_memory: quantity(&self.shared_memory),
+                memory: Some(Quantity(self.memory.clone())),
+                shared_memory: Some(Quantity(self.shared_memory.clone())),
             }),
             args: self.worker_args(),
             command: None,
@@ -219,7 +245,10 @@ impl Plan {
             env: Vec::new(),
             node_selector: BTreeMap::new(),
             tolerations: Vec::new(),
-            health: None,
+            health: self.startup_timeout.as_ref().map(|timeout| HealthSpec {
+                startup_timeout: Some(timeout.clone()),
+                ..Default::default()
+            }),
             pod_template: None,
         }
     }
@@ -338,10 +367,15 @@ impl Plan {
         }
         flag("--router-policy", &self.router_policy);
         flag("--nats", if self.nats { "true" } else { "false" });
+        if self.memory != default_memory(self.gpus) {
+            flag("--memory", &self.memory);
+        }
+        if self.shared_memory != default_shared_memory(self.gpus) {
+            flag("--shared-memory", &self.shared_memory);
+        }
         for (name, value) in [
             ("--nats-storage", &self.nats_storage),
-            ("--memory", &self.memory),
-            ("--shared-memory", &self.shared_memory),
+            ("--startup-timeout", &self.startup_timeout),
         ] {
             if let Some(value) = value {
                 flag(name, value);

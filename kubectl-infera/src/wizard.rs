@@ -123,7 +123,42 @@ fn ask_sizes(f: &mut SpecFlags, hints: ClusterHints) -> Result<()> {
             *slot = Some(ask_number(message, 1, 0, "")?);
         }
     }
+    let gpus = f.gpus.unwrap_or(1);
+    if f.memory.is_none() {
+        let help = format!("{}Gi per GPU", plan::MEMORY_GIB_PER_GPU);
+        f.memory = Some(ask_quantity(
+            "Memory per worker pod:",
+            &plan::default_memory(gpus),
+            &help,
+        )?);
+    }
+    if f.shared_memory.is_none() {
+        let help = format!(
+            "{}Gi per GPU; memory-backed, so it counts against the pod's memory",
+            plan::SHARED_MEMORY_GIB_PER_GPU
+        );
+        f.shared_memory = Some(ask_quantity(
+            "Shared memory (/dev/shm) per worker pod:",
+            &plan::default_shared_memory(gpus),
+            &help,
+        )?);
+    }
     Ok(())
+}
+
+/// A Kubernetes quantity such as `64Gi`, with a default.
+fn ask_quantity(message: &str, default: &str, help: &str) -> Result<String> {
+    text(message, default, help)
+        .with_validator(|s: &str| {
+            Ok(if infera_core::validate::is_quantity(s.trim()) {
+                Validation::Valid
+            } else {
+                Validation::Invalid("a quantity such as 64Gi or 512Mi".into())
+            })
+        })
+        .prompt()
+        .map(|s| s.trim().to_string())
+        .map_err(cancelled)
 }
 
 /// How SGLang moves the KV cache from prefill to decode (pd only).

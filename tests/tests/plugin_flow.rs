@@ -470,7 +470,9 @@ async fn the_wizard_on_a_terminal_makes_pd_and_multinode_specs_that_deploy() -> 
             ("Tensor-parallel size", ENTER), // 1
             ("Prefill replicas", ENTER),
             ("Decode replicas", ENTER),
-            ("KV transfer backend", ENTER), // mori
+            ("Memory per worker pod", ENTER),           // 64Gi
+            ("Shared memory", &format!("16Gi{ENTER}")), // instead of 32Gi
+            ("KV transfer backend", ENTER),             // mori
             ("RDMA device", &format!("rdma0{ENTER}")),
             ("Router policy", ENTER),     // kv-aware
             ("NATS JetStream", ENTER),    // yes
@@ -497,7 +499,9 @@ async fn the_wizard_on_a_terminal_makes_pd_and_multinode_specs_that_deploy() -> 
     anyhow::ensure!(
         saved.contains("role: prefill")
             && saved.contains("role: decode")
-            && saved.contains("--disaggregation-ib-device"),
+            && saved.contains("--disaggregation-ib-device")
+            && saved.contains("memory: 64Gi")
+            && saved.contains("sharedMemory: 16Gi"),
         "{saved}"
     );
     kubectl(&["infera", "render", "-f", &pd_file.display().to_string()])
@@ -527,6 +531,8 @@ async fn the_wizard_on_a_terminal_makes_pd_and_multinode_specs_that_deploy() -> 
             ("Nodes per replica", ENTER),    // 2
             ("Tensor-parallel size", ENTER), // 2 → pipeline 2
             ("Worker replicas", ENTER),
+            ("Memory per worker pod", ENTER), // 2 GPUs: 128Gi
+            ("Shared memory", ENTER),         // 64Gi
             ("Router policy", ENTER),
             ("NATS JetStream", &format!("n{ENTER}")),
             ("Discovery backend", ENTER),
@@ -539,7 +545,10 @@ async fn the_wizard_on_a_terminal_makes_pd_and_multinode_specs_that_deploy() -> 
     anyhow::ensure!(!screen.contains("[]"), "an empty help line:\n{screen}");
     let saved = std::fs::read_to_string(&mn_file)?;
     anyhow::ensure!(
-        saved.contains("numberOfNodes: 2") && saved.contains("--pipeline-parallel-size"),
+        saved.contains("numberOfNodes: 2")
+            && saved.contains("--pipeline-parallel-size")
+            && saved.contains("memory: 128Gi")
+            && saved.contains("sharedMemory: 64Gi"),
         "{saved}"
     );
     let lws = ApiResource::from_gvk_with_plural(

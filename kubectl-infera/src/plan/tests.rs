@@ -33,6 +33,7 @@ fn pd_flags() -> SpecFlags {
         memory: Some("64Gi".into()),
         shared_memory: Some("32Gi".into()),
         nats_storage: Some("4Gi".into()),
+        startup_timeout: Some("2h".into()),
         ..Default::default()
     }
 }
@@ -155,4 +156,30 @@ fn command_line_deploys_where_the_wizard_did() {
         "{line}"
     );
     assert_eq!(parse(&line).0.namespace, None);
+}
+
+#[test]
+fn memory_and_shared_memory_default_per_gpu_of_the_pod() {
+    let plan = |gpus, memory: Option<&str>| {
+        let flags = SpecFlags {
+            gpus,
+            memory: memory.map(String::from),
+            ..pd_flags()
+        };
+        let flags = SpecFlags {
+            shared_memory: None,
+            ..flags
+        };
+        let plan = Plan::from_flags(&flags).unwrap_or_else(|m| panic!("{m:?}"));
+        (plan.memory, plan.shared_memory)
+    };
+    assert_eq!(plan(None, None), ("64Gi".to_string(), "32Gi".to_string()));
+    assert_eq!(
+        plan(Some(8), None),
+        ("512Gi".to_string(), "256Gi".to_string())
+    );
+    assert_eq!(
+        plan(Some(8), Some("1Ti")),
+        ("1Ti".to_string(), "256Gi".to_string())
+    );
 }
