@@ -58,9 +58,12 @@ use crate::{
     validation = cel::prefill_with_decode(),
     validation = cel::etcd_endpoint_with_etcd(),
     validation = cel::service_name_not_reserved(),
-    validation = cel::images_pinned(),
+    validation = cel::image_pinned(),
+    validation = cel::service_images_pinned(),
+    validation = cel::epp_image_pinned(),
     validation = cel::deployment_overlay_no_gpu(),
-    validation = cel::overlay_service_account_is_discoverys(),
+    validation = cel::deployment_overlay_service_account(),
+    validation = cel::service_overlays_service_account(),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct InferaDeploymentSpec {

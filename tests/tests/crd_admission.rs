@@ -99,7 +99,7 @@ async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> a
         (
             "requireDigest with a tag",
             json!({"spec": {"imagePolicy": {"requireDigest": true}}}),
-            "spec.image, spec.services.*.image and spec.gaie.eppImage: must be pinned by digest because imagePolicy.requireDigest is true; pin it by digest, e.g. rocm/infera@sha256:<64 hex>; find it with `crane digest IMAGE` or your registry",
+            "spec.image: must be pinned by digest because imagePolicy.requireDigest is true; pin it by digest, e.g. rocm/infera@sha256:<64 hex>; find it with `crane digest IMAGE` or your registry",
         ),
         (
             "unknown backend",

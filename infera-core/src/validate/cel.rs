@@ -51,11 +51,13 @@ pub(crate) fn deployment_name_length() -> Rule {
     )
 }
 
-/// The deployment name plus any service name is at most [`MAX_DEPLOYMENT_PLUS_SERVICE`].
+/// The deployment name plus any service name is at most [`MAX_DEPLOYMENT_PLUS_SERVICE`]. A name
+/// that is too long on its own is reported once, by [`deployment_name_length`], as the Rust rule
+/// does.
 pub(crate) fn deployment_plus_service_length() -> Rule {
     rule(
         format!(
-            "self.spec.services.all(s, size(self.metadata.name) + size(s) <= {MAX_DEPLOYMENT_PLUS_SERVICE})"
+            "size(self.metadata.name) > {MAX_DEPLOYMENT_NAME} || self.spec.services.all(s, size(self.metadata.name) + size(s) <= {MAX_DEPLOYMENT_PLUS_SERVICE})"
         ),
         "spec.services",
         &names::names_too_long(None),
@@ -193,21 +195,54 @@ pub(crate) fn no_injected_flag() -> Rule {
     .field_path(".args")
 }
 
-/// With `imagePolicy.requireDigest`, every image the spec names is pinned by digest (the Rust
-/// rule names each image that is not).
-pub(crate) fn images_pinned() -> Rule {
-    let pinned = |image: &str| format!("{image}.matches('{DIGEST_PATTERN}')");
+/// With `imagePolicy.requireDigest`, the image at CEL path `image` (where `self` is the spec) is
+/// pinned by digest; `field` is where the error points.
+fn pinned_under_policy(condition: &str, field: &str, path: &str) -> Rule {
     rule(
-        format!(
-            "!has(self.imagePolicy) || !self.imagePolicy.requireDigest || ((!has(self.image) || {}) && self.services.all(s, !has(self.services[s].image) || {}) && (!has(self.gaie) || !has(self.gaie.eppImage) || {}))",
-            pinned("self.image"),
-            pinned("self.services[s].image"),
-            pinned("self.gaie.eppImage"),
-        ),
-        "spec.image, spec.services.*.image and spec.gaie.eppImage",
+        format!("!has(self.imagePolicy) || !self.imagePolicy.requireDigest || {condition}"),
+        field,
         images::UNPINNED,
     )
-    .field_path(".imagePolicy")
+    .field_path(path)
+}
+
+/// `image.matches(...)`: pinned by digest.
+fn pinned(image: &str) -> String {
+    format!("{image}.matches('{DIGEST_PATTERN}')")
+}
+
+/// `spec.image` is pinned by digest under `imagePolicy.requireDigest`.
+pub(crate) fn image_pinned() -> Rule {
+    pinned_under_policy(
+        &format!("!has(self.image) || {}", pinned("self.image")),
+        "spec.image",
+        ".image",
+    )
+}
+
+/// Every service's image is pinned by digest under `imagePolicy.requireDigest` (the Rust rule
+/// names the service).
+pub(crate) fn service_images_pinned() -> Rule {
+    pinned_under_policy(
+        &format!(
+            "self.services.all(s, !has(self.services[s].image) || {})",
+            pinned("self.services[s].image")
+        ),
+        "spec.services",
+        ".services",
+    )
+}
+
+/// `spec.gaie.eppImage` is pinned by digest under `imagePolicy.requireDigest`.
+pub(crate) fn epp_image_pinned() -> Rule {
+    pinned_under_policy(
+        &format!(
+            "!has(self.gaie) || !has(self.gaie.eppImage) || {}",
+            pinned("self.gaie.eppImage")
+        ),
+        "spec.gaie.eppImage",
+        ".gaie.eppImage",
+    )
 }
 
 /// `health.startupTimeout` is from 1s to 24h. A value that is not a duration is the schema
@@ -364,23 +399,44 @@ pub(crate) fn deployment_overlay_no_gpu() -> Rule {
     .field_path(".podTemplate.spec")
 }
 
-/// With Kubernetes discovery no `podTemplate` names a ServiceAccount.
-pub(crate) fn overlay_service_account_is_discoverys() -> Rule {
-    let unnamed = |overlay: &str| {
-        format!(
-            "(!has({overlay}) || !has({overlay}.spec) || !has({overlay}.spec.serviceAccountName))"
-        )
-    };
+/// With Kubernetes discovery, the overlay at CEL path `overlay` names no ServiceAccount; `field`
+/// is where the error points.
+fn no_service_account(overlay_named: &str, field: &str, path: &str) -> Rule {
     rule(
         format!(
-            "(has(self.discoveryBackend) && self.discoveryBackend == 'etcd') || ({} && self.services.all(s, {}))",
-            unnamed("self.podTemplate"),
-            unnamed("self.services[s].podTemplate")
+            "(has(self.discoveryBackend) && self.discoveryBackend == 'etcd') || {overlay_named}"
         ),
-        "spec.podTemplate.spec.serviceAccountName and spec.services.*.podTemplate.spec.serviceAccountName",
+        field,
         overlay::SERVICE_ACCOUNT_OURS,
     )
-    .field_path(".podTemplate")
+    .field_path(path)
+}
+
+/// `!has(...serviceAccountName)` of the overlay at CEL path `overlay`.
+fn unnamed(overlay: &str) -> String {
+    format!("(!has({overlay}) || !has({overlay}.spec) || !has({overlay}.spec.serviceAccountName))")
+}
+
+/// With Kubernetes discovery `spec.podTemplate` names no ServiceAccount.
+pub(crate) fn deployment_overlay_service_account() -> Rule {
+    no_service_account(
+        &unnamed("self.podTemplate"),
+        "spec.podTemplate.spec.serviceAccountName",
+        ".podTemplate.spec.serviceAccountName",
+    )
+}
+
+/// With Kubernetes discovery no service's `podTemplate` names a ServiceAccount (the Rust rule
+/// names the service).
+pub(crate) fn service_overlays_service_account() -> Rule {
+    no_service_account(
+        &format!(
+            "self.services.all(s, {})",
+            unnamed("self.services[s].podTemplate")
+        ),
+        "spec.services.*.podTemplate.spec.serviceAccountName",
+        ".services",
+    )
 }
 
 #[cfg(test)]
@@ -425,15 +481,28 @@ mod tests {
     }
 
     #[test]
-    fn the_digest_rule_sees_every_image() {
-        let rule = images_pinned();
+    fn the_digest_rules_see_every_image() {
+        let digest = "matches('^[^@]+@sha256:[0-9a-f]{64}$')";
+        let policy = "!has(self.imagePolicy) || !self.imagePolicy.requireDigest";
         assert_eq!(
-            rule.rule,
-            "!has(self.imagePolicy) || !self.imagePolicy.requireDigest || ((!has(self.image) || self.image.matches('^[^@]+@sha256:[0-9a-f]{64}$')) && self.services.all(s, !has(self.services[s].image) || self.services[s].image.matches('^[^@]+@sha256:[0-9a-f]{64}$')) && (!has(self.gaie) || !has(self.gaie.eppImage) || self.gaie.eppImage.matches('^[^@]+@sha256:[0-9a-f]{64}$')))"
+            image_pinned().rule,
+            format!("{policy} || !has(self.image) || self.image.{digest}")
         );
         assert_eq!(
-            rule.message,
-            Some(Message::Message("spec.image, spec.services.*.image and spec.gaie.eppImage: must be pinned by digest because imagePolicy.requireDigest is true; pin it by digest, e.g. rocm/infera@sha256:<64 hex>; find it with `crane digest IMAGE` or your registry".into()))
+            service_images_pinned().rule,
+            format!(
+                "{policy} || self.services.all(s, !has(self.services[s].image) || self.services[s].image.{digest})"
+            )
+        );
+        assert_eq!(
+            epp_image_pinned().rule,
+            format!(
+                "{policy} || !has(self.gaie) || !has(self.gaie.eppImage) || self.gaie.eppImage.{digest}"
+            )
+        );
+        assert_eq!(
+            image_pinned().message,
+            Some(Message::Message("spec.image: must be pinned by digest because imagePolicy.requireDigest is true; pin it by digest, e.g. rocm/infera@sha256:<64 hex>; find it with `crane digest IMAGE` or your registry".into()))
         );
     }
 
