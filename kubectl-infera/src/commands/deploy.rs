@@ -11,12 +11,12 @@ use infera_core::{InferaDeployment, READY, ReadyReason, State};
 use k8s_openapi::api::core::v1::Node;
 use kube::{
     Api,
-    api::{ListParams, Patch, PatchParams},
+    api::{ListParams, Patch},
 };
 use tokio::time::Instant;
 
 use crate::{
-    apply::{Outcome, conflict_or},
+    apply::{self, Outcome, conflict_or},
     cli::{DeployArgs, DryRun, GlobalArgs, ManifestOutput, SpecFlags},
     client::{self, Kube},
     diagnose,
@@ -67,12 +67,21 @@ pub async fn run(args: &DeployArgs, global: &GlobalArgs, printer: &Printer) -> R
         None => client::connect(global).await?,
     };
     let server_dry_run = args.dry_run == DryRun::Server;
-    let mut applied = Vec::new();
     for idep in &mut deployments {
         if idep.metadata.namespace.is_none() {
             idep.metadata.namespace = Some(kube.namespace.clone());
         }
-        let (object, outcome) = apply(&kube, idep, server_dry_run, args.force_conflicts).await?;
+    }
+    // All or nothing: the API server checks every deployment of the file before one is written.
+    if !server_dry_run {
+        for idep in &deployments {
+            apply_deployment(&kube, idep, true, args.force_conflicts).await?;
+        }
+    }
+    let mut applied = Vec::new();
+    for idep in &deployments {
+        let (object, outcome) =
+            apply_deployment(&kube, idep, server_dry_run, args.force_conflicts).await?;
         let suffix = if server_dry_run {
             " (server dry run)"
         } else {
@@ -241,7 +250,7 @@ async fn cluster_hints(kube: &Kube) -> wizard::ClusterHints {
         .unwrap_or_default()
 }
 
-async fn apply(
+async fn apply_deployment(
     kube: &Kube,
     idep: &InferaDeployment,
     dry_run: bool,
@@ -262,20 +271,11 @@ async fn apply(
         }
         Err(e) => return Err(Error::kube(format!("reading {display}"), e)),
     };
-    let mut params = PatchParams::apply(infera_core::naming::PLUGIN_MANAGER);
-    params.dry_run = dry_run;
-    params.force = force;
     let applied = api
-        .patch(&name, &params, &Patch::Apply(idep))
+        .patch(&name, &apply::params(dry_run, force), &Patch::Apply(idep))
         .await
         .map_err(|e| conflict_or(&display, e))?;
-    let outcome = match &previous {
-        None => Outcome::Created,
-        Some(p) if p.metadata.resource_version == applied.metadata.resource_version => {
-            Outcome::Unchanged
-        }
-        Some(_) => Outcome::Configured,
-    };
+    let outcome = apply::outcome(previous.as_ref().map(|p| &p.metadata), &applied.metadata);
     Ok((applied, outcome))
 }
 

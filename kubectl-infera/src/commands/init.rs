@@ -72,41 +72,34 @@ async fn install(args: &InitArgs, global: &GlobalArgs, printer: &Printer) -> Res
     } else {
         ""
     };
-    let mut namespace_is_new = false;
-    for object in &objects {
-        let api = apply::dynamic_api(&client, &object.resource, object.namespace());
+    // All or nothing: the API server checks every object (strict fields, admission, ownership)
+    // before one is written, so a refusal half-way leaves no half install.
+    let outcomes = check_all(&client, &objects, args.force_conflicts).await?;
+    for (object, outcome) in objects.iter().zip(outcomes) {
         let display = object.display();
+        if server_dry_run {
+            printer.out(&format!("{display} {outcome}{suffix}"));
+            continue;
+        }
+        let api = apply::dynamic_api(&client, &object.resource, object.namespace());
+        let value = serde_json::to_value(&object.object)
+            .map_err(|e| Error::serialize(&display, "JSON", e))?;
         let previous = api
             .get_opt(object.name())
             .await
             .map_err(|e| Error::kube(format!("reading {display}"), e))?;
-        let value = serde_json::to_value(&object.object)
-            .map_err(|e| Error::serialize(&display, "JSON", e))?;
-        let result = apply::apply(
+        let (_, outcome) = apply::apply(
             &api,
             &value,
             object.name(),
             &display,
             previous.as_ref(),
-            server_dry_run,
+            false,
             args.force_conflicts,
         )
-        .await;
-        let outcome = match result {
-            Ok((_, outcome)) => outcome,
-            // A server dry run cannot create objects in a namespace that is itself only dry-run created.
-            Err(Error::Api { code: 404, .. })
-                if server_dry_run && namespace_is_new && object.namespaced =>
-            {
-                Outcome::Created
-            }
-            Err(e) => return Err(e),
-        };
-        if object.resource.kind == "Namespace" {
-            namespace_is_new = outcome == Outcome::Created;
-        }
-        printer.out(&format!("{display} {outcome}{suffix}"));
-        if object.resource.kind == "CustomResourceDefinition" && !server_dry_run {
+        .await?;
+        printer.out(&format!("{display} {outcome}"));
+        if object.resource.kind == "CustomResourceDefinition" {
             wait_established(&client, object.name(), args.timeout, printer).await?;
         }
     }
@@ -120,6 +113,46 @@ async fn install(args: &InitArgs, global: &GlobalArgs, printer: &Printer) -> Res
         printer.note("next: `kubectl infera doctor`, then `kubectl infera deploy`");
     }
     Ok(())
+}
+
+/// Server-side dry runs of every bundle object, in order: what applying each would do, or the
+/// first refusal.
+async fn check_all(client: &Client, objects: &[BundleObject], force: bool) -> Result<Vec<Outcome>> {
+    let mut outcomes = Vec::with_capacity(objects.len());
+    let mut namespace_is_new = false;
+    for object in objects {
+        let api = apply::dynamic_api(client, &object.resource, object.namespace());
+        let display = object.display();
+        let previous = api
+            .get_opt(object.name())
+            .await
+            .map_err(|e| Error::kube(format!("reading {display}"), e))?;
+        let value = serde_json::to_value(&object.object)
+            .map_err(|e| Error::serialize(&display, "JSON", e))?;
+        let result = apply::apply(
+            &api,
+            &value,
+            object.name(),
+            &display,
+            previous.as_ref(),
+            true,
+            force,
+        )
+        .await;
+        let outcome = match result {
+            Ok((_, outcome)) => outcome,
+            // A dry run cannot create objects in a namespace that is itself only dry-run created.
+            Err(Error::Api { code: 404, .. }) if namespace_is_new && object.namespaced => {
+                Outcome::Created
+            }
+            Err(e) => return Err(e),
+        };
+        if object.resource.kind == "Namespace" {
+            namespace_is_new = outcome == Outcome::Created;
+        }
+        outcomes.push(outcome);
+    }
+    Ok(outcomes)
 }
 
 /// The bundle as a YAML stream or a JSON `v1/List`.

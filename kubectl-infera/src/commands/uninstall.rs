@@ -37,8 +37,27 @@ pub async fn run(args: &UninstallArgs, global: &GlobalArgs, printer: &Printer) -
         refuse_while_deployed(&kube.client).await?;
     }
     let dry_run = args.dry_run == DryRun::Server;
+    // All or nothing: the API server checks every deletion before one is made.
+    if !dry_run {
+        for object in &objects {
+            delete(&kube.client, object, true).await?;
+        }
+    }
+    let suffix = if dry_run { " (server dry run)" } else { "" };
     for object in &objects {
-        delete(&kube.client, object, dry_run, printer).await?;
+        let display = object.display();
+        match delete(&kube.client, object, dry_run).await? {
+            Deletion::Deleted => printer.out(&format!("{display} deleted{suffix}")),
+            Deletion::Missing => printer.note(&format!("{display} not found (skipped)")),
+            Deletion::NotOurs => printer.warn(&format!(
+                "{display} exists but was not created by init (no {}={} label): left alone",
+                PART_OF.0, PART_OF.1
+            )),
+            Deletion::SharedNamespace(others) => printer.warn(&format!(
+                "{display} also runs pods that are not Infera's ({}): left alone; delete it yourself if you mean to",
+                others.join(", ")
+            )),
+        }
     }
     if args.wait && !dry_run {
         wait_gone(&kube, &objects, args.timeout, printer).await?;
@@ -90,12 +109,22 @@ async fn refuse_while_deployed(client: &kube::Client) -> Result<()> {
 
 /// Deletes one object of the bundle if it is ours (it carries the bundle's label) and, for the
 /// namespace, holds nothing but ours; says what it left alone and why.
+/// What deleting a bundle object did.
+enum Deletion {
+    Deleted,
+    Missing,
+    /// It exists without init's label: someone else's.
+    NotOurs,
+    /// The namespace also runs these pods of someone else's.
+    SharedNamespace(Vec<String>),
+}
+
+/// Deletes `object` if it is init's (with `dry_run`, asks the server whether it would).
 async fn delete(
     client: &kube::Client,
     object: &bundle::BundleObject,
     dry_run: bool,
-    printer: &Printer,
-) -> Result<()> {
+) -> Result<Deletion> {
     let api = apply::dynamic_api(client, &object.resource, object.namespace());
     let display = object.display();
     let current = match api.get_opt(object.name()).await {
@@ -104,8 +133,7 @@ async fn delete(
         Err(e) => return Err(Error::kube(format!("reading {display}"), e)),
     };
     let Some(current) = current else {
-        printer.note(&format!("{display} not found (skipped)"));
-        return Ok(());
+        return Ok(Deletion::Missing);
     };
     let ours = current
         .metadata
@@ -114,35 +142,23 @@ async fn delete(
         .and_then(|l| l.get(PART_OF.0))
         .is_some_and(|v| v == PART_OF.1);
     if !ours {
-        printer.warn(&format!(
-            "{display} exists but was not created by init (no {}={} label): left alone",
-            PART_OF.0, PART_OF.1
-        ));
-        return Ok(());
+        return Ok(Deletion::NotOurs);
     }
     if object.resource.kind == "Namespace" {
         let others = foreign_pods(client, object.name()).await?;
         if !others.is_empty() {
-            printer.warn(&format!(
-                "{display} also runs pods that are not Infera's ({}): left alone; delete it yourself if you mean to",
-                others.join(", ")
-            ));
-            return Ok(());
+            return Ok(Deletion::SharedNamespace(others));
         }
     }
     let params = DeleteParams {
         dry_run,
         ..DeleteParams::background()
     };
-    let suffix = if dry_run { " (server dry run)" } else { "" };
     match api.delete(object.name(), &params).await {
-        Ok(_) => printer.out(&format!("{display} deleted{suffix}")),
-        Err(kube::Error::Api(s)) if s.code == 404 => {
-            printer.note(&format!("{display} not found (skipped)"))
-        }
-        Err(e) => return Err(Error::kube(format!("deleting {display}"), e)),
+        Ok(_) => Ok(Deletion::Deleted),
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(Deletion::Missing),
+        Err(e) => Err(Error::kube(format!("deleting {display}"), e)),
     }
-    Ok(())
 }
 
 /// Pods in `namespace` that the bundle did not create: a namespace that existed before `init`
