@@ -86,6 +86,11 @@ fn gaie_on_a_multi_node_pool_fronts_the_leaders_only() {
 
 /// A small graph of `workers` (name, role, nodes) on `backend`, fronted by a Gateway.
 fn gaie_graph(backend: &str, workers: &[(&str, &str, i32)]) -> String {
+    graph(backend, workers, true)
+}
+
+/// A small graph of `workers` (name, role, nodes) on `backend`, with or without a Gateway.
+fn graph(backend: &str, workers: &[(&str, &str, i32)], gaie: bool) -> String {
     let mut services = serde_json::json!({"server": {"componentType": "server"}});
     for (name, role, nodes) in workers {
         services[*name] = serde_json::json!({
@@ -96,10 +101,16 @@ fn gaie_graph(backend: &str, workers: &[(&str, &str, i32)]) -> String {
     let deployment: infera_core::InferaDeployment = serde_json::from_value(serde_json::json!({
         "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
         "metadata": {"name": "gw"},
-        "spec": {"backendFramework": backend, "image": "rocm/infera:v0.1.1", "services": services,
-                 "gaie": {"gatewayName": "inference-gateway"}},
+        "spec": {"backendFramework": backend, "image": "rocm/infera:v0.1.1", "services": services},
     }))
     .expect("an InferaDeployment");
+    let mut deployment = deployment;
+    if gaie {
+        deployment.spec.gaie = Some(infera_core::GaieSpec {
+            gateway_name: "inference-gateway".into(),
+            ..Default::default()
+        });
+    }
     yaml::to_yaml_stream(&render(&validate(&deployment).expect("valid"))).expect("yaml")
 }
 
@@ -192,4 +203,23 @@ fn pod_templates_add_volumes_mounts_metadata_affinity_and_a_command() {
     let valid = validate(&load("pod-template.yaml")).expect("valid");
     let children = render(&valid);
     insta::assert_snapshot!(yaml::to_yaml_stream(&children).expect("yaml"));
+}
+
+/// Every backend × topology (aggregated, prefill/decode, multi-node prefill/decode): the probes,
+/// the drain and the leader/worker split of each.
+#[test]
+fn every_backend_and_topology_is_probed_and_drained_as_its_engine_needs() {
+    let topologies: [(&str, &[(&str, &str, i32)]); 3] = [
+        ("aggregated", &[("worker", "mixed", 1)]),
+        ("pd", &[("prefill", "prefill", 1), ("decode", "decode", 1)]),
+        ("multi-node-pd", &[("prefill", "prefill", 2), ("decode", "decode", 2)]),
+    ];
+    for backend in ["sglang", "vllm"] {
+        for (topology, workers) in topologies {
+            insta::assert_snapshot!(
+                format!("{backend}_{topology}"),
+                graph(backend, workers, false)
+            );
+        }
+    }
 }
