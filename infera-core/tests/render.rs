@@ -212,7 +212,10 @@ fn every_backend_and_topology_is_probed_and_drained_as_its_engine_needs() {
     let topologies: [(&str, &[(&str, &str, i32)]); 3] = [
         ("aggregated", &[("worker", "mixed", 1)]),
         ("pd", &[("prefill", "prefill", 1), ("decode", "decode", 1)]),
-        ("multi-node-pd", &[("prefill", "prefill", 2), ("decode", "decode", 2)]),
+        (
+            "multi-node-pd",
+            &[("prefill", "prefill", 2), ("decode", "decode", 2)],
+        ),
     ];
     for backend in ["sglang", "vllm"] {
         for (topology, workers) in topologies {

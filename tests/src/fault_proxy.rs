@@ -51,6 +51,9 @@ pub enum Fault {
     Reset,
     /// Forwards it (a watch) and cuts the response stream after this long.
     CutAfter(Duration),
+    /// Answers a watch as the API server does when its resourceVersion is too old: 200 and one
+    /// `ERROR` event with a 410 `Expired` Status.
+    Expired,
 }
 
 /// One request, as the script sees it.
@@ -276,6 +279,29 @@ fn status_body(code: u16, retry_after: Option<u32>) -> Response<Body> {
     response
 }
 
+/// A watch answer of one `ERROR` event: 410 Expired (k8s.io/apiserver's watch handler sends
+/// "too old resource version" this way).
+fn expired_event() -> Response<Body> {
+    let event = serde_json::json!({
+        "type": "ERROR",
+        "object": {
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": "too old resource version: 1 (2) (injected by the test's fault proxy)",
+            "reason": "Expired", "code": 410,
+        },
+    });
+    let mut response = Response::new(
+        Full::new(Bytes::from(format!("{event}\n")))
+            .map_err(|never| match never {})
+            .boxed(),
+    );
+    response.headers_mut().insert(
+        "content-type",
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
 /// A fault or the upstream's answer. An `Err` closes the client's connection unanswered.
 async fn handle(
     state: Arc<State>,
@@ -307,6 +333,7 @@ async fn handle(
         .map_err(|_| std::io::Error::other("poisoned"))?(&seen);
     match &fault {
         Some(Fault::Status { code, retry_after }) => return Ok(status_body(*code, *retry_after)),
+        Some(Fault::Expired) => return Ok(expired_event()),
         Some(Fault::Reset) => return Err(std::io::Error::other("injected reset")),
         Some(Fault::Delay(delay)) => tokio::time::sleep(*delay).await,
         _ => {}
