@@ -52,7 +52,7 @@ pub fn list_table(printer: &Printer, rows: &[Summary], all_namespaces: bool, wid
             row
         })
         .collect();
-    table(printer, &headers, &cells)
+    table(printer, 0, &headers, &cells)
 }
 
 /// The detail as text: the header fields, then services, pods, conditions, the Gateway (with
@@ -219,8 +219,7 @@ fn section(printer: &Printer, headers: &[&str], rows: Vec<Vec<Cell>>, empty: &st
     if rows.is_empty() {
         return format!("  {empty}\n");
     }
-    let table = table(printer, headers, &rows);
-    table.lines().map(|l| format!("  {l}\n")).collect()
+    table(printer, 2, headers, &rows)
 }
 
 /// The warnings, newest first. A Ready deployment's are those since it became Ready, and the
