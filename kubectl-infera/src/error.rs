@@ -149,6 +149,8 @@ impl Error {
     pub fn exit(&self) -> Exit {
         match self {
             Self::Usage(_) => Exit::Usage,
+            // The server refused the credentials: they are unusable.
+            Self::Api { code: 401, .. } => Exit::Unreachable,
             Self::ReadFile { .. }
             | Self::WriteFile { .. }
             | Self::Yaml { .. }
@@ -313,6 +315,13 @@ mod tests {
             4
         );
         assert_eq!(Error::Kubeconfig("x".into()).exit() as u8, 5);
+        let unauthorized = |code| Error::Api {
+            action: "listing".into(),
+            message: "Unauthorized".into(),
+            code,
+        };
+        assert_eq!(unauthorized(401).exit() as u8, 5);
+        assert_eq!(unauthorized(403).exit() as u8, 1);
         assert_eq!(Error::Interrupted.exit() as u8, 130);
         assert_eq!(Error::ChecksFailed { failed: 2 }.exit() as u8, 1);
         assert_eq!(Error::WatchEnded { what: "x".into() }.exit() as u8, 1);

@@ -66,7 +66,7 @@ pub(super) fn kubectl_skew(kubectl: Option<&Read<Option<Kubectl>>>, server: (&st
 /// hidden by it (`kubectl plugin list` warns "is overshadowed by a similarly named plugin":
 /// kubectl 0.36 `pkg/cmd/plugin/plugin.go`, `CommandOverrideVerifier.Verify`).
 pub(super) fn shadowing(found: Option<&Vec<PluginOnPath>>, this: &str) -> Check {
-    let c = check("INF004", "kubernetes", "plugin on PATH");
+    let c = check("INF004", "kubernetes", "plugin-path");
     let Some(found) = found else {
         return c.skip("not checked");
     };

@@ -578,7 +578,7 @@ mod tests {
             hint: None,
             details: vec![],
         };
-        let mut warn = check("INF004", "kubernetes", "plugin on PATH", Severity::Warn, "2 copies");
+        let mut warn = check("INF004", "kubernetes", "plugin-path", Severity::Warn, "2 copies");
         warn.details = vec!["/opt/bin/kubectl-infera".into()];
         warn.hint = Some("remove the other copies".into());
         let report = report(vec![
@@ -590,7 +590,7 @@ mod tests {
             text(&Printer::plain(), &report),
             "kubernetes\n  \
              ok    INF001  kubeconfig           context \"admin\"\n  \
-             warn  INF004  plugin on PATH       2 copies\n                                     \
+             warn  INF004  plugin-path          2 copies\n                                     \
              /opt/bin/kubectl-infera\n                                     \
              hint: remove the other copies\n\
              infera\n  \
