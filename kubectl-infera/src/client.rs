@@ -10,11 +10,7 @@
 //! as kubectl does (a token file's surrounding whitespace, an exec plugin's interactivity); a
 //! failing exec plugin is reported by [`crate::error::chain`] as kubectl reports it.
 
-use std::{
-    io::IsTerminal,
-    path::PathBuf,
-    sync::OnceLock,
-};
+use std::{io::IsTerminal, path::PathBuf, sync::OnceLock};
 
 use kube::{
     Client, Config,
@@ -238,7 +234,8 @@ mod tests {
     }
 
     #[test]
-    fn a_token_file_is_trimmed_like_kubectl() -> std::result::Result<(), Box<dyn std::error::Error>> {
+    fn a_token_file_is_trimmed_like_kubectl() -> std::result::Result<(), Box<dyn std::error::Error>>
+    {
         let dir = std::env::temp_dir().join(format!("infera-token-{}", std::process::id()));
         std::fs::create_dir_all(&dir)?;
         let user = |file: &Path| AuthInfo {
@@ -249,7 +246,10 @@ mod tests {
         std::fs::write(&newline, "abc.def\n")?;
         let mut auth = user(&newline);
         kubectl_parity(&mut auth, false)?;
-        assert_eq!(auth.token.as_ref().map(|t| t.expose_secret().to_string()), Some("abc.def".into()));
+        assert_eq!(
+            auth.token.as_ref().map(|t| t.expose_secret().to_string()),
+            Some("abc.def".into())
+        );
         assert_eq!(auth.token_file, None);
 
         let clean = dir.join("clean");
@@ -262,7 +262,10 @@ mod tests {
         let blank = dir.join("blank");
         std::fs::write(&blank, " \n")?;
         let error = kubectl_parity(&mut user(&blank), false).err();
-        assert_eq!(error, Some(format!("tokenFile {} is empty", blank.display())));
+        assert_eq!(
+            error,
+            Some(format!("tokenFile {} is empty", blank.display()))
+        );
         std::fs::remove_dir_all(&dir)?;
         Ok(())
     }

@@ -360,7 +360,10 @@ mod tests {
     fn failed_plugin() -> std::io::Result<kube::client::AuthError> {
         let mut command = std::process::Command::new("sh");
         command
-            .args(["-c", "echo 'token expired' >&2; echo '{\"partial\": \"creds\"}'; exit 3"])
+            .args([
+                "-c",
+                "echo 'token expired' >&2; echo '{\"partial\": \"creds\"}'; exit 3",
+            ])
             .env("CLIENT_SECRET", "hunter2");
         let out = command.output()?;
         Ok(kube::client::AuthError::AuthExecRun {
@@ -372,14 +375,25 @@ mod tests {
     #[test]
     fn a_failing_exec_plugin_is_told_like_kubectl_without_its_environment() -> std::io::Result<()> {
         let error = failed_plugin()?;
-        assert!(error.to_string().contains("hunter2"), "kube-rs's own text leaks");
+        assert!(
+            error.to_string().contains("hunter2"),
+            "kube-rs's own text leaks"
+        );
         assert_eq!(
             exec_failure(&error, "get-token").as_deref(),
-            Some("getting credentials: exec: executable get-token failed with exit code 3, writing on stderr:\n  token expired")
+            Some(
+                "getting credentials: exec: executable get-token failed with exit code 3, writing on stderr:\n  token expired"
+            )
         );
         let message = chain(&kube::Error::Auth(failed_plugin()?));
-        assert!(message.starts_with("getting credentials: exec: executable "), "{message}");
-        assert!(!message.contains("hunter2") && !message.contains("partial"), "{message}");
+        assert!(
+            message.starts_with("getting credentials: exec: executable "),
+            "{message}"
+        );
+        assert!(
+            !message.contains("hunter2") && !message.contains("partial"),
+            "{message}"
+        );
         let unreachable = Error::kube("reading the server version", kube::Error::Auth(error));
         assert!(!chain(&unreachable).contains("hunter2"));
         assert_eq!(unreachable.exit(), Exit::Unreachable);

@@ -277,9 +277,15 @@ impl Cell {
 /// are never wrapped.
 pub fn table(printer: &Printer, indent: u16, headers: &[&str], rows: &[Vec<Cell>]) -> String {
     let mut table = comfy_table::Table::new();
-    table.load_preset(presets::NOTHING).set_header(headers.to_vec());
+    table
+        .load_preset(presets::NOTHING)
+        .set_header(headers.to_vec());
     for row in rows {
-        table.add_row(row.iter().take(headers.len()).map(|cell| printer.cell(cell)));
+        table.add_row(
+            row.iter()
+                .take(headers.len())
+                .map(|cell| printer.cell(cell)),
+        );
     }
     printer.lay_out(&mut table, indent, &vec![3; headers.len()]);
     lines(&table)
@@ -321,7 +327,10 @@ impl Printer {
 
 /// The table's lines, without trailing spaces, each ending in a newline.
 pub fn lines(table: &comfy_table::Table) -> String {
-    table.lines().map(|line| format!("{}\n", line.trim_end())).collect()
+    table
+        .lines()
+        .map(|line| format!("{}\n", line.trim_end()))
+        .collect()
 }
 
 #[cfg(test)]

@@ -90,7 +90,16 @@ async fn plugin(args: &[&str], kubeconfig: &Path, path: Option<OsString>) -> any
         .args(args)
         .env("KUBECONFIG", kubeconfig)
         .stdin(Stdio::null());
-    for proxy in ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"] {
+    for proxy in [
+        "HTTPS_PROXY",
+        "https_proxy",
+        "HTTP_PROXY",
+        "http_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+        "NO_PROXY",
+        "no_proxy",
+    ] {
         command.env_remove(proxy);
     }
     if let Some(path) = path {
@@ -123,7 +132,12 @@ async fn proxy_url_http_and_socks5_carry_the_requests() -> anyhow::Result<()> {
             user_of_cluster("admin")?,
         )?;
         let run = plugin(&["version"], &config, None).await?.expect_code(0)?;
-        assert!(run.stdout.contains("Server:   v1."), "{}: {}", proxy.url, run.stdout);
+        assert!(
+            run.stdout.contains("Server:   v1."),
+            "{}: {}",
+            proxy.url,
+            run.stdout
+        );
         assert!(
             proxy.tunnels().contains(&api_address()?),
             "{} opened no tunnel to the API server: {:?}",
@@ -134,7 +148,11 @@ async fn proxy_url_http_and_socks5_carry_the_requests() -> anyhow::Result<()> {
         drop(proxy);
         // With the proxy gone the cluster is unreachable: the requests did go through it.
         let run = plugin(&["version"], &config, None).await?.expect_code(5)?;
-        assert!(run.stderr.contains("cannot reach the cluster"), "{url}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("cannot reach the cluster"),
+            "{url}: {}",
+            run.stderr
+        );
     }
     Ok(())
 }
@@ -235,8 +253,8 @@ async fn exec_plugins_are_not_interactive_without_a_terminal() -> anyhow::Result
 }
 
 #[tokio::test]
-async fn version_prints_the_plugin_version_without_a_kubeconfig_or_a_cluster()
--> anyhow::Result<()> {
+async fn version_prints_the_plugin_version_without_a_kubeconfig_or_a_cluster() -> anyhow::Result<()>
+{
     let scratch = Scratch::new()?;
     let missing = scratch.0.join("no-such-kubeconfig");
     let run = plugin(&["version"], &missing, None).await?.expect_code(5)?;
@@ -253,15 +271,24 @@ async fn version_prints_the_plugin_version_without_a_kubeconfig_or_a_cluster()
         .await?
         .expect_code(5)?;
     let printed: Value = serde_json::from_str(&run.stdout)?;
-    assert!(printed["plugin"].is_string() && printed.get("server").is_none(), "{printed}");
-    assert!(run.stderr.contains("cannot reach the cluster"), "{}", run.stderr);
+    assert!(
+        printed["plugin"].is_string() && printed.get("server").is_none(),
+        "{printed}"
+    );
+    assert!(
+        run.stderr.contains("cannot reach the cluster"),
+        "{}",
+        run.stderr
+    );
     Ok(())
 }
 
 /// `PATH` with `first` directories, then the built plugin's, then the test's.
 fn path_with(first: &[&Path]) -> anyhow::Result<OsString> {
     let mut dirs: Vec<PathBuf> = first.iter().map(|p| p.to_path_buf()).collect();
-    dirs.extend(std::env::split_paths(&infera_e2e::plugin::path_with_plugin()?));
+    dirs.extend(std::env::split_paths(
+        &infera_e2e::plugin::path_with_plugin()?,
+    ));
     Ok(std::env::join_paths(dirs)?)
 }
 
@@ -283,7 +310,12 @@ async fn doctor_checks_the_kubectl_and_the_kubectl_infera_on_path() -> anyhow::R
     let report: Value = serde_json::from_str(&run.stdout)?;
     let kubectl = check(&report, "INF003");
     assert_eq!(kubectl["severity"], "pass", "{kubectl}");
-    assert!(kubectl["message"].as_str().unwrap_or_default().contains("within ±1 minor"));
+    assert!(
+        kubectl["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("within ±1 minor")
+    );
     let on_path = check(&report, "INF004");
     assert_eq!(on_path["severity"], "pass", "{on_path}");
 
@@ -296,7 +328,12 @@ async fn doctor_checks_the_kubectl_and_the_kubectl_infera_on_path() -> anyhow::R
         "kubectl",
         r#"echo '{"clientVersion": {"major": "1", "minor": "30", "gitVersion": "v1.30.0"}}'"#,
     )?;
-    let run = plugin(&["doctor", "-o", "json"], &config, Some(path_with(&[&other.0])?)).await?;
+    let run = plugin(
+        &["doctor", "-o", "json"],
+        &config,
+        Some(path_with(&[&other.0])?),
+    )
+    .await?;
     let report: Value = serde_json::from_str(&run.stdout)?;
     let on_path = check(&report, "INF004");
     assert_eq!(on_path["severity"], "warn", "{on_path}");
@@ -311,7 +348,10 @@ async fn doctor_checks_the_kubectl_and_the_kubectl_infera_on_path() -> anyhow::R
     let kubectl = check(&report, "INF003");
     assert_eq!(kubectl["severity"], "warn", "{kubectl}");
     assert!(
-        kubectl["message"].as_str().unwrap_or_default().starts_with("v1.30.0 ("),
+        kubectl["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("v1.30.0 ("),
         "{kubectl}"
     );
     Ok(())

@@ -117,7 +117,10 @@ pub fn parse_kubectl_version(path: String, json: &[u8]) -> Read<Kubectl> {
     Ok(Kubectl {
         major: number("major")?,
         minor: number("minor")?,
-        version: client["gitVersion"].as_str().unwrap_or_default().to_string(),
+        version: client["gitVersion"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
         path,
     })
 }

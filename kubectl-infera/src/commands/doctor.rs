@@ -517,11 +517,11 @@ fn category_table(printer: &Printer, checks: &[&Check]) -> String {
             printer.cell(&Cell::from(c.name)),
             printer.cell(&Cell::from(c.message.as_str())),
         ]);
-        let under = c
-            .details
-            .iter()
-            .map(|d| Cell::from(d.as_str()))
-            .chain(c.hint.iter().map(|h| Cell::styled(format!("hint: {h}"), Some(Style::Dim))));
+        let under = c.details.iter().map(|d| Cell::from(d.as_str())).chain(
+            c.hint
+                .iter()
+                .map(|h| Cell::styled(format!("hint: {h}"), Some(Style::Dim))),
+        );
         for cell in under {
             table.add_row(vec![
                 comfy_table::Cell::new(""),
@@ -578,11 +578,23 @@ mod tests {
             hint: None,
             details: vec![],
         };
-        let mut warn = check("INF004", "kubernetes", "plugin-path", Severity::Warn, "2 copies");
+        let mut warn = check(
+            "INF004",
+            "kubernetes",
+            "plugin-path",
+            Severity::Warn,
+            "2 copies",
+        );
         warn.details = vec!["/opt/bin/kubectl-infera".into()];
         warn.hint = Some("remove the other copies".into());
         let report = report(vec![
-            check("INF001", "kubernetes", "kubeconfig", Severity::Pass, "context \"admin\""),
+            check(
+                "INF001",
+                "kubernetes",
+                "kubeconfig",
+                Severity::Pass,
+                "context \"admin\"",
+            ),
             warn,
             check("INF101", "infera", "crd", Severity::Pass, "installed"),
         ]);

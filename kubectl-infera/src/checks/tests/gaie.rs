@@ -95,8 +95,8 @@ fn installed_gaie_crds_are_checked_at_cluster_level_only() {
         ids,
         [
             "INF001", "INF002", "INF003", "INF004", "INF101", "INF102", "INF103", "INF201",
-            "INF202", "INF211",
-            "INF212", "INF301", "INF302", "INF303", "INF401", "INF402", "INF501"
+            "INF202", "INF211", "INF212", "INF301", "INF302", "INF303", "INF401", "INF402",
+            "INF501"
         ]
     );
     assert_eq!(

@@ -372,8 +372,7 @@ fn image_pinning_is_checked_only_for_a_spec() {
         ids,
         [
             "INF001", "INF002", "INF003", "INF004", "INF101", "INF102", "INF103", "INF201",
-            "INF202", "INF301",
-            "INF302", "INF303", "INF304", "INF401", "INF402", "INF501"
+            "INF202", "INF301", "INF302", "INF303", "INF304", "INF401", "INF402", "INF501"
         ]
     );
     let pinning = by_id(&checks, "INF304");
@@ -441,7 +440,9 @@ fn kubectl_within_one_minor_of_the_server_passes_and_further_warns() {
             with(Ok(Some(kubectl_at(minor)))),
             (
                 Severity::Warn,
-                format!("v1.{minor}.2 (/usr/bin/kubectl) is outside the supported skew of the server's v1.36.3 (±1 minor)"),
+                format!(
+                    "v1.{minor}.2 (/usr/bin/kubectl) is outside the supported skew of the server's v1.36.3 (±1 minor)"
+                ),
                 hint.clone()
             )
         );
@@ -450,10 +451,7 @@ fn kubectl_within_one_minor_of_the_server_passes_and_further_warns() {
         with(Ok(None)),
         (Severity::Warn, "no kubectl on PATH".into(), hint.clone())
     );
-    assert_eq!(
-        with(Err("exit 1".into())).0,
-        Severity::Warn
-    );
+    assert_eq!(with(Err("exit 1".into())).0, Severity::Warn);
 }
 
 #[test]
@@ -486,7 +484,10 @@ fn another_kubectl_infera_on_path_is_reported_like_kubectl_plugin_list() {
     let only = with(vec![plugin("/build/kubectl-infera", true)]);
     assert_eq!(
         (only.severity, only.message.as_str()),
-        (Severity::Pass, "`kubectl infera` runs this binary (/build/kubectl-infera)")
+        (
+            Severity::Pass,
+            "`kubectl infera` runs this binary (/build/kubectl-infera)"
+        )
     );
     let shadowed = with(vec![
         plugin("/usr/local/bin/kubectl-infera", false),
