@@ -2,14 +2,21 @@
 //! test cluster: `proxy-url` (HTTP and SOCKS5 proxies of the test on loopback), a `tokenFile`
 //! ending in a newline, exec credential plugins (interactivity, a failing one whose `env` holds a
 //! secret), and `version` without a kubeconfig or a reachable cluster. Then `doctor`'s INF003
-//! (the `kubectl` on PATH against the server) and INF004 (another `kubectl-infera` on PATH).
+//! (the `kubectl` on PATH against the server) and INF004 (another `kubectl-infera` on PATH), and
+//! the progress spinner: on a terminal only.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::time::Duration;
 
 use anyhow::Context as _;
-use infera_e2e::{binary, kubeconfig_path, plugin::Run, proxy::Proxy, unique_suffix};
+use infera_e2e::{
+    binary, kubeconfig_path,
+    plugin::{Pty, Run},
+    proxy::Proxy,
+    unique_suffix,
+};
 use serde_json::{Value, json};
 
 /// A directory of its own for a test's files, removed afterwards.
@@ -353,6 +360,37 @@ async fn doctor_checks_the_kubectl_and_the_kubectl_infera_on_path() -> anyhow::R
             .unwrap_or_default()
             .starts_with("v1.30.0 ("),
         "{kubectl}"
+    );
+    Ok(())
+}
+
+/// Whether `text` holds a frame of indicatif's default spinner (braille patterns).
+fn has_spinner(text: &str) -> bool {
+    text.chars().any(|c| ('\u{2801}'..='\u{28ff}').contains(&c))
+}
+
+#[tokio::test]
+async fn progress_is_a_spinner_on_a_terminal_and_nothing_when_piped() -> anyhow::Result<()> {
+    // On a terminal: what init waits for, behind a spinner, on the terminal.
+    let mut pty = Pty::spawn("kubectl infera init --wait --timeout 2m")?;
+    pty.expect("waiting for", Duration::from_secs(60)).await?;
+    let screen = pty.screen();
+    assert_eq!(pty.wait(Duration::from_secs(150)).await?, 0, "{screen}");
+    assert!(
+        has_spinner(&screen),
+        "no spinner on the terminal:\n{screen}"
+    );
+
+    // Piped: the same command shows no progress at all, only its result.
+    let run = infera_e2e::plugin::kubectl(&["infera", "init", "--wait", "--timeout", "2m"])
+        .await?
+        .expect_code(0)?;
+    assert!(
+        !has_spinner(&run.stderr)
+            && !run.stderr.contains("waiting for")
+            && !run.stderr.contains('\x1b'),
+        "progress leaked off a terminal:\n{}",
+        run.stderr
     );
     Ok(())
 }
