@@ -8,7 +8,7 @@
 //! | 2 | usage: bad flags, or missing flags where no terminal allows a prompt |
 //! | 3 | timed out (`--wait`) |
 //! | 4 | conflict or refused: a field owned by another manager, the version-skew guard, `uninstall` while deployments exist |
-//! | 5 | cluster unreachable, or kubeconfig/credentials unusable |
+//! | 5 | cluster unreachable, or kubeconfig/credentials unusable (a failing exec plugin, a 401) |
 //! | 130 | interrupted |
 
 use std::{path::PathBuf, process::ExitCode};
