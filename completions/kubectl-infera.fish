@@ -222,7 +222,7 @@ complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand version" -
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand version" -l client -d 'Only the plugin\'s version; contact no cluster'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand version" -s h -l help -d 'Print help'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand version" -s V -l version -d 'Print version'
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand completion" -l install-shim -d 'Write the `kubectl_complete-infera` shim into DIR (default: ${KREW_ROOT:-~/.krew}/bin), so `kubectl infera <TAB>` completes' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand completion" -l install-shim -d 'Write the `kubectl_complete-infera` shim into DIR (default: Krew\'s bin directory: $KREW_ROOT/bin, else where `kubectl-krew` is on PATH, else ~/.krew/bin), so `kubectl infera <TAB>` completes' -r -F
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand completion" -l cluster -d 'The kubeconfig cluster to use' -r

@@ -247,7 +247,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             break
         }
         'kubectl-infera;completion' {
-            [CompletionResult]::new('--install-shim', '--install-shim', [CompletionResultType]::ParameterName, 'Write the `kubectl_complete-infera` shim into DIR (default: ${KREW_ROOT:-~/.krew}/bin), so `kubectl infera <TAB>` completes')
+            [CompletionResult]::new('--install-shim', '--install-shim', [CompletionResultType]::ParameterName, 'Write the `kubectl_complete-infera` shim into DIR (default: Krew''s bin directory: $KREW_ROOT/bin, else where `kubectl-krew` is on PATH, else ~/.krew/bin), so `kubectl infera <TAB>` completes')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
             [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')

@@ -5,6 +5,8 @@
 //! |---|---|
 //! | INF001 | kubeconfig loads, context resolved |
 //! | INF002 | API reachable, server version supported |
+//! | INF003 | the `kubectl` on PATH is within ±1 minor version of the server |
+//! | INF004 | `kubectl infera` runs this binary; no other `kubectl-infera` on PATH shadows it |
 //! | INF101 | InferaDeployment CRD installed and Established |
 //! | INF102 | CRD and operator versions match the plugin |
 //! | INF103 | operator Deployment available, no crash loop |
@@ -27,6 +29,7 @@ mod gaie;
 mod gpu;
 mod images;
 mod infera;
+mod kubectl;
 mod kubernetes;
 mod lws;
 mod permissions;
@@ -44,6 +47,7 @@ use serde::Serialize;
 
 pub use gaie::{GaieFacts, gateway_crd_name, gateway_namespace, needs_namespace_labels};
 pub use gpu::AMD_DRA;
+pub use kubectl::{Kubectl, PluginOnPath, parse_kubectl_version};
 pub use permissions::{Need, deploy_needs, init_needs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -81,6 +85,10 @@ pub struct Facts {
     pub kubeconfig: Option<Read<String>>,
     /// `gitVersion` and minor version, or why the API is unreachable.
     pub server: Option<Read<(String, u32)>>,
+    /// The `kubectl` on PATH (`None` inside: there is none).
+    pub kubectl: Option<Read<Option<Kubectl>>>,
+    /// This binary's path, and every `kubectl-infera` on PATH in PATH order.
+    pub plugins_on_path: Option<(String, Vec<PluginOnPath>)>,
     pub infera_crd: Option<Read<Option<CustomResourceDefinition>>>,
     pub operator: Option<Read<Option<Deployment>>>,
     pub operator_pods: Vec<Pod>,

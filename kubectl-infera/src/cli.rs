@@ -169,7 +169,8 @@ pub struct CompletionArgs {
     /// Shell to print the completion script for.
     #[arg(value_enum, required_unless_present = "install_shim")]
     pub shell: Option<Shell>,
-    /// Write the `kubectl_complete-infera` shim into DIR (default: ${KREW_ROOT:-~/.krew}/bin), so
+    /// Write the `kubectl_complete-infera` shim into DIR (default: Krew's bin directory:
+    /// $KREW_ROOT/bin, else where `kubectl-krew` is on PATH, else ~/.krew/bin), so
     /// `kubectl infera <TAB>` completes.
     #[arg(long = "install-shim", value_name = "DIR", num_args = 0..=1, default_missing_value = "")]
     pub install_shim: Option<PathBuf>,

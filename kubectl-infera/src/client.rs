@@ -5,12 +5,16 @@
 //! [`connect`] is the only way in: it reads the kubeconfig and resolves the context and namespace
 //! once, into a [`Kube`] that a command passes down to everything that needs the cluster or says
 //! where it is (`deploy`: the wizard's defaults and confirmation, the apply, the wait).
+//!
+//! Where kube-rs reads a kubeconfig differently from kubectl, [`kubectl_parity`] makes it read it
+//! as kubectl does (a token file's surrounding whitespace, an exec plugin's interactivity); a
+//! failing exec plugin is reported by [`crate::error::chain`] as kubectl reports it.
 
-use std::path::PathBuf;
+use std::{io::IsTerminal, path::PathBuf, sync::OnceLock};
 
 use kube::{
     Client, Config,
-    config::{KubeConfigOptions, Kubeconfig},
+    config::{AuthInfo, ExecInteractiveMode, KubeConfigOptions, Kubeconfig},
 };
 
 use crate::{
@@ -108,7 +112,64 @@ async fn config(global: &GlobalArgs) -> Result<(Config, String)> {
     if let Some(namespace) = &global.namespace {
         config.default_namespace = namespace.clone();
     }
+    kubectl_parity(&mut config.auth_info, std::io::stdin().is_terminal())
+        .map_err(|e| Error::Kubeconfig(format!("context {context:?}: {e}")))?;
     Ok((config, context))
+}
+
+/// The exec credential plugin's command of the user in use, for [`crate::error::chain`]: kube-rs
+/// reports a failing plugin with a debug dump of the whole command, environment included, so the
+/// error names the command from here instead.
+static EXEC_COMMAND: OnceLock<String> = OnceLock::new();
+
+/// The exec credential plugin's command, when the user in use has one.
+pub fn exec_command() -> Option<&'static str> {
+    EXEC_COMMAND.get().map(String::as_str)
+}
+
+/// Makes kube-rs (5.0) use the user's credentials as kubectl (client-go 0.36) does:
+///
+/// - A `tokenFile` is trimmed of surrounding whitespace (client-go `transport/token_source.go`,
+///   `fileTokenSource.Token`: `strings.TrimSpace`); kube-rs sends the file as is
+///   (`client/auth/mod.rs`, `TokenFile::new`), so a token ending in a newline is not a valid
+///   header. Such a file is read once here; a file without the whitespace is left to kube-rs,
+///   which re-reads it every minute (rotated ServiceAccount tokens).
+/// - An exec plugin is interactive only when stdin is a terminal (client-go
+///   `plugin/pkg/client/auth/exec/exec.go`, `isInteractive`: `IfAvailable` means "if stdin is a
+///   terminal", `Always` without one fails); kube-rs treats every mode but `Never` as interactive.
+fn kubectl_parity(auth: &mut AuthInfo, stdin_tty: bool) -> std::result::Result<(), String> {
+    if auth.token.is_none()
+        && let Some(file) = auth.token_file.clone()
+    {
+        let raw = std::fs::read_to_string(&file)
+            .map_err(|e| format!("cannot read tokenFile {file}: {e}"))?;
+        let token = raw.trim();
+        if token.is_empty() {
+            return Err(format!("tokenFile {file} is empty"));
+        }
+        if token.len() != raw.len() {
+            auth.token = Some(token.to_string().into());
+            auth.token_file = None;
+        }
+    }
+    if let Some(exec) = &mut auth.exec {
+        if let Some(command) = &exec.command {
+            let _ = EXEC_COMMAND.set(command.clone());
+        }
+        match (&exec.interactive_mode, stdin_tty) {
+            (Some(ExecInteractiveMode::Always), false) => {
+                return Err(
+                    "getting credentials: exec plugin cannot support interactive mode: standard input is not a terminal"
+                        .into(),
+                );
+            }
+            (Some(ExecInteractiveMode::Never), _) | (_, true) => {}
+            (None | Some(ExecInteractiveMode::IfAvailable), false) => {
+                exec.interactive_mode = Some(ExecInteractiveMode::Never);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Connects (lazily: no request is made until the first call).
@@ -123,4 +184,89 @@ pub async fn connect(global: &GlobalArgs) -> Result<Kube> {
         namespace_explicit: global.namespace.is_some(),
         context,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use kube::config::ExecConfig;
+    use secrecy::ExposeSecret;
+
+    use super::*;
+
+    fn exec_user(mode: Option<ExecInteractiveMode>) -> AuthInfo {
+        AuthInfo {
+            exec: Some(ExecConfig {
+                command: Some("get-token".into()),
+                interactive_mode: mode,
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    fn mode(auth: &AuthInfo) -> Option<ExecInteractiveMode> {
+        auth.exec.as_ref().and_then(|e| e.interactive_mode.clone())
+    }
+
+    #[test]
+    fn exec_plugins_are_interactive_only_on_a_terminal_like_kubectl() {
+        use ExecInteractiveMode::{Always, IfAvailable, Never};
+        for (given, tty, expected) in [
+            (None, false, Some(Never)),
+            (Some(IfAvailable), false, Some(Never)),
+            (Some(Never), false, Some(Never)),
+            (None, true, None),
+            (Some(IfAvailable), true, Some(IfAvailable)),
+            (Some(Always), true, Some(Always)),
+        ] {
+            let mut auth = exec_user(given.clone());
+            assert_eq!(kubectl_parity(&mut auth, tty), Ok(()), "{given:?} {tty}");
+            assert_eq!(mode(&auth), expected, "{given:?} tty={tty}");
+        }
+        let mut always = exec_user(Some(Always));
+        assert_eq!(
+            kubectl_parity(&mut always, false),
+            Err("getting credentials: exec plugin cannot support interactive mode: standard input is not a terminal".into())
+        );
+        assert_eq!(exec_command(), Some("get-token"));
+    }
+
+    #[test]
+    fn a_token_file_is_trimmed_like_kubectl() -> std::result::Result<(), Box<dyn std::error::Error>>
+    {
+        let dir = std::env::temp_dir().join(format!("infera-token-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)?;
+        let user = |file: &Path| AuthInfo {
+            token_file: Some(file.display().to_string()),
+            ..Default::default()
+        };
+        let newline = dir.join("newline");
+        std::fs::write(&newline, "abc.def\n")?;
+        let mut auth = user(&newline);
+        kubectl_parity(&mut auth, false)?;
+        assert_eq!(
+            auth.token.as_ref().map(|t| t.expose_secret().to_string()),
+            Some("abc.def".into())
+        );
+        assert_eq!(auth.token_file, None);
+
+        let clean = dir.join("clean");
+        std::fs::write(&clean, "abc.def")?;
+        let mut auth = user(&clean);
+        kubectl_parity(&mut auth, false)?;
+        assert!(auth.token.is_none(), "left to kube-rs, which re-reads it");
+        assert_eq!(auth.token_file, Some(clean.display().to_string()));
+
+        let blank = dir.join("blank");
+        std::fs::write(&blank, " \n")?;
+        let error = kubectl_parity(&mut user(&blank), false).err();
+        assert_eq!(
+            error,
+            Some(format!("tokenFile {} is empty", blank.display()))
+        );
+        std::fs::remove_dir_all(&dir)?;
+        Ok(())
+    }
 }

@@ -8,7 +8,7 @@
 //! | 2 | usage: bad flags, or missing flags where no terminal allows a prompt |
 //! | 3 | timed out (`--wait`) |
 //! | 4 | conflict or refused: a field owned by another manager, the version-skew guard, `uninstall` while deployments exist |
-//! | 5 | cluster unreachable, or kubeconfig/credentials unusable |
+//! | 5 | cluster unreachable, or kubeconfig/credentials unusable (a failing exec plugin, a 401) |
 //! | 130 | interrupted |
 
 use std::{path::PathBuf, process::ExitCode};
@@ -149,6 +149,8 @@ impl Error {
     pub fn exit(&self) -> Exit {
         match self {
             Self::Usage(_) => Exit::Usage,
+            // The server refused the credentials: they are unusable.
+            Self::Api { code: 401, .. } => Exit::Unreachable,
             Self::ReadFile { .. }
             | Self::WriteFile { .. }
             | Self::Yaml { .. }
@@ -209,7 +211,7 @@ impl Error {
             }
             kube::Error::Auth(e) => Self::Unreachable {
                 context: action,
-                message: format!("authentication failed: {e}"),
+                message: format!("authentication failed: {}", chain(&e)),
             },
             other @ (kube::Error::HyperError(_)
             | kube::Error::Service(_)
@@ -226,8 +228,22 @@ impl Error {
     }
 }
 
-/// An error with its sources, `a: b: c`.
-pub fn chain(error: &dyn std::error::Error) -> String {
+/// An error with its sources, `a: b: c`. A failing exec credential plugin anywhere in the chain
+/// is the whole message, told as kubectl tells it ([`exec_failure`]): kube-rs's own text for it
+/// is a debug dump of the command with every environment variable of the kubeconfig's `exec`
+/// section, which hold secrets.
+pub fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut level = Some(error);
+    while let Some(e) = level {
+        let command = crate::client::exec_command().unwrap_or("of the kubeconfig's exec section");
+        if let Some(message) = e
+            .downcast_ref::<kube::client::AuthError>()
+            .and_then(|e| exec_failure(e, command))
+        {
+            return message;
+        }
+        level = e.source();
+    }
     let mut parts = vec![error.to_string()];
     let mut source = error.source();
     while let Some(e) = source {
@@ -238,6 +254,36 @@ pub fn chain(error: &dyn std::error::Error) -> String {
         source = e.source();
     }
     parts.join(": ")
+}
+
+/// A failing exec credential plugin as kubectl (client-go 0.36,
+/// `plugin/pkg/client/auth/exec/exec.go`, `wrapCmdRunErrorLocked`) says it: `getting credentials:
+/// exec: executable CMD failed with exit code N`, then what the plugin wrote on stderr (kubectl
+/// shows it as the plugin writes it). Never the plugin's environment or stdout.
+fn exec_failure(error: &kube::client::AuthError, command: &str) -> Option<String> {
+    use kube::client::AuthError;
+    match error {
+        AuthError::AuthExecRun { out, .. } => {
+            let status = match out.status.code() {
+                Some(code) => format!("failed with exit code {code}"),
+                None => format!("failed: {}", out.status),
+            };
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let said = indent(stderr.trim_end());
+            let said = if said.trim().is_empty() {
+                String::new()
+            } else {
+                format!(", writing on stderr:\n{said}")
+            };
+            Some(format!(
+                "getting credentials: exec: executable {command} {status}{said}"
+            ))
+        }
+        AuthError::AuthExecStart(e) if e.kind() == std::io::ErrorKind::NotFound => Some(format!(
+            "getting credentials: exec: executable {command} not found"
+        )),
+        _ => None,
+    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -269,6 +315,13 @@ mod tests {
             4
         );
         assert_eq!(Error::Kubeconfig("x".into()).exit() as u8, 5);
+        let unauthorized = |code| Error::Api {
+            action: "listing".into(),
+            message: "Unauthorized".into(),
+            code,
+        };
+        assert_eq!(unauthorized(401).exit() as u8, 5);
+        assert_eq!(unauthorized(403).exit() as u8, 1);
         assert_eq!(Error::Interrupted.exit() as u8, 130);
         assert_eq!(Error::ChecksFailed { failed: 2 }.exit() as u8, 1);
         assert_eq!(Error::WatchEnded { what: "x".into() }.exit() as u8, 1);
@@ -301,6 +354,55 @@ mod tests {
         );
         assert!(Error::ChecksFailed { failed: 1 }.already_reported());
         assert!(!serialize.already_reported());
+    }
+
+    /// A real failed run of a plugin whose kubeconfig `env` holds a secret.
+    fn failed_plugin() -> std::io::Result<kube::client::AuthError> {
+        let mut command = std::process::Command::new("sh");
+        command
+            .args([
+                "-c",
+                "echo 'token expired' >&2; echo '{\"partial\": \"creds\"}'; exit 3",
+            ])
+            .env("CLIENT_SECRET", "hunter2");
+        let out = command.output()?;
+        Ok(kube::client::AuthError::AuthExecRun {
+            cmd: format!("{command:?}"),
+            out: Box::new(out),
+        })
+    }
+
+    #[test]
+    fn a_failing_exec_plugin_is_told_like_kubectl_without_its_environment() -> std::io::Result<()> {
+        let error = failed_plugin()?;
+        assert!(
+            error.to_string().contains("hunter2"),
+            "kube-rs's own text leaks"
+        );
+        assert_eq!(
+            exec_failure(&error, "get-token").as_deref(),
+            Some(
+                "getting credentials: exec: executable get-token failed with exit code 3, writing on stderr:\n  token expired"
+            )
+        );
+        let message = chain(&kube::Error::Auth(failed_plugin()?));
+        assert!(
+            message.starts_with("getting credentials: exec: executable "),
+            "{message}"
+        );
+        assert!(
+            !message.contains("hunter2") && !message.contains("partial"),
+            "{message}"
+        );
+        let unreachable = Error::kube("reading the server version", kube::Error::Auth(error));
+        assert!(!chain(&unreachable).contains("hunter2"));
+        assert_eq!(unreachable.exit(), Exit::Unreachable);
+        let missing = kube::client::AuthError::AuthExecStart(std::io::ErrorKind::NotFound.into());
+        assert_eq!(
+            exec_failure(&missing, "get-token").as_deref(),
+            Some("getting credentials: exec: executable get-token not found")
+        );
+        Ok(())
     }
 
     #[test]

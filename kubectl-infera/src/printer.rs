@@ -1,8 +1,15 @@
 //! All output goes through one [`Printer`]: data on stdout, progress and diagnostics on stderr,
 //! colour only when asked for or on a terminal without `NO_COLOR`, progress only on a terminal.
+//! Tables are `comfy-table`'s, laid out like `kubectl get`; progress is an `indicatif` spinner.
 
-use std::io::{IsTerminal, Write};
+use std::{
+    io::{IsTerminal, Write},
+    sync::{Arc, Mutex, MutexGuard, PoisonError},
+    time::Duration,
+};
 
+use comfy_table::{Attribute, Color, ContentArrangement, presets};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
 use crate::{
@@ -30,6 +37,17 @@ impl Style {
             Self::Bold => "1",
         }
     }
+
+    /// The same style on a table cell.
+    fn on(self, cell: comfy_table::Cell) -> comfy_table::Cell {
+        match self {
+            Self::Good => cell.fg(Color::Green),
+            Self::Warn => cell.fg(Color::Yellow),
+            Self::Bad => cell.fg(Color::Red),
+            Self::Dim => cell.add_attribute(Attribute::Dim),
+            Self::Bold => cell.add_attribute(Attribute::Bold),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -39,6 +57,8 @@ pub struct Printer {
     stdin_tty: bool,
     stdout_tty: bool,
     stderr_tty: bool,
+    /// The spinner on stderr while something is in progress; only ever set on a terminal.
+    spinner: Arc<Mutex<Option<ProgressBar>>>,
 }
 
 impl Printer {
@@ -53,6 +73,7 @@ impl Printer {
             stdin_tty: std::io::stdin().is_terminal(),
             stdout_tty,
             stderr_tty,
+            spinner: Arc::default(),
         }
     }
 
@@ -65,6 +86,7 @@ impl Printer {
             stdin_tty: false,
             stdout_tty: false,
             stderr_tty: false,
+            spinner: Arc::default(),
         }
     }
 
@@ -87,20 +109,24 @@ impl Printer {
         paint(self.color_err, style, text)
     }
 
-    /// Writes data to stdout. A closed pipe (`| head`) is not an error.
+    /// Writes data to stdout (with the spinner off the screen). A closed pipe (`| head`) is not an
+    /// error.
     pub fn out(&self, text: &str) {
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(text.as_bytes());
-        if !text.ends_with('\n') && !text.is_empty() {
-            let _ = out.write_all(b"\n");
-        }
-        let _ = out.flush();
+        self.above_progress(|| {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            if !text.ends_with('\n') && !text.is_empty() {
+                let _ = out.write_all(b"\n");
+            }
+            let _ = out.flush();
+        });
     }
 
-    /// Writes a diagnostic line to stderr.
+    /// Writes a diagnostic line to stderr, above the spinner if one runs.
     pub fn note(&self, text: &str) {
-        self.clear_progress();
-        let _ = writeln!(std::io::stderr().lock(), "{text}");
+        self.above_progress(|| {
+            let _ = writeln!(std::io::stderr().lock(), "{text}");
+        });
     }
 
     pub fn warn(&self, text: &str) {
@@ -110,8 +136,10 @@ impl Printer {
         ));
     }
 
-    /// An error with every cause in its chain (`what: why: underlying`), on stderr.
+    /// An error with every cause in its chain (`what: why: underlying`), on stderr; it ends any
+    /// progress.
     pub fn error(&self, error: &Error) {
+        self.clear_progress();
         self.note(&format!(
             "{} {}",
             self.paint_err(Style::Bad, "error:"),
@@ -119,18 +147,23 @@ impl Printer {
         ));
     }
 
-    /// A transient progress line on a terminal (overwritten by the next one); nothing otherwise.
+    /// Progress on a terminal: a spinner with `text` on stderr (the text replaces the previous
+    /// one); nothing otherwise.
     pub fn progress(&self, text: &str) {
-        if self.stderr_tty {
-            let mut err = std::io::stderr().lock();
-            let width = 120;
-            let line: String = text.chars().take(width).collect();
-            let _ = write!(err, "\r\x1b[2K{}", line);
-            let _ = err.flush();
+        if !self.stderr_tty {
+            return;
         }
+        let mut spinner = self.spinner();
+        let bar = spinner.get_or_insert_with(|| {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
+                .with_style(ProgressStyle::default_spinner());
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar
+        });
+        bar.set_message(text.to_string());
     }
 
-    /// Progress that matters in logs too: overwritten on a terminal, one line each otherwise.
+    /// Progress that matters in logs too: the spinner on a terminal, one line each otherwise.
     pub fn progress_or_line(&self, text: &str) {
         if self.stderr_tty {
             self.progress(text);
@@ -139,9 +172,22 @@ impl Printer {
         }
     }
 
+    /// Ends the progress display (the spinner leaves no trace).
     pub fn clear_progress(&self) {
-        if self.stderr_tty {
-            let _ = write!(std::io::stderr().lock(), "\r\x1b[2K");
+        if let Some(bar) = self.spinner().take() {
+            bar.finish_and_clear();
+        }
+    }
+
+    fn spinner(&self) -> MutexGuard<'_, Option<ProgressBar>> {
+        self.spinner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Runs `write` with the spinner hidden, so that output never mixes with it.
+    fn above_progress(&self, write: impl FnOnce()) {
+        match self.spinner().as_ref() {
+            Some(bar) => bar.suspend(write),
+            None => write(),
         }
     }
 
@@ -226,36 +272,65 @@ impl Cell {
     }
 }
 
-/// kubectl-style columns: upper-case headers, three spaces between columns, no trailing spaces.
-pub fn table(printer: &Printer, headers: &[&str], rows: &[Vec<Cell>]) -> String {
-    let columns = headers.len();
-    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+/// kubectl-style columns: upper-case headers, three spaces between columns, no borders and no
+/// trailing spaces, `indent` spaces in. On a terminal, long cells wrap to its width; piped, lines
+/// are never wrapped.
+pub fn table(printer: &Printer, indent: u16, headers: &[&str], rows: &[Vec<Cell>]) -> String {
+    let mut table = comfy_table::Table::new();
+    table
+        .load_preset(presets::NOTHING)
+        .set_header(headers.to_vec());
     for row in rows {
-        for (i, cell) in row.iter().enumerate().take(columns) {
-            widths[i] = widths[i].max(cell.text.chars().count());
+        table.add_row(
+            row.iter()
+                .take(headers.len())
+                .map(|cell| printer.cell(cell)),
+        );
+    }
+    printer.lay_out(&mut table, indent, &vec![3; headers.len()]);
+    lines(&table)
+}
+
+impl Printer {
+    /// A table cell, styled when colour is on for stdout.
+    pub fn cell(&self, cell: &Cell) -> comfy_table::Cell {
+        let plain = comfy_table::Cell::new(&cell.text);
+        match cell.style {
+            Some(style) if self.color_out => style.on(plain),
+            _ => plain,
         }
     }
-    let mut out = String::new();
-    let header_cells: Vec<Cell> = headers.iter().map(|h| Cell::from(*h)).collect();
-    for row in std::iter::once(&header_cells).chain(rows) {
-        let mut line = String::new();
-        for (i, cell) in row.iter().enumerate().take(columns) {
-            let last = i + 1 == columns.min(row.len());
-            let pad = if last {
-                0
-            } else {
-                widths[i] - cell.text.chars().count() + 3
+
+    /// Sets `table` up for stdout: `indent` spaces before the first column, `gaps[i]` spaces after
+    /// column `i` (none after the last), wrapping to the terminal's width when stdout is one,
+    /// styling when colour is on.
+    pub fn lay_out(&self, table: &mut comfy_table::Table, indent: u16, gaps: &[u16]) {
+        let columns = table.column_count();
+        for (i, column) in table.column_iter_mut().enumerate() {
+            let left = if i == 0 { indent } else { 0 };
+            let right = match gaps.get(i) {
+                Some(gap) if i + 1 < columns => *gap,
+                _ => 0,
             };
-            match cell.style {
-                Some(style) => line.push_str(&printer.paint(style, &cell.text)),
-                None => line.push_str(&cell.text),
-            }
-            line.push_str(&" ".repeat(pad));
+            column.set_padding((left, right));
         }
-        out.push_str(line.trim_end());
-        out.push('\n');
+        table.set_content_arrangement(if self.stdout_tty {
+            ContentArrangement::Dynamic
+        } else {
+            ContentArrangement::Disabled
+        });
+        if self.color_out {
+            table.enforce_styling();
+        }
     }
-    out
+}
+
+/// The table's lines, without trailing spaces, each ending in a newline.
+pub fn lines(table: &comfy_table::Table) -> String {
+    table
+        .lines()
+        .map(|line| format!("{}\n", line.trim_end()))
+        .collect()
 }
 
 #[cfg(test)]
@@ -276,7 +351,7 @@ mod tests {
                 Cell::from(""),
             ],
         ];
-        let text = table(&Printer::plain(), &["NAME", "STATE", "READY"], &rows);
+        let text = table(&Printer::plain(), 0, &["NAME", "STATE", "READY"], &rows);
         assert_eq!(
             text,
             "NAME                 STATE       READY\ndemo                 Ready       3/3\na-much-longer-name   Deploying\n"

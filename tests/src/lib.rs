@@ -14,7 +14,8 @@
 //! * [`binary`] / [`Process`] — the workspace's built binaries and a child process that is killed
 //!   on drop;
 //! * [`apply_yaml`] — server-side apply of multi-document YAML (e.g. the shipped RBAC);
-//! * [`FakeNode`] — an extra kwok-managed node, e.g. for tests that need a node of their own.
+//! * [`FakeNode`] — an extra kwok-managed node, e.g. for tests that need a node of their own;
+//! * [`proxy::Proxy`] — an HTTP (`CONNECT`) or SOCKS5 proxy on loopback, for `proxy-url`.
 
 mod bins;
 mod clients;
@@ -25,6 +26,7 @@ mod namespace;
 mod nodes;
 pub mod operator;
 pub mod plugin;
+pub mod proxy;
 
 pub use bins::{Process, binary, target_dir, test_bin_dir};
 pub use clients::{

@@ -54,9 +54,18 @@ pub fn run(args: &CompletionArgs, printer: &Printer) -> Result<()> {
     Ok(())
 }
 
+/// Where the shim goes by default: Krew's bin directory — `$KREW_ROOT/bin`, else the directory of
+/// Krew's own `kubectl-krew` found on PATH (with `which`, as kubectl finds plugins), else
+/// `~/.krew/bin` — which is on PATH next to the `kubectl-infera` Krew installed.
 fn default_shim_dir() -> Result<PathBuf> {
     if let Some(root) = std::env::var_os("KREW_ROOT").filter(|r| !r.is_empty()) {
         return Ok(PathBuf::from(root).join("bin"));
+    }
+    if let Some(dir) = which::which("kubectl-krew")
+        .ok()
+        .and_then(|krew| krew.parent().map(PathBuf::from))
+    {
+        return Ok(dir);
     }
     std::env::var_os("HOME")
         .map(|h| PathBuf::from(h).join(".krew").join("bin"))

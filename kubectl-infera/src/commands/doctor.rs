@@ -30,12 +30,12 @@ use serde::Serialize;
 
 use crate::{
     bundle,
-    checks::{self, Check, Facts, Need, Read, Severity},
+    checks::{self, Check, Facts, Kubectl, Need, PluginOnPath, Read, Severity},
     cli::{DoctorArgs, GlobalArgs, Output},
     client::{self, Kube},
     error::{Error, Result},
     gateway_api::{self, Gateway},
-    printer::{Printer, Style},
+    printer::{Cell, Printer, Style, lines},
     spec,
 };
 
@@ -157,6 +157,12 @@ pub async fn gather(args: &DoctorArgs, global: &GlobalArgs) -> Result<Facts> {
             .map(|(idep, _)| infera_core::validate::mutable_images(idep)),
         ..Default::default()
     };
+    f.plugins_on_path = Some(plugins_on_path());
+    f.kubectl = Some(
+        tokio::task::spawn_blocking(kubectl_on_path)
+            .await
+            .unwrap_or_else(|e| Err(e.to_string())),
+    );
     let kube = match client::connect(global).await {
         Ok(kube) => kube,
         Err(e) => {
@@ -184,6 +190,45 @@ pub async fn gather(args: &DoctorArgs, global: &GlobalArgs) -> Result<Facts> {
         read_access(&kube, args.pre, &mut f).await;
     }
     Ok(f)
+}
+
+/// The `kubectl` that `PATH` finds (as a shell would, with `which`) and its client version.
+fn kubectl_on_path() -> Read<Option<Kubectl>> {
+    let Ok(path) = which::which("kubectl") else {
+        return Ok(None);
+    };
+    let shown = path.display().to_string();
+    let out = std::process::Command::new(&path)
+        .args(["version", "--client", "-o", "json"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| format!("running {shown}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{shown} version --client failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    checks::parse_kubectl_version(shown, &out.stdout).map(Some)
+}
+
+/// This binary, and every `kubectl-infera` on `PATH` in the order kubectl looks (kubectl runs
+/// the first), each compared with this binary once symlinks are resolved (Krew links them).
+fn plugins_on_path() -> (String, Vec<PluginOnPath>) {
+    let this = std::env::current_exe().unwrap_or_default();
+    let real = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let this_real = real(&this);
+    let found = which::which_all("kubectl-infera")
+        .map(|all| {
+            all.map(|path| PluginOnPath {
+                is_this: real(&path) == this_real,
+                path: path.display().to_string(),
+            })
+            .collect()
+        })
+        .unwrap_or_default();
+    (this.display().to_string(), found)
 }
 
 /// `--for FILE`: exactly one valid InferaDeployment (and the document, whose namespace may still
@@ -423,38 +468,20 @@ pub fn report(checks: Vec<Check>) -> Report {
     }
 }
 
-/// The report as text, grouped by category.
+/// The report as text: per category a heading and a table of its checks (label, ID, name,
+/// message), each check's details and hint on lines of their own under its message.
 pub fn text(printer: &Printer, report: &Report) -> String {
     let mut out = String::new();
-    let mut category = "";
+    let mut categories: Vec<(&str, Vec<&Check>)> = Vec::new();
     for c in &report.checks {
-        if c.category != category {
-            category = c.category;
-            out.push_str(&format!("{}\n", printer.paint(Style::Bold, category)));
+        match categories.last_mut() {
+            Some((category, checks)) if *category == c.category => checks.push(c),
+            _ => categories.push((c.category, vec![c])),
         }
-        let (label, style) = match c.severity {
-            Severity::Pass => ("ok  ", Style::Good),
-            Severity::Warn => ("warn", Style::Warn),
-            Severity::Fail => ("FAIL", Style::Bad),
-            Severity::Skip => ("skip", Style::Dim),
-        };
-        out.push_str(&format!(
-            "  {}  {}  {:<20} {}\n",
-            printer.paint(style, label),
-            c.id,
-            c.name,
-            c.message
-        ));
-        for d in &c.details {
-            out.push_str(&format!("{:>37}{d}\n", ""));
-        }
-        if let Some(hint) = &c.hint {
-            out.push_str(&format!(
-                "{:>37}{} {hint}\n",
-                "",
-                printer.paint(Style::Dim, "hint:")
-            ));
-        }
+    }
+    for (category, checks) in categories {
+        out.push_str(&format!("{}\n", printer.paint(Style::Bold, category)));
+        out.push_str(&category_table(printer, &checks));
     }
     let s = &report.summary;
     let verdict = if report.success {
@@ -472,6 +499,54 @@ pub fn text(printer: &Printer, report: &Report) -> String {
     out
 }
 
+/// One category's checks as a borderless table, its names at least 20 wide so that every
+/// category's messages start in the same column.
+fn category_table(printer: &Printer, checks: &[&Check]) -> String {
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::NOTHING);
+    for c in checks {
+        let (label, style) = match c.severity {
+            Severity::Pass => ("ok", Style::Good),
+            Severity::Warn => ("warn", Style::Warn),
+            Severity::Fail => ("FAIL", Style::Bad),
+            Severity::Skip => ("skip", Style::Dim),
+        };
+        table.add_row(vec![
+            printer.cell(&Cell::styled(label, Some(style))),
+            printer.cell(&Cell::from(c.id)),
+            printer.cell(&Cell::from(c.name)),
+            printer.cell(&Cell::from(c.message.as_str())),
+        ]);
+        let under = c.details.iter().map(|d| Cell::from(d.as_str())).chain(
+            c.hint
+                .iter()
+                .map(|h| Cell::styled(format!("hint: {h}"), Some(Style::Dim))),
+        );
+        for cell in under {
+            table.add_row(vec![
+                comfy_table::Cell::new(""),
+                comfy_table::Cell::new(""),
+                comfy_table::Cell::new(""),
+                printer.cell(&cell),
+            ]);
+        }
+    }
+    printer.lay_out(&mut table, 2, &[2, 2, 1]);
+    for (column, width) in [(0, LABEL_WIDTH), (2, NAME_WIDTH)] {
+        if let Some(column) = table.column_mut(column) {
+            column.set_constraint(comfy_table::ColumnConstraint::LowerBoundary(
+                comfy_table::Width::Fixed(width),
+            ));
+        }
+    }
+    lines(&table)
+}
+
+/// Widths of the label and check-name columns, padding included, the same in every category so
+/// that all messages start in one column.
+const LABEL_WIDTH: u16 = 8;
+const NAME_WIDTH: u16 = 21;
+
 /// Runs `doctor`: gathers, evaluates, prints; a failing check is [`Error::ChecksFailed`] (exit 1)
 /// after the report, in every output mode.
 pub async fn run(args: &DoctorArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
@@ -485,5 +560,54 @@ pub async fn run(args: &DoctorArgs, global: &GlobalArgs, printer: &Printer) -> R
     match report.summary.get("fail").copied().unwrap_or_default() {
         0 => Ok(()),
         failed => Err(Error::ChecksFailed { failed }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_text_report_aligns_messages_hints_and_details_in_one_column() {
+        let check = |id, category, name, severity, message: &str| Check {
+            id,
+            category,
+            name,
+            severity,
+            message: message.into(),
+            hint: None,
+            details: vec![],
+        };
+        let mut warn = check(
+            "INF004",
+            "kubernetes",
+            "plugin-path",
+            Severity::Warn,
+            "2 copies",
+        );
+        warn.details = vec!["/opt/bin/kubectl-infera".into()];
+        warn.hint = Some("remove the other copies".into());
+        let report = report(vec![
+            check(
+                "INF001",
+                "kubernetes",
+                "kubeconfig",
+                Severity::Pass,
+                "context \"admin\"",
+            ),
+            warn,
+            check("INF101", "infera", "crd", Severity::Pass, "installed"),
+        ]);
+        assert_eq!(
+            text(&Printer::plain(), &report),
+            "kubernetes\n  \
+             ok    INF001  kubeconfig           context \"admin\"\n  \
+             warn  INF004  plugin-path          2 copies\n                                     \
+             /opt/bin/kubectl-infera\n                                     \
+             hint: remove the other copies\n\
+             infera\n  \
+             ok    INF101  crd                  installed\n\
+             \nno failures: 2 passed, 1 warning(s), 0 failed, 0 skipped\n"
+        );
     }
 }

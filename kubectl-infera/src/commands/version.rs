@@ -65,23 +65,36 @@ pub async fn gather(global: &GlobalArgs) -> Result<Versions> {
     })
 }
 
-/// Prints the versions; skew is a warning on stderr, never a failure.
+/// Prints the versions; skew is a warning on stderr, never a failure. When the cluster cannot be
+/// read (no kubeconfig, unreachable, credentials refused) the plugin's version is still printed,
+/// then the error (its exit code), as `kubectl version` prints the client's version first.
 pub async fn run(args: &VersionArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
-    let versions = if args.client {
-        Versions {
-            plugin: VERSION.into(),
-            ..Default::default()
-        }
-    } else {
-        gather(global).await?
+    let client_only = Versions {
+        plugin: VERSION.into(),
+        ..Default::default()
     };
+    if args.client {
+        return print(args, &client_only, printer);
+    }
+    match gather(global).await {
+        Ok(versions) => print(args, &versions, printer),
+        Err(error) => {
+            print(args, &client_only, printer)?;
+            Err(error)
+        }
+    }
+}
+
+/// The versions read, in the output format asked for: only the plugin's when the server's were
+/// not read.
+fn print(args: &VersionArgs, versions: &Versions, printer: &Printer) -> Result<()> {
     match args.output {
-        Output::Json => printer.json(&versions)?,
-        Output::Yaml => printer.yaml(&versions)?,
+        Output::Json => printer.json(versions)?,
+        Output::Yaml => printer.yaml(versions)?,
         Output::Table | Output::Wide => {
             let none = || "not installed".to_string();
             let mut text = format!("Plugin:   {}\n", versions.plugin);
-            if !args.client {
+            if versions.server.is_some() {
                 text.push_str(&format!(
                     "Server:   {}\n",
                     versions.server.clone().unwrap_or_default()

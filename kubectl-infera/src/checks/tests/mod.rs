@@ -52,6 +52,22 @@ fn operator() -> Deployment {
     .unwrap_or_default()
 }
 
+fn kubectl_at(minor: u32) -> Kubectl {
+    Kubectl {
+        path: "/usr/bin/kubectl".into(),
+        version: format!("v1.{minor}.2"),
+        major: 1,
+        minor,
+    }
+}
+
+fn plugin(path: &str, is_this: bool) -> PluginOnPath {
+    PluginOnPath {
+        path: path.into(),
+        is_this,
+    }
+}
+
 /// A healthy tier-2-like cluster: two 8-GPU nodes, LWS, Infera installed, all permissions.
 fn healthy() -> Facts {
     let all = |needs: Vec<Need>| needs.into_iter().map(|n| (n, Ok(true))).collect();
@@ -60,6 +76,11 @@ fn healthy() -> Facts {
         namespace: "default".into(),
         kubeconfig: Some(Ok("admin".into())),
         server: Some(Ok(("v1.36.3".into(), 36))),
+        kubectl: Some(Ok(Some(kubectl_at(36)))),
+        plugins_on_path: Some((
+            "/home/u/.krew/bin/kubectl-infera".into(),
+            vec![plugin("/home/u/.krew/bin/kubectl-infera", true)],
+        )),
         infera_crd: Some(Ok(Some(crd(
             "inferadeployments.infera.amd.com",
             "v1alpha1",
@@ -112,8 +133,8 @@ fn a_healthy_cluster_passes_with_free_gpus_per_node() {
     assert_eq!(
         ids,
         [
-            "INF001", "INF002", "INF101", "INF102", "INF103", "INF201", "INF202", "INF301",
-            "INF302", "INF303", "INF401", "INF402", "INF501"
+            "INF001", "INF002", "INF003", "INF004", "INF101", "INF102", "INF103", "INF201",
+            "INF202", "INF301", "INF302", "INF303", "INF401", "INF402", "INF501"
         ]
     );
     assert_eq!(
@@ -350,8 +371,8 @@ fn image_pinning_is_checked_only_for_a_spec() {
     assert_eq!(
         ids,
         [
-            "INF001", "INF002", "INF101", "INF102", "INF103", "INF201", "INF202", "INF301",
-            "INF302", "INF303", "INF304", "INF401", "INF402", "INF501"
+            "INF001", "INF002", "INF003", "INF004", "INF101", "INF102", "INF103", "INF201",
+            "INF202", "INF301", "INF302", "INF303", "INF304", "INF401", "INF402", "INF501"
         ]
     );
     let pinning = by_id(&checks, "INF304");
@@ -392,3 +413,109 @@ fn image_pinning_is_checked_only_for_a_spec() {
 }
 
 mod gaie;
+
+#[test]
+fn kubectl_within_one_minor_of_the_server_passes_and_further_warns() {
+    let with = |kubectl| {
+        let checks = evaluate(&Facts {
+            kubectl: Some(kubectl),
+            ..healthy()
+        });
+        let c = by_id(&checks, "INF003").clone();
+        (c.severity, c.message, c.hint)
+    };
+    let hint = Some("use a kubectl v1.35–v1.37 for this cluster: kubectl is supported within one minor version of the API server (Kubernetes version skew policy)".to_string());
+    for minor in [35, 36, 37] {
+        assert_eq!(
+            with(Ok(Some(kubectl_at(minor)))),
+            (
+                Severity::Pass,
+                format!("v1.{minor}.2 (/usr/bin/kubectl), within ±1 minor of the server's v1.36.3"),
+                None
+            )
+        );
+    }
+    for minor in [34, 38] {
+        assert_eq!(
+            with(Ok(Some(kubectl_at(minor)))),
+            (
+                Severity::Warn,
+                format!(
+                    "v1.{minor}.2 (/usr/bin/kubectl) is outside the supported skew of the server's v1.36.3 (±1 minor)"
+                ),
+                hint.clone()
+            )
+        );
+    }
+    assert_eq!(
+        with(Ok(None)),
+        (Severity::Warn, "no kubectl on PATH".into(), hint.clone())
+    );
+    assert_eq!(with(Err("exit 1".into())).0, Severity::Warn);
+}
+
+#[test]
+fn kubectl_version_output_is_parsed() {
+    let json = br#"{"clientVersion": {"major": "1", "minor": "36+", "gitVersion": "v1.36.3"}, "kustomizeVersion": "v5"}"#;
+    assert_eq!(
+        parse_kubectl_version("/usr/bin/kubectl".into(), json),
+        Ok(Kubectl {
+            path: "/usr/bin/kubectl".into(),
+            version: "v1.36.3".into(),
+            major: 1,
+            minor: 36
+        })
+    );
+    assert_eq!(
+        parse_kubectl_version("k".into(), br#"{"clientVersion": {}}"#),
+        Err("k version --client -o json: no clientVersion.major".into())
+    );
+}
+
+#[test]
+fn another_kubectl_infera_on_path_is_reported_like_kubectl_plugin_list() {
+    let with = |found: Vec<PluginOnPath>| {
+        let checks = evaluate(&Facts {
+            plugins_on_path: Some(("/build/kubectl-infera".into(), found)),
+            ..healthy()
+        });
+        by_id(&checks, "INF004").clone()
+    };
+    let only = with(vec![plugin("/build/kubectl-infera", true)]);
+    assert_eq!(
+        (only.severity, only.message.as_str()),
+        (
+            Severity::Pass,
+            "`kubectl infera` runs this binary (/build/kubectl-infera)"
+        )
+    );
+    let shadowed = with(vec![
+        plugin("/usr/local/bin/kubectl-infera", false),
+        plugin("/build/kubectl-infera", true),
+    ]);
+    assert_eq!(shadowed.severity, Severity::Warn);
+    assert_eq!(
+        shadowed.message,
+        "`kubectl infera` runs /usr/local/bin/kubectl-infera, not this binary (/build/kubectl-infera)"
+    );
+    assert_eq!(shadowed.details, ["/usr/local/bin/kubectl-infera"]);
+    let shadowing = with(vec![
+        plugin("/build/kubectl-infera", true),
+        plugin("/usr/local/bin/kubectl-infera", false),
+    ]);
+    assert_eq!(
+        (shadowing.severity, shadowing.message.as_str()),
+        (
+            Severity::Warn,
+            "1 other kubectl-infera on PATH, overshadowed by /build/kubectl-infera"
+        )
+    );
+    let missing = with(vec![]);
+    assert_eq!(
+        (missing.severity, missing.message.as_str()),
+        (
+            Severity::Warn,
+            "kubectl-infera is not on PATH, so `kubectl infera` cannot run /build/kubectl-infera"
+        )
+    );
+}

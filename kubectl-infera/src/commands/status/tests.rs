@@ -160,3 +160,26 @@ fn a_missing_or_unreadable_gateway_object_is_shown_as_such() {
             .is_none()
     );
 }
+
+#[test]
+fn warnings_line_up_in_columns() {
+    let now = Timestamp::from_second(1_000 + 300).unwrap_or_default();
+    let events = [
+        warning("big-worker-1", "BackOff", "1970-01-01T00:21:00Z"),
+        warning("big-worker-0-1", "FailedScheduling", "1970-01-01T00:19:00Z"),
+    ];
+    let pods = [
+        pod("big-worker-0-1", "0", false, None),
+        pod("big-worker-1", "1", false, None),
+    ];
+    let text = detail_text(
+        &Printer::plain(),
+        &detail(&idep("Deploying"), &pods, &events, now),
+    );
+    let warnings = text
+        .split_once("Recent warnings:\n")
+        .and_then(|(_, w)| w.split_once("\n\n"))
+        .map(|(w, _)| w)
+        .unwrap_or_default();
+    insta::assert_snapshot!("warnings_columns", warnings);
+}

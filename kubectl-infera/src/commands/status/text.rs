@@ -5,8 +5,8 @@ use k8s_openapi::jiff::{Timestamp, Unit};
 
 use crate::{
     duration::age,
-    printer::{Cell, Printer, Style, table},
-    view::{Detail, GatewaySection, Lookup, Summary},
+    printer::{Cell, Printer, Style, lines, table},
+    view::{Detail, GatewaySection, Lookup, Summary, WarningRow},
 };
 
 /// Colour of a state: Ready is good, on the way is a warning, Degraded and Failed are bad.
@@ -52,7 +52,7 @@ pub fn list_table(printer: &Printer, rows: &[Summary], all_namespaces: bool, wid
             row
         })
         .collect();
-    table(printer, &headers, &cells)
+    table(printer, 0, &headers, &cells)
 }
 
 /// The detail as text: the header fields, then services, pods, conditions, the Gateway (with
@@ -219,8 +219,7 @@ fn section(printer: &Printer, headers: &[&str], rows: Vec<Vec<Cell>>, empty: &st
     if rows.is_empty() {
         return format!("  {empty}\n");
     }
-    let table = table(printer, headers, &rows);
-    table.lines().map(|l| format!("  {l}\n")).collect()
+    table(printer, 2, headers, &rows)
 }
 
 /// The warnings, newest first. A Ready deployment's are those since it became Ready, and the
@@ -232,20 +231,8 @@ fn warnings(printer: &Printer, d: &Detail) -> String {
     };
     if d.warnings.is_empty() {
         out.push_str("  <none>\n");
-    }
-    for w in &d.warnings {
-        let count = if w.count > 1 {
-            format!(" (x{})", w.count)
-        } else {
-            String::new()
-        };
-        out.push_str(&format!(
-            "  {:>4}  {}  {}: {}{count}\n",
-            age(w.age_seconds),
-            w.object,
-            printer.paint(Style::Warn, &w.reason),
-            w.message
-        ));
+    } else {
+        out.push_str(&warnings_table(printer, &d.warnings));
     }
     if d.resolved_warnings > 0 {
         out.push_str(&format!(
@@ -254,6 +241,35 @@ fn warnings(printer: &Printer, d: &Detail) -> String {
         ));
     }
     out
+}
+
+/// One line per warning: age (right-aligned), object, reason, message and repeat count, in
+/// columns (messages wrap in theirs on a terminal).
+fn warnings_table(printer: &Printer, warnings: &[WarningRow]) -> String {
+    let mut table = comfy_table::Table::new();
+    table.load_preset(comfy_table::presets::NOTHING);
+    for w in warnings {
+        let count = if w.count > 1 {
+            format!(" (x{})", w.count)
+        } else {
+            String::new()
+        };
+        table.add_row(vec![
+            printer.cell(&Cell::from(age(w.age_seconds))),
+            printer.cell(&Cell::from(w.object.as_str())),
+            printer.cell(&Cell::styled(format!("{}:", w.reason), Some(Style::Warn))),
+            printer.cell(&Cell::from(format!("{}{count}", w.message))),
+        ]);
+    }
+    printer.lay_out(&mut table, 2, &[2, 2, 1]);
+    if let Some(age) = table.column_mut(0) {
+        // The indent, four characters of age (e.g. `100s`), and the gap.
+        age.set_cell_alignment(comfy_table::CellAlignment::Right);
+        age.set_constraint(comfy_table::ColumnConstraint::LowerBoundary(
+            comfy_table::Width::Fixed(8),
+        ));
+    }
+    lines(&table)
 }
 
 /// Why it is not Ready (nothing when it is).
