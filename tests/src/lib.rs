@@ -19,6 +19,7 @@
 mod bins;
 mod clients;
 mod eventually;
+pub mod fleet;
 mod manifests;
 mod namespace;
 mod nodes;
