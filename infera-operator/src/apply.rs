@@ -5,22 +5,32 @@
 //! versions), else its resourceVersion — so controllers updating a child's status cost nothing.
 //! A conflict with another field manager is reported, never forced, and not retried until
 //! something changes.
+//!
+//! Our last apply survives a restart on the child itself: every child carries the hash of the
+//! object we applied in the [`APPLIED_HASH`] annotation. A restarted operator, or a standby that
+//! takes over the Lease, adopts a child whose hash matches what it renders now as already applied
+//! (see [`adopt`]) and sends nothing for it.
 
 use std::{
     collections::{BTreeMap, BTreeSet, HashMap},
-    hash::{DefaultHasher, Hash, Hasher},
     sync::Mutex,
 };
 
 use infera_core::{Child, ChildKind, InferaDeployment, naming::OPERATOR_MANAGER};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use kube::{
     Api, Client, ResourceExt,
     api::{DeleteParams, DynamicObject, Patch, PatchParams, Preconditions},
     core::Status,
     runtime::reflector::ObjectRef,
 };
+use serde_json::Value;
 
 use crate::{Error, Result, observe::Snapshot};
+
+/// The annotation on every child holding the [`hash`] of the object we last applied to it (the
+/// rendered child, without this annotation), as 16 hex digits.
+pub const APPLIED_HASH: &str = "infera.amd.com/applied-hash";
 
 /// What applying a deployment's children ran into.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -78,6 +88,81 @@ impl Applies {
             records.retain(|(owner, ..), _| owner != deployment);
         }
     }
+}
+
+/// A live child that a previous operator applied exactly as we render it now (its
+/// [`APPLIED_HASH`] is `hash`) and whose fields we set are still ours, taken as our last apply:
+/// re-applying it would change nothing.
+///
+/// The hash says what was applied, not what the object holds now: a writer may have changed our
+/// fields since. Such a writer takes the fields it changed from us, so it appears in the child's
+/// `managedFields` holding a field we set (see [`holds_any`]) — an Update (`kubectl edit`,
+/// `kubectl scale` through the scale subresource) or a forced apply alike — and the child is
+/// applied again (a 409 then reports the conflict, as for any child). Other writers' entries that
+/// hold only fields we do not set (the Deployment controller's revision annotation) and status
+/// writers are no reason to apply. Not seen: a field of ours that another writer removed
+/// outright while no operator was running, which leaves no owner behind; a running operator sees
+/// it (the generation moves) and so does the next change of the render.
+fn adopt(live: &DynamicObject, hash: u64, rendered: &Value) -> Option<Record> {
+    let applied = live.annotations().get(APPLIED_HASH)?;
+    let untouched = !live
+        .metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|entry| is_other_writer(entry))
+        .any(|entry| {
+            entry
+                .fields_v1
+                .as_ref()
+                .is_some_and(|fields| holds_any(&fields.0, rendered))
+        });
+    (*applied == hex(hash) && untouched).then(|| Record {
+        hash,
+        version: version(live).unwrap_or_default(),
+        problem: None,
+    })
+}
+
+/// An entry of another writer of the object (its status aside): what it holds may differ from
+/// what we applied.
+pub fn is_other_writer(entry: &ManagedFieldsEntry) -> bool {
+    entry.manager.as_deref() != Some(OPERATOR_MANAGER)
+        && entry.subresource.as_deref() != Some("status")
+}
+
+/// Whether the fields of a `managedFields` entry (its `fieldsV1`: `f:<field>`, list items as
+/// `k:<key fields>`, `v:<value>`, `i:<index>`, and `.` for the node itself, as the Kubernetes
+/// API reference for ManagedFieldsEntry and sigs.k8s.io/structured-merge-diff describe them)
+/// include a value `ours` sets. Owning only a map's or an item's node (`.`) holds no value.
+fn holds_any(fields: &Value, ours: &Value) -> bool {
+    let Some(fields) = fields.as_object() else {
+        return false;
+    };
+    let items = || ours.as_array().into_iter().flatten();
+    fields.iter().any(|(path, inner)| {
+        let field = if let Some(name) = path.strip_prefix("f:") {
+            ours.get(name)
+        } else if let Some(key) = path.strip_prefix("k:") {
+            let key: Value = serde_json::from_str(key).unwrap_or_default();
+            let key = key.as_object();
+            items().find(|item| {
+                key.is_some_and(|key| {
+                    key.iter()
+                        .all(|(name, value)| item.get(name) == Some(value))
+                })
+            })
+        } else if let Some(value) = path.strip_prefix("v:") {
+            let value: Value = serde_json::from_str(value).unwrap_or_default();
+            items().find(|item| **item == value)
+        } else if let Some(index) = path.strip_prefix("i:") {
+            index.parse().ok().and_then(|index: usize| ours.get(index))
+        } else {
+            None
+        };
+        let leaf = inner.as_object().is_none_or(serde_json::Map::is_empty);
+        field.is_some_and(|field| leaf || holds_any(inner, field))
+    })
 }
 
 /// Whether a rendered child must be sent: unless our last apply of it (`last`) sent the same
@@ -167,22 +252,26 @@ impl Target<'_> {
     async fn apply(&self, child: &Child) -> Result<Option<Problem>> {
         let (kind, name) = (child.kind(), child.name().to_string());
         let kind_name = kind.api_resource().kind;
-        let body = serde_json::to_value(child).map_err(|source| Error::Encode {
+        let mut body = serde_json::to_value(child).map_err(|source| Error::Encode {
             kind: kind_name.clone(),
             name: name.clone(),
             source,
         })?;
         let hash = hash(&body);
         let key = self.key(kind, &name);
-        let live_version = self
-            .snapshot
-            .children
-            .get(&(kind, name.clone()))
-            .and_then(|o| version(o));
-        let last = self.applies.get(&key);
+        let live = self.snapshot.children.get(&(kind, name.clone()));
+        let live_version = live.and_then(|o| version(o));
+        let last = match self.applies.get(&key) {
+            Some(last) => Some(last),
+            // After a restart: what the previous operator applied, if it still stands.
+            None => live
+                .and_then(|live| adopt(live, hash, &body))
+                .inspect(|adopted| self.applies.put(key.clone(), adopted.clone())),
+        };
         if !must_apply(last.as_ref(), hash, live_version.as_deref()) {
             return Ok(last.and_then(|last| last.problem));
         }
+        body["metadata"]["annotations"][APPLIED_HASH] = Value::String(hex(hash));
         let params = PatchParams::apply(OPERATOR_MANAGER);
         match self
             .api(kind)
@@ -299,10 +388,25 @@ fn version(object: &DynamicObject) -> Option<String> {
     }
 }
 
-fn hash(value: &serde_json::Value) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    value.to_string().hash(&mut hasher);
-    hasher.finish()
+/// A hash of `value` that every build of the operator computes alike, so a restarted or upgraded
+/// operator compares it with what an earlier one recorded: [`fnv1a`] over the compact JSON text
+/// (serde_json orders object keys, as built here without its `preserve_order` feature).
+fn hash(value: &Value) -> u64 {
+    fnv1a(value.to_string().as_bytes())
+}
+
+/// 64-bit FNV-1a (the offset basis and prime of the FNV specification, draft-eastlake-fnv).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    bytes.iter().fold(OFFSET, |hash, byte| {
+        (hash ^ u64::from(*byte)).wrapping_mul(PRIME)
+    })
+}
+
+/// `hash` as the [`APPLIED_HASH`] annotation writes it.
+fn hex(hash: u64) -> String {
+    format!("{hash:016x}")
 }
 
 #[cfg(test)]
@@ -448,5 +552,88 @@ mod tests {
             missing_dependency(ChildKind::LeaderWorkerSet, "decode"),
             "decode: needs the LeaderWorkerSet CRD (leaderworkersets.leaderworkerset.x-k8s.io) for numberOfNodes > 1; install LeaderWorkerSet (https://lws.sigs.k8s.io/docs/installation/)"
         );
+    }
+
+    /// A Deployment's container list, as rendered.
+    fn rendered() -> Value {
+        serde_json::json!({
+            "metadata": {"labels": {"app": "calm"}, "annotations": {APPLIED_HASH: "0"}},
+            "spec": {"replicas": 1, "template": {"spec": {"containers": [
+                {"name": "worker", "image": "rocm/infera", "ports": [{"containerPort": 8000}]},
+            ]}}},
+        })
+    }
+
+    #[test]
+    fn a_field_we_set_held_by_another_writer_is_found_through_maps_and_list_items() {
+        let holds = |fields: Value| holds_any(&fields, &rendered());
+        assert!(holds(serde_json::json!({"f:spec": {"f:replicas": {}}})));
+        assert!(holds(
+            serde_json::json!({"f:metadata": {"f:labels": {"f:app": {}}}})
+        ));
+        assert!(holds(
+            serde_json::json!({"f:spec": {"f:template": {"f:spec": {"f:containers": {
+                r#"k:{"name":"worker"}"#: {".": {}, "f:image": {}},
+            }}}}})
+        ));
+        assert!(holds(
+            serde_json::json!({"f:spec": {"f:template": {"f:spec": {"f:containers": {
+                r#"k:{"name":"worker"}"#: {"f:ports": {"i:0": {}}},
+            }}}}})
+        ));
+    }
+
+    #[test]
+    fn fields_we_do_not_set_and_bare_nodes_are_not_ours() {
+        let holds = |fields: Value| holds_any(&fields, &rendered());
+        // The Deployment controller's revision annotation, beside ours.
+        assert!(!holds(serde_json::json!({"f:metadata": {"f:annotations": {
+            ".": {}, "f:deployment.kubernetes.io/revision": {},
+        }}})));
+        assert!(!holds(
+            serde_json::json!({"f:metadata": {"f:labels": {"f:team": {}}}})
+        ));
+        // Another container, or a field of ours it does not hold.
+        assert!(!holds(
+            serde_json::json!({"f:spec": {"f:template": {"f:spec": {"f:containers": {
+                r#"k:{"name":"sidecar"}"#: {".": {}, "f:image": {}},
+                r#"k:{"name":"worker"}"#: {".": {}, "f:env": {}},
+            }}}}})
+        ));
+        assert!(!holds(serde_json::json!({"f:spec": {"f:paused": {}}})));
+    }
+
+    #[test]
+    fn a_child_is_adopted_when_it_carries_our_hash_and_no_other_writer_holds_our_fields() {
+        let body = rendered();
+        let mut live = live(Some(4), "100");
+        assert_eq!(adopt(&live, 7, &body), None, "no hash: never applied by us");
+        live.metadata.annotations = Some([(APPLIED_HASH.to_string(), hex(7))].into());
+        assert_eq!(adopt(&live, 8, &body), None, "we render something else now");
+        assert_eq!(adopt(&live, 7, &body), Some(record(7, "generation 4")));
+        live.metadata.managed_fields = Some(vec![ManagedFieldsEntry {
+            manager: Some("kubectl-edit".into()),
+            operation: Some("Update".into()),
+            fields_v1: Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1(
+                serde_json::json!({"f:spec": {"f:replicas": {}}}),
+            )),
+            ..ManagedFieldsEntry::default()
+        }]);
+        assert_eq!(
+            adopt(&live, 7, &body),
+            None,
+            "another writer took spec.replicas"
+        );
+    }
+
+    #[test]
+    fn the_hash_is_the_same_in_every_build() {
+        // FNV-1a 64's published test vectors.
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+        // Over the JSON text with its keys in order, whatever order they were built in.
+        let built = serde_json::json!({"b": 1, "a": [true]});
+        assert_eq!(hash(&built), fnv1a(br#"{"a":[true],"b":1}"#));
+        assert_eq!(hex(0xaf63_dc4c_8601_ec8c), "af63dc4c8601ec8c");
     }
 }

@@ -4,6 +4,7 @@
 use std::{
     collections::HashMap,
     sync::{Arc, Mutex},
+    time::Duration,
 };
 
 use infera_core::InferaDeployment;
@@ -28,6 +29,8 @@ pub struct Context {
     /// Publishes Events on InferaDeployments, where `kubectl describe` shows them.
     pub recorder: Recorder,
     pub metrics: Arc<Metrics>,
+    /// How often an unchanged deployment is looked at again, to catch anything a watch missed.
+    pub resync: Duration,
     /// Consecutive failed reconciles per deployment, for backing off.
     failures: Mutex<HashMap<ObjectRef<InferaDeployment>, u32>>,
 }
@@ -39,6 +42,7 @@ impl Context {
         observed: Observed,
         metrics: Arc<Metrics>,
         identity: String,
+        resync: Duration,
     ) -> Self {
         let reporter = Reporter {
             controller: "infera-operator".into(),
@@ -50,6 +54,7 @@ impl Context {
             observed,
             applies: Applies::default(),
             metrics,
+            resync,
             failures: Mutex::default(),
         }
     }

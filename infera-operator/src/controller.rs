@@ -8,16 +8,21 @@ use kube::{
     Api, Client, Resource, ResourceExt,
     api::DynamicObject,
     runtime::{
-        Controller,
+        Controller, WatchStreamExt,
         controller::{self, Action, Config},
         events::{Event, EventType},
-        reflector::ObjectRef,
+        reflector::{self, ObjectRef},
         watcher,
     },
 };
 use tracing::{debug, info, warn};
 
-use crate::{Error, chain, context::Context, metrics::Metrics};
+use crate::{
+    Error, chain,
+    context::Context,
+    metrics::Metrics,
+    observe::{paged, slim_deployment},
+};
 
 /// How the controller runs.
 #[derive(Clone, Debug)]
@@ -28,6 +33,8 @@ pub struct Settings {
     pub concurrency: u16,
     /// Who publishes events (the pod name in a cluster).
     pub identity: String,
+    /// How often an unchanged deployment is looked at again.
+    pub resync: Duration,
 }
 
 /// Runs the controller until `shutdown` resolves.
@@ -44,14 +51,21 @@ pub async fn run(
         observed,
         metrics.clone(),
         settings.identity,
+        settings.resync,
     ));
 
     let ideps = namespace.map_or_else(
         || Api::<InferaDeployment>::all(client.clone()),
         |ns| Api::namespaced(client.clone(), ns),
     );
-    let mut controller = Controller::new(ideps, watcher::Config::default())
-        .with_config(Config::default().concurrency(settings.concurrency));
+    // The controller's own cache of InferaDeployments, slimmed like the others.
+    let (deployments, writer) = reflector::store();
+    let deployment_watch = watcher(ideps, paged()).modify(slim_deployment);
+    let mut controller = Controller::for_stream(
+        crate::observe::reflect(writer, deployment_watch),
+        deployments,
+    )
+    .with_config(Config::default().concurrency(settings.concurrency));
     for (kind, stream) in watches.children {
         controller = controller.owns_stream_with(stream, kind.api_resource());
     }

@@ -97,6 +97,7 @@ pub async fn context(
         observed,
         Arc::new(Metrics::default()),
         "test".into(),
+        crate::RESYNC,
     );
     let caches = Caches {
         children: writers,

@@ -93,7 +93,8 @@ pub fn chain(error: &dyn std::error::Error) -> String {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// How often an unchanged deployment is looked at again, to catch anything a watch missed.
+/// How often an unchanged deployment is looked at again by default, to catch anything a watch
+/// missed (`--resync-seconds`).
 pub const RESYNC: Duration = Duration::from_secs(600);
 
 /// How soon a deployment with a child the API server refused is tried again.

@@ -48,6 +48,11 @@ struct Args {
     #[arg(long, default_value_t = 16)]
     concurrency: u16,
 
+    /// Seconds after which an unchanged deployment is reconciled again, to catch anything a watch
+    /// missed (a reconcile of an unchanged deployment sends no request).
+    #[arg(long, env = "INFERA_RESYNC_SECONDS", default_value_t = infera_operator::RESYNC.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    resync_seconds: u64,
+
     /// Log format.
     #[arg(long, value_enum, default_value_t = LogFormat::Json)]
     log_format: LogFormat,
@@ -79,6 +84,7 @@ async fn main() -> anyhow::Result<()> {
         namespace: args.namespace.clone(),
         concurrency: args.concurrency,
         identity: identity.clone(),
+        resync: Duration::from_secs(args.resync_seconds),
     };
     if !args.leader_elect {
         controller::run(client, metrics, settings, shutdown).await;

@@ -1,4 +1,10 @@
 //! What exists: one watch per resource type, cached in reflector stores, read without API calls.
+//!
+//! The caches hold only what reconcile and status read (see [`slim_child`], [`slim_pod`],
+//! [`slim_deployment`]), so the operator's memory grows by a few hundred bytes per child, not by
+//! the size of whole objects with their pod templates and `managedFields`. Kinds whose status is not
+//! read are watched metadata-only. The initial LIST of every watch is read in pages of [`PAGE`]
+//! objects, and each page is slimmed before the next is read.
 
 use std::{
     collections::BTreeMap,
@@ -8,14 +14,15 @@ use std::{
     },
 };
 
-use futures::{Stream, StreamExt};
+use futures::{Stream, StreamExt, TryStreamExt};
 use infera_core::{
     ChildKind, InferaDeployment,
     naming::{LABEL_DEPLOYMENT, LABEL_MANAGED_BY, OPERATOR_MANAGER, managed_selector},
 };
 use k8s_openapi::{
-    api::core::v1::Pod,
+    api::core::v1::{Container, Pod, PodSpec},
     apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+    apimachinery::pkg::apis::meta::v1::ObjectMeta,
 };
 use kube::{
     Api, Client, Resource, ResourceExt,
@@ -26,6 +33,21 @@ use kube::{
         watcher,
     },
 };
+use serde_json::{Value, json};
+
+use crate::apply::{APPLIED_HASH, is_other_writer};
+
+/// Objects per page of a watch's initial LIST. kube-runtime 5.0 reads pages of 500 by default
+/// (`page_size: Some(500)` in kube-runtime-5.0.0/src/watcher.rs); a page is held whole, as
+/// parsed JSON, until it is slimmed, and every watch lists at once on a cold start, so 500 whole
+/// Deployments per watch made most of the operator's peak memory. 100 costs a LIST request per
+/// 100 objects instead.
+pub const PAGE: u32 = 100;
+
+/// How every watch lists and watches: in pages of [`PAGE`].
+pub fn paged() -> watcher::Config {
+    watcher::Config::default().page_size(PAGE)
+}
 
 /// The watch caches the controller reads instead of the API.
 #[derive(Clone)]
@@ -58,32 +80,54 @@ pub struct Watches {
 }
 
 /// Starts one LIST+WATCH per child kind, for pods of our deployments and for CRD metadata, in
-/// `namespace` or, with `None`, in all namespaces.
+/// `namespace` or, with `None`, in all namespaces. Children are watched metadata-only unless
+/// reconcile reads their status (see [`reads_status`]).
 pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
-    let managed = watcher::Config::default().labels(&managed_selector());
+    let managed = paged().labels(&managed_selector());
     let mut stores = BTreeMap::new();
     let mut streams = Vec::new();
     for kind in ChildKind::ALL {
         let resource = kind.api_resource();
         let writer = Writer::new(resource.clone());
         stores.insert(kind, writer.as_reader());
-        let api = match namespace {
-            Some(ns) => Api::<DynamicObject>::namespaced_with(client.clone(), ns, &resource),
-            None => Api::<DynamicObject>::all_with(client.clone(), &resource),
+        let stream = if reads_status(kind) {
+            let api = match namespace {
+                Some(ns) => Api::<DynamicObject>::namespaced_with(client.clone(), ns, &resource),
+                None => Api::<DynamicObject>::all_with(client.clone(), &resource),
+            };
+            reflect(writer, watcher(api, managed.clone()).modify(slim_child))
+        } else {
+            // `Api<PartialObjectMeta<_>>` sends metadata-only requests (kube-core 5.0,
+            // `Resource::metadata_api`); the metadata goes into the same kind of store.
+            let api = match namespace {
+                Some(ns) => Api::<PartialObjectMeta<DynamicObject>>::namespaced_with(
+                    client.clone(),
+                    ns,
+                    &resource,
+                ),
+                None => {
+                    Api::<PartialObjectMeta<DynamicObject>>::all_with(client.clone(), &resource)
+                }
+            };
+            let objects = watcher(api, managed.clone())
+                .map_ok(metadata_only)
+                .modify(slim_child);
+            reflect(writer, objects)
         };
-        streams.push((kind, reflect(writer, watcher(api, managed.clone()))));
+        streams.push((kind, stream));
     }
     let (pods, pod_writer) = reflector::store();
     let pod_api = namespace.map_or_else(
         || Api::all(client.clone()),
         |ns| Api::namespaced(client.clone(), ns),
     );
-    let pod_watch = watcher(pod_api, watcher::Config::default().labels(LABEL_DEPLOYMENT));
+    let pod_watch = watcher(pod_api, paged().labels(LABEL_DEPLOYMENT));
     let (crds, crd_writer) = reflector::store();
     let crd_watch = watcher(
         Api::<PartialObjectMeta<CustomResourceDefinition>>::all(client.clone()),
-        watcher::Config::default(),
-    );
+        paged(),
+    )
+    .modify(|crd| crd.metadata = name_only(&crd.metadata));
     (
         Observed {
             children: stores,
@@ -99,13 +143,14 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
         },
         Watches {
             children: streams,
-            pods: reflect(pod_writer, pod_watch),
+            pods: reflect(pod_writer, pod_watch.modify(slim_pod)),
             crds: reflect(crd_writer, crd_watch),
         },
     )
 }
 
-fn reflect<K>(
+/// A reflector over `stream`, filling `writer`, that yields the objects it stores.
+pub fn reflect<K>(
     writer: Writer<K>,
     stream: impl Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send + 'static,
 ) -> futures::stream::BoxStream<'static, Result<K, watcher::Error>>
@@ -118,6 +163,131 @@ where
         .reflect(writer)
         .touched_objects()
         .boxed()
+}
+
+/// Whether reconcile reads the status of children of `kind`: the workloads, whose ready
+/// replicas make the deployment's readiness. Other kinds are watched metadata-only.
+fn reads_status(kind: ChildKind) -> bool {
+    matches!(
+        kind,
+        ChildKind::Deployment | ChildKind::StatefulSet | ChildKind::LeaderWorkerSet
+    )
+}
+
+/// A metadata-only watch event as the [`DynamicObject`] the child stores hold (without data).
+/// Stored objects carry no type meta: the store knows their kind (see [`slim_child`]).
+fn metadata_only(
+    event: watcher::Event<PartialObjectMeta<DynamicObject>>,
+) -> watcher::Event<DynamicObject> {
+    let object = |meta: PartialObjectMeta<DynamicObject>| DynamicObject {
+        types: None,
+        metadata: meta.metadata,
+        data: Value::Null,
+    };
+    match event {
+        watcher::Event::Init => watcher::Event::Init,
+        watcher::Event::InitDone => watcher::Event::InitDone,
+        watcher::Event::InitApply(meta) => watcher::Event::InitApply(object(meta)),
+        watcher::Event::Apply(meta) => watcher::Event::Apply(object(meta)),
+        watcher::Event::Delete(meta) => watcher::Event::Delete(object(meta)),
+    }
+}
+
+/// Strips a child to what reconcile reads: its identity (name, namespace, uid, versions), our two
+/// labels, its controller reference, our [`APPLIED_HASH`] annotation, the `managedFields` entries
+/// of other writers besides status writers (a restarted operator reads them to tell whether
+/// someone else holds fields it sets, see `apply::adopt`), and for workloads
+/// `status.observedGeneration` and `status.readyReplicas`. Everything else — pod templates,
+/// our own `managedFields` entry, status writers' entries, the type meta (the store is per kind) —
+/// is dropped before it is stored.
+pub fn slim_child(object: &mut DynamicObject) {
+    let meta = &object.metadata;
+    let keep = |map: &Option<BTreeMap<String, String>>, keys: &[&str]| {
+        let kept: BTreeMap<String, String> = map
+            .iter()
+            .flatten()
+            .filter(|(key, _)| keys.contains(&key.as_str()))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        (!kept.is_empty()).then_some(kept)
+    };
+    let foreign: Vec<_> = meta
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|entry| is_other_writer(entry))
+        .cloned()
+        .collect();
+    let slim = ObjectMeta {
+        name: meta.name.clone(),
+        namespace: meta.namespace.clone(),
+        uid: meta.uid.clone(),
+        resource_version: meta.resource_version.clone(),
+        generation: meta.generation,
+        labels: keep(&meta.labels, &[LABEL_MANAGED_BY, LABEL_DEPLOYMENT]),
+        annotations: keep(&meta.annotations, &[APPLIED_HASH]),
+        owner_references: meta.owner_references.as_ref().map(|owners| {
+            owners
+                .iter()
+                .filter(|owner| owner.controller == Some(true))
+                .cloned()
+                .collect()
+        }),
+        managed_fields: (!foreign.is_empty()).then_some(foreign),
+        deletion_timestamp: meta.deletion_timestamp.clone(),
+        ..ObjectMeta::default()
+    };
+    object.types = None;
+    let status = &object.data["status"];
+    let read = |field: &str| status.get(field).cloned().unwrap_or(Value::Null);
+    object.data = if object.data.is_null() {
+        Value::Null
+    } else {
+        json!({"status": {
+            "observedGeneration": read("observedGeneration"),
+            "readyReplicas": read("readyReplicas"),
+        }})
+    };
+    object.metadata = slim;
+}
+
+/// Strips a pod to what status reads: its metadata without `managedFields` and annotations, the
+/// names of its containers (their count makes readiness), and its status.
+fn slim_pod(pod: &mut Pod) {
+    pod.managed_fields_mut().clear();
+    pod.annotations_mut().clear();
+    if let Some(spec) = &pod.spec {
+        let containers = spec
+            .containers
+            .iter()
+            .map(|container| Container {
+                name: container.name.clone(),
+                ..Container::default()
+            })
+            .collect();
+        pod.spec = Some(PodSpec {
+            containers,
+            ..PodSpec::default()
+        });
+    }
+}
+
+/// Strips an InferaDeployment to what reconcile reads: `managedFields` and annotations (a
+/// client-side `kubectl apply` keeps a whole copy of the spec in one) are dropped; spec and status
+/// stay.
+pub fn slim_deployment(idep: &mut InferaDeployment) {
+    idep.managed_fields_mut().clear();
+    idep.annotations_mut().clear();
+}
+
+/// Only the name, for CRDs, whose presence is all that is read.
+fn name_only(meta: &ObjectMeta) -> ObjectMeta {
+    ObjectMeta {
+        name: meta.name.clone(),
+        resource_version: meta.resource_version.clone(),
+        uid: meta.uid.clone(),
+        ..ObjectMeta::default()
+    }
 }
 
 /// What exists for one deployment.
@@ -136,12 +306,12 @@ impl Observed {
         let uid = idep.uid();
         let mut snapshot = Snapshot::default();
         for (kind, store) in &self.children {
-            for object in store.state() {
-                if object.namespace().as_deref() == Some(namespace.as_str())
-                    && is_ours(&object, &name, uid.as_deref())
-                {
-                    snapshot.children.insert((*kind, object.name_any()), object);
-                }
+            let ours = store.state_filter(|object| {
+                object.namespace().as_deref() == Some(namespace.as_str())
+                    && is_ours(object, &name, uid.as_deref())
+            });
+            for object in ours {
+                snapshot.children.insert((*kind, object.name_any()), object);
             }
         }
         snapshot.pods = self.pods.state_filter(|pod| {

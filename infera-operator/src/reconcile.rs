@@ -20,7 +20,7 @@ use kube::{
 use serde_json::json;
 
 use crate::{
-    Error, REJECTED_RETRY, RESYNC, Result,
+    Error, REJECTED_RETRY, Result,
     context::Context,
     status::{self, Outcome, Workload},
 };
@@ -85,7 +85,7 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
     Ok(Action::requeue(if refused {
         REJECTED_RETRY
     } else {
-        RESYNC
+        ctx.resync
     }))
 }
 
@@ -167,7 +167,10 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::fixtures::{self, GENERATION, RESOURCE_VERSION};
+    use crate::{
+        apply::APPLIED_HASH,
+        fixtures::{self, GENERATION, RESOURCE_VERSION},
+    };
 
     /// A small valid deployment: a server and one single-GPU worker pool.
     fn calm() -> Value {
@@ -261,10 +264,28 @@ mod tests {
         let valid = validate(&idep).expect("a valid deployment");
         let body = |child: &Child| serde_json::to_value(child).expect("JSON").to_string();
         let mut rendered: Vec<String> = infera_core::render(&valid).iter().map(body).collect();
-        let mut applied: Vec<String> = sent[..6].iter().map(|s| s.body.to_string()).collect();
+        // Each child is applied as rendered, with the hash of what was rendered recorded on it.
+        let mut applied: Vec<String> = sent[..6]
+            .iter()
+            .map(|s| {
+                let mut body = s.body.clone();
+                let annotations = body["metadata"]["annotations"]
+                    .as_object_mut()
+                    .expect("annotations");
+                let hash = annotations.remove(APPLIED_HASH).expect("the applied hash");
+                assert_eq!(hash.as_str().map(str::len), Some(16), "{hash}");
+                if annotations.is_empty() {
+                    body["metadata"]
+                        .as_object_mut()
+                        .expect("metadata")
+                        .remove("annotations");
+                }
+                body.to_string()
+            })
+            .collect();
         rendered.sort();
         applied.sort();
-        assert_eq!(applied, rendered, "each child is applied as rendered");
+        assert_eq!(applied, rendered);
         assert_eq!(
             sent[6].body,
             json!({"preconditions": {"uid": "old-uid"}, "propagationPolicy": "Background"})
@@ -312,5 +333,66 @@ mod tests {
         let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx)).await;
         assert!(result.is_ok(), "{result:?}");
         assert_eq!(lines(&sent), FIRST_RECONCILE[..6]);
+    }
+
+    /// The children as the first reconcile left them: what it applied, with the API server's
+    /// resourceVersion and generation.
+    fn applied_children(sent: &[fixtures::Sent]) -> Vec<(ChildKind, DynamicObject)> {
+        sent[..6]
+            .iter()
+            .map(|s| {
+                let mut object: DynamicObject =
+                    serde_json::from_value(s.body.clone()).expect("an object");
+                object.metadata.resource_version = Some(RESOURCE_VERSION.into());
+                object.metadata.generation = Some(GENERATION);
+                let kind = ChildKind::ALL
+                    .into_iter()
+                    .find(|kind| {
+                        s.line
+                            .contains(&format!("/{}/", kind.api_resource().plural))
+                    })
+                    .expect("a child kind");
+                (kind, object)
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_restarted_operator_sends_nothing_for_children_it_applied_before() {
+        let (_, _, _, idep, sent) = first_reconcile().await;
+        let children = applied_children(&sent);
+        // A new process: its memory of applies is empty, its caches hold what the first applied.
+        let (ctx, _caches, mut server) = fixtures::context(calm(), children).await;
+        let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx)).await;
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(lines(&sent), Vec::<&str>::new());
+    }
+
+    #[tokio::test]
+    async fn a_restarted_operator_applies_again_a_child_whose_field_another_writer_took() {
+        let (_, _, _, idep, sent) = first_reconcile().await;
+        let mut children = applied_children(&sent);
+        let worker = children
+            .iter_mut()
+            .find(|(_, object)| object.metadata.name.as_deref() == Some("calm-worker"))
+            .map(|(_, object)| object)
+            .expect("a worker Deployment");
+        // `kubectl scale` took spec.replicas; the Deployment controller's revision annotation and
+        // status writers are no reason to apply.
+        worker.metadata.managed_fields = Some(
+            serde_json::from_value(json!([
+                {"manager": "kube-controller-manager", "operation": "Update", "fieldsType": "FieldsV1",
+                 "fieldsV1": {"f:metadata": {"f:annotations": {".": {}, "f:deployment.kubernetes.io/revision": {}}}}},
+                {"manager": "kube-controller-manager", "operation": "Update", "subresource": "status",
+                 "fieldsType": "FieldsV1", "fieldsV1": {"f:status": {"f:replicas": {}}}},
+                {"manager": "kubectl", "operation": "Update", "subresource": "scale",
+                 "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}},
+            ]))
+            .expect("managedFields"),
+        );
+        let (ctx, _caches, mut server) = fixtures::context(calm(), children).await;
+        let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx)).await;
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(lines(&sent), [FIRST_RECONCILE[4]]);
     }
 }

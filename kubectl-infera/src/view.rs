@@ -20,7 +20,7 @@ use serde::Serialize;
 
 use crate::diagnose;
 
-pub use fetch::{gather, gather_gateway, not_found, pods_and_events};
+pub use fetch::{gather, gather_gateway, list_paged, not_found, pods_and_events};
 pub use gateway::{GatewaySection, Lookup, gateway_section};
 
 /// One row of the list.

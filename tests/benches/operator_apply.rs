@@ -1,9 +1,21 @@
-//! Benchmark: how long the operator takes to fully apply 200 InferaDeployments, against a tight
-//! concurrent client creating the same child objects directly, in the same run; and the
-//! operator's peak RSS and request counts.
+//! Benchmark: the operator at fleet scale, for each size (default 1,000 and 5,000
+//! InferaDeployments), in one run:
+//!
+//! - the time a tight direct client takes to server-side apply every child the deployments render,
+//!   and the operator's convergence, from the last create to the last `observedGeneration`
+//!   (the ratio of the two);
+//! - the operator's peak RSS while converging, its requests per second and failed reconciles;
+//! - a soak with a shortened resync period: the writes it sends (expected: none) and the slope of
+//!   its resident memory;
+//! - a restart (SIGTERM, a new process, as in an upgrade): the writes the new process sends for the
+//!   unchanged deployments (expected: none) and its peak RSS over the cold start.
 //!
 //!   cargo build --release -p infera-operator
 //!   KUBECONFIG=... cargo bench -p infera-e2e --bench operator_apply   # needs a tier-2 cluster
+//!
+//! Environment: `INFERA_BENCH_SIZES` (default `1000,5000`), `INFERA_BENCH_SOAK_SECONDS` (default
+//! 120), `INFERA_BENCH_RESYNC_SECONDS` (the operator's `--resync-seconds` during the soak, default
+//! 30).
 //!
 //! Workers have `replicas: 0` so the comparison measures applying objects, not kwok's pod churn.
 //! The direct client authenticates as the operator's ServiceAccount, so both are subject to the
@@ -11,170 +23,203 @@
 
 use std::time::{Duration, Instant};
 
-use futures::{StreamExt, stream};
-use infera_core::{ChildKind, InferaDeployment, naming::OPERATOR_MANAGER, render, validate, yaml};
+use futures::{StreamExt, TryStreamExt, stream};
+use infera_core::{ChildKind, InferaDeployment, naming::OPERATOR_MANAGER, render, validate};
 use infera_e2e::{
-    TestNamespace, admin, apply_yaml_in,
+    ServiceAccountIdentity, TestNamespace, admin, fleet,
     kube::{
         Api, Client,
-        api::{DynamicObject, ListParams, Patch, PatchParams},
+        api::{DynamicObject, Patch, PatchParams},
     },
-    operator::{Operator, install},
+    operator::{Operator, install, sample, sum, writes},
 };
-use serde_json::json;
 
-const DEPLOYMENTS: usize = 200;
+/// Requests in flight of the direct client: the operator's default `--concurrency`.
 const CONCURRENCY: usize = 16;
 
-fn spec(name: &str) -> String {
-    json!({
-        "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment", "metadata": {"name": name},
-        "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "services": {
-            "server": {"componentType": "server", "replicas": 0},
-            "worker": {"componentType": "worker", "replicas": 0, "resources": {"gpu": 1}},
-        }},
-    })
-    .to_string()
-}
-
-/// Children of every kind the render produces, counted with one LIST per kind.
-async fn count_children(client: &Client, namespace: &str) -> anyhow::Result<usize> {
-    let mut total = 0;
-    for kind in [
-        ChildKind::ServiceAccount,
-        ChildKind::Role,
-        ChildKind::RoleBinding,
-        ChildKind::Service,
-        ChildKind::Deployment,
-    ] {
-        let api =
-            Api::<DynamicObject>::namespaced_with(client.clone(), namespace, &kind.api_resource());
-        total += api
-            .list_metadata(
-                &ListParams::default().labels("app.kubernetes.io/managed-by=infera-operator"),
-            )
-            .await?
-            .items
-            .len();
-    }
-    Ok(total)
-}
-
-async fn wait_for(client: &Client, namespace: &str, expected: usize) -> anyhow::Result<()> {
-    loop {
-        if count_children(client, namespace).await? >= expected {
-            return Ok(());
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    let sizes: Vec<usize> = std::env::var("INFERA_BENCH_SIZES")
+        .unwrap_or_else(|_| "1000,5000".into())
+        .split(',')
+        .map(|s| s.trim().parse())
+        .collect::<Result<_, _>>()?;
+    let soak = Duration::from_secs(env_or("INFERA_BENCH_SOAK_SECONDS", 120));
+    let resync: u64 = env_or("INFERA_BENCH_RESYNC_SECONDS", 30);
     let admin = admin().await?;
     let identity = install(&admin).await?;
-    let names: Vec<String> = (0..DEPLOYMENTS).map(|i| format!("bench-{i:03}")).collect();
-    let per_deployment =
-        validate(&yaml::parse_deployments(&spec("x"))?[0]).map(|v| render(&v).len())?;
-    let expected = DEPLOYMENTS * per_deployment;
+    println!(
+        "operator_apply: {} cores, soak {soak:?} with --resync-seconds={resync}",
+        std::thread::available_parallelism().map_or(0, usize::from)
+    );
+    for size in sizes {
+        let direct = direct(&admin, &identity, size).await?;
+        println!("{size} InferaDeployments ({} children):", direct.1);
+        println!(
+            "  direct client ({CONCURRENCY} concurrent SSA):  {:>8.2?}",
+            direct.0
+        );
+        operator(&admin, &identity, size, direct.0, soak, resync).await?;
+    }
+    Ok(())
+}
 
-    // Direct: render locally and server-side apply every child, CONCURRENCY at a time.
-    let direct_ns = TestNamespace::new(&admin, "bench-direct").await?;
+/// The direct client: renders `size` deployments locally and server-side applies every child,
+/// [`CONCURRENCY`] at a time, as the operator's identity. Returns its time and the child count.
+async fn direct(
+    admin: &Client,
+    identity: &ServiceAccountIdentity,
+    size: usize,
+) -> anyhow::Result<(Duration, usize)> {
+    let ns = TestNamespace::new(admin, "bench-direct").await?;
     let mut children = Vec::new();
-    for name in &names {
-        let mut idep: InferaDeployment = yaml::parse_deployments(&spec(name))?.remove(0);
-        idep.metadata.namespace = Some(direct_ns.name().to_string());
+    for name in fleet::names("bench", size) {
+        let mut idep: InferaDeployment = serde_json::from_value(fleet::small(&name))?;
+        idep.metadata.namespace = Some(ns.name().to_string());
         children.extend(render(&validate(&idep)?));
     }
-    let started = Instant::now();
-    // The same identity as the operator, so both get the same API Priority and Fairness share.
-    // RoleBindings go last: binding a Role that does not exist yet is refused.
+    let count = children.len();
     let as_operator = identity.client().await?;
+    // RoleBindings go last: binding a Role that does not exist yet is refused.
     let (bindings, others): (Vec<_>, Vec<_>) = children
         .into_iter()
         .partition(|c| c.kind() == ChildKind::RoleBinding);
+    let started = Instant::now();
     for batch in [others, bindings] {
-        let results: Vec<anyhow::Result<()>> = stream::iter(batch)
+        stream::iter(batch)
             .map(|child| {
-                let (client, namespace) = (as_operator.clone(), direct_ns.name().to_string());
+                let api = Api::<DynamicObject>::namespaced_with(
+                    as_operator.clone(),
+                    ns.name(),
+                    &child.kind().api_resource(),
+                );
                 async move {
-                    let api = Api::<DynamicObject>::namespaced_with(
-                        client,
-                        &namespace,
-                        &child.kind().api_resource(),
-                    );
                     api.patch(
                         child.name(),
                         &PatchParams::apply(OPERATOR_MANAGER),
                         &Patch::Apply(&child),
                     )
-                    .await?;
-                    Ok(())
+                    .await
                 }
             })
             .buffer_unordered(CONCURRENCY)
-            .collect()
-            .await;
-        results.into_iter().collect::<anyhow::Result<Vec<()>>>()?;
+            .try_collect::<Vec<_>>()
+            .await?;
     }
-    let direct = started.elapsed();
-    wait_for(&admin, direct_ns.name(), expected).await?;
+    let elapsed = started.elapsed();
+    ns.cleanup_and_wait(Duration::from_secs(900)).await?;
+    Ok((elapsed, count))
+}
 
-    // Operator: create the InferaDeployments, time until every child exists.
-    let ns = TestNamespace::new(&admin, "bench-operator").await?;
-    let operator = Operator::start(
-        &identity,
-        &["--namespace", ns.name(), "--concurrency=16"],
-        "operator-bench",
-    )
-    .await?;
+async fn operator(
+    admin: &Client,
+    identity: &ServiceAccountIdentity,
+    size: usize,
+    direct: Duration,
+    soak: Duration,
+    resync: u64,
+) -> anyhow::Result<()> {
+    let ns = TestNamespace::new(admin, "bench-operator").await?;
+    let resync_arg = format!("--resync-seconds={resync}");
+    let args = ["--namespace", ns.name(), &resync_arg];
+    let operator = Operator::start(identity, &args, "operator-bench").await?;
+    let names = fleet::names("bench", size);
     let started = Instant::now();
-    let results: Vec<anyhow::Result<()>> = stream::iter(names.iter())
-        .map(|name| {
-            let (admin, namespace) = (admin.clone(), ns.name().to_string());
-            async move {
-                apply_yaml_in(&admin, &namespace, &spec(name)).await?;
-                Ok(())
-            }
-        })
-        .buffer_unordered(CONCURRENCY)
-        .collect()
-        .await;
-    results.into_iter().collect::<anyhow::Result<Vec<()>>>()?;
-    let created = started.elapsed();
-    wait_for(&admin, ns.name(), expected).await?;
-    let applied = started.elapsed();
-    tokio::time::sleep(Duration::from_secs(5)).await;
+    fleet::create(admin, ns.name(), &names).await?;
+    let last_create = Instant::now();
+    let converged = fleet::wait_reconciled(admin, ns.name(), Duration::from_secs(1800)).await?;
+    let convergence = converged - last_create;
     let metrics = operator.metrics().await?;
-    let requests: Vec<&str> = metrics
-        .lines()
-        .filter(|l| l.starts_with("infera_api_requests_total"))
-        .collect();
+    let requests = sum(&metrics, "infera_api_requests_total{");
+    let busy = (converged - started).as_secs_f64();
+    println!(
+        "  operator: creates took {:.2?}; converged {convergence:.2?} after the last create, ratio {:.2}x",
+        last_create - started,
+        convergence.as_secs_f64() / direct.as_secs_f64()
+    );
+    println!(
+        "  operator: {requests:.0} requests in {busy:.1}s from the first create ({:.0}/s), {} writes, {:.0} failed reconciles",
+        requests / busy,
+        writes(&metrics),
+        sum(&metrics, "infera_reconcile_errors_total{")
+    );
+    println!(
+        "  operator peak RSS converging: {:.1} MiB",
+        mib(operator.peak_rss_kib())
+    );
 
-    println!(
-        "operator_apply: {DEPLOYMENTS} InferaDeployments, {expected} children ({per_deployment} each)"
-    );
-    println!(
-        "  direct client ({CONCURRENCY} concurrent SSA):     {:>8.2?}",
-        direct
-    );
-    println!(
-        "  operator (create {created:.2?}, all applied): {:>8.2?}  ratio {:.2}x",
-        applied,
-        applied.as_secs_f64() / direct.as_secs_f64()
-    );
-    println!(
-        "  operator peak RSS: {} KiB",
-        operator.peak_rss_kib().unwrap_or_default()
-    );
-    println!(
-        "  operator writes in total: {}",
-        infera_e2e::operator::writes(&metrics)
-    );
-    for line in requests {
-        println!("    {line}");
+    // Soak: nothing changes; every resync reconciles every deployment again.
+    let before = operator.writes().await?;
+    let reconciles = operator.sample("infera_reconciles_total").await?;
+    let mut samples = Vec::new();
+    let soak_start = Instant::now();
+    while soak_start.elapsed() < soak {
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        if let Some(rss) = operator.rss_kib() {
+            samples.push((
+                soak_start.elapsed().as_secs_f64() / 60.0,
+                rss as f64 / 1024.0,
+            ));
+        }
     }
+    let metrics = operator.metrics().await?;
+    println!(
+        "  soak {soak:?}: {:.0} reconciles, {} writes, RSS {:.1}..{:.1} MiB, slope {:+.2} MiB/min",
+        sample(&metrics, "infera_reconciles_total") - reconciles,
+        writes(&metrics) - before,
+        samples.iter().map(|s| s.1).fold(f64::MAX, f64::min),
+        samples.iter().map(|s| s.1).fold(0.0, f64::max),
+        slope(&samples)
+    );
+
+    // Restart, as an upgrade does: a new process over the converged deployments.
+    operator.terminate().await?;
+    let restarted_at = Instant::now();
+    let operator = Operator::start(identity, &args, "operator-bench-restarted").await?;
+    let n = size as f64;
+    loop {
+        if operator.sample("infera_reconciles_total").await? >= n {
+            break;
+        }
+        anyhow::ensure!(
+            restarted_at.elapsed() < Duration::from_secs(900),
+            "the restarted operator did not reconcile every deployment"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let all_reconciled = restarted_at.elapsed();
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    println!(
+        "  restart: every deployment reconciled {all_reconciled:.2?} after the restart, {} writes; peak RSS of the cold start {:.1} MiB",
+        operator.writes().await?,
+        mib(operator.peak_rss_kib())
+    );
     drop(operator);
-    direct_ns.cleanup().await?;
-    ns.cleanup().await
+    ns.cleanup_and_wait(Duration::from_secs(900)).await
+}
+
+fn mib(kib: Option<u64>) -> f64 {
+    kib.unwrap_or_default() as f64 / 1024.0
+}
+
+/// Least-squares slope of `(minute, MiB)` samples, in MiB per minute.
+fn slope(samples: &[(f64, f64)]) -> f64 {
+    let n = samples.len() as f64;
+    if n < 2.0 {
+        return 0.0;
+    }
+    let (mx, my) = (
+        samples.iter().map(|s| s.0).sum::<f64>() / n,
+        samples.iter().map(|s| s.1).sum::<f64>() / n,
+    );
+    let cov: f64 = samples.iter().map(|s| (s.0 - mx) * (s.1 - my)).sum();
+    let var: f64 = samples.iter().map(|s| (s.0 - mx).powi(2)).sum();
+    if var == 0.0 { 0.0 } else { cov / var }
 }

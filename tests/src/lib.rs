@@ -21,6 +21,7 @@ mod bins;
 mod clients;
 mod eventually;
 pub mod fault_proxy;
+pub mod fleet;
 mod manifests;
 mod namespace;
 mod nodes;

@@ -124,10 +124,20 @@ impl Operator {
 
     /// Peak resident memory in KiB (VmHWM).
     pub fn peak_rss_kib(&self) -> Option<u64> {
+        self.memory_kib("VmHWM")
+    }
+
+    /// Resident memory now, in KiB (VmRSS).
+    pub fn rss_kib(&self) -> Option<u64> {
+        self.memory_kib("VmRSS")
+    }
+
+    /// A memory figure of `/proc/PID/status` (proc(5)), in KiB.
+    fn memory_kib(&self, field: &str) -> Option<u64> {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()?)).ok()?;
         status
             .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
     }
 
@@ -163,12 +173,23 @@ pub fn writes(metrics: &str) -> u64 {
         .sum::<f64>() as u64
 }
 
-fn sample(metrics: &str, name: &str) -> f64 {
+/// The value of one sample in a metrics text (0 when absent).
+pub fn sample(metrics: &str, name: &str) -> f64 {
     metrics
         .lines()
         .find_map(|l| l.strip_prefix(name).and_then(|rest| rest.strip_prefix(' ')))
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(0.0)
+}
+
+/// The sum of every sample of a metric family in a metrics text, e.g.
+/// `infera_api_requests_total{`.
+pub fn sum(metrics: &str, prefix: &str) -> f64 {
+    metrics
+        .lines()
+        .filter(|l| l.starts_with(prefix))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum()
 }
 
 fn free_port() -> anyhow::Result<u16> {

@@ -5,9 +5,10 @@
 use infera_core::{ChildKind, InferaDeployment, naming};
 use k8s_openapi::api::core::v1::{Event, Pod};
 use kube::{
-    Api,
+    Api, Resource,
     api::{DynamicObject, ListParams},
 };
+use serde::de::DeserializeOwned;
 
 use super::{GatewaySection, gateway_section};
 use crate::{
@@ -15,6 +16,32 @@ use crate::{
     error::{Error, Result},
     gateway_api::ParentsStatus,
 };
+
+/// Objects per page of a list, as kubectl reads them (`kubectl get --help`: `--chunk-size=500`).
+pub const PAGE: u32 = 500;
+
+/// Every object `api` lists, read in pages of [`PAGE`] and turned into what is kept by `keep` page
+/// by page, so thousands of objects are never one response held whole. `what` names the list in
+/// an error (`listing InferaDeployments`).
+pub async fn list_paged<K, T>(
+    api: &Api<K>,
+    what: &str,
+    mut keep: impl FnMut(&K) -> T,
+) -> Result<Vec<T>>
+where
+    K: Resource + Clone + DeserializeOwned + std::fmt::Debug,
+{
+    let mut params = ListParams::default().limit(PAGE);
+    let mut kept = Vec::new();
+    loop {
+        let page = api.list(&params).await.map_err(|e| Error::kube(what, e))?;
+        kept.extend(page.items.iter().map(&mut keep));
+        match page.metadata.continue_.filter(|token| !token.is_empty()) {
+            Some(token) => params = params.continue_token(&token),
+            None => return Ok(kept),
+        }
+    }
+}
 
 /// One deployment, its pods and the namespace's warning events: three requests.
 pub async fn gather(

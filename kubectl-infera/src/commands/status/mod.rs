@@ -13,7 +13,7 @@ mod watch;
 
 use infera_core::InferaDeployment;
 use k8s_openapi::jiff::Timestamp;
-use kube::{Api, api::ListParams};
+use kube::Api;
 
 use crate::{
     cli::{GlobalArgs, Output, StatusArgs},
@@ -45,14 +45,15 @@ pub async fn run(args: &StatusArgs, global: &GlobalArgs, printer: &Printer) -> R
     }
 }
 
-/// The InferaDeployments of the namespace (or of all, with `-A`): one LIST, sorted.
+/// The InferaDeployments of the namespace (or of all, with `-A`): one LIST in pages of 500,
+/// sorted.
 async fn list(kube: &Kube, args: &StatusArgs) -> Result<Vec<Summary>> {
-    let list = ideps(kube, args.all_namespaces)
-        .list(&ListParams::default())
-        .await
-        .map_err(|e| Error::kube("listing InferaDeployments", e))?;
     let now = Timestamp::now();
-    let mut rows: Vec<Summary> = list.items.iter().map(|i| view::summarize(i, now)).collect();
+    let api = ideps(kube, args.all_namespaces);
+    let mut rows = view::list_paged(&api, "listing InferaDeployments", |i| {
+        view::summarize(i, now)
+    })
+    .await?;
     rows.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
     Ok(rows)
 }
