@@ -22,6 +22,13 @@ const RBAC: [&str; 5] = [
 /// Installs the CRD and the shipped RBAC, and returns the operator's ServiceAccount identity.
 pub async fn install(admin: &Client) -> anyhow::Result<ServiceAccountIdentity> {
     apply_yaml(admin, CRD).await.context("installing the CRD")?;
+    // A new or changed CRD takes a moment to be served (Established comes first): wait until it
+    // answers, so the test's first request does not meet a 404.
+    let ideps: kube::Api<infera_core::InferaDeployment> = kube::Api::all(admin.clone());
+    let one = kube::api::ListParams::default().limit(1);
+    crate::eventually(Duration::from_secs(30), || ideps.list(&one))
+        .await
+        .context("waiting for the CRD to be served")?;
     for manifest in RBAC {
         apply_yaml(admin, manifest)
             .await

@@ -95,8 +95,11 @@ async fn lost_responses_on_a_child_apply_and_the_status_write_converge_without_d
     apply_yaml_in(&admin, n, SMALL).await?;
     let ideps: Api<InferaDeployment> = ns.api();
     ready(&ideps, "lossy", READY_TIMEOUT).await?;
+    // Both children were applied (the first answer lost: the operator either re-applies it or,
+    // seeing the child with its applied hash in its watch, knows it landed), and the status was
+    // written again after its answer was lost.
     anyhow::ensure!(
-        proxy.count("PATCH deployments") >= 3 && proxy.count("PATCH inferadeployments/status") >= 2,
+        proxy.count("PATCH deployments") >= 2 && proxy.count("PATCH inferadeployments/status") >= 2,
         "the faults did not fire: {:?}",
         proxy.counts()
     );

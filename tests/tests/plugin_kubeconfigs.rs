@@ -310,7 +310,8 @@ fn check<'a>(report: &'a Value, id: &str) -> &'a Value {
 async fn doctor_checks_the_kubectl_and_the_kubectl_infera_on_path() -> anyhow::Result<()> {
     let scratch = Scratch::new()?;
     let config = kubeconfig(&scratch, json!({}), user_of_cluster("admin")?)?;
-    let this = binary("kubectl-infera")?;
+    // As the plugin names itself: its canonical path (`current_exe`).
+    let this = binary("kubectl-infera")?.canonicalize()?;
 
     // The kubectl built with the control plane, and this plugin alone on PATH: both pass.
     let run = plugin(&["doctor", "-o", "json"], &config, Some(path_with(&[])?)).await?;
