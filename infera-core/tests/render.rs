@@ -84,13 +84,16 @@ fn gaie_on_a_multi_node_pool_fronts_the_leaders_only() {
     insta::assert_snapshot!(yaml::to_yaml_stream(&with_gaie("multinode.yaml")).expect("yaml"));
 }
 
-/// A small graph of `workers` (name, role, nodes) on `backend`, fronted by a Gateway.
-fn gaie_graph(backend: &str, workers: &[(&str, &str, i32)]) -> String {
+/// A worker pool of a test graph: name, role, nodes per replica.
+type Pool<'a> = (&'a str, &'a str, i32);
+
+/// A small graph of `workers` on `backend`, fronted by a Gateway.
+fn gaie_graph(backend: &str, workers: &[Pool<'_>]) -> String {
     graph(backend, workers, true)
 }
 
-/// A small graph of `workers` (name, role, nodes) on `backend`, with or without a Gateway.
-fn graph(backend: &str, workers: &[(&str, &str, i32)], gaie: bool) -> String {
+/// A small graph of `workers` on `backend`, with or without a Gateway.
+fn graph(backend: &str, workers: &[Pool<'_>], gaie: bool) -> String {
     let mut services = serde_json::json!({"server": {"componentType": "server"}});
     for (name, role, nodes) in workers {
         services[*name] = serde_json::json!({
@@ -209,7 +212,7 @@ fn pod_templates_add_volumes_mounts_metadata_affinity_and_a_command() {
 /// the drain and the leader/worker split of each.
 #[test]
 fn every_backend_and_topology_is_probed_and_drained_as_its_engine_needs() {
-    let topologies: [(&str, &[(&str, &str, i32)]); 3] = [
+    let topologies: [(&str, &[Pool<'_>]); 3] = [
         ("aggregated", &[("worker", "mixed", 1)]),
         ("pd", &[("prefill", "prefill", 1), ("decode", "decode", 1)]),
         (

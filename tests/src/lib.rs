@@ -28,6 +28,7 @@ mod nodes;
 pub mod operator;
 pub mod plugin;
 pub mod proxy;
+pub mod rng;
 
 pub use bins::{Process, binary, target_dir, test_bin_dir};
 pub use clients::{

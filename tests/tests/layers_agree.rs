@@ -11,7 +11,7 @@
 mod common;
 
 use common::{merge, seed};
-use infera_e2e::{TestNamespace, admin, operator::install};
+use infera_e2e::{TestNamespace, admin, operator::install, rng::Rng};
 use serde_json::{Value, json};
 
 /// Mutations of the seed, each a JSON merge patch; some keep it valid, most break one rule.
@@ -157,23 +157,6 @@ fn mutations() -> Vec<(&'static str, Value)> {
             json!({"spec": {"gaie": {"gatewayName": "inference-gateway"}}}),
         ),
     ]
-}
-
-/// A small deterministic generator (SplitMix64), so a seed names a run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next() % n as u64).unwrap_or(0)
-    }
 }
 
 fn env_number(name: &str, default: u64) -> u64 {

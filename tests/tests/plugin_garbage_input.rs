@@ -5,28 +5,7 @@
 
 use std::{path::Path, time::Duration};
 
-use infera_e2e::{binary, kubeconfig_path, target_dir};
-
-/// SplitMix64: a seed names a run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next() % n.max(1) as u64).unwrap_or(0)
-    }
-
-    fn bytes(&mut self, len: usize) -> Vec<u8> {
-        (0..len).map(|_| self.next().to_le_bytes()[0]).collect()
-    }
-}
+use infera_e2e::{binary, kubeconfig_path, rng::Rng, target_dir};
 
 /// Runs `kubectl-infera args… -f file` and checks it fails as a user should see it fail.
 async fn refused(file: &Path, args: &[&str], what: &str) -> anyhow::Result<()> {
