@@ -46,7 +46,8 @@ finish() {
       echo "--- $(basename "$f")" >&2
       tail -n 15 "$f" >&2
     done
-    [[ -d target/e2e-logs ]] && echo "logs of processes the tests spawned: $ROOT/target/e2e-logs" >&2
+    local logs="${CARGO_TARGET_DIR:-$ROOT/target}/e2e-logs"
+    [[ -d $logs ]] && echo "logs of processes the tests spawned: $logs" >&2
   fi
   if [[ ${E2E_KEEP_CLUSTER:-} == 1 ]]; then
     echo "run-e2e.sh: cluster left running (E2E_KEEP_CLUSTER=1): export KUBECONFIG=$KUBECONFIG; stop it with K8S_TEST_DIR=$K8S_TEST_DIR tests/cluster/down.sh" >&2
