@@ -69,6 +69,26 @@ where
     }
 }
 
+/// Waits until InferaDeployment `name` reports `state: Ready`; on timeout the error carries the
+/// last state and conditions.
+pub async fn ready(
+    ideps: &kube::Api<infera_core::InferaDeployment>,
+    name: &str,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    eventually(timeout, || async {
+        let status = ideps.get(name).await?.status.unwrap_or_default();
+        anyhow::ensure!(
+            status.state == Some(infera_core::State::Ready),
+            "state {:?}, conditions {:?}",
+            status.state,
+            status.conditions
+        );
+        Ok(())
+    })
+    .await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -279,8 +279,10 @@ fn status_body(code: u16, retry_after: Option<u32>) -> Response<Body> {
     response
 }
 
-/// A watch answer of one `ERROR` event: 410 Expired (k8s.io/apiserver's watch handler sends
-/// "too old resource version" this way).
+/// A watch answer of one `ERROR` event: 410 Expired. The API server's watch cache refuses a too
+/// old resourceVersion with `errors.NewResourceExpired("too old resource version: %d (%d)")`
+/// (k8s.io/apiserver `pkg/storage/cacher/watch_cache.go`), which reaches a watching client as an
+/// `ERROR` event carrying that Status; kube-runtime's watcher re-lists on it (`watcher.rs`).
 fn expired_event() -> Response<Body> {
     let event = serde_json::json!({
         "type": "ERROR",

@@ -35,7 +35,7 @@ pub use clients::{
     ServiceAccountIdentity, admin, cluster_tier, context, impersonating, kubeconfig_path,
     mint_token, user,
 };
-pub use eventually::{eventually, eventually_every};
+pub use eventually::{eventually, eventually_every, ready};
 pub use manifests::{apply_yaml, apply_yaml_in};
 pub use namespace::TestNamespace;
 pub use nodes::FakeNode;

@@ -9,14 +9,15 @@ mod common;
 use std::time::Duration;
 
 use common::{merge, seed};
-use infera_core::{InferaDeployment, State};
+use infera_core::InferaDeployment;
 use infera_e2e::{
-    TestNamespace, admin, apply_yaml_in, eventually,
+    TestNamespace, admin, apply_yaml_in,
     kube::{
         Api,
         api::{DynamicObject, ListParams},
     },
     operator::{Operator, install},
+    ready,
 };
 use k8s_openapi::api::core::v1::{Container, Pod, Probe};
 use serde_json::{Value, json};
@@ -157,17 +158,7 @@ async fn a_multi_node_vllm_group_probes_its_leader_and_its_follower_only_joins()
     let mut operator = Operator::start(&identity, &["--namespace", ns.name()], &log).await?;
     apply_yaml_in(&admin, ns.name(), MULTI_NODE).await?;
     let ideps: Api<InferaDeployment> = ns.api();
-    eventually(READY_TIMEOUT, || async {
-        let status = ideps.get("eh").await?.status.unwrap_or_default();
-        anyhow::ensure!(
-            status.state == Some(State::Ready),
-            "state {:?}, conditions {:?}",
-            status.state,
-            status.conditions
-        );
-        Ok(())
-    })
-    .await?;
+    ready(&ideps, "eh", READY_TIMEOUT).await?;
 
     let pods: Api<Pod> = ns.api();
     let rank = |index: &str| {

@@ -6,13 +6,14 @@
 
 use std::time::{Duration, Instant};
 
-use infera_core::{InferaDeployment, State};
+use infera_core::InferaDeployment;
 use infera_e2e::{
-    ServiceAccountIdentity, TestNamespace, admin, apply_yaml_in, eventually,
+    ServiceAccountIdentity, TestNamespace, admin, apply_yaml_in,
     fault_proxy::{Fault, FaultProxy},
     k8s_openapi::api::apps::v1::Deployment,
     kube::{Api, ResourceExt, api::ListParams},
     operator::{Operator, install},
+    ready,
 };
 
 const READY_TIMEOUT: Duration = Duration::from_secs(120);
@@ -39,20 +40,6 @@ fn through(identity: &ServiceAccountIdentity, proxy: &FaultProxy) -> ServiceAcco
         token: identity.token.clone(),
         kubeconfig: proxy.kubeconfig().to_owned(),
     }
-}
-
-async fn ready(ideps: &Api<InferaDeployment>, name: &str, timeout: Duration) -> anyhow::Result<()> {
-    eventually(timeout, || async {
-        let status = ideps.get(name).await?.status.unwrap_or_default();
-        anyhow::ensure!(
-            status.state == Some(State::Ready),
-            "state {:?}, conditions {:?}",
-            status.state,
-            status.conditions
-        );
-        Ok(())
-    })
-    .await
 }
 
 /// `name → resourceVersion` of the deployment's child Deployments and of the InferaDeployment.

@@ -9,11 +9,12 @@ mod common;
 use std::time::Duration;
 
 use common::{merge, seed};
-use infera_core::{InferaDeployment, State};
+use infera_core::InferaDeployment;
 use infera_e2e::{
-    TestNamespace, admin, apply_yaml, apply_yaml_in, eventually,
+    TestNamespace, admin, apply_yaml, apply_yaml_in,
     kube::{Api, api::ListParams},
     operator::{Operator, install},
+    ready,
 };
 use k8s_openapi::api::core::v1::Pod;
 use serde_json::{Value, json};
@@ -171,17 +172,7 @@ async fn a_pod_template_reaches_the_live_pods() -> anyhow::Result<()> {
     );
     apply_yaml_in(&admin, ns.name(), &example).await?;
     let ideps: Api<InferaDeployment> = ns.api();
-    eventually(READY_TIMEOUT, || async {
-        let status = ideps.get("overlay").await?.status.unwrap_or_default();
-        anyhow::ensure!(
-            status.state == Some(State::Ready),
-            "state {:?}, conditions {:?}",
-            status.state,
-            status.conditions
-        );
-        Ok(())
-    })
-    .await?;
+    ready(&ideps, "overlay", READY_TIMEOUT).await?;
 
     let pods: Api<Pod> = ns.api();
     let decode = pods
