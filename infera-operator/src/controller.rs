@@ -62,7 +62,7 @@ pub async fn run(
     let (deployments, writer) = reflector::store();
     let deployment_watch = watcher(ideps, paged()).modify(slim_deployment);
     let mut controller = Controller::for_stream(
-        crate::observe::reflect(writer, deployment_watch),
+        crate::observe::reflect(writer, deployment_watch, "inferadeployments".into()),
         deployments,
     )
     .with_config(Config::default().concurrency(settings.concurrency));
@@ -92,8 +92,11 @@ pub async fn run(
         }
         ready.set_ready(true);
     });
+    // After an outage of the API every deployment is looked at at once, instead of each waiting
+    // out the backoff its failures during the outage earned.
+    let api_back = metrics.api_returns();
     controller
-        .reconcile_all_on(crds)
+        .reconcile_all_on(futures::stream::select(crds, api_back))
         .graceful_shutdown_on(shutdown)
         .run(crate::reconcile::reconcile, error_policy, ctx.clone())
         .for_each(|result| {

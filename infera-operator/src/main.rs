@@ -131,20 +131,33 @@ async fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A client that counts every request it sends, by verb and resource.
+/// A client that counts every request it sends, by verb and resource, and records whether the
+/// API answered (see [`Metrics::set_api_reachable`]).
 async fn client(metrics: Arc<Metrics>) -> anyhow::Result<Client> {
     let config = Config::infer()
         .await
         .context("no Kubernetes configuration (KUBECONFIG or in-cluster)")?;
+    let counted = metrics.clone();
     let counting =
         tower::util::MapRequestLayer::new(move |request: http::Request<kube::client::Body>| {
-            metrics.api_request(&request_label(&request));
+            counted.api_request(&request_label(&request));
             request
         });
+    let answered = tower::util::MapResultLayer::new(move |result: Answer| {
+        let reachable = result
+            .as_ref()
+            .is_ok_and(|response| !response.status().is_server_error());
+        metrics.set_api_reachable(reachable);
+        result
+    });
     Ok(ClientBuilder::try_from(config)?
         .with_layer(&counting)
+        .with_layer(&answered)
         .build())
 }
+
+/// What the client's service stack answers a request with.
+type Answer = Result<http::Response<Box<kube::client::DynBody>>, tower::BoxError>;
 
 /// `PATCH deployments`, `WATCH pods`, `GET leases`.
 fn request_label<B>(request: &http::Request<B>) -> String {

@@ -31,6 +31,9 @@ pub struct Metrics {
     duration: Histogram,
     requests: Family<VerbLabels, Counter>,
     leader: Gauge,
+    reachable: Gauge,
+    /// How many times the API became reachable again, for those who wait for it to come back.
+    returns: tokio::sync::watch::Sender<u64>,
     ready: AtomicBool,
 }
 
@@ -44,6 +47,8 @@ impl Default for Metrics {
         ]);
         let requests = Family::<VerbLabels, Counter>::default();
         let leader = Gauge::default();
+        let reachable = Gauge::default();
+        reachable.set(1);
         registry.register("reconciles", "Reconciles started", reconciles.clone());
         registry.register(
             "reconcile_errors",
@@ -65,6 +70,11 @@ impl Default for Metrics {
             "1 while this replica holds the leader Lease",
             leader.clone(),
         );
+        registry.register(
+            "api_reachable",
+            "1 while the Kubernetes API answers (the last request got a response below 500)",
+            reachable.clone(),
+        );
         Self {
             registry,
             reconciles,
@@ -72,6 +82,8 @@ impl Default for Metrics {
             duration,
             requests,
             leader,
+            reachable,
+            returns: tokio::sync::watch::Sender::new(0),
             ready: AtomicBool::new(false),
         }
     }
@@ -122,8 +134,28 @@ impl Metrics {
         self.ready.store(ready, Ordering::Relaxed);
     }
 
+    /// Records how the API answered the last request: `false` when it could not be reached or
+    /// failed on its side (5xx, e.g. etcd gone), `true` on any other answer.
+    pub fn set_api_reachable(&self, reachable: bool) {
+        let was = self.reachable.set(i64::from(reachable));
+        if reachable && was == 0 {
+            self.returns.send_modify(|returns| *returns += 1);
+        }
+    }
+
+    /// Yields after the API became reachable again after it was not (once for several returns
+    /// since the last item).
+    pub fn api_returns(&self) -> impl futures::Stream<Item = ()> + Send + 'static {
+        futures::stream::unfold(self.returns.subscribe(), |mut returns| async move {
+            returns.changed().await.ok()?;
+            Some(((), returns))
+        })
+    }
+
+    /// Ready once [`Metrics::set_ready`] said so, and while the API is reachable: a replica that
+    /// cannot reach the API server serves nothing, and says so.
     pub fn is_ready(&self) -> bool {
-        self.ready.load(Ordering::Relaxed)
+        self.ready.load(Ordering::Relaxed) && self.reachable.get() == 1
     }
 
     /// The OpenMetrics text exposition.
@@ -133,5 +165,30 @@ impl Metrics {
             out.clear();
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use futures::StreamExt;
+
+    use super::Metrics;
+
+    #[tokio::test]
+    async fn the_api_returns_once_per_outage_and_readiness_follows_it() {
+        let metrics = Metrics::default();
+        metrics.set_ready(true);
+        let mut returns = Box::pin(metrics.api_returns());
+        metrics.set_api_reachable(true);
+        metrics.set_api_reachable(false);
+        assert!(!metrics.is_ready());
+        metrics.set_api_reachable(false);
+        metrics.set_api_reachable(true);
+        assert!(metrics.is_ready());
+        let returned = tokio::time::timeout(std::time::Duration::from_secs(1), returns.next());
+        assert_eq!(returned.await, Ok(Some(())));
+        metrics.set_api_reachable(true);
+        let again = tokio::time::timeout(std::time::Duration::from_millis(100), returns.next());
+        assert!(again.await.is_err(), "no outage, no return");
     }
 }

@@ -12,6 +12,7 @@ use std::{
         Arc,
         atomic::{AtomicBool, Ordering},
     },
+    time::Duration,
 };
 
 use futures::{Stream, StreamExt, TryStreamExt};
@@ -30,10 +31,13 @@ use kube::{
     runtime::{
         WatchStreamExt,
         reflector::{self, ObjectRef, Store, store::Writer},
+        utils::ResetTimerBackoff,
         watcher,
+        watcher::ExponentialBackoff,
     },
 };
 use serde_json::{Value, json};
+use tracing::{debug, warn};
 
 use crate::apply::{APPLIED_HASH, is_other_writer};
 
@@ -95,7 +99,12 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
                 Some(ns) => Api::<DynamicObject>::namespaced_with(client.clone(), ns, &resource),
                 None => Api::<DynamicObject>::all_with(client.clone(), &resource),
             };
-            reflect(writer, watcher(api, managed.clone()).modify(slim_child))
+            let what = resource.plural.clone();
+            reflect(
+                writer,
+                watcher(api, managed.clone()).modify(slim_child),
+                what,
+            )
         } else {
             // `Api<PartialObjectMeta<_>>` sends metadata-only requests (kube-core 5.0,
             // `Resource::metadata_api`); the metadata goes into the same kind of store.
@@ -112,7 +121,7 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
             let objects = watcher(api, managed.clone())
                 .map_ok(metadata_only)
                 .modify(slim_child);
-            reflect(writer, objects)
+            reflect(writer, objects, resource.plural.clone())
         };
         streams.push((kind, stream));
     }
@@ -143,26 +152,66 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
         },
         Watches {
             children: streams,
-            pods: reflect(pod_writer, pod_watch.modify(slim_pod)),
-            crds: reflect(crd_writer, crd_watch),
+            pods: reflect(pod_writer, pod_watch.modify(slim_pod), "pods".into()),
+            crds: reflect(crd_writer, crd_watch, "customresourcedefinitions".into()),
         },
     )
 }
 
-/// A reflector over `stream`, filling `writer`, that yields the objects it stores.
+/// A reflector over `stream`, filling `writer`, that yields the objects it stores. The watch
+/// retries on its own (with backoff); its errors are logged here, as `what`'s, and never passed on.
+///
+/// Passing them on stalls the controller: kube-runtime 5.0's applier splits its trigger stream
+/// into the objects and the errors through one shared `Peekable` (`trystream_split_result` in
+/// kube-runtime-5.0.0/src/utils/mod.rs), whose object branch answers `Pending` without a wake-up
+/// when an error is next. With a watch that keeps failing (a missing CRD's 404, an API server
+/// gone) every trigger then waits for an unrelated timer: the operator took 19 s to start on a
+/// cluster without the LeaderWorkerSet CRD, and after the API server came back from a crash it
+/// never reconciled again (compare kube-rs issue #1316).
 pub fn reflect<K>(
     writer: Writer<K>,
     stream: impl Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send + 'static,
+    what: String,
 ) -> futures::stream::BoxStream<'static, Result<K, watcher::Error>>
 where
     K: Resource + Clone + Send + Sync + 'static,
     K::DynamicType: Eq + std::hash::Hash + Clone + Send + Sync,
 {
     stream
-        .default_backoff()
+        .backoff(retry())
         .reflect(writer)
         .touched_objects()
+        .filter_map(move |result| {
+            match &result {
+                // A kind whose CRD is not installed: expected, and reported as MissingDependency.
+                Err(watcher::Error::InitialListFailed(kube::Error::Api(status)))
+                    if status.code == 404 =>
+                {
+                    debug!(watch = %what, "not served; retrying");
+                }
+                Err(error) => {
+                    warn!(watch = %what, error = %crate::chain(error), "watch failed; retrying")
+                }
+                Ok(_) => {}
+            }
+            std::future::ready(result.ok().map(Ok))
+        })
         .boxed()
+}
+
+/// How a failed watch retries: kube-runtime's default (`DefaultBackoff` in
+/// kube-runtime-5.0.0/src/watcher.rs: from 0.8 s, doubling, with jitter, reset after 120 s
+/// without failure) but at most 5 s apart instead of 30 s. The first watch to reach an API server
+/// that is back marks it reachable and triggers every deployment (see `Metrics::api_returns`),
+/// so the ceiling bounds how long a recovered API goes unnoticed.
+fn retry() -> ResetTimerBackoff<ExponentialBackoff> {
+    let exponential = backon::ExponentialBuilder::default()
+        .with_min_delay(Duration::from_millis(800))
+        .with_max_delay(Duration::from_secs(5))
+        .with_factor(2.0)
+        .with_jitter()
+        .without_max_times();
+    ResetTimerBackoff::new(exponential.into(), Duration::from_secs(120))
 }
 
 /// Whether reconcile reads the status of children of `kind`: the workloads, whose ready
@@ -371,4 +420,36 @@ fn is_ours(object: &DynamicObject, deployment: &str, uid: Option<&str>) -> bool 
             .owner_references()
             .iter()
             .any(|owner| owner.controller == Some(true) && Some(owner.uid.as_str()) == uid)
+}
+
+#[cfg(test)]
+mod tests {
+    use futures::StreamExt;
+    use k8s_openapi::api::core::v1::Pod;
+    use kube::runtime::{reflector::store::Writer, watcher};
+
+    use super::reflect;
+
+    fn pod(name: &str) -> Pod {
+        serde_json::from_value(serde_json::json!({"metadata": {"name": name, "namespace": "ns"}}))
+            .unwrap_or_default()
+    }
+
+    #[tokio::test]
+    async fn a_failing_watch_passes_on_its_objects_and_never_its_errors() {
+        let events = futures::stream::iter([
+            Ok(watcher::Event::Apply(pod("a"))),
+            Err(watcher::Error::NoResourceVersion),
+            Ok(watcher::Event::Apply(pod("b"))),
+        ]);
+        let writer = Writer::<Pod>::default();
+        let store = writer.as_reader();
+        let passed: Vec<_> = reflect(writer, events, "pods".into()).collect().await;
+        let names: Vec<_> = passed
+            .iter()
+            .map(|result| result.as_ref().map(|pod| pod.metadata.name.clone()).ok())
+            .collect();
+        assert_eq!(names, [Some(Some("a".into())), Some(Some("b".into()))]);
+        assert_eq!(store.state().len(), 2);
+    }
 }

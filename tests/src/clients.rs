@@ -99,6 +99,19 @@ impl ServiceAccountIdentity {
         ttl: Duration,
         kubeconfig: &Path,
     ) -> anyhow::Result<Self> {
+        Self::create_on(&kubeconfig_path()?, admin, namespace, name, ttl, kubeconfig).await
+    }
+
+    /// [`ServiceAccountIdentity::create`] on the cluster of another kubeconfig than `$KUBECONFIG`
+    /// (its `admin` context's cluster), e.g. a [`crate::cluster::PrivateCluster`].
+    pub async fn create_on(
+        cluster: &Path,
+        admin: &Client,
+        namespace: &str,
+        name: &str,
+        ttl: Duration,
+        kubeconfig: &Path,
+    ) -> anyhow::Result<Self> {
         let sas: Api<ServiceAccount> = Api::namespaced(admin.clone(), namespace);
         if sas.get_opt(name).await?.is_none() {
             let sa = ServiceAccount {
@@ -117,7 +130,7 @@ impl ServiceAccountIdentity {
             }
         }
         let token = mint_token(admin, namespace, name, ttl).await?;
-        write_token_kubeconfig(kubeconfig, namespace, name, &token)?;
+        write_token_kubeconfig(cluster, kubeconfig, namespace, name, &token)?;
         Ok(Self {
             namespace: namespace.to_owned(),
             name: name.to_owned(),
@@ -164,16 +177,16 @@ pub async fn mint_token(
     }
 }
 
-/// Writes a kubeconfig with the admin context's cluster (server + CA) and a bearer token user.
+/// Writes a kubeconfig with `src`'s admin context's cluster (server + CA) and a bearer token user.
 /// The file is JSON, which every kubeconfig reader accepts as YAML.
 fn write_token_kubeconfig(
+    src: &Path,
     path: &Path,
     namespace: &str,
     name: &str,
     token: &str,
 ) -> anyhow::Result<()> {
-    let src = kubeconfig_path()?;
-    let kc = Kubeconfig::read_from(&src)?;
+    let kc = Kubeconfig::read_from(src)?;
     let ctx = kc
         .contexts
         .iter()

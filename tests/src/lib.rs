@@ -15,10 +15,12 @@
 //!   on drop;
 //! * [`apply_yaml`] — server-side apply of multi-document YAML (e.g. the shipped RBAC);
 //! * [`FakeNode`] — an extra kwok-managed node, e.g. for tests that need a node of their own;
+//! * [`cluster::PrivateCluster`] — a control plane of a test's own, which it may break;
 //! * [`proxy::Proxy`] — an HTTP (`CONNECT`) or SOCKS5 proxy on loopback, for `proxy-url`.
 
 mod bins;
 mod clients;
+pub mod cluster;
 mod eventually;
 pub mod fault_proxy;
 pub mod fleet;

@@ -21,6 +21,15 @@ const RBAC: [&str; 5] = [
 
 /// Installs the CRD and the shipped RBAC, and returns the operator's ServiceAccount identity.
 pub async fn install(admin: &Client) -> anyhow::Result<ServiceAccountIdentity> {
+    install_on(&crate::kubeconfig_path()?, admin).await
+}
+
+/// [`install`] on the cluster of another kubeconfig than `$KUBECONFIG`, e.g. a
+/// [`crate::cluster::PrivateCluster`].
+pub async fn install_on(
+    cluster: &std::path::Path,
+    admin: &Client,
+) -> anyhow::Result<ServiceAccountIdentity> {
     apply_yaml(admin, CRD).await.context("installing the CRD")?;
     // A new or changed CRD takes a moment to be served (Established comes first): wait until it
     // answers, so the test's first request does not meet a 404.
@@ -37,7 +46,8 @@ pub async fn install(admin: &Client) -> anyhow::Result<ServiceAccountIdentity> {
     let dir = target_dir().join("e2e-logs");
     std::fs::create_dir_all(&dir)?;
     let kubeconfig = dir.join(format!("operator-{}.kubeconfig", crate::unique_suffix()));
-    ServiceAccountIdentity::create(
+    ServiceAccountIdentity::create_on(
+        cluster,
         admin,
         "infera-system",
         "infera-operator",
@@ -110,6 +120,11 @@ impl Operator {
             bail!("infera-operator exited with {status}:\n{}", tail.join("\n"));
         }
         Ok(())
+    }
+
+    /// What `/readyz` answers: 200 when ready, 503 when not.
+    pub async fn readyz(&self) -> anyhow::Result<u16> {
+        Ok(get(self.port, "/readyz").await?.0)
     }
 
     /// The `/metrics` text.

@@ -1,65 +1,16 @@
 //! `doctor` on a cluster without LeaderWorkerSet and without GPU nodes: a tier-1 control plane
-//! (etcd + kube-apiserver only) of its own, started by tests/cluster/up.sh in a separate state
-//! directory and stopped afterwards. The failures carry the right IDs and hints.
+//! (etcd + kube-apiserver only) of its own. The failures carry the right IDs and hints.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-use anyhow::{Context as _, bail};
+use anyhow::Context as _;
 use infera_e2e::{
+    cluster::PrivateCluster,
     kube::{
-        Api, Client, Config,
+        Api,
         api::{DynamicObject, Patch, PatchParams, PostParams},
-        config::{KubeConfigOptions, Kubeconfig},
         core::{ApiResource, GroupVersionKind},
     },
     plugin::kubectl_env,
-    unique_suffix,
 };
-
-struct Bare {
-    dir: PathBuf,
-    kubeconfig: String,
-}
-
-impl Bare {
-    fn up() -> anyhow::Result<Self> {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let dir = std::env::temp_dir().join(format!("infera-bare-{}", unique_suffix()));
-        let out = Command::new(root.join("tests/cluster/up.sh"))
-            .args(["--tier", "1"])
-            .env("K8S_TEST_DIR", &dir)
-            .output()
-            .context("running tests/cluster/up.sh --tier 1")?;
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let mut this = Self {
-            dir,
-            kubeconfig: String::new(),
-        };
-        let Some(kubeconfig) = stdout
-            .lines()
-            .last()
-            .and_then(|l| l.strip_prefix("export KUBECONFIG="))
-        else {
-            bail!(
-                "up.sh failed:\n{stdout}\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        };
-        this.kubeconfig = kubeconfig.to_string();
-        Ok(this)
-    }
-}
-
-impl Drop for Bare {
-    fn drop(&mut self) {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let _ = Command::new(root.join("tests/cluster/down.sh"))
-            .env("K8S_TEST_DIR", &self.dir)
-            .output();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
 
 fn check<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
     report["checks"]
@@ -70,8 +21,9 @@ fn check<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
 
 #[tokio::test]
 async fn doctor_without_lws_and_gpu_nodes_fails_with_ids_and_hints() -> anyhow::Result<()> {
-    let bare = Bare::up()?;
-    let env = [("KUBECONFIG", bare.kubeconfig.as_str())];
+    let bare = PrivateCluster::up(1)?;
+    let kubeconfig = bare.kubeconfig.display().to_string();
+    let env = [("KUBECONFIG", kubeconfig.as_str())];
     for pre in [true, false] {
         let mut args = vec!["infera", "doctor", "--context", "admin", "-o", "json"];
         if pre {
@@ -121,16 +73,6 @@ async fn doctor_without_lws_and_gpu_nodes_fails_with_ids_and_hints() -> anyhow::
     Ok(())
 }
 
-async fn client(kubeconfig: &str) -> anyhow::Result<Client> {
-    let options = KubeConfigOptions {
-        context: Some("admin".into()),
-        ..Default::default()
-    };
-    let config =
-        Config::from_custom_kubeconfig(Kubeconfig::read_from(kubeconfig)?, &options).await?;
-    Ok(Client::try_from(config)?)
-}
-
 /// The GPU check warned, and its hint mentions `hint`.
 fn ensure_warning_with_hint(gpu: &serde_json::Value, hint: &str) -> anyhow::Result<()> {
     anyhow::ensure!(gpu["severity"] == "warn", "{gpu}");
@@ -162,9 +104,10 @@ async fn gpu_check(env: &[(&str, &str)]) -> anyhow::Result<serde_json::Value> {
 
 #[tokio::test]
 async fn doctor_recognises_gpu_partitions_and_dra_with_hints() -> anyhow::Result<()> {
-    let bare = Bare::up()?;
-    let env = [("KUBECONFIG", bare.kubeconfig.as_str())];
-    let admin = client(&bare.kubeconfig).await?;
+    let bare = PrivateCluster::up(1)?;
+    let kubeconfig = bare.kubeconfig.display().to_string();
+    let env = [("KUBECONFIG", kubeconfig.as_str())];
+    let admin = bare.admin().await?;
     // A node whose device plugin uses the `mixed` naming strategy (partitioned MI300X).
     let nodes: Api<infera_e2e::k8s_openapi::api::core::v1::Node> = Api::all(admin.clone());
     let node = serde_json::from_value(serde_json::json!({"metadata": {"name": "mi300x-0"}}))?;
