@@ -14,6 +14,7 @@ pub mod external;
 pub mod flags;
 pub mod naming;
 pub mod pod_health;
+pub mod quota;
 pub mod render;
 pub mod types;
 pub mod validate;

@@ -16,7 +16,11 @@ use std::{
     sync::Mutex,
 };
 
-use infera_core::{Child, ChildKind, InferaDeployment, naming::OPERATOR_MANAGER};
+use infera_core::{
+    Child, ChildKind, InferaDeployment,
+    naming::OPERATOR_MANAGER,
+    quota::{self, Usage},
+};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use kube::{
     Api, Client, ResourceExt,
@@ -172,7 +176,15 @@ fn must_apply(last: Option<&Record>, hash: u64, live_version: Option<&str>) -> b
     last.is_none_or(|last| last.hash != hash || live_version != Some(last.version.as_str()))
 }
 
-/// Applies `children` and deletes children of this deployment that are no longer rendered.
+/// Applies `children` and deletes children of this deployment that are no longer rendered — all
+/// of a change or none of it.
+///
+/// Only children whose last apply no longer stands are sent (see [`must_apply`]). Before any of
+/// them is written, the whole graph is checked against the namespace's ResourceQuotas (see
+/// `infera_core::quota`: the API server charges pods only when controllers create them, so no
+/// per-object check sees a graph that cannot run whole), and each is sent as a strict server-side
+/// dry run. When one is refused nothing is written or deleted: the running children stay as they
+/// are, and the refusal is reported.
 pub async fn apply(
     client: &Client,
     applies: &Applies,
@@ -187,7 +199,14 @@ pub async fn apply(
     })?;
     let mut applied = Applied::default();
     let mut wanted = BTreeSet::new();
-    let (mut first, mut then) = (Vec::new(), Vec::new());
+    let target = Target {
+        client,
+        applies,
+        deployment: &deployment,
+        namespace: &namespace,
+        snapshot,
+    };
+    let mut pending = Vec::new();
     for child in &children {
         let kind = child.kind();
         wanted.insert((kind, child.name().to_string()));
@@ -196,38 +215,115 @@ pub async fn apply(
             if !applied.missing.contains(&missing) {
                 applied.missing.push(missing);
             }
-        } else if kind == ChildKind::RoleBinding {
-            // Binding a Role that does not exist yet is refused: bindings go second.
-            then.push(child);
-        } else {
-            first.push(child);
+            continue;
+        }
+        match target.prepare(child)? {
+            Prepared::Unchanged(problem) => applied.report(problem),
+            Prepared::Send(send) => pending.push(send),
         }
     }
-    let target = Target {
-        client,
-        applies,
-        deployment: &deployment,
-        namespace: &namespace,
-        snapshot,
-    };
-    // Otherwise children of one deployment do not depend on each other: apply them at once.
-    for batch in [first, then] {
-        let results =
-            futures::future::join_all(batch.into_iter().map(|child| target.apply(child))).await;
-        for result in results {
-            match result? {
-                Some(Problem::Conflict(line)) => applied.conflicts.push(line),
-                Some(Problem::Rejected(line)) => applied.rejected.push(line),
-                None => {}
+    if !pending.is_empty() {
+        let shortfalls = quota::shortfalls(
+            snapshot.quotas.iter().map(AsRef::as_ref),
+            &current_usage(snapshot),
+            &Usage::of_children(&children),
+        );
+        if !shortfalls.is_empty() {
+            applied
+                .rejected
+                .extend(shortfalls.iter().map(ToString::to_string));
+            return Ok(applied);
+        }
+        let checks = pending
+            .iter()
+            .filter(|send| target.can_dry_run(send))
+            .map(|send| target.send(send, Mode::DryRun));
+        let refusals: Vec<Problem> = futures::future::join_all(checks)
+            .await
+            .into_iter()
+            .collect::<Result<Vec<_>>>()?
+            .into_iter()
+            .flatten()
+            .collect();
+        if !refusals.is_empty() {
+            refusals
+                .into_iter()
+                .for_each(|problem| applied.report(Some(problem)));
+            return Ok(applied);
+        }
+        // Binding a Role that does not exist yet is refused: bindings go second. Otherwise
+        // children of one deployment do not depend on each other: they are written at once.
+        let (bindings, others): (Vec<_>, Vec<_>) = pending
+            .iter()
+            .partition(|send| send.kind == ChildKind::RoleBinding);
+        for batch in [others, bindings] {
+            let writes = batch.into_iter().map(|send| target.send(send, Mode::Write));
+            for result in futures::future::join_all(writes).await {
+                applied.report(result?);
             }
         }
     }
-    for ((kind, name), object) in &snapshot.children {
-        if !wanted.contains(&(*kind, name.clone())) {
-            target.delete(*kind, object).await?;
+    if applied.conflicts.is_empty() && applied.rejected.is_empty() {
+        for ((kind, name), object) in &snapshot.children {
+            if !wanted.contains(&(*kind, name.clone())) {
+                target.delete(*kind, object).await?;
+            }
         }
     }
     Ok(applied)
+}
+
+impl Applied {
+    fn report(&mut self, problem: Option<Problem>) {
+        match problem {
+            Some(Problem::Conflict(line)) => self.conflicts.push(line),
+            Some(Problem::Rejected(line)) => self.rejected.push(line),
+            None => {}
+        }
+    }
+}
+
+/// What the deployment's live children and pods are charged to quotas now.
+fn current_usage(snapshot: &Snapshot) -> Usage {
+    let mut usage = Usage::default();
+    for (kind, _) in snapshot.children.keys() {
+        usage.add_object(*kind);
+    }
+    let charged = snapshot.pods.iter().filter(|pod| {
+        let phase = pod.status.as_ref().and_then(|s| s.phase.as_deref());
+        !matches!(phase, Some("Succeeded" | "Failed"))
+    });
+    for pod in charged {
+        if let Some(spec) = &pod.spec {
+            usage.add_pod(spec);
+        }
+    }
+    usage
+}
+
+/// A child to send: its object with our hash annotation, and what we remember of it.
+struct Outgoing {
+    kind: ChildKind,
+    name: String,
+    body: Value,
+    hash: u64,
+    live_version: Option<String>,
+    /// For a RoleBinding, the Role it binds.
+    role: Option<String>,
+}
+
+/// What [`Target::prepare`] found: nothing to send (and the problem our last apply met, if
+/// any), or a child to send.
+enum Prepared {
+    Unchanged(Option<Problem>),
+    Send(Outgoing),
+}
+
+/// A strict server-side dry run, or the write itself.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    DryRun,
+    Write,
 }
 
 /// Where one deployment's children go, and what we know of them.
@@ -248,12 +344,11 @@ impl Target<'_> {
         (self.deployment.clone(), kind, name.to_string())
     }
 
-    /// Server-side applies `child` unless [`must_apply`] says our last apply still stands.
-    async fn apply(&self, child: &Child) -> Result<Option<Problem>> {
+    /// `child` to send, unless [`must_apply`] says our last apply of it still stands.
+    fn prepare(&self, child: &Child) -> Result<Prepared> {
         let (kind, name) = (child.kind(), child.name().to_string());
-        let kind_name = kind.api_resource().kind;
         let mut body = serde_json::to_value(child).map_err(|source| Error::Encode {
-            kind: kind_name.clone(),
+            kind: kind.api_resource().kind,
             name: name.clone(),
             source,
         })?;
@@ -269,29 +364,64 @@ impl Target<'_> {
                 .inspect(|adopted| self.applies.put(key.clone(), adopted.clone())),
         };
         if !must_apply(last.as_ref(), hash, live_version.as_deref()) {
-            return Ok(last.and_then(|last| last.problem));
+            return Ok(Prepared::Unchanged(last.and_then(|last| last.problem)));
         }
         body["metadata"]["annotations"][APPLIED_HASH] = Value::String(hex(hash));
-        let params = PatchParams::apply(OPERATOR_MANAGER);
+        let role = match child {
+            Child::RoleBinding(binding) => Some(binding.role_ref.name.clone()),
+            _ => None,
+        };
+        Ok(Prepared::Send(Outgoing {
+            kind,
+            name,
+            body,
+            hash,
+            live_version,
+            role,
+        }))
+    }
+
+    /// Whether a dry run can judge `send`: not a binding of a Role that does not exist yet, which
+    /// the API server refuses until the Role is written (the binding is ours whole, and its Role
+    /// is dry-run).
+    fn can_dry_run(&self, send: &Outgoing) -> bool {
+        send.role.as_ref().is_none_or(|role| {
+            self.snapshot
+                .children
+                .contains_key(&(ChildKind::Role, role.clone()))
+        })
+    }
+
+    /// Server-side applies `send` (strict field validation), as a dry run or for real; a conflict
+    /// or a refusal is returned as a [`Problem`], other failures as errors, to be retried.
+    async fn send(&self, send: &Outgoing, mode: Mode) -> Result<Option<Problem>> {
+        let kind_name = send.kind.api_resource().kind;
+        let key = self.key(send.kind, &send.name);
+        let mut params = PatchParams::apply(OPERATOR_MANAGER).validation_strict();
+        if mode == Mode::DryRun {
+            params = params.dry_run();
+        }
         match self
-            .api(kind)
-            .patch(&name, &params, &Patch::Apply(&body))
+            .api(send.kind)
+            .patch(&send.name, &params, &Patch::Apply(&send.body))
             .await
         {
             Ok(object) => {
-                let version = version(&object).unwrap_or_default();
-                let record = Record {
-                    hash,
-                    version,
-                    problem: None,
-                };
-                self.applies.put(key, record);
+                if mode == Mode::Write {
+                    let record = Record {
+                        hash: send.hash,
+                        version: version(&object).unwrap_or_default(),
+                        problem: None,
+                    };
+                    self.applies.put(key, record);
+                }
                 Ok(None)
             }
             // A conflict or a refusal is reported; throttling and server errors are retried.
             Err(kube::Error::Api(status))
                 if (400..500).contains(&status.code) && status.code != 429 =>
             {
+                let name = &send.name;
                 if status.code != 409 {
                     // A refusal (quota, webhook) can be lifted without the child changing: it is
                     // not remembered, so the next reconcile tries again.
@@ -300,10 +430,10 @@ impl Target<'_> {
                 }
                 let line = format!("{kind_name} {name}: {}", conflict_fields(&status));
                 let problem = Problem::Conflict(line);
-                if let Some(version) = live_version {
+                if let Some(version) = &send.live_version {
                     let record = Record {
-                        hash,
-                        version,
+                        hash: send.hash,
+                        version: version.clone(),
                         problem: Some(problem.clone()),
                     };
                     self.applies.put(key, record);
@@ -312,7 +442,7 @@ impl Target<'_> {
             }
             Err(source) => Err(Error::Apply {
                 kind: kind_name,
-                name,
+                name: send.name.clone(),
                 source,
             }),
         }

@@ -60,6 +60,7 @@ pub async fn run(
     );
     // The controller's own cache of InferaDeployments, slimmed like the others.
     let (deployments, writer) = reflector::store();
+    let refused = deployments.clone();
     let deployment_watch = watcher(ideps, paged()).modify(slim_deployment);
     let mut controller = Controller::for_stream(
         crate::observe::reflect(writer, deployment_watch, "inferadeployments".into()),
@@ -73,6 +74,16 @@ pub async fn run(
     controller = controller.watches_stream(pods, |pod| {
         let deployment = pod.labels().get(LABEL_DEPLOYMENT)?;
         Some(ObjectRef::new(deployment).within(&pod.namespace()?))
+    });
+    // A quota that changes may now take a graph it refused: retry those of its namespace.
+    controller = controller.watches_stream(watches.quotas, move |quota| {
+        let namespace = quota.namespace();
+        refused
+            .state()
+            .into_iter()
+            .filter(|idep| idep.namespace() == namespace && refused_by_api(idep))
+            .map(|idep| ObjectRef::from(idep.as_ref()))
+            .collect::<Vec<_>>()
     });
     // A CRD appearing (LeaderWorkerSet, Gateway API) can unblock any deployment.
     let crds = watches.crds.filter_map(|event| async move {
@@ -113,6 +124,15 @@ pub async fn run(
         })
         .await;
     info!("controller stopped");
+}
+
+/// Whether the deployment's `Ready` condition says the API server (or the quota check) refused
+/// its children.
+fn refused_by_api(idep: &InferaDeployment) -> bool {
+    idep.status.iter().flat_map(|s| &s.conditions).any(|c| {
+        c.type_ == "Ready"
+            && c.reason == infera_core::condition::ReadyReason::ApplyRejected.as_str()
+    })
 }
 
 /// The InferaDeployment an erased reference from the controller names.

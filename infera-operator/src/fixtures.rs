@@ -6,7 +6,7 @@ use std::{collections::BTreeMap, sync::Arc, time::Duration};
 use http::{Method, Request, Response};
 use infera_core::ChildKind;
 use k8s_openapi::{
-    api::core::v1::Pod,
+    api::core::v1::{Pod, ResourceQuota},
     apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
 };
 use kube::{
@@ -38,6 +38,7 @@ pub struct Caches {
     children: BTreeMap<ChildKind, Writer<DynamicObject>>,
     _pods: Writer<Pod>,
     _crds: Writer<PartialObjectMeta<CustomResourceDefinition>>,
+    _quotas: Writer<ResourceQuota>,
 }
 
 impl Caches {
@@ -56,7 +57,7 @@ impl Caches {
     }
 }
 
-/// A context on a mock API server whose synced caches hold `children`, no pods and no CRDs; the
+/// A context on a mock API server whose synced caches hold `children`, no pods, CRDs or quotas; the
 /// server answers with the InferaDeployment `deployment` where it must return one.
 pub async fn context(
     deployment: Value,
@@ -83,6 +84,9 @@ pub async fn context(
     let mut crds = Writer::default();
     observed.crds = crds.as_reader();
     crds.apply_watcher_event(&Event::InitDone);
+    let mut quotas = Writer::default();
+    observed.quotas = quotas.as_reader();
+    quotas.apply_watcher_event(&Event::InitDone);
     observed.track_sync();
     let synced = async {
         while !observed.synced() {
@@ -103,6 +107,7 @@ pub async fn context(
         children: writers,
         _pods: pods,
         _crds: crds,
+        _quotas: quotas,
     };
     (Arc::new(ctx), caches, ApiServer { handle, deployment })
 }

@@ -21,7 +21,7 @@ use infera_core::{
     naming::{LABEL_DEPLOYMENT, LABEL_MANAGED_BY, OPERATOR_MANAGER, managed_selector},
 };
 use k8s_openapi::{
-    api::core::v1::{Container, Pod, PodSpec},
+    api::core::v1::{Container, Pod, PodSpec, ResourceQuota},
     apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
     apimachinery::pkg::apis::meta::v1::ObjectMeta,
 };
@@ -59,6 +59,7 @@ pub struct Observed {
     pub children: BTreeMap<ChildKind, Store<DynamicObject>>,
     pub pods: Store<Pod>,
     pub crds: Store<PartialObjectMeta<CustomResourceDefinition>>,
+    pub quotas: Store<ResourceQuota>,
     synced: Arc<Synced>,
 }
 
@@ -67,6 +68,7 @@ pub struct Observed {
 struct Synced {
     pods: Arc<AtomicBool>,
     crds: Arc<AtomicBool>,
+    quotas: Arc<AtomicBool>,
     kinds: BTreeMap<ChildKind, Arc<AtomicBool>>,
 }
 
@@ -81,6 +83,7 @@ pub struct Watches {
         'static,
         Result<PartialObjectMeta<CustomResourceDefinition>, watcher::Error>,
     >,
+    pub quotas: futures::stream::BoxStream<'static, Result<ResourceQuota, watcher::Error>>,
 }
 
 /// Starts one LIST+WATCH per child kind, for pods of our deployments and for CRD metadata, in
@@ -137,11 +140,21 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
         paged(),
     )
     .modify(|crd| crd.metadata = name_only(&crd.metadata));
+    let (quotas, quota_writer) = reflector::store();
+    let quota_api = namespace.map_or_else(
+        || Api::all(client.clone()),
+        |ns| Api::namespaced(client.clone(), ns),
+    );
+    let quota_watch = watcher(quota_api, paged()).modify(|quota: &mut ResourceQuota| {
+        quota.managed_fields_mut().clear();
+        quota.annotations_mut().clear();
+    });
     (
         Observed {
             children: stores,
             pods,
             crds,
+            quotas,
             synced: Arc::new(Synced {
                 kinds: ChildKind::ALL
                     .iter()
@@ -154,6 +167,7 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
             children: streams,
             pods: reflect(pod_writer, pod_watch.modify(slim_pod), "pods".into()),
             crds: reflect(crd_writer, crd_watch, "customresourcedefinitions".into()),
+            quotas: reflect(quota_writer, quota_watch, "resourcequotas".into()),
         },
     )
 }
@@ -300,22 +314,27 @@ pub fn slim_child(object: &mut DynamicObject) {
     object.metadata = slim;
 }
 
-/// Strips a pod to what status reads: its metadata without `managedFields` and annotations, the
-/// names of its containers (their count makes readiness), and its status.
+/// Strips a pod to what status and the quota check read: its metadata without `managedFields`
+/// and annotations, the names of its containers (their count makes readiness) and the resources of
+/// its containers and init containers (what a quota charges it, see `infera_core::quota`), and its
+/// status.
 fn slim_pod(pod: &mut Pod) {
     pod.managed_fields_mut().clear();
     pod.annotations_mut().clear();
     if let Some(spec) = &pod.spec {
-        let containers = spec
-            .containers
-            .iter()
-            .map(|container| Container {
-                name: container.name.clone(),
-                ..Container::default()
-            })
-            .collect();
+        let slim = |containers: &[Container]| -> Vec<Container> {
+            containers
+                .iter()
+                .map(|container| Container {
+                    name: container.name.clone(),
+                    resources: container.resources.clone(),
+                    ..Container::default()
+                })
+                .collect()
+        };
         pod.spec = Some(PodSpec {
-            containers,
+            containers: slim(&spec.containers),
+            init_containers: spec.init_containers.as_deref().map(slim),
             ..PodSpec::default()
         });
     }
@@ -345,6 +364,8 @@ pub struct Snapshot {
     /// Our children of this deployment: our labels and its controller reference.
     pub children: BTreeMap<(ChildKind, String), Arc<DynamicObject>>,
     pub pods: Vec<Arc<Pod>>,
+    /// The ResourceQuotas of the deployment's namespace.
+    pub quotas: Vec<Arc<ResourceQuota>>,
 }
 
 impl Observed {
@@ -367,15 +388,19 @@ impl Observed {
             pod.namespace().as_deref() == Some(namespace.as_str())
                 && pod.labels().get(LABEL_DEPLOYMENT) == Some(&name)
         });
+        snapshot.quotas = self
+            .quotas
+            .state_filter(|quota| quota.namespace().as_deref() == Some(namespace.as_str()));
         snapshot
     }
 
-    /// Whether every cache has its initial list: pods, CRDs, and each child kind whose CRD is
+    /// Whether every cache has its initial list: pods, CRDs, quotas, and each child kind whose CRD is
     /// installed (a kind without its CRD has nothing to list).
     pub fn synced(&self) -> bool {
         let synced = |flag: &AtomicBool| flag.load(Ordering::Relaxed);
         synced(&self.synced.pods)
             && synced(&self.synced.crds)
+            && synced(&self.synced.quotas)
             && self
                 .synced
                 .kinds
@@ -399,6 +424,7 @@ impl Observed {
         }
         track(self.pods.clone(), self.synced.pods.clone());
         track(self.crds.clone(), self.synced.crds.clone());
+        track(self.quotas.clone(), self.synced.quotas.clone());
         for (kind, store) in &self.children {
             track(store.clone(), self.synced.kinds[kind].clone());
         }

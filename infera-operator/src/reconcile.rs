@@ -213,15 +213,22 @@ mod tests {
         object
     }
 
-    /// What the first reconcile of `calm` sends: every child applied, not forced, in two batches
-    /// (RoleBindings last), the child no longer rendered deleted, the status, an Event.
-    const FIRST_RECONCILE: [&str; 9] = [
-        "PATCH /api/v1/namespaces/demo/serviceaccounts/calm-discovery?&fieldManager=infera-operator",
-        "PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/demo/roles/calm-discovery?&fieldManager=infera-operator",
-        "PATCH /apis/apps/v1/namespaces/demo/deployments/calm-server?&fieldManager=infera-operator",
-        "PATCH /api/v1/namespaces/demo/services/calm-server?&fieldManager=infera-operator",
-        "PATCH /apis/apps/v1/namespaces/demo/deployments/calm-worker?&fieldManager=infera-operator",
-        "PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/demo/rolebindings/calm-discovery?&fieldManager=infera-operator",
+    /// What the first reconcile of `calm` sends: a strict dry run of every child, then every
+    /// child applied, not forced, in two batches (RoleBindings last), the child no longer rendered
+    /// deleted, the status, an Event.
+    const FIRST_RECONCILE: [&str; 15] = [
+        "PATCH /api/v1/namespaces/demo/serviceaccounts/calm-discovery?&dryRun=All&fieldManager=infera-operator&fieldValidation=Strict",
+        "PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/demo/roles/calm-discovery?&dryRun=All&fieldManager=infera-operator&fieldValidation=Strict",
+        "PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/demo/rolebindings/calm-discovery?&dryRun=All&fieldManager=infera-operator&fieldValidation=Strict",
+        "PATCH /apis/apps/v1/namespaces/demo/deployments/calm-server?&dryRun=All&fieldManager=infera-operator&fieldValidation=Strict",
+        "PATCH /api/v1/namespaces/demo/services/calm-server?&dryRun=All&fieldManager=infera-operator&fieldValidation=Strict",
+        "PATCH /apis/apps/v1/namespaces/demo/deployments/calm-worker?&dryRun=All&fieldManager=infera-operator&fieldValidation=Strict",
+        "PATCH /api/v1/namespaces/demo/serviceaccounts/calm-discovery?&fieldManager=infera-operator&fieldValidation=Strict",
+        "PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/demo/roles/calm-discovery?&fieldManager=infera-operator&fieldValidation=Strict",
+        "PATCH /apis/apps/v1/namespaces/demo/deployments/calm-server?&fieldManager=infera-operator&fieldValidation=Strict",
+        "PATCH /api/v1/namespaces/demo/services/calm-server?&fieldManager=infera-operator&fieldValidation=Strict",
+        "PATCH /apis/apps/v1/namespaces/demo/deployments/calm-worker?&fieldManager=infera-operator&fieldValidation=Strict",
+        "PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/demo/rolebindings/calm-discovery?&fieldManager=infera-operator&fieldValidation=Strict",
         "DELETE /apis/apps/v1/namespaces/demo/deployments/calm-old?",
         "PATCH /apis/infera.amd.com/v1alpha1/namespaces/demo/inferadeployments/calm/status?&force=true&fieldManager=infera-operator",
         "POST /apis/events.k8s.io/v1/namespaces/demo/events?",
@@ -265,7 +272,7 @@ mod tests {
         let body = |child: &Child| serde_json::to_value(child).expect("JSON").to_string();
         let mut rendered: Vec<String> = infera_core::render(&valid).iter().map(body).collect();
         // Each child is applied as rendered, with the hash of what was rendered recorded on it.
-        let mut applied: Vec<String> = sent[..6]
+        let mut applied: Vec<String> = sent[6..12]
             .iter()
             .map(|s| {
                 let mut body = s.body.clone();
@@ -287,14 +294,14 @@ mod tests {
         applied.sort();
         assert_eq!(applied, rendered);
         assert_eq!(
-            sent[6].body,
+            sent[12].body,
             json!({"preconditions": {"uid": "old-uid"}, "propagationPolicy": "Background"})
         );
-        let status = &sent[7].body["status"];
+        let status = &sent[13].body["status"];
         assert_eq!(status["state"], "Deploying");
         assert_eq!(status["conditions"][0]["reason"], "PodsNotReady");
         assert_eq!(
-            sent[8].body["note"],
+            sent[14].body["note"],
             "Deploying: server: 0/1 ready, worker: 0/1 ready"
         );
 
@@ -315,7 +322,7 @@ mod tests {
 
         let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx)).await;
         assert!(result.is_ok(), "{result:?}");
-        assert_eq!(lines(&sent), [FIRST_RECONCILE[4]]);
+        assert_eq!(lines(&sent), [FIRST_RECONCILE[5], FIRST_RECONCILE[10]]);
     }
 
     #[tokio::test]
@@ -332,7 +339,7 @@ mod tests {
         // Its applies are forgotten: were it reconciled again, every child would be sent again.
         let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx)).await;
         assert!(result.is_ok(), "{result:?}");
-        assert_eq!(lines(&sent), FIRST_RECONCILE[..6]);
+        assert_eq!(lines(&sent), FIRST_RECONCILE[..12]);
     }
 
     /// The children as the first reconcile left them: what it applied, with the API server's
@@ -393,6 +400,6 @@ mod tests {
         let (ctx, _caches, mut server) = fixtures::context(calm(), children).await;
         let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx)).await;
         assert!(result.is_ok(), "{result:?}");
-        assert_eq!(lines(&sent), [FIRST_RECONCILE[4]]);
+        assert_eq!(lines(&sent), [FIRST_RECONCILE[5], FIRST_RECONCILE[10]]);
     }
 }

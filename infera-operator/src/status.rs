@@ -388,6 +388,7 @@ mod tests {
         let snapshot = Snapshot {
             children: [deployment("server", 2, 2), deployment("decode", 1, 1)].into(),
             pods: vec![],
+            ..Snapshot::default()
         };
         let status = compute(
             Some(3),
@@ -427,6 +428,7 @@ mod tests {
         let snapshot = Snapshot {
             children: [deployment("server", 1, 1), deployment("decode", 1, 1)].into(),
             pods: vec![],
+            ..Snapshot::default()
         };
         let Outcome::Applied {
             applied,
@@ -460,6 +462,7 @@ mod tests {
         let snapshot = Snapshot {
             children: [deployment("server", 2, 1), deployment("decode", 1, 1)].into(),
             pods: vec![],
+            ..Snapshot::default()
         };
         let status = status_of(&snapshot);
         assert_eq!(status.state, Some(State::Deploying));
@@ -477,6 +480,7 @@ mod tests {
                 "decode",
                 "0/2 nodes are available: 2 Insufficient amd.com/gpu.",
             )],
+            ..Snapshot::default()
         };
         let status = status_of(&snapshot);
         assert_eq!(status.state, Some(State::Pending));
@@ -496,6 +500,7 @@ mod tests {
         let snapshot = Snapshot {
             children: [deployment("nats", 1, 0)].into(),
             pods: vec![unschedulable_pod("nats", message)],
+            ..Snapshot::default()
         };
         let status = status_of(&snapshot);
         assert_eq!(status.state, Some(State::Pending));
@@ -559,6 +564,7 @@ mod tests {
         let snapshot = Snapshot {
             children: [deployment("server", 1, 1), deployment("w", 1, 1)].into(),
             pods: vec![],
+            ..Snapshot::default()
         };
         let first = status_of(&snapshot);
         let later = Time(Timestamp::from_second(1000).expect("timestamp"));
@@ -601,6 +607,7 @@ mod tests {
         let snapshot = Snapshot {
             children: [deployment("server", 1, 1), deployment("w", 1, 1)].into(),
             pods: vec![],
+            ..Snapshot::default()
         };
         let result = outcome(Applied::default(), &snapshot);
         let status = compute(Some(2), &snapshot, &result, &mutable(), None, now());
@@ -642,6 +649,7 @@ mod tests {
         let snapshot = Snapshot {
             children: [deployment("server", 1, 1), deployment("w", 1, 1)].into(),
             pods: vec![],
+            ..Snapshot::default()
         };
         let result = outcome(Applied::default(), &snapshot);
         let first = compute(Some(1), &snapshot, &result, &mutable(), None, now());
@@ -709,6 +717,7 @@ mod tests {
         let snapshot = Snapshot {
             children: [(key, Arc::new(object))].into(),
             pods: vec![],
+            ..Snapshot::default()
         };
         let status = status_of(&snapshot);
         assert_eq!(status.services["server"].ready_replicas, 0);
