@@ -409,11 +409,7 @@ mod tests {
         // 4 of the 12 used are ours; the others use 8, leaving 8 for us.
         let current = usage(&[("requests.amd.com/gpu", 4.0)]);
         assert_eq!(
-            shortfalls(
-                &[gpus.clone()],
-                &current,
-                &usage(&[("requests.amd.com/gpu", 8.0)])
-            ),
+            shortfalls([&gpus], &current, &usage(&[("requests.amd.com/gpu", 8.0)])),
             []
         );
         let short = shortfalls([&gpus], &current, &usage(&[("requests.amd.com/gpu", 10.0)]));

@@ -201,7 +201,10 @@ async fn a_change_the_server_refuses_for_one_child_writes_no_child() -> anyhow::
         "prefill was grown without its decode"
     );
     anyhow::ensure!(replicas("pd-decode").await? == Some(2));
-    for kind in ["validatingadmissionpolicybinding", "validatingadmissionpolicy"] {
+    for kind in [
+        "validatingadmissionpolicybinding",
+        "validatingadmissionpolicy",
+    ] {
         kubectl(&["delete", kind, &format!("{n}-two-decodes")])
             .await?
             .expect_code(0)?;
