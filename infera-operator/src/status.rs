@@ -170,11 +170,15 @@ fn summarize(
         .iter()
         .filter(|(_, s)| !is_ready(s))
         .map(|(name, s)| {
-            format!(
+            let ready = format!(
                 "{name}: {}/{} ready",
                 s.ready_groups.unwrap_or(s.ready_replicas),
                 s.desired_replicas
-            )
+            );
+            match trouble(&snapshot.pods, name) {
+                Some(trouble) => format!("{ready} ({trouble})"),
+                None => ready,
+            }
         })
         .collect();
     if services.is_empty() || !not_ready.is_empty() {
@@ -251,6 +255,37 @@ fn ready_groups(pods: &[std::sync::Arc<Pod>], lws: &str, size: i32) -> i32 {
 /// Unschedulable pods by pool, as `pool decode: 1 pod unschedulable: <the scheduler's message>`;
 /// `InsufficientCapacity` when a pool lacks resources, `Unschedulable` for anything else (an
 /// unbound claim, a selector no node matches) — adding GPUs would not help there.
+/// What needs a person in a pool's pods: the first container that cannot pull its image, keeps
+/// crashing or cannot start, e.g. `pod demo-decode-x: container engine CrashLoopBackOff, 7
+/// restarts, last exit 137 (OOMKilled)`.
+fn trouble(pods: &[std::sync::Arc<Pod>], service: &str) -> Option<String> {
+    pods.iter()
+        .filter(|pod| pod.labels().get(LABEL_SERVICE).map(String::as_str) == Some(service))
+        .find_map(|pod| {
+            let health = PodHealth::of(pod);
+            let waiting = health
+                .waiting
+                .into_iter()
+                .find(|w| w.trouble != infera_core::pod_health::Trouble::None)?;
+            let mut line = format!(
+                "pod {}: container {} {}",
+                pod.name_any(),
+                waiting.container,
+                waiting.reason
+            );
+            if waiting.restarts > 0 {
+                line.push_str(&format!(", {} restarts", waiting.restarts));
+            }
+            if let Some((code, reason)) = &waiting.last_exit {
+                line.push_str(&format!(", last exit {code} ({reason})"));
+            }
+            if !waiting.message.is_empty() {
+                line.push_str(&format!(": {}", waiting.message));
+            }
+            Some(line)
+        })
+}
+
 fn unschedulable(pods: &[std::sync::Arc<Pod>]) -> Option<(ReadyReason, String)> {
     let mut by_service: BTreeMap<String, (usize, SchedulingCause, String)> = BTreeMap::new();
     for pod in pods {
@@ -469,6 +504,32 @@ mod tests {
         assert_eq!(
             ready_condition(&status),
             ("False", "PodsNotReady", "server: 1/2 ready")
+        );
+    }
+
+    #[test]
+    fn a_crash_looping_pod_says_why_its_pool_is_not_ready() {
+        let crashing: Pod = serde_json::from_value(json!({
+            "metadata": {"name": "demo-decode-x", "labels": {LABEL_SERVICE: "decode"}},
+            "status": {"containerStatuses": [{
+                "name": "engine", "image": "rocm/infera", "imageID": "", "ready": false,
+                "restartCount": 7, "state": {"waiting": {"reason": "CrashLoopBackOff"}},
+                "lastState": {"terminated": {"exitCode": 137, "reason": "OOMKilled"}},
+            }]},
+        }))
+        .expect("a pod");
+        let snapshot = Snapshot {
+            children: [deployment("server", 1, 1), deployment("decode", 1, 0)].into(),
+            pods: vec![Arc::new(crashing)],
+            ..Snapshot::default()
+        };
+        assert_eq!(
+            ready_condition(&status_of(&snapshot)),
+            (
+                "False",
+                "PodsNotReady",
+                "decode: 0/1 ready (pod demo-decode-x: container engine CrashLoopBackOff, 7 restarts, last exit 137 (OOMKilled))"
+            )
         );
     }
 

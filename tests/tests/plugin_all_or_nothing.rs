@@ -4,8 +4,10 @@
 //!
 //! Per-object dry runs cannot see aggregate limits: under a ResourceQuota of one InferaDeployment
 //! both dry runs of a two-deployment file pass and the second write is refused (tried while
-//! writing this test). The plugin does not pre-compute quotas; the operator's graph-wide quota
-//! check is issue 10's item 2.
+//! writing this test). The plugin does not pre-compute quotas; the operator checks each graph
+//! against its namespace's quotas as a whole (`operator_all_or_nothing.rs`).
+//!
+//! The dry run is strict: a field the cluster's CRD does not know is refused, not dropped.
 
 use std::time::Duration;
 
@@ -144,4 +146,68 @@ async fn deploy_writes_nothing_when_the_server_refuses_one_deployment_of_the_fil
         done.stdout
     );
     ns.cleanup().await
+}
+
+/// Version skew: a cluster whose CRD is older than the plugin (here without `spec.podTemplate`).
+/// A non-strict apply would drop the field the server does not know and report success; the
+/// plugin's strict dry run refuses it, names the field, and writes nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn deploy_refuses_a_field_the_cluster_crd_does_not_know_and_writes_nothing()
+-> anyhow::Result<()> {
+    let cluster = infera_e2e::cluster::PrivateCluster::up(1)?;
+    let admin = cluster.admin().await?;
+    let mut crd: serde_json::Value = serde_saphyr::from_str(include_str!(
+        "../../crds/inferadeployments.infera.amd.com.yaml"
+    ))?;
+    let spec = &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
+    if let Some(properties) = spec["properties"].as_object_mut() {
+        properties.remove("podTemplate");
+    }
+    // The rules that read the field go with it, as they would in a CRD that never had it.
+    if let Some(rules) = spec["x-kubernetes-validations"].as_array_mut() {
+        rules.retain(|rule| {
+            !rule["rule"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("podTemplate")
+        });
+    }
+    apply_yaml(&admin, &serde_json::to_string(&crd)?).await?;
+    let ideps: infera_e2e::kube::Api<InferaDeployment> =
+        infera_e2e::kube::Api::namespaced(admin.clone(), "default");
+    let all = ListParams::default();
+    eventually(Duration::from_secs(30), || ideps.list(&all)).await?;
+
+    let file = infera_e2e::target_dir()
+        .join("e2e-logs")
+        .join(format!("skew-{}.yaml", infera_e2e::unique_suffix()));
+    std::fs::create_dir_all(file.parent().unwrap_or(&file))?;
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/pod-template.yaml"),
+        &file,
+    )?;
+    let kubeconfig = cluster.kubeconfig.display().to_string();
+    let env = [("KUBECONFIG", kubeconfig.as_str())];
+    let file = file.display().to_string();
+    let args = [
+        "infera",
+        "deploy",
+        "-f",
+        &file,
+        "-n",
+        "default",
+        "--context",
+        "admin",
+    ];
+    let refused = infera_e2e::plugin::kubectl_env(&args, &env)
+        .await?
+        .expect_code(1)?;
+    anyhow::ensure!(
+        refused.stderr.contains("spec.podTemplate") && refused.stderr.contains("unknown field"),
+        "{}",
+        refused.stderr
+    );
+    let written = ideps.list(&ListParams::default()).await?;
+    anyhow::ensure!(written.items.is_empty(), "something was written");
+    Ok(())
 }
