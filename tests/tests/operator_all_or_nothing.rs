@@ -17,7 +17,7 @@ use infera_e2e::{
     k8s_openapi::api::{apps::v1::Deployment, core::v1::ResourceQuota},
     kube::{
         Api,
-        api::{ListParams, Patch, PatchParams},
+        api::{ListParams, Patch, PatchParams, PostParams},
     },
     operator::{Operator, install},
     plugin::kubectl,
@@ -172,6 +172,27 @@ async fn a_change_the_server_refuses_for_one_child_writes_no_child() -> anyhow::
         anyhow::ensure!(
             replicas("pd-prefill").await? == Some(1),
             "prefill not created yet"
+        );
+        Ok(())
+    })
+    .await?;
+
+    // The policy is enforced once the API server has loaded it: until a dry run of a third decode
+    // pod is refused, a change could pass the operator's dry run and meet the policy on the write.
+    let mut probe = deployments.get("pd-decode").await?;
+    probe.metadata = Default::default();
+    probe.metadata.name = Some("probe-decode".into());
+    if let Some(spec) = probe.spec.as_mut() {
+        spec.replicas = Some(3);
+    }
+    let dry_run = PostParams {
+        dry_run: true,
+        ..Default::default()
+    };
+    eventually(TIMEOUT, || async {
+        anyhow::ensure!(
+            deployments.create(&dry_run, &probe).await.is_err(),
+            "the policy is not enforced yet"
         );
         Ok(())
     })

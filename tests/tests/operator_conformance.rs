@@ -2,7 +2,8 @@
 //! nothing of any kind the render produces or the cluster derives from it (ReplicaSets, the LWS
 //! StatefulSets and pods, the NATS claims, EndpointSlices), checked with one list per kind by
 //! label and by owner; deletion is idempotent (twice, with the operator down, with a child
-//! already gone); a child deleted by hand is re-created.
+//! already gone); a child deleted by hand is re-created; a crash-looping pod is explained in the
+//! status and by `deploy --wait`.
 
 use std::{collections::BTreeSet, time::Duration};
 
@@ -16,10 +17,11 @@ use infera_e2e::{
     },
     kube::{
         Api, Client, ResourceExt,
-        api::{DeleteParams, DynamicObject, ListParams},
+        api::{DeleteParams, DynamicObject, ListParams, Patch, PatchParams},
         core::ApiResource,
     },
     operator::{Operator, install},
+    plugin::kubectl,
 };
 
 const TIMEOUT: Duration = Duration::from_secs(120);
@@ -167,5 +169,119 @@ async fn deletion_leaves_nothing_of_any_kind_and_is_idempotent() -> anyhow::Resu
         Ok(())
     })
     .await?;
+    ns.cleanup().await
+}
+
+/// One worker pod of one GPU.
+const ONE_WORKER: &str = r#"
+apiVersion: infera.amd.com/v1alpha1
+kind: InferaDeployment
+metadata: {name: crashy}
+spec:
+  backendFramework: sglang
+  image: rocm/infera:sglang-v0.1.1
+  services:
+    server: {componentType: server, replicas: 0}
+    worker: {componentType: worker, replicas: 1, resources: {gpu: 1}}
+"#;
+
+/// Restart observation: the engine of a running worker pod starts crash-looping (its status
+/// patched as the kubelet would write it; kwok leaves a Running pod's status alone). The reason,
+/// restarts and last exit appear in the InferaDeployment's `Ready` condition, and `deploy --wait`
+/// times out explaining it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_crash_looping_pod_is_explained_in_status_and_by_deploy_wait() -> anyhow::Result<()> {
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "crashloop").await?;
+    let n = ns.name();
+    let identity = install(&admin).await?;
+    let _operator =
+        Operator::start(&identity, &["--namespace", n], &format!("operator-{n}")).await?;
+    let file = infera_e2e::target_dir()
+        .join("e2e-logs")
+        .join(format!("{n}-crashy.yaml"));
+    std::fs::write(&file, ONE_WORKER)?;
+    let file = file.display().to_string();
+    kubectl(&[
+        "infera",
+        "deploy",
+        "-f",
+        &file,
+        "-n",
+        n,
+        "--wait",
+        "--timeout",
+        "90s",
+    ])
+    .await?
+    .expect_code(0)?;
+
+    let pods: Api<Pod> = ns.api();
+    let selector = format!("{}=worker", infera_core::naming::LABEL_SERVICE);
+    let pod = pods
+        .list(&ListParams::default().labels(&selector))
+        .await?
+        .items
+        .pop()
+        .ok_or_else(|| anyhow::anyhow!("no worker pod"))?;
+    let now = "2026-01-01T00:00:00Z";
+    let crashing = serde_json::json!({"status": {
+        "phase": "Running",
+        "conditions": [
+            {"type": "Ready", "status": "False", "lastTransitionTime": now},
+            {"type": "ContainersReady", "status": "False", "lastTransitionTime": now},
+        ],
+        "containerStatuses": [{
+            "name": infera_core::naming::ENGINE_CONTAINER, "image": "rocm/infera:sglang-v0.1.1",
+            "imageID": "", "ready": false, "restartCount": 3,
+            "state": {"waiting": {"reason": "CrashLoopBackOff",
+                                  "message": "back-off 40s restarting failed container"}},
+            "lastState": {"terminated": {"exitCode": 1, "reason": "Error",
+                                         "startedAt": now, "finishedAt": now}},
+        }],
+    }});
+    pods.patch_status(
+        &pod.name_any(),
+        &PatchParams::default(),
+        &Patch::Merge(&crashing),
+    )
+    .await?;
+
+    let ideps: Api<InferaDeployment> = ns.api();
+    eventually(TIMEOUT, || async {
+        let idep = ideps.get("crashy").await?;
+        let message = idep
+            .status
+            .iter()
+            .flat_map(|s| &s.conditions)
+            .find(|c| c.type_ == "Ready")
+            .map(|c| c.message.clone())
+            .unwrap_or_default();
+        anyhow::ensure!(
+            message.contains("worker: 0/1 ready")
+                && message.contains("CrashLoopBackOff, 3 restarts, last exit 1 (Error)"),
+            "Ready says: {message}"
+        );
+        Ok(())
+    })
+    .await?;
+    let waited = kubectl(&[
+        "infera",
+        "deploy",
+        "-f",
+        &file,
+        "-n",
+        n,
+        "--wait",
+        "--timeout",
+        "10s",
+    ])
+    .await?
+    .expect_code(3)?;
+    anyhow::ensure!(
+        waited.stderr.contains("crash-looping") && waited.stderr.contains(&pod.name_any()),
+        "{}",
+        waited.stderr
+    );
     ns.cleanup().await
 }
