@@ -134,6 +134,7 @@ complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l server-replicas -d 'Server (router) replicas [default: 1]' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l gpus -d 'GPUs per worker pod [default: 1]' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l gpu-type -d 'GPU resource name [default: amd.com/gpu]' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l gpu-product -d 'GPU product the workers must run on, e.g. MI300X (never another product; see `kubectl infera doctor`)' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l nodes -d 'Nodes per replica (multinode) [default: 2]' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l tp -d 'Tensor-parallel size [default: GPUs per pod]; with several nodes, pipeline parallelism covers the rest' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l transfer-backend -d 'KV transfer backend for pd (e.g. mori, nixl, mooncake)' -r

@@ -141,6 +141,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             [CompletionResult]::new('--server-replicas', '--server-replicas', [CompletionResultType]::ParameterName, 'Server (router) replicas [default: 1]')
             [CompletionResult]::new('--gpus', '--gpus', [CompletionResultType]::ParameterName, 'GPUs per worker pod [default: 1]')
             [CompletionResult]::new('--gpu-type', '--gpu-type', [CompletionResultType]::ParameterName, 'GPU resource name [default: amd.com/gpu]')
+            [CompletionResult]::new('--gpu-product', '--gpu-product', [CompletionResultType]::ParameterName, 'GPU product the workers must run on, e.g. MI300X (never another product; see `kubectl infera doctor`)')
             [CompletionResult]::new('--nodes', '--nodes', [CompletionResultType]::ParameterName, 'Nodes per replica (multinode) [default: 2]')
             [CompletionResult]::new('--tp', '--tp', [CompletionResultType]::ParameterName, 'Tensor-parallel size [default: GPUs per pod]; with several nodes, pipeline parallelism covers the rest')
             [CompletionResult]::new('--transfer-backend', '--transfer-backend', [CompletionResultType]::ParameterName, 'KV transfer backend for pd (e.g. mori, nixl, mooncake)')

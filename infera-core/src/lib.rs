@@ -12,6 +12,7 @@ pub mod conflict;
 pub mod crd;
 pub mod external;
 pub mod flags;
+pub mod gpu_product;
 pub mod naming;
 pub mod pod_health;
 pub mod render;

@@ -23,10 +23,11 @@ use crate::{
     validate::{
         cel,
         limits::{
-            DURATION_PATTERN, LIVENESS_PATH_PATTERN, MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS,
-            MAX_DURATION_LENGTH, MAX_GPUS, MAX_NODES, MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES,
-            MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT, MAX_REFERENCE_LENGTH, MAX_REPLICAS,
-            MAX_SERVICES, MIN_SERVICES, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
+            DURATION_PATTERN, GPU_PRODUCT_PATTERN, LIVENESS_PATH_PATTERN, MAX_ARG_LENGTH, MAX_ARGS,
+            MAX_DRAIN_SECONDS, MAX_DURATION_LENGTH, MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_NODES,
+            MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT,
+            MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES, MIN_SERVICES, PROBE_PATH_PATTERN,
+            RESOURCE_NAME_PATTERN,
         },
     },
 };
@@ -191,6 +192,7 @@ pub struct ImagePolicy {
     validation = cel::server_has_no_gpu(),
     validation = cel::server_on_one_node(),
     validation = cel::worker_has_a_gpu(),
+    validation = cel::server_has_no_gpu_product(),
     validation = cel::no_injected_flag(),
     validation = cel::service_overlay_no_gpu(),
 )]
@@ -473,6 +475,16 @@ pub struct ResourcesSpec {
         regex(pattern = RESOURCE_NAME_PATTERN)
     )]
     pub gpu_type: Option<String>,
+    /// GPU product the pool's pods must run on, as AMD names it (`MI300X`, `MI325X`, `MI355X`),
+    /// or a value of the node label `amd.com/gpu.product-name` as AMD's node labeller writes it
+    /// (`AMD_Instinct_MI300X_HF`). A required node affinity: never another product (workers
+    /// only; the README's GPU product section lists the label values each name matches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(
+        length(min = 1, max = MAX_GPU_PRODUCT_LENGTH),
+        regex(pattern = GPU_PRODUCT_PATTERN)
+    )]
+    pub gpu_product: Option<String>,
     /// CPU request and limit per pod.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<Quantity>,

@@ -229,3 +229,30 @@ fn every_backend_and_topology_is_probed_and_drained_as_its_engine_needs() {
         }
     }
 }
+
+/// `resources.gpuProduct` requires a node of that product: alone, and on top of the user's own
+/// required node affinity (in every one of its terms).
+#[test]
+fn gpu_product_requires_a_node_labelled_with_the_product() {
+    let mut deployment = load("pod-template.yaml");
+    for (service, product) in [("prefill", "MI300X"), ("decode", "AMD_Instinct_MI300X_HF")] {
+        if let Some(pool) = deployment.spec.services.get_mut(service) {
+            pool.resources
+                .get_or_insert_with(Default::default)
+                .gpu_product = Some(product.into());
+        }
+    }
+    let children = render(&validate(&deployment).expect("valid"));
+    let affinities: Vec<(String, serde_json::Value)> = children
+        .iter()
+        .map(|child| {
+            let json = serde_json::to_value(child).expect("json");
+            (
+                child.name().to_string(),
+                json["spec"]["template"]["spec"]["affinity"].clone(),
+            )
+        })
+        .filter(|(_, affinity)| !affinity.is_null())
+        .collect();
+    insta::assert_yaml_snapshot!(affinities);
+}

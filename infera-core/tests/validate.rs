@@ -13,10 +13,11 @@ use infera_core::{
     validate,
     validate::DIGEST_PATTERN,
     validate::limits::{
-        DURATION_PATTERN, LIVENESS_PATH_PATTERN, MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS,
-        MAX_DURATION_LENGTH, MAX_GPUS, MAX_NODES, MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES,
-        MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT, MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES,
-        MAX_STARTUP_SECONDS, MIN_SERVICES, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
+        DURATION_PATTERN, GPU_PRODUCT_PATTERN, LIVENESS_PATH_PATTERN, MAX_ARG_LENGTH, MAX_ARGS,
+        MAX_DRAIN_SECONDS, MAX_DURATION_LENGTH, MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_NODES,
+        MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT,
+        MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES, MAX_STARTUP_SECONDS, MIN_SERVICES,
+        PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
     },
     yaml,
 };
@@ -274,6 +275,16 @@ fn every_rule_rejects_with_the_field_path() {
             ],
         ),
         (
+            "server with a GPU product",
+            json!({"spec": {"services": {"server": {"resources": {"gpuProduct": "MI300X"}}}}}),
+            vec!["spec.services.server.resources.gpuProduct: the server runs no model"],
+        ),
+        (
+            "GPU product with a space",
+            json!({"spec": {"services": {"decode": {"resources": {"gpuProduct": "MI 300X"}}}}}),
+            vec!["spec.services.decode.resources.gpuProduct: must be a GPU product such as MI300X"],
+        ),
+        (
             "requireDigest with a tag",
             json!({"spec": {"imagePolicy": {"requireDigest": true}, "services": {"decode": {"image": "rocm/infera"}}}}),
             vec![
@@ -336,6 +347,7 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
     let reference = "r".repeat(MAX_REFERENCE_LENGTH + 1);
     let worker = |extra| json!({"spec": {"services": {"decode": extra}}});
     let gpu_type = |gpu_type: &str| worker(json!({"resources": {"gpuType": gpu_type}}));
+    let gpu_product = |product: &str| worker(json!({"resources": {"gpuProduct": product}}));
     let health = |health| worker(json!({ "health": health }));
     let long_path = format!("/{}", "p".repeat(MAX_PROBE_PATH_LENGTH));
     let many_services: serde_json::Map<String, Value> = (0..MAX_SERVICES)
@@ -640,6 +652,24 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
             json!(MAX_DNS_SUBDOMAIN),
             gpu_type(&format!("{}.com/gpu", "a".repeat(246))),
             "spec.services.decode.resources.gpuType: must be an extended resource name",
+        ),
+        (
+            "spec.services.*.resources.gpuProduct minLength",
+            json!(1),
+            gpu_product(""),
+            "spec.services.decode.resources.gpuProduct: must be a GPU product",
+        ),
+        (
+            "spec.services.*.resources.gpuProduct maxLength",
+            json!(MAX_GPU_PRODUCT_LENGTH),
+            gpu_product(&"M".repeat(MAX_GPU_PRODUCT_LENGTH + 1)),
+            "spec.services.decode.resources.gpuProduct: must be a GPU product",
+        ),
+        (
+            "spec.services.*.resources.gpuProduct pattern",
+            json!(GPU_PRODUCT_PATTERN),
+            gpu_product("MI300X_"),
+            "spec.services.decode.resources.gpuProduct: must be a GPU product",
         ),
         (
             "spec.services.*.resources.gpuType pattern",

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use infera_core::{
     ALL_IMAGES_PINNED, Child, ChildKind, IMAGES_PINNED, InferaDeploymentStatus, MUTABLE_IMAGES,
-    PodHealth, READY, ReadyReason, ServiceStatus, State, ValidationErrors,
+    PodHealth, READY, ReadyReason, ServiceStatus, State, ValidationErrors, gpu_product,
     naming::{LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME},
     pod_health::SchedulingCause,
     validate::MutableImage,
@@ -256,14 +256,22 @@ fn unschedulable(pods: &[std::sync::Arc<Pod>]) -> Option<(ReadyReason, String)> 
     for pod in pods {
         let health = PodHealth::of(pod);
         if let Some((cause, message)) = health.unschedulable() {
+            let (cause, message) = match required_product(pod) {
+                // The product is never substituted: a pool without a node of it lacks capacity.
+                Some(product) if cause == SchedulingCause::Placement => (
+                    SchedulingCause::Capacity,
+                    format!("no node of GPU product {product} can take it: {message}"),
+                ),
+                _ => (cause, message.to_string()),
+            };
             let service = pod.labels().get(LABEL_SERVICE).cloned().unwrap_or_default();
             let entry = by_service
                 .entry(service)
-                .or_insert((0, cause, message.to_string()));
+                .or_insert((0, cause, message.clone()));
             entry.0 += 1;
             // A pool's most telling pod speaks for it: capacity first (see `SchedulingCause`).
             if cause < entry.1 {
-                (entry.1, entry.2) = (cause, message.to_string());
+                (entry.1, entry.2) = (cause, message);
             }
         }
     }
@@ -286,6 +294,27 @@ fn unschedulable(pods: &[std::sync::Arc<Pod>]) -> Option<(ReadyReason, String)> 
         ReadyReason::Unschedulable
     };
     (!lines.is_empty()).then(|| (reason, lines.join("\n")))
+}
+
+/// The GPU product a pod's required node affinity names (`resources.gpuProduct`), as the user
+/// named it.
+fn required_product(pod: &Pod) -> Option<String> {
+    let required = pod
+        .spec
+        .as_ref()?
+        .affinity
+        .as_ref()?
+        .node_affinity
+        .as_ref()?
+        .required_during_scheduling_ignored_during_execution
+        .as_ref()?;
+    required
+        .node_selector_terms
+        .iter()
+        .flat_map(|term| term.match_expressions.iter().flatten())
+        .find(|expression| expression.key == gpu_product::PRODUCT_LABEL)
+        .and_then(|expression| expression.values.as_ref()?.first())
+        .map(|value| gpu_product::product_of(value))
 }
 
 #[cfg(test)]
@@ -487,6 +516,28 @@ mod tests {
                 "InsufficientCapacity",
                 "pool decode: 1 pod unschedulable: 0/2 nodes are available: 2 Insufficient amd.com/gpu."
             )
+        );
+    }
+
+    /// A pool that names a GPU product no node has is short of capacity, not misplaced: the
+    /// product is never substituted.
+    #[test]
+    fn a_missing_gpu_product_is_insufficient_capacity_naming_the_product() {
+        let message = "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.";
+        let mut pod = Arc::unwrap_or_clone(unschedulable_pod("decode", message));
+        pod.spec = Some(serde_json::from_value(json!({"containers": [], "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [{"key": "amd.com/gpu.product-name", "operator": "In", "values": ["AMD_Instinct_MI355X", "AMD_Instinct_MI355X_OAM"]}]}]}}}})).expect("a pod spec"));
+        let snapshot = Snapshot {
+            children: [deployment("decode", 1, 0)].into(),
+            pods: vec![Arc::new(pod)],
+        };
+        let status = status_of(&snapshot);
+        assert_eq!(status.state, Some(State::Pending));
+        let expected = format!(
+            "pool decode: 1 pod unschedulable: no node of GPU product MI355X can take it: {message}"
+        );
+        assert_eq!(
+            ready_condition(&status),
+            ("False", "InsufficientCapacity", expected.as_str())
         );
     }
 

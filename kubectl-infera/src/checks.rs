@@ -26,7 +26,7 @@
 //! | INF501 | a default StorageClass (for NATS) |
 
 mod gaie;
-mod gpu;
+pub(crate) mod gpu;
 mod images;
 mod infera;
 mod kubectl;

@@ -323,6 +323,9 @@ pub struct SpecFlags {
     /// GPU resource name [default: amd.com/gpu].
     #[arg(long)]
     pub gpu_type: Option<String>,
+    /// GPU product the workers must run on, e.g. MI300X (never another product; see `kubectl infera doctor`).
+    #[arg(long)]
+    pub gpu_product: Option<String>,
     /// Nodes per replica (multinode) [default: 2].
     #[arg(long)]
     pub nodes: Option<i32>,

@@ -33,6 +33,8 @@ pub struct Plan {
     pub decode_replicas: i32,
     pub gpus: i32,
     pub gpu_type: String,
+    /// GPU product of the workers; `None`: any.
+    pub gpu_product: Option<String>,
     pub nodes: i32,
     pub tp: i32,
     pub transfer_backend: Option<String>,
@@ -162,6 +164,7 @@ impl Plan {
                 .gpu_type
                 .clone()
                 .unwrap_or_else(|| DEFAULT_GPU_TYPE.into()),
+            gpu_product: flags.gpu_product.clone(),
             nodes,
             tp: flags.tp.unwrap_or(gpus),
             transfer_backend: flags.transfer_backend.clone(),
@@ -235,6 +238,7 @@ impl Plan {
             resources: Some(ResourcesSpec {
                 gpu: Some(self.gpus),
                 gpu_type: (self.gpu_type != DEFAULT_GPU_TYPE).then(|| self.gpu_type.clone()),
+                gpu_product: self.gpu_product.clone(),
                 cpu: None,
                 memory: Some(Quantity(self.memory.clone())),
                 shared_memory: Some(Quantity(self.shared_memory.clone())),
@@ -352,6 +356,9 @@ impl Plan {
         flag("--gpus", &self.gpus.to_string());
         if self.gpu_type != DEFAULT_GPU_TYPE {
             flag("--gpu-type", &self.gpu_type);
+        }
+        if let Some(product) = &self.gpu_product {
+            flag("--gpu-product", product);
         }
         if self.topology == Topology::Multinode {
             flag("--nodes", &self.nodes.to_string());

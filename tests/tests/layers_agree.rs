@@ -34,6 +34,18 @@ fn mutations() -> Vec<(&'static str, Value)> {
             decode(json!({"resources": {"gpuType": "/gpu"}})),
         ),
         ("too many nodes", decode(json!({"numberOfNodes": 65}))),
+        (
+            "GPU product",
+            decode(json!({"resources": {"gpuProduct": "MI300X"}})),
+        ),
+        (
+            "bad GPU product",
+            decode(json!({"resources": {"gpuProduct": "MI300X_"}})),
+        ),
+        (
+            "server with GPU product",
+            server(json!({"resources": {"gpuProduct": "MI300X"}})),
+        ),
         ("server with GPU", server(json!({"resources": {"gpu": 1}}))),
         ("server with role", server(json!({"role": "decode"}))),
         ("server on two nodes", server(json!({"numberOfNodes": 2}))),

@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::{
     api::core::v1::{
-        Container, ContainerPort, EmptyDirVolumeSource, EnvVar, EnvVarSource, HTTPGetAction,
-        Lifecycle, LifecycleHandler, ObjectFieldSelector, PodSpec, PodTemplateSpec, Probe,
-        ResourceRequirements, SleepAction, Volume, VolumeMount,
+        Affinity, Container, ContainerPort, EmptyDirVolumeSource, EnvVar, EnvVarSource,
+        HTTPGetAction, Lifecycle, LifecycleHandler, NodeSelectorRequirement, NodeSelectorTerm,
+        ObjectFieldSelector, PodSpec, PodTemplateSpec, Probe, ResourceRequirements, SleepAction,
+        Volume, VolumeMount,
     },
     apimachinery::pkg::{api::resource::Quantity, util::intstr::IntOrString},
 };
@@ -15,6 +16,7 @@ use k8s_openapi::{
 use super::{Context, meta, pull_policy};
 use crate::{
     flags::{self, FRONTEND_PORT, Rank, SERVER_PORT},
+    gpu_product::{self, PRODUCT_LABEL},
     naming::{Component, ENGINE_CONTAINER, FRONTEND_CONTAINER, LABEL_ENDPOINT, SHM_VOLUME},
     types::BackendFramework,
     validate::{Health, Liveness, Pod, Worker, merge_engine},
@@ -196,10 +198,40 @@ pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec 
         containers.push(frontend(&worker.pod, port));
     }
     let mut template = template(cx, component, &worker.pod, containers, volumes);
+    if let (Some(product), Some(spec)) = (&worker.gpu_product, template.spec.as_mut()) {
+        spec.affinity = Some(require_product(spec.affinity.take(), product));
+    }
     if serves && let Some(labels) = template.metadata.as_mut().and_then(|m| m.labels.as_mut()) {
         labels.insert(LABEL_ENDPOINT.into(), "true".into());
     }
     template
+}
+
+/// `affinity` (the user's, if any) that also requires a node of GPU `product`: the product's
+/// label values join every required node selector term, as the terms are alternatives and the
+/// expressions of a term all must hold.
+fn require_product(affinity: Option<Affinity>, product: &str) -> Affinity {
+    let expression = NodeSelectorRequirement {
+        key: PRODUCT_LABEL.into(),
+        operator: "In".into(),
+        values: Some(gpu_product::label_values(product)),
+    };
+    let mut affinity = affinity.unwrap_or_default();
+    let node = affinity.node_affinity.get_or_insert_with(Default::default);
+    let required = node
+        .required_during_scheduling_ignored_during_execution
+        .get_or_insert_with(Default::default);
+    if required.node_selector_terms.is_empty() {
+        required
+            .node_selector_terms
+            .push(NodeSelectorTerm::default());
+    }
+    for term in &mut required.node_selector_terms {
+        term.match_expressions
+            .get_or_insert_with(Vec::new)
+            .push(expression.clone());
+    }
+    affinity
 }
 
 /// A pod template of `containers` (the engine first) and `volumes`, with what the user adds on

@@ -172,6 +172,16 @@ pub(crate) fn server_on_one_node() -> Rule {
     .field_path(".numberOfNodes")
 }
 
+/// The server names no GPU product.
+pub(crate) fn server_has_no_gpu_product() -> Rule {
+    rule(
+        "self.componentType != 'server' || !has(self.resources) || !has(self.resources.gpuProduct)",
+        "resources.gpuProduct",
+        services::SERVER_GPU_PRODUCT,
+    )
+    .field_path(".resources.gpuProduct")
+}
+
 /// A worker has at least one GPU.
 pub(crate) fn worker_has_a_gpu() -> Rule {
     rule(

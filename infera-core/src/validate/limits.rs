@@ -49,6 +49,12 @@ pub const MAX_DRAIN_SECONDS: i32 = 3600;
 /// An extended resource name, `prefix/name` (`resources.gpuType`); `is_resource_name` checks it.
 pub const RESOURCE_NAME_PATTERN: &str = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$";
 
+/// A GPU product (`resources.gpuProduct`): a label value's characters.
+pub const GPU_PRODUCT_PATTERN: &str = "^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$";
+/// Longest GPU product: its longest label value, `AMD_Instinct_<product>_OAM`, is at most a
+/// label value's 63 characters.
+pub const MAX_GPU_PRODUCT_LENGTH: usize = 63 - "AMD_Instinct_".len() - "_OAM".len();
+
 /// Reports `value` at `path` if it is empty or longer than `max` characters (the schema's
 /// `minLength: 1` and `maxLength`).
 pub(super) fn check_length(errors: &mut Errors, path: &str, value: &str, max: usize) {

@@ -202,6 +202,8 @@ pub struct Worker {
     pub gpu: i32,
     /// The GPU's extended resource name, e.g. `amd.com/gpu`.
     pub gpu_type: String,
+    /// The GPU product the pods must run on (see [`crate::gpu_product`]).
+    pub gpu_product: Option<String>,
     /// Size of the memory-backed `/dev/shm`.
     pub shared_memory: Option<Quantity>,
 }

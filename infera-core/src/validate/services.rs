@@ -4,14 +4,15 @@
 use super::{
     DEFAULT_GPU_TYPE, Errors, Pod, PodOverlay, Worker, health,
     limits::{
-        MAX_ARG_LENGTH, MAX_ARGS, MAX_GPUS, MAX_NODES, MAX_REFERENCE_LENGTH, MAX_REPLICAS,
-        check_length, check_max_length, check_range,
+        MAX_ARG_LENGTH, MAX_ARGS, MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_NODES,
+        MAX_REFERENCE_LENGTH, MAX_REPLICAS, check_length, check_max_length, check_range,
     },
     parallelism::parallelism,
-    syntax::{check_quantity, is_resource_name},
+    syntax::{check_quantity, is_gpu_product, is_resource_name},
 };
 use crate::{
     flags,
+    gpu_product::PRODUCT_LABEL,
     types::{ComponentType, InferaDeploymentSpec, ServiceSpec},
 };
 
@@ -22,6 +23,9 @@ pub(super) const SERVER_GPU: &str =
     "the server runs no model and gets no GPU; remove resources.gpu";
 /// The server asks for more than one node.
 pub(super) const SERVER_NODES: &str = "the server runs on one node; remove numberOfNodes";
+/// The server names a GPU product.
+pub(super) const SERVER_GPU_PRODUCT: &str =
+    "the server runs no model and gets no GPU; remove resources.gpuProduct";
 /// A worker asks for no GPU.
 pub(super) const WORKER_GPU: &str = "a worker needs at least one GPU per pod; set resources.gpu";
 
@@ -101,6 +105,9 @@ fn pod(
             "must be an extended resource name such as amd.com/gpu; fix the name",
         );
     }
+    if let Some(product) = &resources.gpu_product {
+        gpu_product(errors, &format!("{path}.resources.gpuProduct"), product);
+    }
     let health = health::settings(errors, &format!("{path}.health"), svc.health.as_ref());
     Pod {
         service: service.to_string(),
@@ -120,6 +127,16 @@ fn pod(
         memory: resources.memory,
         health,
         overlay: PodOverlay::merged(spec.pod_template.as_ref(), svc.pod_template.as_ref()),
+    }
+}
+
+/// A GPU product is a short name or a label value of at most [`MAX_GPU_PRODUCT_LENGTH`].
+fn gpu_product(errors: &mut Errors, path: &str, product: &str) {
+    if product.is_empty() || product.len() > MAX_GPU_PRODUCT_LENGTH || !is_gpu_product(product) {
+        errors.push(
+            path,
+            format!("must be a GPU product such as MI300X, or a value of the node label {PRODUCT_LABEL} such as AMD_Instinct_MI300X_HF (letters, digits, '-', '_', '.', at most {MAX_GPU_PRODUCT_LENGTH} characters); fix the name"),
+        );
     }
 }
 
@@ -183,6 +200,13 @@ fn server_rules(errors: &mut Errors, path: &str, svc: &ServiceSpec) {
     if svc.number_of_nodes.is_some_and(|n| n != 1) {
         errors.push(format!("{path}.numberOfNodes"), SERVER_NODES);
     }
+    if svc
+        .resources
+        .as_ref()
+        .is_some_and(|r| r.gpu_product.is_some())
+    {
+        errors.push(format!("{path}.resources.gpuProduct"), SERVER_GPU_PRODUCT);
+    }
 }
 
 /// A worker pool: 1 to [`MAX_GPUS`] GPUs per pod, 1 to [`MAX_NODES`] nodes per replica, and
@@ -217,6 +241,7 @@ fn worker(errors: &mut Errors, path: &str, svc: &ServiceSpec, pod: Pod) -> Worke
         gpu_type: resources
             .gpu_type
             .unwrap_or_else(|| DEFAULT_GPU_TYPE.into()),
+        gpu_product: resources.gpu_product,
         shared_memory: resources.shared_memory,
     }
 }

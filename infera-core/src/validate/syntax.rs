@@ -35,6 +35,15 @@ pub(super) fn is_rfc1123_label(s: &str) -> bool {
     s.len() <= MAX_DNS_LABEL && !s.contains('.') && is_dns_subdomain(s)
 }
 
+/// What [`super::limits::GPU_PRODUCT_PATTERN`] admits: letters, digits, `-`, `_` and `.`,
+/// starting and ending with a letter or digit.
+pub(super) fn is_gpu_product(s: &str) -> bool {
+    s.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        && s.as_bytes().first().is_some_and(u8::is_ascii_alphanumeric)
+        && s.as_bytes().last().is_some_and(u8::is_ascii_alphanumeric)
+}
+
 /// A `prefix/name` extended resource name, e.g. `amd.com/gpu`: what
 /// [`super::limits::RESOURCE_NAME_PATTERN`] and its length limit admit, with the name part at
 /// most 63 characters as Kubernetes requires.

@@ -115,6 +115,7 @@ fn command_line_round_trips_through_the_parser() {
             nats: Some(false),
             discovery: Some(Discovery::Etcd),
             etcd_endpoint: Some("http://etcd:2379".into()),
+            gpu_product: Some("MI300X".into()),
             ..Default::default()
         },
     ] {

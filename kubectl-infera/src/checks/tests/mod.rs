@@ -344,6 +344,77 @@ fn fit_places_pools_one_by_one() {
     ]));
 }
 
+/// A node of `product` (the label value AMD's node labeller writes) with 8 GPUs.
+fn product_node(name: &str, product: &str) -> Node {
+    let mut node = node(name, &[("amd.com/gpu", "8")]);
+    node.metadata.labels = Some(
+        [(
+            infera_core::gpu_product::PRODUCT_LABEL.to_string(),
+            product.to_string(),
+        )]
+        .into(),
+    );
+    node
+}
+
+/// `pd.yaml` with both pools on GPU `product`.
+fn pd_on(product: &str) -> ValidDeployment {
+    let mut spec = spec("pd.yaml");
+    for worker in &mut spec.workers {
+        worker.gpu_product = Some(product.into());
+    }
+    spec
+}
+
+#[test]
+fn fit_places_a_pool_only_on_its_gpu_product_and_names_the_products_present() {
+    let capacity = gpu_capacity(
+        &[
+            product_node("mi300x", "AMD_Instinct_MI300X_OAM"),
+            product_node("mi210", "Instinct_MI210"),
+        ],
+        &[gpu_pod("mi300x", "7")],
+    );
+    assert_eq!(
+        fit(&pd_on("MI300X"), &capacity),
+        (
+            false,
+            vec![
+                "decode: 1 pod(s) × 1 amd.com/gpu of product MI300X fit".to_string(),
+                "prefill: 1 pod(s) × 1 amd.com/gpu of product MI300X needed, only 0 fit (largest free block left: 0 on one node)".to_string(),
+            ]
+        )
+    );
+    assert_eq!(
+        fit(&pd_on("MI355X"), &capacity).1[0],
+        "decode: 1 pod(s) × 1 amd.com/gpu of product MI355X needed, only 0 fit (largest free block left: 0 on one node); no node has MI355X, the cluster has MI210, MI300X"
+    );
+    assert_eq!(
+        super::gpu::free_per_product(&capacity, "amd.com/gpu"),
+        [("MI210".to_string(), 8), ("MI300X".to_string(), 1)].into()
+    );
+    let facts = Facts {
+        nodes: Some(Ok(vec![
+            product_node("mi300x", "AMD_Instinct_MI300X_OAM"),
+            product_node("mi210", "Instinct_MI210"),
+        ])),
+        pods: Some(Ok(vec![gpu_pod("mi300x", "7")])),
+        ..healthy()
+    };
+    let checks = evaluate(&facts);
+    assert_eq!(
+        by_id(&checks, "INF301").message,
+        "2 node(s) with 16 allocatable amd.com/gpu; GPU products: 1 MI210, 1 MI300X"
+    );
+    assert_eq!(
+        by_id(&checks, "INF302").details,
+        [
+            "mi300x: 1/8 MI300X amd.com/gpu free",
+            "mi210: 8/8 MI210 amd.com/gpu free"
+        ]
+    );
+}
+
 #[test]
 fn amd_resource_names() {
     assert!(is_amd_gpu_resource("amd.com/gpu"));
