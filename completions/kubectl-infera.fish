@@ -138,7 +138,9 @@ complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l nodes -d 'Nodes per replica (multinode) [default: 2]' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l tp -d 'Tensor-parallel size [default: GPUs per pod]; with several nodes, pipeline parallelism covers the rest' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l transfer-backend -d 'KV transfer backend for pd (e.g. mori, nixl, mooncake)' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l ib-device -d 'RDMA device for the KV transfer (pd)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l ib-device -d 'RDMA device for the KV transfer (pd; with --rdma-resource it becomes spec.network.rdma.device)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l rdma-resource -d 'Extended resource of the RDMA NICs the prefill, decode and multi-node pods request, e.g. rdma/hca' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l rdma-network -d 'Multus NetworkAttachmentDefinition the RDMA pods attach (repeatable; needs --rdma-resource)' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l router-policy -d 'Router policy of the server (e.g. kv-aware, round-robin, cache-aware)' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l nats -d 'Deploy a managed NATS JetStream for KV events [default: true]' -r -f -a "true\t''
 false\t''"

@@ -45,6 +45,10 @@ pub const RESERVED: [&str; 16] = [
     "--shutdown-timeout",
 ];
 
+/// SGLang's IB-device flag for the KV-cache transfer (`ServerArgs.disaggregation_ib_device`,
+/// python/sglang/srt/server_args.py), injected from `network.rdma.device`.
+pub const IB_DEVICE_FLAG: &str = "--disaggregation-ib-device";
+
 /// Tensor-parallel flags, all backends (long and short spellings).
 pub const TENSOR_PARALLEL: [&str; 4] = ["--tp-size", "--tp", "--tensor-parallel-size", "-tp"];
 /// Pipeline-parallel flags, all backends.
@@ -163,6 +167,9 @@ impl Injection<'_> {
         }
         if rank == Rank::Follower && self.backend == BackendFramework::Vllm {
             flags.push("--headless".into());
+        }
+        if let Some(device) = worker.rdma.as_ref().and_then(|rdma| rdma.device.as_ref()) {
+            flags.extend([IB_DEVICE_FLAG.into(), device.clone()]);
         }
         flags
     }

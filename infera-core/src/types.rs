@@ -23,11 +23,12 @@ use crate::{
     validate::{
         cel,
         limits::{
-            DURATION_PATTERN, GPU_PRODUCT_PATTERN, LIVENESS_PATH_PATTERN, MAX_ARG_LENGTH, MAX_ARGS,
-            MAX_DRAIN_SECONDS, MAX_DURATION_LENGTH, MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_NODES,
-            MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT,
-            MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES, MIN_SERVICES, PROBE_PATH_PATTERN,
-            RESOURCE_NAME_PATTERN,
+            DURATION_PATTERN, GPU_PRODUCT_PATTERN, IB_DEVICE_PATTERN, LIVENESS_PATH_PATTERN,
+            MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS, MAX_DURATION_LENGTH,
+            MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_IB_DEVICE_LENGTH, MAX_NETWORK_NAME_LENGTH,
+            MAX_NODES, MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH,
+            MAX_PROBE_TIMEOUT, MAX_RDMA_NETWORKS, MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES,
+            MIN_SERVICES, NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
         },
     },
 };
@@ -65,6 +66,9 @@ use crate::{
     validation = cel::deployment_overlay_no_gpu(),
     validation = cel::deployment_overlay_service_account(),
     validation = cel::service_overlays_service_account(),
+    validation = cel::deployment_ib_device_not_in_args(),
+    validation = cel::no_ib_device_on_vllm(),
+    validation = cel::services_no_ib_device_on_vllm(),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct InferaDeploymentSpec {
@@ -103,6 +107,11 @@ pub struct InferaDeploymentSpec {
     /// Additions to every pod of the graph (a service's own `podTemplate` goes on top).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_template: Option<PodTemplateOverlay>,
+
+    /// Networking of the worker pools that move KV caches or tensors between nodes: every
+    /// prefill, decode and multi-node pool without a `network` of its own gets this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkSpec>,
 
     /// The services of the graph by name: exactly one `server` and at least one `worker` pool.
     /// Names are DNS labels; they become part of every child's name.
@@ -195,6 +204,8 @@ pub struct ImagePolicy {
     validation = cel::server_has_no_gpu_product(),
     validation = cel::no_injected_flag(),
     validation = cel::service_overlay_no_gpu(),
+    validation = cel::rdma_only_across_nodes(),
+    validation = cel::ib_device_not_in_args(),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct ServiceSpec {
@@ -257,6 +268,53 @@ pub struct ServiceSpec {
     /// Additions to this service's pods, on top of `spec.podTemplate`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_template: Option<PodTemplateOverlay>,
+
+    /// This pool's networking, instead of `spec.network` (prefill, decode and multi-node pools
+    /// only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkSpec>,
+}
+
+/// Networking of a worker pool.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NetworkSpec {
+    /// RDMA NICs for the KV-cache transfer between prefill and decode, and for multi-node groups.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rdma: Option<RdmaSpec>,
+}
+
+/// RDMA NICs of a pool's pods: the device plugin's resource in limits, the Multus secondary
+/// networks, `IPC_LOCK` to pin memory, and the engine's IB device.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RdmaSpec {
+    /// Extended resource an RDMA device plugin advertises, e.g. `rdma/hca` or `amd.com/vnic`.
+    #[schemars(
+        length(min = 1, max = MAX_DNS_SUBDOMAIN),
+        regex(pattern = RESOURCE_NAME_PATTERN)
+    )]
+    pub resource_name: String,
+    /// How many of that resource each pod requests (default: one per GPU of the pod).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = MAX_GPUS))]
+    pub per_pod: Option<i32>,
+    /// Multus NetworkAttachmentDefinitions to attach (`name` or `namespace/name`), set as the
+    /// pods' `k8s.v1.cni.cncf.io/networks` annotation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(
+        extend("maxItems" = MAX_RDMA_NETWORKS),
+        inner(length(min = 1, max = MAX_NETWORK_NAME_LENGTH), regex(pattern = NETWORK_NAME_PATTERN))
+    )]
+    pub networks: Vec<String>,
+    /// The IB device(s) the engine uses for the transfer, e.g. `rdma0` or `mlx5_0,mlx5_1`:
+    /// injected as SGLang's `--disaggregation-ib-device` (vLLM has no such flag).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = MAX_IB_DEVICE_LENGTH), regex(pattern = IB_DEVICE_PATTERN))]
+    pub device: Option<String>,
+    /// Add the `IPC_LOCK` capability, which RDMA needs to pin memory (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ipc_lock: Option<bool>,
 }
 
 /// What a user adds to the pods the operator renders, shaped like a PodTemplateSpec: labels and

@@ -256,3 +256,60 @@ fn gpu_product_requires_a_node_labelled_with_the_product() {
         .collect();
     insta::assert_yaml_snapshot!(affinities);
 }
+
+/// The README's worked example: GPU product affinity, RDMA NICs in limits, the Multus
+/// annotation, IPC_LOCK and the injected IB device on the prefill and decode pods.
+#[test]
+fn pd_on_mi300x_with_rdma_renders_every_child() {
+    let valid = validate(&load("pd-mi300x.yaml")).expect("valid");
+    insta::assert_snapshot!(yaml::to_yaml_stream(&render(&valid)).expect("yaml"));
+}
+
+/// A pool's own `network.rdma` replaces `spec.network.rdma`: its own resource, count and
+/// networks, no device and no IPC_LOCK; a multi-node mixed pool takes the deployment's.
+#[test]
+fn a_pools_own_rdma_replaces_the_deployments_and_multi_node_pools_take_it() {
+    let mut deployment = load("pd-mi300x.yaml");
+    let decode: infera_core::NetworkSpec = serde_json::from_value(serde_json::json!(
+        {"rdma": {"resourceName": "amd.com/vnic", "perPod": 2, "networks": ["team/roce-a", "roce-b"], "ipcLock": false}}
+    ))
+    .expect("a network");
+    if let Some(pool) = deployment.spec.services.get_mut("decode") {
+        pool.network = Some(decode);
+    }
+    let valid = validate(&deployment).expect("valid");
+    let decode = valid
+        .workers
+        .iter()
+        .find(|w| w.pod.service == "decode")
+        .expect("decode");
+    let rdma = decode.rdma.clone().expect("rdma");
+    assert_eq!(
+        (
+            rdma.resource_name.as_str(),
+            rdma.per_pod,
+            rdma.networks,
+            rdma.device,
+            rdma.ipc_lock
+        ),
+        (
+            "amd.com/vnic",
+            2,
+            vec!["team/roce-a".to_string(), "roce-b".to_string()],
+            None,
+            false
+        )
+    );
+    let children = render(&valid);
+    let text = yaml::to_yaml_stream(&children).expect("yaml");
+    assert!(
+        text.contains("k8s.v1.cni.cncf.io/networks: team/roce-a, roce-b"),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("--disaggregation-ib-device").count(),
+        1,
+        "prefill only: {text}"
+    );
+    assert_eq!(text.matches("IPC_LOCK").count(), 1, "prefill only: {text}");
+}

@@ -13,11 +13,12 @@ use infera_core::{
     validate,
     validate::DIGEST_PATTERN,
     validate::limits::{
-        DURATION_PATTERN, GPU_PRODUCT_PATTERN, LIVENESS_PATH_PATTERN, MAX_ARG_LENGTH, MAX_ARGS,
-        MAX_DRAIN_SECONDS, MAX_DURATION_LENGTH, MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_NODES,
-        MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT,
+        DURATION_PATTERN, GPU_PRODUCT_PATTERN, IB_DEVICE_PATTERN, LIVENESS_PATH_PATTERN,
+        MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS, MAX_DURATION_LENGTH, MAX_GPU_PRODUCT_LENGTH,
+        MAX_GPUS, MAX_IB_DEVICE_LENGTH, MAX_NETWORK_NAME_LENGTH, MAX_NODES, MAX_OVERLAY_CONTAINERS,
+        MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT, MAX_RDMA_NETWORKS,
         MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES, MAX_STARTUP_SECONDS, MIN_SERVICES,
-        PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
+        NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
     },
     yaml,
 };
@@ -285,6 +286,48 @@ fn every_rule_rejects_with_the_field_path() {
             vec!["spec.services.decode.resources.gpuProduct: must be a GPU product such as MI300X"],
         ),
         (
+            "RDMA on the server",
+            json!({"spec": {"services": {"server": {"network": {"rdma": {"resourceName": "rdma/hca"}}}}}}),
+            vec![
+                "spec.services.server.network.rdma: only prefill, decode and multi-node worker pools use RDMA",
+            ],
+        ),
+        (
+            "RDMA on a single-node mixed pool",
+            json!({"spec": {"services": {"prefill": null, "decode": null, "worker": worker(json!({"network": {"rdma": {"resourceName": "rdma/hca"}}}))}}}),
+            vec![
+                "spec.services.worker.network.rdma: only prefill, decode and multi-node worker pools use RDMA",
+            ],
+        ),
+        (
+            "IB device in args with spec.network.rdma.device",
+            json!({"spec": {"network": {"rdma": {"resourceName": "rdma/hca", "device": "rdma0"}}}}),
+            vec![
+                "spec.services.decode.args[7]: --disaggregation-ib-device is injected from network.rdma.device",
+                "spec.services.prefill.args[7]: --disaggregation-ib-device is injected from network.rdma.device",
+            ],
+        ),
+        (
+            "IB device in args with the pool's own rdma.device",
+            json!({"spec": {"services": {"decode": {"network": {"rdma": {"resourceName": "rdma/hca", "device": "rdma0"}}}}}}),
+            vec![
+                "spec.services.decode.args[7]: --disaggregation-ib-device is injected from network.rdma.device",
+            ],
+        ),
+        (
+            "IB device with vLLM",
+            json!({"spec": {"backendFramework": "vllm", "network": {"rdma": {"resourceName": "rdma/hca", "device": "rdma0"}}, "services": {"prefill": {"args": ["--model", "m"]}, "decode": {"args": ["--model", "m"]}}}}),
+            vec!["spec.network.rdma.device: vLLM has no IB-device flag"],
+        ),
+        (
+            "RDMA resource and network not names",
+            json!({"spec": {"network": {"rdma": {"resourceName": "/hca", "networks": ["Net"]}}}}),
+            vec![
+                "spec.network.rdma.networks[0]: must name a NetworkAttachmentDefinition",
+                "spec.network.rdma.resourceName: must be an extended resource name",
+            ],
+        ),
+        (
             "requireDigest with a tag",
             json!({"spec": {"imagePolicy": {"requireDigest": true}, "services": {"decode": {"image": "rocm/infera"}}}}),
             vec![
@@ -383,6 +426,105 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
             ),
         ]
     };
+    let rdma_at = |limit: &str, value: Value, rdma: Value, expected: &str| {
+        [
+            (
+                format!("spec.network.rdma.{limit}"),
+                value.clone(),
+                json!({"spec": {"network": {"rdma": rdma.clone()}}}),
+                format!("spec.network.rdma.{expected}"),
+            ),
+            (
+                format!("spec.services.*.network.rdma.{limit}"),
+                value,
+                worker(json!({"network": {"rdma": rdma}})),
+                format!("spec.services.decode.network.rdma.{expected}"),
+            ),
+        ]
+    };
+    let rdma = |field: &str, value: Value| {
+        let mut rdma = json!({"resourceName": "rdma/hca"});
+        rdma[field] = value;
+        rdma
+    };
+    let not_a_network = "must name a NetworkAttachmentDefinition";
+    let rdma_cases: Vec<(String, Value, Value, String)> = [
+        rdma_at(
+            "device maxLength",
+            json!(MAX_IB_DEVICE_LENGTH),
+            rdma("device", json!("d".repeat(MAX_IB_DEVICE_LENGTH + 1))),
+            "device: must be at most 256 characters",
+        ),
+        rdma_at(
+            "device minLength",
+            json!(1),
+            rdma("device", json!("")),
+            "device: must not be empty",
+        ),
+        rdma_at(
+            "device pattern",
+            json!(IB_DEVICE_PATTERN),
+            rdma("device", json!("rdma0,")),
+            "device: must be IB device names",
+        ),
+        rdma_at(
+            "networks maxItems",
+            json!(MAX_RDMA_NETWORKS),
+            rdma("networks", json!(vec!["n"; MAX_RDMA_NETWORKS + 1])),
+            "networks: at most 16 networks",
+        ),
+        rdma_at(
+            "networks[] maxLength",
+            json!(MAX_NETWORK_NAME_LENGTH),
+            rdma("networks", json!(["n".repeat(MAX_NETWORK_NAME_LENGTH + 1)])),
+            &format!("networks[0]: {not_a_network}"),
+        ),
+        rdma_at(
+            "networks[] minLength",
+            json!(1),
+            rdma("networks", json!([""])),
+            &format!("networks[0]: {not_a_network}"),
+        ),
+        rdma_at(
+            "networks[] pattern",
+            json!(NETWORK_NAME_PATTERN),
+            rdma("networks", json!(["a/b/c"])),
+            &format!("networks[0]: {not_a_network}"),
+        ),
+        rdma_at(
+            "perPod maximum",
+            json!(MAX_GPUS),
+            rdma("perPod", json!(MAX_GPUS + 1)),
+            "perPod: must be at most 64",
+        ),
+        rdma_at(
+            "perPod minimum",
+            json!(1),
+            rdma("perPod", json!(0)),
+            "perPod: must be at least 1",
+        ),
+        rdma_at(
+            "resourceName maxLength",
+            json!(MAX_DNS_SUBDOMAIN),
+            json!({"resourceName": format!("{}.com/hca", "a".repeat(246))}),
+            "resourceName: must be an extended resource name",
+        ),
+        rdma_at(
+            "resourceName minLength",
+            json!(1),
+            json!({"resourceName": ""}),
+            "resourceName: must be an extended resource name",
+        ),
+        rdma_at(
+            "resourceName pattern",
+            json!(RESOURCE_NAME_PATTERN),
+            json!({"resourceName": "/hca"}),
+            "resourceName: must be an extended resource name",
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     let overlay_cases: Vec<(String, Value, Value, String)> = [
         overlays(
             "metadata.labels maxProperties",
@@ -678,14 +820,19 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
             "spec.services.decode.resources.gpuType: must be an extended resource name",
         ),
     ];
-    cases.extend(overlay_cases.iter().map(|(limit, value, patch, expected)| {
-        (
-            limit.as_str(),
-            value.clone(),
-            patch.clone(),
-            expected.as_str(),
-        )
-    }));
+    cases.extend(
+        overlay_cases
+            .iter()
+            .chain(&rdma_cases)
+            .map(|(limit, value, patch, expected)| {
+                (
+                    limit.as_str(),
+                    value.clone(),
+                    patch.clone(),
+                    expected.as_str(),
+                )
+            }),
+    );
     let covered: BTreeMap<String, Value> = cases
         .iter()
         .map(|(limit, value, ..)| (limit.to_string(), value.clone()))

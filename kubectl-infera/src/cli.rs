@@ -335,9 +335,15 @@ pub struct SpecFlags {
     /// KV transfer backend for pd (e.g. mori, nixl, mooncake).
     #[arg(long)]
     pub transfer_backend: Option<String>,
-    /// RDMA device for the KV transfer (pd).
+    /// RDMA device for the KV transfer (pd; with --rdma-resource it becomes spec.network.rdma.device).
     #[arg(long)]
     pub ib_device: Option<String>,
+    /// Extended resource of the RDMA NICs the prefill, decode and multi-node pods request, e.g. rdma/hca.
+    #[arg(long)]
+    pub rdma_resource: Option<String>,
+    /// Multus NetworkAttachmentDefinition the RDMA pods attach (repeatable; needs --rdma-resource).
+    #[arg(long = "rdma-network", value_name = "NAME")]
+    pub rdma_networks: Vec<String>,
     /// Router policy of the server (e.g. kv-aware, round-robin, cache-aware).
     #[arg(long)]
     pub router_policy: Option<String>,

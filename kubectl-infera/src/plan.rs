@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use infera_core::{
     BackendFramework, ComponentType, DiscoveryBackend, HealthSpec, InferaDeployment,
-    InferaDeploymentSpec, NatsSpec, ResourcesSpec, Role, ServiceSpec,
+    InferaDeploymentSpec, NatsSpec, NetworkSpec, RdmaSpec, ResourcesSpec, Role, ServiceSpec,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
@@ -39,6 +39,10 @@ pub struct Plan {
     pub tp: i32,
     pub transfer_backend: Option<String>,
     pub ib_device: Option<String>,
+    /// `spec.network.rdma.resourceName`; `None`: no RDMA.
+    pub rdma_resource: Option<String>,
+    /// `spec.network.rdma.networks`.
+    pub rdma_networks: Vec<String>,
     pub router_policy: String,
     pub nats: bool,
     pub nats_storage: Option<String>,
@@ -85,6 +89,9 @@ pub fn missing(flags: &SpecFlags) -> Vec<&'static str> {
     }
     if flags.discovery == Some(Discovery::Etcd) && flags.etcd_endpoint.is_none() {
         missing.push("--etcd-endpoint (with --discovery etcd)");
+    }
+    if !flags.rdma_networks.is_empty() && flags.rdma_resource.is_none() {
+        missing.push("--rdma-resource (with --rdma-network)");
     }
     missing
 }
@@ -169,6 +176,8 @@ impl Plan {
             tp: flags.tp.unwrap_or(gpus),
             transfer_backend: flags.transfer_backend.clone(),
             ib_device: flags.ib_device.clone(),
+            rdma_resource: flags.rdma_resource.clone(),
+            rdma_networks: flags.rdma_networks.clone(),
             router_policy: flags
                 .router_policy
                 .clone()
@@ -222,7 +231,12 @@ impl Plan {
             if let Some(backend) = &self.transfer_backend {
                 args.extend(["--disaggregation-transfer-backend".into(), backend.clone()]);
             }
-            if let Some(device) = &self.ib_device {
+            // With RDMA the device is spec.network.rdma.device, which injects the flag.
+            if let Some(device) = self
+                .ib_device
+                .as_ref()
+                .filter(|_| self.rdma_resource.is_none())
+            {
                 args.extend(["--disaggregation-ib-device".into(), device.clone()]);
             }
         }
@@ -254,6 +268,7 @@ impl Plan {
                 ..Default::default()
             }),
             pod_template: None,
+            network: None,
         }
     }
 
@@ -277,6 +292,7 @@ impl Plan {
             tolerations: Vec::new(),
             health: None,
             pod_template: None,
+            network: None,
         };
         let mut services = BTreeMap::from([("server".to_string(), server)]);
         match self.topology {
@@ -313,6 +329,18 @@ impl Plan {
             gaie: None,
             image_policy: None,
             pod_template: None,
+            network: self.rdma_resource.as_ref().map(|resource| NetworkSpec {
+                rdma: Some(RdmaSpec {
+                    resource_name: resource.clone(),
+                    per_pod: None,
+                    networks: self.rdma_networks.clone(),
+                    device: self
+                        .ib_device
+                        .clone()
+                        .filter(|_| self.backend == Backend::Sglang),
+                    ipc_lock: None,
+                }),
+            }),
             services,
         };
         let mut idep = InferaDeployment::new(&self.name, spec);
@@ -367,10 +395,14 @@ impl Plan {
         for (name, value) in [
             ("--transfer-backend", &self.transfer_backend),
             ("--ib-device", &self.ib_device),
+            ("--rdma-resource", &self.rdma_resource),
         ] {
             if let Some(value) = value {
                 flag(name, value);
             }
+        }
+        for network in &self.rdma_networks {
+            flag("--rdma-network", network);
         }
         flag("--router-policy", &self.router_policy);
         flag("--nats", if self.nats { "true" } else { "false" });

@@ -14,6 +14,7 @@ mod images;
 pub mod limits;
 mod names;
 mod nats;
+mod network;
 mod overlay;
 mod parallelism;
 mod services;
@@ -28,6 +29,7 @@ use k8s_openapi::{
     apimachinery::pkg::{api::resource::Quantity, apis::meta::v1::OwnerReference},
 };
 use kube::Resource;
+pub use network::Rdma;
 pub use overlay::{ENGINE_OWNED_FIELDS, PodOverlay, merge_engine};
 pub use syntax::is_quantity;
 
@@ -202,6 +204,8 @@ pub struct Worker {
     pub gpu: i32,
     /// The GPU's extended resource name, e.g. `amd.com/gpu`.
     pub gpu_type: String,
+    /// The RDMA NICs of the pool's pods, if it uses RDMA.
+    pub rdma: Option<Rdma>,
     /// The GPU product the pods must run on (see [`crate::gpu_product`]).
     pub gpu_product: Option<String>,
     /// Size of the memory-backed `/dev/shm`.
@@ -235,6 +239,14 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
     );
     let nats = nats::plane(&mut errors, spec.nats.as_ref());
     let gaie = spec.gaie.as_ref().map(|g| gaie::settings(&mut errors, g));
+    if let Some(rdma) = spec.network.as_ref().and_then(|n| n.rdma.as_ref()) {
+        network::deployment(
+            &mut errors,
+            "spec.network.rdma",
+            rdma,
+            spec.backend_framework,
+        );
+    }
     let (server, workers) = services::server_and_workers(&mut errors, spec);
     images::require_digest(&mut errors, spec);
     overlay::overlays(&mut errors, spec, discovery == DiscoveryFlags::Kubernetes);

@@ -2,11 +2,12 @@
 //! without injected flags, sizes), what the server must not have, and what a worker pool needs.
 
 use super::{
-    DEFAULT_GPU_TYPE, Errors, Pod, PodOverlay, Worker, health,
+    DEFAULT_GPU_TYPE, Errors, Pod, PodOverlay, Rdma, Worker, health,
     limits::{
         MAX_ARG_LENGTH, MAX_ARGS, MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_NODES,
         MAX_REFERENCE_LENGTH, MAX_REPLICAS, check_length, check_max_length, check_range,
     },
+    network,
     parallelism::parallelism,
     syntax::{check_quantity, is_gpu_product, is_resource_name},
 };
@@ -42,12 +43,22 @@ pub(super) fn server_and_workers(
     for (service, svc) in &spec.services {
         let path = format!("spec.services.{service}");
         let pod = pod(errors, &path, service, svc, spec);
+        let gpu = svc.resources.as_ref().and_then(|r| r.gpu).unwrap_or(0);
+        let deployment_rdma = spec.network.as_ref().and_then(|n| n.rdma.as_ref());
+        let rdma = network::of_service(
+            errors,
+            &path,
+            svc,
+            deployment_rdma,
+            spec.backend_framework,
+            gpu,
+        );
         match svc.component_type {
             ComponentType::Server => {
                 server_rules(errors, &path, svc);
                 server = Some(pod);
             }
-            ComponentType::Worker => workers.push(worker(errors, &path, svc, pod)),
+            ComponentType::Worker => workers.push(worker(errors, &path, svc, pod, rdma)),
         }
     }
     (server, workers)
@@ -211,7 +222,13 @@ fn server_rules(errors: &mut Errors, path: &str, svc: &ServiceSpec) {
 
 /// A worker pool: 1 to [`MAX_GPUS`] GPUs per pod, 1 to [`MAX_NODES`] nodes per replica, and
 /// parallelism flags that use exactly those GPUs.
-fn worker(errors: &mut Errors, path: &str, svc: &ServiceSpec, pod: Pod) -> Worker {
+fn worker(
+    errors: &mut Errors,
+    path: &str,
+    svc: &ServiceSpec,
+    pod: Pod,
+    rdma: Option<Rdma>,
+) -> Worker {
     let resources = svc.resources.clone().unwrap_or_default();
     let gpu = resources.gpu.unwrap_or(0);
     let gpu_ok = check_range(
@@ -241,6 +258,7 @@ fn worker(errors: &mut Errors, path: &str, svc: &ServiceSpec, pod: Pod) -> Worke
         gpu_type: resources
             .gpu_type
             .unwrap_or_else(|| DEFAULT_GPU_TYPE.into()),
+        rdma,
         gpu_product: resources.gpu_product,
         shared_memory: resources.shared_memory,
     }

@@ -16,6 +16,16 @@ pub(super) fn has_dns_label_form(s: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
 }
 
+/// An RFC 1123 label's form, whatever its length: lowercase letters, digits and '-', starting
+/// and ending with a letter or digit.
+pub(super) fn has_label_form(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
 /// An RFC 1123 DNS subdomain: dot-separated labels of lowercase letters, digits and '-'.
 pub(super) fn is_dns_subdomain(s: &str) -> bool {
     !s.is_empty()

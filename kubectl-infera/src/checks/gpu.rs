@@ -24,6 +24,9 @@ pub struct NodeGpus {
     pub schedulable: bool,
     /// The node's `amd.com/gpu.product-name` label, if AMD's node labeller set it.
     pub product: Option<String>,
+    /// Free amount of each other extended resource of the node (`prefix/name`, such as an RDMA
+    /// device plugin's `rdma/hca`), for pools that request one next to the GPUs.
+    pub extended_free: BTreeMap<String, i64>,
 }
 
 impl NodeGpus {
@@ -128,6 +131,18 @@ pub fn gpu_capacity(nodes: &[Node], pods: &[Pod]) -> Vec<NodeGpus> {
             .as_ref()
             .and_then(|labels| labels.get(gpu_product::PRODUCT_LABEL))
             .cloned();
+        let extended_free: BTreeMap<String, i64> = node
+            .status
+            .as_ref()
+            .and_then(|s| s.allocatable.as_ref())
+            .into_iter()
+            .flatten()
+            .filter(|(resource, _)| resource.contains('/') && !is_amd_gpu_resource(resource))
+            .map(|(resource, q)| {
+                let free = quantity(q) - requested(pods, &name, resource);
+                (resource.clone(), free.max(0))
+            })
+            .collect();
         let allocatable: BTreeMap<String, _> = node
             .status
             .as_ref()
@@ -143,6 +158,7 @@ pub fn gpu_capacity(nodes: &[Node], pods: &[Pod]) -> Vec<NodeGpus> {
                     requested: requested(pods, &name, resource),
                     schedulable: schedulable(node),
                     product: product.clone(),
+                    extended_free: extended_free.clone(),
                 });
             }
         }
@@ -164,12 +180,12 @@ pub fn is_amd_gpu_resource(name: &str) -> bool {
 }
 
 /// Places every pod of every worker pool on the free GPUs (best fit) of its resource and, when it
-/// names one, its GPU product, pool by pool.
+/// names one, its GPU product, with the RDMA NICs it requests free on the same node, pool by pool.
 pub fn fit(spec: &ValidDeployment, capacity: &[NodeGpus]) -> (bool, Vec<String>) {
-    let mut free: Vec<(&NodeGpus, i64)> = capacity
+    let mut free: Vec<(&NodeGpus, i64, BTreeMap<String, i64>)> = capacity
         .iter()
         .filter(|c| c.schedulable)
-        .map(|c| (c, c.free()))
+        .map(|c| (c, c.free(), c.extended_free.clone()))
         .collect();
     let mut ok = true;
     let mut lines = Vec::new();
@@ -177,32 +193,52 @@ pub fn fit(spec: &ValidDeployment, capacity: &[NodeGpus]) -> (bool, Vec<String>)
         let pods = i64::from(worker.pod.replicas) * i64::from(worker.nodes);
         let gpus = i64::from(worker.gpu);
         let product = worker.gpu_product.as_deref();
+        let nics = worker
+            .rdma
+            .as_ref()
+            .map(|rdma| (rdma.resource_name.as_str(), i64::from(rdma.per_pod)));
         let usable =
             |node: &NodeGpus| node.resource == worker.gpu_type && node.has_product(product);
+        let has_nics = |extended: &BTreeMap<String, i64>| {
+            nics.is_none_or(|(resource, count)| {
+                extended.get(resource).is_some_and(|free| *free >= count)
+            })
+        };
         let mut placed = 0;
         for _ in 0..pods {
             let best = free
                 .iter_mut()
-                .filter(|(node, f)| usable(node) && *f >= gpus)
-                .min_by_key(|(_, f)| *f);
+                .filter(|(node, f, extended)| usable(node) && *f >= gpus && has_nics(extended))
+                .min_by_key(|(_, f, _)| *f);
             match best {
                 Some(slot) => {
                     slot.1 -= gpus;
+                    if let Some((resource, count)) = nics
+                        && let Some(free) = slot.2.get_mut(resource)
+                    {
+                        *free -= count;
+                    }
                     placed += 1;
                 }
                 None => break,
             }
         }
         let of_product = product.map_or(String::new(), |p| format!(" of product {p}"));
-        let shape = format!("{pods} pod(s) × {gpus} {}{of_product}", worker.gpu_type);
+        let with_nics = nics.map_or(String::new(), |(resource, count)| {
+            format!(" with {count} {resource}")
+        });
+        let shape = format!(
+            "{pods} pod(s) × {gpus} {}{of_product}{with_nics}",
+            worker.gpu_type
+        );
         if placed == pods {
             lines.push(format!("{}: {shape} fit", worker.pod.service));
         } else {
             ok = false;
             let largest = free
                 .iter()
-                .filter(|(node, _)| usable(node))
-                .map(|(_, f)| *f)
+                .filter(|(node, _, extended)| usable(node) && has_nics(extended))
+                .map(|(_, f, _)| *f)
                 .max()
                 .unwrap_or(0);
             let mut line = format!(
@@ -216,6 +252,12 @@ pub fn fit(spec: &ValidDeployment, capacity: &[NodeGpus]) -> (bool, Vec<String>)
                     "; no node has {product}, the cluster has {}",
                     products_present(capacity)
                 ));
+            } else if let Some((resource, _)) = nics
+                && !capacity
+                    .iter()
+                    .any(|node| usable(node) && node.extended_free.contains_key(resource))
+            {
+                line.push_str(&format!("; no node with these GPUs advertises {resource}"));
             }
             lines.push(line);
         }

@@ -104,10 +104,59 @@ fn multinode_flags_add_pipeline_parallelism_and_validate() {
     );
 }
 
+/// `--rdma-resource` and `--rdma-network` become `spec.network.rdma`, which then carries the
+/// `--ib-device` instead of the workers' args.
+#[test]
+fn rdma_flags_make_the_network_and_carry_the_ib_device() {
+    let flags = SpecFlags {
+        rdma_resource: Some("rdma/hca".into()),
+        rdma_networks: vec!["rdma-net".into(), "infra/roce".into()],
+        gpu_product: Some("MI300X".into()),
+        ..pd_flags()
+    };
+    let idep = Plan::from_flags(&flags)
+        .unwrap_or_else(|m| panic!("{m:?}"))
+        .to_deployment(None);
+    let valid = infera_core::validate(&idep).unwrap_or_else(|e| panic!("{e}"));
+    let rdma = idep.spec.network.and_then(|n| n.rdma);
+    assert_eq!(
+        rdma,
+        Some(RdmaSpec {
+            resource_name: "rdma/hca".into(),
+            networks: vec!["rdma-net".into(), "infra/roce".into()],
+            device: Some("rdma0".into()),
+            ..Default::default()
+        })
+    );
+    for worker in &valid.workers {
+        assert!(
+            !worker
+                .pod
+                .args
+                .iter()
+                .any(|a| a == "--disaggregation-ib-device")
+        );
+        assert_eq!(worker.gpu_product.as_deref(), Some("MI300X"));
+    }
+    let networks_alone = SpecFlags {
+        rdma_networks: vec!["rdma-net".into()],
+        ..pd_flags()
+    };
+    assert_eq!(
+        Plan::from_flags(&networks_alone),
+        Err(vec!["--rdma-resource (with --rdma-network)"])
+    );
+}
+
 #[test]
 fn command_line_round_trips_through_the_parser() {
     for flags in [
         pd_flags(),
+        SpecFlags {
+            rdma_resource: Some("rdma/hca".into()),
+            rdma_networks: vec!["rdma-net".into(), "infra/roce".into()],
+            ..pd_flags()
+        },
         SpecFlags {
             name: Some("agg".into()),
             backend: Some(Backend::Vllm),
