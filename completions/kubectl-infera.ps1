@@ -132,7 +132,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long --wait waits')
             [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Name of the InferaDeployment')
             [CompletionResult]::new('--backend', '--backend', [CompletionResultType]::ParameterName, 'Inference engine')
-            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model (Hugging Face id or path) the workers serve')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model the workers serve: an id or path the engine resolves, or a volume the operator mounts: hf://ORG/NAME[@REVISION] (downloaded first into a 100Gi volume), pvc://CLAIM[/SUBPATH], hostPath:///PATH')
             [CompletionResult]::new('--topology', '--topology', [CompletionResultType]::ParameterName, 'Topology: aggregated, pd (prefill/decode) or multinode')
             [CompletionResult]::new('--image', '--image', [CompletionResultType]::ParameterName, 'Container image (default: rocm/infera:<backend>-v<version>)')
             [CompletionResult]::new('--replicas', '--replicas', [CompletionResultType]::ParameterName, 'Worker replicas (aggregated/multinode) [default: 1]')

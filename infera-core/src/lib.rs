@@ -20,7 +20,10 @@ pub mod types;
 pub mod validate;
 pub mod yaml;
 
-pub use condition::{ALL_IMAGES_PINNED, IMAGES_PINNED, MUTABLE_IMAGES, READY, ReadyReason};
+pub use condition::{
+    ALL_IMAGES_PINNED, DOWNLOAD_FAILED, DOWNLOADED, DOWNLOADING, IMAGES_PINNED, MODEL_READY,
+    MUTABLE_IMAGES, READY, ReadyReason,
+};
 pub use pod_health::PodHealth;
 pub use render::{Child, ChildKind, Crd, render};
 pub use types::*;

@@ -28,7 +28,8 @@ use crate::{
             MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_IB_DEVICE_LENGTH, MAX_NETWORK_NAME_LENGTH,
             MAX_NODES, MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH,
             MAX_PROBE_TIMEOUT, MAX_RDMA_NETWORKS, MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES,
-            MIN_SERVICES, NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
+            MIN_SERVICES, MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN, NETWORK_NAME_PATTERN,
+            PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
         },
     },
 };
@@ -69,6 +70,7 @@ use crate::{
     validation = cel::deployment_ib_device_not_in_args(),
     validation = cel::no_ib_device_on_vllm(),
     validation = cel::services_no_ib_device_on_vllm(),
+    validation = cel::model_flag_not_in_args(),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct InferaDeploymentSpec {
@@ -107,6 +109,11 @@ pub struct InferaDeploymentSpec {
     /// Additions to every pod of the graph (a service's own `podTemplate` goes on top).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_template: Option<PodTemplateOverlay>,
+
+    /// The model weights every worker serves: mounted into each worker's engine container and
+    /// passed as the engine's model flag. With `hf://` the operator downloads them first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelSpec>,
 
     /// Networking of the worker pools that move KV caches or tensors between nodes: every
     /// prefill, decode and multi-node pool without a `network` of its own gets this one.
@@ -273,6 +280,80 @@ pub struct ServiceSpec {
     /// only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<NetworkSpec>,
+}
+
+/// Where the model weights come from and where the engines find them.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[x_kube(
+    validation = cel::model_cache_with_hf(),
+    validation = cel::model_hf_fields(),
+)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelSpec {
+    /// `pvc://CLAIM[/SUBPATH]` (an existing PersistentVolumeClaim), `hostPath:///PATH` (a
+    /// directory on every GPU node) or `hf://ORG/NAME[@REVISION]` (downloaded from Hugging Face
+    /// into a volume the operator creates, before any GPU pod starts).
+    #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH), regex(pattern = MODEL_SOURCE_PATTERN))]
+    pub source: String,
+    /// Where the weights appear in the engine containers (default `/models`); the engine's
+    /// model flag points there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = MAX_PROBE_PATH_LENGTH), regex(pattern = MOUNT_PATH_PATTERN))]
+    pub mount_path: Option<String>,
+    /// `hf://` only (required there): the volume the download goes to, which persists, so a
+    /// re-run resumes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<ModelCache>,
+    /// `hf://` only: a Secret you created with a Hugging Face token; the download Job reads it
+    /// as `HF_TOKEN` (the operator itself never reads Secrets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_secret_ref: Option<TokenSecretRef>,
+    /// `hf://` only: image of the download Job, which must have the `hf` CLI of huggingface_hub
+    /// (default: the deployment's image).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH))]
+    pub download_image: Option<String>,
+}
+
+/// The volume an `hf://` model is downloaded to.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelCache {
+    /// Size of the volume, e.g. `100Gi`.
+    pub size: Quantity,
+    /// StorageClass of the volume (default: the cluster's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = MAX_DNS_SUBDOMAIN))]
+    pub storage_class_name: Option<String>,
+    /// Access modes of the volume (default `ReadWriteMany`, so pods on several nodes mount it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub access_modes: Vec<AccessMode>,
+}
+
+/// A PersistentVolumeClaim access mode.
+#[allow(
+    missing_docs,
+    reason = "the variants are the CRD enum values; doc comments on them would change the schema"
+)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+pub enum AccessMode {
+    ReadWriteOnce,
+    ReadOnlyMany,
+    ReadWriteMany,
+    ReadWriteOncePod,
+}
+
+/// A key of a Secret in the deployment's namespace.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenSecretRef {
+    /// Name of the Secret.
+    #[schemars(length(min = 1, max = MAX_DNS_SUBDOMAIN))]
+    pub name: String,
+    /// Key of the token in it (default `HF_TOKEN`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = MAX_DNS_SUBDOMAIN))]
+    pub key: Option<String>,
 }
 
 /// Networking of a worker pool.

@@ -165,6 +165,7 @@ fn deployment() -> impl Strategy<Value = InferaDeployment> {
                         gaie: None,
                         image_policy: None,
                         pod_template,
+                        model: None,
                         network: None,
                         services,
                     },

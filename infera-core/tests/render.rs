@@ -313,3 +313,88 @@ fn a_pools_own_rdma_replaces_the_deployments_and_multi_node_pools_take_it() {
     );
     assert_eq!(text.matches("IPC_LOCK").count(), 1, "prefill only: {text}");
 }
+
+/// `pvc://` (with a sub-path) on SGLang and `hostPath://` on vLLM: the volume in every worker
+/// pod, mounted read-only at the mount path, and the engine's own model flag pointing there.
+#[test]
+fn model_volumes_mount_into_every_worker_with_the_engines_model_flag() {
+    let mut out = Vec::new();
+    for (backend, source) in [
+        (
+            infera_core::BackendFramework::Sglang,
+            "pvc://weights/qwen/Qwen3-0.6B",
+        ),
+        (
+            infera_core::BackendFramework::Vllm,
+            "hostPath:///data/models/qwen",
+        ),
+    ] {
+        let mut deployment = load("pod-template.yaml");
+        deployment.spec.backend_framework = backend;
+        deployment.spec.model = Some(infera_core::ModelSpec {
+            source: source.into(),
+            mount_path: Some("/weights".into()),
+            ..Default::default()
+        });
+        for pool in deployment.spec.services.values_mut() {
+            pool.args
+                .retain(|a| a != "--model-path" && a != "/models/Qwen3-0.6B");
+        }
+        let children = render(&validate(&deployment).expect("valid"));
+        for child in &children {
+            let json = serde_json::to_value(child).expect("json");
+            let pod = &json["spec"]["template"]["spec"];
+            if json["kind"] == "Deployment" && child.name() != "overlay-server" {
+                out.push(serde_json::json!({
+                    "backend": backend.to_string(),
+                    "pool": child.name(),
+                    "args": pod["containers"][0]["args"],
+                    "volumeMounts": pod["containers"][0]["volumeMounts"],
+                    "volumes": pod["volumes"],
+                }));
+            }
+        }
+    }
+    insta::assert_yaml_snapshot!(out);
+}
+
+/// An `hf://` model: its volume and download Job come first and the GPU pools stay at zero
+/// replicas until the operator has seen the Job succeed.
+#[test]
+fn an_hf_model_holds_the_gpu_pools_until_its_download_succeeded() {
+    let mut valid = validate(&load("pd-mi300x.yaml")).expect("valid");
+    let replicas = |children: &[infera_core::Child]| -> Vec<(String, i64)> {
+        children
+            .iter()
+            .filter(|c| c.kind() == infera_core::ChildKind::Deployment)
+            .map(|c| {
+                let json = serde_json::to_value(c).expect("json");
+                (
+                    c.name().to_string(),
+                    json["spec"]["replicas"].as_i64().unwrap_or(-1),
+                )
+            })
+            .collect()
+    };
+    let row = |name: &str, n: i64| (name.to_string(), n);
+    let held = render(&valid);
+    assert_eq!(
+        replicas(&held),
+        [
+            row("mi300x-server", 1),
+            row("mi300x-decode", 0),
+            row("mi300x-prefill", 0)
+        ]
+    );
+    if let Some(model) = valid.model.as_mut() {
+        model.downloaded = true;
+    }
+    assert_eq!(
+        replicas(&render(&valid)),
+        [
+            row("mi300x-server", 1),
+            row("mi300x-decode", 1),
+            row("mi300x-prefill", 1)
+        ]
+    );
+}

@@ -18,7 +18,8 @@ use infera_core::{
         MAX_GPUS, MAX_IB_DEVICE_LENGTH, MAX_NETWORK_NAME_LENGTH, MAX_NODES, MAX_OVERLAY_CONTAINERS,
         MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT, MAX_RDMA_NETWORKS,
         MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES, MAX_STARTUP_SECONDS, MIN_SERVICES,
-        NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
+        MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN, NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN,
+        RESOURCE_NAME_PATTERN,
     },
     yaml,
 };
@@ -116,7 +117,7 @@ fn every_rule_rejects_with_the_field_path() {
             "reserved service name",
             json!({"spec": {"services": {"nats": worker(json!({}))}}}),
             vec![
-                "spec.services.nats: the names nats, nats-headless, epp, discovery, pool, route are reserved",
+                "spec.services.nats: the names nats, nats-headless, epp, discovery, pool, route, model are reserved",
             ],
         ),
         (
@@ -328,6 +329,35 @@ fn every_rule_rejects_with_the_field_path() {
             ],
         ),
         (
+            "model flag in args with spec.model",
+            json!({"spec": {"model": {"source": "pvc://weights/qwen"}}}),
+            vec![
+                "spec.services.decode.args[0]: --model-path is injected from spec.model",
+                "spec.services.prefill.args[0]: --model-path is injected from spec.model",
+            ],
+        ),
+        (
+            "hf:// model without a cache",
+            json!({"spec": {"model": {"source": "hf://Qwen/Qwen3-0.6B"}, "services": {"prefill": {"args": ["--tp-size", "1"]}, "decode": {"args": ["--tp-size", "1"]}}}}),
+            vec!["spec.model.cache: is required with an hf:// source"],
+        ),
+        (
+            "cache and token with a pvc:// model",
+            json!({"spec": {"model": {"source": "pvc://weights", "cache": {"size": "10Gi"}, "tokenSecretRef": {"name": "hf"}}, "services": {"prefill": {"args": ["--tp-size", "1"]}, "decode": {"args": ["--tp-size", "1"]}}}}),
+            vec![
+                "spec.model: tokenSecretRef and downloadImage are only used with an hf:// source",
+                "spec.model.cache: is required with an hf:// source and only allowed with one",
+            ],
+        ),
+        (
+            "model source of no known form",
+            json!({"spec": {"model": {"source": "s3://bucket/qwen", "mountPath": "models"}, "services": {"prefill": {"args": ["--tp-size", "1"]}, "decode": {"args": ["--tp-size", "1"]}}}}),
+            vec![
+                "spec.model.mountPath: must be an absolute path",
+                "spec.model.source: must be pvc://CLAIM[/SUBPATH], hostPath:///PATH or hf://ORG/NAME[@REVISION]",
+            ],
+        ),
+        (
             "requireDigest with a tag",
             json!({"spec": {"imagePolicy": {"requireDigest": true}, "services": {"decode": {"image": "rocm/infera"}}}}),
             vec![
@@ -525,6 +555,98 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
     .into_iter()
     .flatten()
     .collect();
+    let model = |extra: Value| {
+        let mut model = json!({"source": "hf://Qwen/Qwen3-0.6B", "cache": {"size": "10Gi"}});
+        merge(&mut model, extra);
+        json!({"spec": {"model": model}})
+    };
+    let subdomain = "s".repeat(MAX_DNS_SUBDOMAIN + 1);
+    let model_cases: Vec<(&str, Value, Value, &str)> = vec![
+        (
+            "spec.model.source maxLength",
+            json!(MAX_REFERENCE_LENGTH),
+            model(json!({"source": format!("pvc://{}", "w".repeat(MAX_REFERENCE_LENGTH))})),
+            "spec.model.source: must be at most 512 characters",
+        ),
+        (
+            "spec.model.source minLength",
+            json!(1),
+            model(json!({"source": ""})),
+            "spec.model.source: must not be empty",
+        ),
+        (
+            "spec.model.source pattern",
+            json!(MODEL_SOURCE_PATTERN),
+            model(json!({"source": "hf://Qwen"})),
+            "spec.model.source: must be pvc://",
+        ),
+        (
+            "spec.model.mountPath maxLength",
+            json!(MAX_PROBE_PATH_LENGTH),
+            model(json!({"mountPath": format!("/{}", "m".repeat(MAX_PROBE_PATH_LENGTH))})),
+            "spec.model.mountPath: must be at most 256 characters",
+        ),
+        (
+            "spec.model.mountPath minLength",
+            json!(1),
+            model(json!({"mountPath": ""})),
+            "spec.model.mountPath: must not be empty",
+        ),
+        (
+            "spec.model.mountPath pattern",
+            json!(MOUNT_PATH_PATTERN),
+            model(json!({"mountPath": "/a:b"})),
+            "spec.model.mountPath: must be an absolute path",
+        ),
+        (
+            "spec.model.cache.storageClassName maxLength",
+            json!(MAX_DNS_SUBDOMAIN),
+            model(json!({"cache": {"storageClassName": subdomain}})),
+            "spec.model.cache.storageClassName: must be at most 253 characters",
+        ),
+        (
+            "spec.model.cache.storageClassName minLength",
+            json!(1),
+            model(json!({"cache": {"storageClassName": ""}})),
+            "spec.model.cache.storageClassName: must not be empty",
+        ),
+        (
+            "spec.model.tokenSecretRef.name maxLength",
+            json!(MAX_DNS_SUBDOMAIN),
+            model(json!({"tokenSecretRef": {"name": subdomain}})),
+            "spec.model.tokenSecretRef.name: must be at most 253 characters",
+        ),
+        (
+            "spec.model.tokenSecretRef.name minLength",
+            json!(1),
+            model(json!({"tokenSecretRef": {"name": ""}})),
+            "spec.model.tokenSecretRef.name: must not be empty",
+        ),
+        (
+            "spec.model.tokenSecretRef.key maxLength",
+            json!(MAX_DNS_SUBDOMAIN),
+            model(json!({"tokenSecretRef": {"name": "hf", "key": subdomain}})),
+            "spec.model.tokenSecretRef.key: must be at most 253 characters",
+        ),
+        (
+            "spec.model.tokenSecretRef.key minLength",
+            json!(1),
+            model(json!({"tokenSecretRef": {"name": "hf", "key": ""}})),
+            "spec.model.tokenSecretRef.key: must not be empty",
+        ),
+        (
+            "spec.model.downloadImage maxLength",
+            json!(MAX_REFERENCE_LENGTH),
+            model(json!({"downloadImage": reference.clone()})),
+            "spec.model.downloadImage: must be at most 512 characters",
+        ),
+        (
+            "spec.model.downloadImage minLength",
+            json!(1),
+            model(json!({"downloadImage": ""})),
+            "spec.model.downloadImage: must not be empty",
+        ),
+    ];
     let overlay_cases: Vec<(String, Value, Value, String)> = [
         overlays(
             "metadata.labels maxProperties",
@@ -820,6 +942,7 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
             "spec.services.decode.resources.gpuType: must be an extended resource name",
         ),
     ];
+    cases.extend(model_cases);
     cases.extend(
         overlay_cases
             .iter()

@@ -296,7 +296,8 @@ pub struct SpecFlags {
     /// Inference engine.
     #[arg(long, value_enum)]
     pub backend: Option<Backend>,
-    /// Model (Hugging Face id or path) the workers serve.
+    /// Model the workers serve: an id or path the engine resolves, or a volume the operator mounts:
+    /// hf://ORG/NAME[@REVISION] (downloaded first into a 100Gi volume), pvc://CLAIM[/SUBPATH], hostPath:///PATH.
     #[arg(long)]
     pub model: Option<String>,
     /// Topology: aggregated, pd (prefill/decode) or multinode.

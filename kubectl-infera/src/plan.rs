@@ -4,9 +4,11 @@
 
 use std::collections::BTreeMap;
 
+use infera_core::validate::ModelSource;
 use infera_core::{
     BackendFramework, ComponentType, DiscoveryBackend, HealthSpec, InferaDeployment,
-    InferaDeploymentSpec, NatsSpec, NetworkSpec, RdmaSpec, ResourcesSpec, Role, ServiceSpec,
+    InferaDeploymentSpec, ModelCache, ModelSpec, NatsSpec, NetworkSpec, RdmaSpec, ResourcesSpec,
+    Role, ServiceSpec,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
@@ -18,6 +20,8 @@ use crate::{
 /// Image tag used when `--image` is not given.
 pub const DEFAULT_IMAGE_TAG: &str = "v0.1.1";
 pub const DEFAULT_GPU_TYPE: &str = "amd.com/gpu";
+/// Size of the volume an `--model hf://…` is downloaded to.
+pub const DEFAULT_MODEL_CACHE: &str = "100Gi";
 
 /// Every choice, resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -195,13 +199,41 @@ impl Plan {
         })
     }
 
+    /// `spec.model` when `--model` names a volume source (`hf://`, `pvc://`, `hostPath://`)
+    /// rather than an id the engine resolves itself.
+    fn model_spec(&self) -> Option<ModelSpec> {
+        let source = infera_core::validate::parse_source(&self.model)?;
+        let hf = matches!(source, ModelSource::HuggingFace { .. });
+        Some(ModelSpec {
+            source: self.model.clone(),
+            cache: hf.then(|| ModelCache {
+                size: Quantity(DEFAULT_MODEL_CACHE.into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+    }
+
+    /// The model id the router's tokenizer is loaded from: an `hf://` source's repository, or
+    /// `--model` as given.
+    fn tokenizer(&self) -> Option<String> {
+        match infera_core::validate::parse_source(&self.model) {
+            Some(ModelSource::HuggingFace { repo, .. }) => Some(repo),
+            Some(_) => None,
+            None => Some(self.model.clone()),
+        }
+    }
+
     /// Engine arguments of a worker pool.
     fn worker_args(&self) -> Vec<String> {
         let sglang = self.backend == Backend::Sglang;
-        let mut args = vec![
-            if sglang { "--model-path" } else { "--model" }.to_string(),
-            self.model.clone(),
-        ];
+        let mut args = Vec::new();
+        if self.model_spec().is_none() {
+            args.extend([
+                if sglang { "--model-path" } else { "--model" }.to_string(),
+                self.model.clone(),
+            ]);
+        }
         args.push(
             if sglang {
                 "--tp-size"
@@ -275,8 +307,10 @@ impl Plan {
     /// The InferaDeployment these choices describe.
     pub fn to_deployment(&self, namespace: Option<&str>) -> InferaDeployment {
         let mut server_args = vec!["--router-policy".to_string(), self.router_policy.clone()];
-        if self.router_policy == "kv-aware" {
-            server_args.extend(["--router-tokenizer-path".into(), self.model.clone()]);
+        if self.router_policy == "kv-aware"
+            && let Some(tokenizer) = self.tokenizer()
+        {
+            server_args.extend(["--router-tokenizer-path".into(), tokenizer]);
         }
         let server = ServiceSpec {
             component_type: ComponentType::Server,
@@ -329,6 +363,7 @@ impl Plan {
             gaie: None,
             image_policy: None,
             pod_template: None,
+            model: self.model_spec(),
             network: self.rdma_resource.as_ref().map(|resource| NetworkSpec {
                 rdma: Some(RdmaSpec {
                     resource_name: resource.clone(),

@@ -196,6 +196,14 @@ pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec 
             ..Default::default()
         });
     }
+    if let Some(model) = &cx.deployment.model {
+        let (volume, mount) = super::model::volume(&cx.deployment.name, model);
+        engine
+            .volume_mounts
+            .get_or_insert_with(Vec::new)
+            .push(mount);
+        volumes.push(volume);
+    }
     let mut containers = vec![engine];
     if serves && cx.deployment.gaie.is_some() {
         containers.push(frontend(&worker.pod, port));

@@ -9,7 +9,7 @@ use super::{
     DEFAULT_GPU_TYPE, health,
     images::{self, DIGEST_PATTERN},
     limits::{DURATION_PATTERN, MAX_STARTUP_SECONDS},
-    names, network,
+    model, names, network,
     overlay::{self, ENGINE_OWNED_FIELDS},
     services, topology,
 };
@@ -266,6 +266,42 @@ pub(crate) fn services_no_ib_device_on_vllm() -> Rule {
         ),
         "spec.services",
         network::IB_DEVICE_ON_VLLM,
+    )
+    .field_path(".services")
+}
+
+/// `model.cache` exactly with an `hf://` source.
+pub(crate) fn model_cache_with_hf() -> Rule {
+    rule(
+        "self.source.startsWith('hf://') == has(self.cache)",
+        "spec.model.cache",
+        model::CACHE_WITH_HF,
+    )
+    .field_path(".cache")
+}
+
+/// `model.tokenSecretRef` and `model.downloadImage` only with an `hf://` source.
+pub(crate) fn model_hf_fields() -> Rule {
+    rule(
+        "self.source.startsWith('hf://') || (!has(self.tokenSecretRef) && !has(self.downloadImage))",
+        "spec.model",
+        model::HF_ONLY,
+    )
+}
+
+/// With `spec.model`, no worker sets the engine's model flag in `args` (the Rust rule names it).
+pub(crate) fn model_flag_not_in_args() -> Rule {
+    let flag = format!(
+        "(self.backendFramework == 'sglang' ? '{}' : '{}')",
+        flags::SGLANG_MODEL_FLAG,
+        flags::VLLM_MODEL_FLAG
+    );
+    rule(
+        format!(
+            "!has(self.model) || self.services.all(s, self.services[s].componentType != 'worker' || !has(self.services[s].args) || self.services[s].args.all(a, a.split('=')[0] != {flag}))"
+        ),
+        "spec.services",
+        "sets the model flag spec.model injects (--model-path for sglang, --model for vllm); remove it from args or remove spec.model",
     )
     .field_path(".services")
 }

@@ -67,6 +67,11 @@ pub const IB_DEVICE_PATTERN: &str = "^[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*$";
 /// Longest `network.rdma.device`.
 pub const MAX_IB_DEVICE_LENGTH: usize = 256;
 
+/// `model.source`: `pvc://CLAIM[/SUBPATH]`, `hostPath:///PATH` or `hf://ORG/NAME[@REVISION]`.
+pub const MODEL_SOURCE_PATTERN: &str = r"^(pvc://[a-z0-9]([-a-z0-9.]*[a-z0-9])?(/[^/]+)*|hostPath:///[!-~]*|hf://[A-Za-z0-9][-A-Za-z0-9_.]*/[A-Za-z0-9][-A-Za-z0-9_.]*(@[-A-Za-z0-9_./]+)?)$";
+/// `model.mountPath`: an absolute path of printable characters, not `:` (a volume mount path).
+pub const MOUNT_PATH_PATTERN: &str = "^/[!-9;-~]*$";
+
 /// Reports `value` at `path` if it is empty or longer than `max` characters (the schema's
 /// `minLength: 1` and `maxLength`).
 pub(super) fn check_length(errors: &mut Errors, path: &str, value: &str, max: usize) {

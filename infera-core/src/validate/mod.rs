@@ -12,6 +12,7 @@ mod gaie;
 mod health;
 mod images;
 pub mod limits;
+mod model;
 mod names;
 mod nats;
 mod network;
@@ -29,6 +30,7 @@ use k8s_openapi::{
     apimachinery::pkg::{api::resource::Quantity, apis::meta::v1::OwnerReference},
 };
 use kube::Resource;
+pub use model::{DEFAULT_MOUNT_PATH, Model, ModelSource, model_flag, parse_source};
 pub use network::Rdma;
 pub use overlay::{ENGINE_OWNED_FIELDS, PodOverlay, merge_engine};
 pub use syntax::is_quantity;
@@ -88,6 +90,8 @@ pub struct ValidDeployment {
     pub nats: Nats,
     /// The Inference Gateway in front of the graph, if any.
     pub gaie: Option<Gaie>,
+    /// The model weights every worker serves, if `spec.model` is set.
+    pub model: Option<Model>,
     /// The router server.
     pub server: Pod,
     /// The worker pools, in the spec's (sorted) service order.
@@ -247,6 +251,7 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
             spec.backend_framework,
         );
     }
+    let model = model::model(&mut errors, spec);
     let (server, workers) = services::server_and_workers(&mut errors, spec);
     images::require_digest(&mut errors, spec);
     overlay::overlays(&mut errors, spec, discovery == DiscoveryFlags::Kubernetes);
@@ -264,6 +269,7 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
             discovery,
             nats,
             gaie,
+            model,
             server,
             workers,
         }),

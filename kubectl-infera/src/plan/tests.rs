@@ -148,6 +148,40 @@ fn rdma_flags_make_the_network_and_carry_the_ib_device() {
     );
 }
 
+/// `--model hf://…` becomes `spec.model` (with a cache) instead of the engine's model flag, and
+/// the router's tokenizer is the repository.
+#[test]
+fn an_hf_model_flag_becomes_spec_model() {
+    let flags = SpecFlags {
+        model: Some("hf://Qwen/Qwen3-0.6B@main".into()),
+        ..pd_flags()
+    };
+    let idep = Plan::from_flags(&flags)
+        .unwrap_or_else(|m| panic!("{m:?}"))
+        .to_deployment(None);
+    let valid = infera_core::validate(&idep).unwrap_or_else(|e| panic!("{e}"));
+    let model = idep.spec.model.clone().unwrap_or_default();
+    assert_eq!(
+        (model.source.as_str(), model.cache.map(|c| c.size.0)),
+        ("hf://Qwen/Qwen3-0.6B@main", Some("100Gi".to_string()))
+    );
+    assert!(
+        valid
+            .workers
+            .iter()
+            .all(|w| !w.pod.args.contains(&"--model-path".to_string()))
+    );
+    assert_eq!(
+        idep.spec.services["server"].args,
+        [
+            "--router-policy",
+            "kv-aware",
+            "--router-tokenizer-path",
+            "Qwen/Qwen3-0.6B"
+        ]
+    );
+}
+
 #[test]
 fn command_line_round_trips_through_the_parser() {
     for flags in [
