@@ -2,7 +2,7 @@
 //! fake nodes carrying AMD's product label, a product no node has leaves the pool Pending with
 //! `InsufficientCapacity` naming it, and `doctor` lists the products per node; `network.rdma`
 //! pods request the NICs, carry the Multus annotation and IPC_LOCK, and land only on nodes that
-//! advertise the NICs.
+//! advertise the NICs; an `hf://` model is downloaded by a Job before any GPU pod exists.
 
 use std::time::Duration;
 
@@ -255,5 +255,124 @@ async fn rdma_pods_request_the_nics_attach_the_network_and_land_only_where_the_n
     operator.ensure_running()?;
     with_nics.delete(&admin).await?;
     without.delete(&admin).await?;
+    ns.cleanup().await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_hf_model_is_downloaded_before_any_gpu_pod_exists() -> anyhow::Result<()> {
+    use k8s_openapi::api::{
+        apps::v1::Deployment,
+        batch::v1::Job,
+        core::v1::{PersistentVolume, PersistentVolumeClaim},
+    };
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "amd-model").await?;
+    let identity = install(&admin).await?;
+    let mut operator = Operator::start(
+        &identity,
+        &["--namespace", ns.name(), "--log-format=json"],
+        &format!("operator-{}", ns.name()),
+    )
+    .await?;
+    // A StorageClass nothing provisions: the download waits for the volume this test binds.
+    let class = format!("held-{}", ns.name());
+    let spec = json!({
+        "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+        "metadata": {"name": "cached"},
+        "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1",
+            "model": {"source": "hf://Qwen/Qwen3-0.6B", "cache": {"size": "1Gi", "storageClassName": class}},
+            "services": {
+                "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+                "worker": {"componentType": "worker", "resources": {"gpu": 1}, "args": ["--tp-size", "1"]},
+            }},
+    });
+    apply_yaml_in(&admin, ns.name(), &spec.to_string()).await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    let (reason, message) = wait_for(&ideps, "cached", State::Pending).await?;
+    assert_eq!(reason, "ModelNotReady", "{message}");
+    let status = ideps.get("cached").await?.status.unwrap_or_default();
+    let model = status.conditions.iter().find(|c| c.type_ == "ModelReady");
+    assert_eq!(
+        model.map(|c| (c.status.as_str(), c.reason.as_str())),
+        Some(("False", "Downloading")),
+        "{:?}",
+        status.conditions
+    );
+    let deployments: Api<Deployment> = ns.api();
+    let pool = deployments.get("cached-worker").await?;
+    assert_eq!(pool.spec.and_then(|s| s.replicas), Some(0));
+    let pods: Api<Pod> = ns.api();
+    let gpu_pods = ListParams::default().labels(&format!("{LABEL_SERVICE}=worker"));
+    assert!(pods.list(&gpu_pods).await?.items.is_empty());
+    let shown = kubectl(&["infera", "status", "cached", "-n", ns.name()]).await?;
+    assert!(
+        shown.stdout.contains("ModelNotReady")
+            && shown.stdout.contains("downloading Qwen/Qwen3-0.6B"),
+        "{}",
+        shown.stdout
+    );
+
+    // The volume appears: the Job's pod runs and completes (kwok), then the pool scales up.
+    let claims: Api<PersistentVolumeClaim> = ns.api();
+    let claim = claims.get("cached-model").await?;
+    let volume: PersistentVolume = serde_json::from_value(json!({
+        "metadata": {"name": format!("{}-model", ns.name())},
+        "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteMany"],
+                 "storageClassName": class, "hostPath": {"path": "/tmp/infera-model"},
+                 "claimRef": {"namespace": ns.name(), "name": "cached-model", "uid": claim.metadata.uid}},
+    }))?;
+    let volumes: Api<PersistentVolume> = Api::all(admin.clone());
+    volumes.create(&Default::default(), &volume).await?;
+    wait_for(&ideps, "cached", State::Ready).await?;
+    let download = pods
+        .list(&ListParams::default().labels(&format!("{LABEL_SERVICE}=model")))
+        .await?;
+    let done = download
+        .items
+        .iter()
+        .flat_map(|pod| {
+            pod.status
+                .iter()
+                .flat_map(|s| s.container_statuses.iter().flatten())
+        })
+        .filter_map(|c| c.state.as_ref()?.terminated.as_ref()?.finished_at.clone())
+        .map(|t| t.0)
+        .max()
+        .ok_or_else(|| anyhow::anyhow!("no finished download pod: {download:?}"))?;
+    let jobs: Api<Job> = ns.api();
+    let succeeded = jobs
+        .get("cached-model")
+        .await?
+        .status
+        .and_then(|s| s.succeeded);
+    assert_eq!(succeeded, Some(1));
+    let workers = pods.list(&gpu_pods).await?.items;
+    assert_eq!(workers.len(), 1);
+    for pod in &workers {
+        let created = pod.metadata.creation_timestamp.clone().map(|t| t.0);
+        assert!(
+            created.is_some_and(|created| created >= done),
+            "GPU pod {created:?} created before the download finished at {done:?}"
+        );
+        let args = pod.spec.clone().unwrap_or_default().containers[0]
+            .args
+            .clone()
+            .unwrap_or_default();
+        assert!(
+            args.windows(2).any(|w| w == ["--model-path", "/models"]),
+            "{args:?}"
+        );
+    }
+    let status = ideps.get("cached").await?.status.unwrap_or_default();
+    let model = status.conditions.iter().find(|c| c.type_ == "ModelReady");
+    assert_eq!(
+        model.map(|c| (c.status.as_str(), c.reason.as_str())),
+        Some(("True", "Downloaded"))
+    );
+
+    operator.ensure_running()?;
+    volumes
+        .delete(&format!("{}-model", ns.name()), &Default::default())
+        .await?;
     ns.cleanup().await
 }
