@@ -168,11 +168,15 @@ where
 }
 
 /// Whether reconcile reads the status of children of `kind`: the workloads, whose ready
-/// replicas make the deployment's readiness. Other kinds are watched metadata-only.
+/// replicas make the deployment's readiness, and the model's download Job, whose success lets
+/// the GPU pools start. Other kinds are watched metadata-only.
 fn reads_status(kind: ChildKind) -> bool {
     matches!(
         kind,
-        ChildKind::Deployment | ChildKind::StatefulSet | ChildKind::LeaderWorkerSet
+        ChildKind::Deployment
+            | ChildKind::StatefulSet
+            | ChildKind::LeaderWorkerSet
+            | ChildKind::Job
     )
 }
 
