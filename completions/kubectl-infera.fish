@@ -123,7 +123,7 @@ complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l name -d 'Name of the InferaDeployment' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l backend -d 'Inference engine' -r -f -a "sglang\t''
 vllm\t''"
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l model -d 'Model (Hugging Face id or path) the workers serve' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l model -d 'Model the workers serve: an id or path the engine resolves, or a volume the operator mounts: hf://ORG/NAME[@REVISION] (downloaded first into a 100Gi volume), pvc://CLAIM[/SUBPATH], hostPath:///PATH' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l topology -d 'Topology: aggregated, pd (prefill/decode) or multinode' -r -f -a "aggregated\t'One pool of mixed workers (prefill and decode on the same GPUs)'
 pd\t'Disaggregated prefill and decode pools'
 multinode\t'Mixed workers spanning several nodes per replica (LeaderWorkerSet)'"
@@ -134,10 +134,13 @@ complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l server-replicas -d 'Server (router) replicas [default: 1]' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l gpus -d 'GPUs per worker pod [default: 1]' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l gpu-type -d 'GPU resource name [default: amd.com/gpu]' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l gpu-product -d 'GPU product the workers must run on, e.g. MI300X (never another product; see `kubectl infera doctor`)' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l nodes -d 'Nodes per replica (multinode) [default: 2]' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l tp -d 'Tensor-parallel size [default: GPUs per pod]; with several nodes, pipeline parallelism covers the rest' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l transfer-backend -d 'KV transfer backend for pd (e.g. mori, nixl, mooncake)' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l ib-device -d 'RDMA device for the KV transfer (pd)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l ib-device -d 'RDMA device for the KV transfer (pd; with --rdma-resource it becomes spec.network.rdma.device)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l rdma-resource -d 'Extended resource of the RDMA NICs the prefill, decode and multi-node pods request, e.g. rdma/hca' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l rdma-network -d 'Multus NetworkAttachmentDefinition the RDMA pods attach (repeatable; needs --rdma-resource)' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l router-policy -d 'Router policy of the server (e.g. kv-aware, round-robin, cache-aware)' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l nats -d 'Deploy a managed NATS JetStream for KV events [default: true]' -r -f -a "true\t''
 false\t''"

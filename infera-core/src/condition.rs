@@ -18,6 +18,16 @@ pub const ALL_IMAGES_PINNED: &str = "AllImagesPinned";
 /// `ImagesPinned=False`: some image is a mutable tag.
 pub const MUTABLE_IMAGES: &str = "MutableImages";
 
+/// Type of the condition that says whether the `hf://` model of `spec.model` is downloaded (only
+/// with such a model).
+pub const MODEL_READY: &str = "ModelReady";
+/// `ModelReady=True`: the download Job succeeded; the GPU pools run.
+pub const DOWNLOADED: &str = "Downloaded";
+/// `ModelReady=False`: the download Job is running; the GPU pools are held at zero replicas.
+pub const DOWNLOADING: &str = "Downloading";
+/// `ModelReady=False`: the download Job failed (its message); the GPU pools stay at zero.
+pub const DOWNLOAD_FAILED: &str = "DownloadFailed";
+
 /// Reason of the `Ready` condition, in precedence order: when several apply, the first one listed
 /// (the smallest by `Ord`) is reported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -35,6 +45,8 @@ pub enum ReadyReason {
     /// Pods cannot be scheduled for another reason: an unbound volume claim, a node selector or
     /// affinity no node matches, a taint without a toleration.
     Unschedulable,
+    /// The `hf://` model is still downloading (or its download failed): the GPU pools wait.
+    ModelNotReady,
     /// Everything is applied and scheduled; some replicas are not Ready yet.
     PodsNotReady,
     /// Every service has all its replicas Ready.
@@ -43,13 +55,14 @@ pub enum ReadyReason {
 
 impl ReadyReason {
     /// Every reason, most serious first.
-    pub const ALL: [ReadyReason; 8] = [
+    pub const ALL: [ReadyReason; 9] = [
         Self::InvalidSpec,
         Self::MissingDependency,
         Self::OwnershipConflict,
         Self::ApplyRejected,
         Self::InsufficientCapacity,
         Self::Unschedulable,
+        Self::ModelNotReady,
         Self::PodsNotReady,
         Self::AllReplicasReady,
     ];
@@ -63,6 +76,7 @@ impl ReadyReason {
             Self::ApplyRejected => "ApplyRejected",
             Self::InsufficientCapacity => "InsufficientCapacity",
             Self::Unschedulable => "Unschedulable",
+            Self::ModelNotReady => "ModelNotReady",
             Self::PodsNotReady => "PodsNotReady",
             Self::AllReplicasReady => "AllReplicasReady",
         }
@@ -80,7 +94,9 @@ impl ReadyReason {
             Self::MissingDependency | Self::OwnershipConflict | Self::ApplyRejected => {
                 State::Degraded
             }
-            Self::InsufficientCapacity | Self::Unschedulable => State::Pending,
+            Self::InsufficientCapacity | Self::Unschedulable | Self::ModelNotReady => {
+                State::Pending
+            }
             Self::PodsNotReady => State::Deploying,
             Self::AllReplicasReady => State::Ready,
         }
@@ -130,6 +146,7 @@ mod tests {
                 ("ApplyRejected", State::Degraded),
                 ("InsufficientCapacity", State::Pending),
                 ("Unschedulable", State::Pending),
+                ("ModelNotReady", State::Pending),
                 ("PodsNotReady", State::Deploying),
                 ("AllReplicasReady", State::Ready),
             ]

@@ -45,6 +45,16 @@ pub const RESERVED: [&str; 16] = [
     "--shutdown-timeout",
 ];
 
+/// SGLang's IB-device flag for the KV-cache transfer (`ServerArgs.disaggregation_ib_device`,
+/// python/sglang/srt/server_args.py), injected from `network.rdma.device`.
+pub const IB_DEVICE_FLAG: &str = "--disaggregation-ib-device";
+
+/// SGLang's model flag (`ServerArgs.model_path`, python/sglang/srt/server_args.py), injected
+/// from `spec.model`.
+pub const SGLANG_MODEL_FLAG: &str = "--model-path";
+/// vLLM's model flag (vllm/engine/arg_utils.py `--model`), injected from `spec.model`.
+pub const VLLM_MODEL_FLAG: &str = "--model";
+
 /// Tensor-parallel flags, all backends (long and short spellings).
 pub const TENSOR_PARALLEL: [&str; 4] = ["--tp-size", "--tp", "--tensor-parallel-size", "-tp"];
 /// Pipeline-parallel flags, all backends.
@@ -87,6 +97,8 @@ pub struct Injection<'a> {
     pub nats_url: Option<&'a str>,
     /// Whether an Inference Gateway fronts the graph (the server then routes directly).
     pub gaie: bool,
+    /// Where `spec.model` mounts the weights in the workers, if it is set.
+    pub model_path: Option<&'a str>,
 }
 
 impl Injection<'_> {
@@ -163,6 +175,16 @@ impl Injection<'_> {
         }
         if rank == Rank::Follower && self.backend == BackendFramework::Vllm {
             flags.push("--headless".into());
+        }
+        if let Some(path) = self.model_path {
+            let flag = match self.backend {
+                BackendFramework::Sglang => SGLANG_MODEL_FLAG,
+                BackendFramework::Vllm => VLLM_MODEL_FLAG,
+            };
+            flags.extend([flag.into(), path.into()]);
+        }
+        if let Some(device) = worker.rdma.as_ref().and_then(|rdma| rdma.device.as_ref()) {
+            flags.extend([IB_DEVICE_FLAG.into(), device.clone()]);
         }
         flags
     }

@@ -12,6 +12,7 @@ pub mod conflict;
 pub mod crd;
 pub mod external;
 pub mod flags;
+pub mod gpu_product;
 pub mod naming;
 pub mod pod_health;
 pub mod quota;
@@ -20,7 +21,10 @@ pub mod types;
 pub mod validate;
 pub mod yaml;
 
-pub use condition::{ALL_IMAGES_PINNED, IMAGES_PINNED, MUTABLE_IMAGES, READY, ReadyReason};
+pub use condition::{
+    ALL_IMAGES_PINNED, DOWNLOAD_FAILED, DOWNLOADED, DOWNLOADING, IMAGES_PINNED, MODEL_READY,
+    MUTABLE_IMAGES, READY, ReadyReason,
+};
 pub use pod_health::PodHealth;
 pub use render::{Child, ChildKind, Crd, render};
 pub use types::*;

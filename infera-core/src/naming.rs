@@ -13,8 +13,15 @@ pub const MAX_DEPLOYMENT_NAME: usize = 42;
 /// Longest allowed deployment name plus service name.
 pub const MAX_DEPLOYMENT_PLUS_SERVICE: usize = 46;
 /// Service names that would collide with objects the operator creates itself.
-pub const RESERVED_SERVICE_NAMES: [&str; 6] =
-    ["nats", "nats-headless", "epp", "discovery", "pool", "route"];
+pub const RESERVED_SERVICE_NAMES: [&str; 7] = [
+    "nats",
+    "nats-headless",
+    "epp",
+    "discovery",
+    "pool",
+    "route",
+    "model",
+];
 /// Longest DNS label (RFC 1123), and so longest name of any child.
 pub const MAX_DNS_LABEL: usize = 63;
 /// Longest DNS subdomain (RFC 1123): Gateway names, resource-name prefixes.
@@ -68,6 +75,8 @@ pub const ENGINE_CONTAINER: &str = "engine";
 pub const FRONTEND_CONTAINER: &str = "frontend";
 /// Name of the memory-backed volume mounted at `/dev/shm`.
 pub const SHM_VOLUME: &str = "dshm";
+/// Volume of the model weights (`spec.model`) in the worker pods.
+pub const MODEL_VOLUME: &str = "model";
 
 /// Labels the LeaderWorkerSet controller puts on every pod of a group.
 pub const LWS_LABEL_NAME: &str = "leaderworkerset.sigs.k8s.io/name";
@@ -97,6 +106,8 @@ pub enum Component<'a> {
     EndpointPicker,
     /// The InferencePool and HTTPRoute.
     Gateway,
+    /// The `hf://` model's volume and download Job.
+    Model,
 }
 
 impl Component<'_> {
@@ -109,6 +120,7 @@ impl Component<'_> {
             Self::Discovery => "discovery",
             Self::EndpointPicker => "epp",
             Self::Gateway => "gateway",
+            Self::Model => "model",
         }
     }
 

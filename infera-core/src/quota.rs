@@ -14,8 +14,9 @@
 //! `requests.amd.com/gpu`, summed over the containers, or the largest init container's if that
 //! is larger. A container without a request is charged its limit (the API server defaults
 //! requests to limits). Objects are charged `count/<resource>.<group>` (`count/<resource>` for the
-//! core group), and Services also `services`. What controllers derive from the children
-//! (ReplicaSets, the NATS volume claims) is left to the API server.
+//! core group), and Services and PersistentVolumeClaims also `services` and
+//! `persistentvolumeclaims`. What controllers derive from the children (ReplicaSets, the NATS
+//! volume claims) and the model download Job's short-lived pod are left to the API server.
 //! Quotas with scopes or a scope selector, whose matching depends on pod state and priority
 //! classes, are not evaluated here; the API server still enforces them per object.
 
@@ -223,9 +224,12 @@ fn count_names(kind: ChildKind) -> Vec<String> {
     } else {
         format!("count/{}.{}", resource.plural, resource.group)
     }];
-    // The core kinds' short names (`pkg/quota/v1/evaluator/core`: services, configmaps, …).
-    if kind == ChildKind::Service {
-        names.push("services".into());
+    // The core kinds' short names (`pkg/quota/v1/evaluator/core`: services,
+    // persistentvolumeclaims, …).
+    match kind {
+        ChildKind::Service => names.push("services".into()),
+        ChildKind::PersistentVolumeClaim => names.push("persistentvolumeclaims".into()),
+        _ => {}
     }
     names
 }

@@ -23,10 +23,13 @@ use crate::{
     validate::{
         cel,
         limits::{
-            DURATION_PATTERN, LIVENESS_PATH_PATTERN, MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS,
-            MAX_DURATION_LENGTH, MAX_GPUS, MAX_NODES, MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES,
-            MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT, MAX_REFERENCE_LENGTH, MAX_REPLICAS,
-            MAX_SERVICES, MIN_SERVICES, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
+            DURATION_PATTERN, GPU_PRODUCT_PATTERN, IB_DEVICE_PATTERN, LIVENESS_PATH_PATTERN,
+            MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS, MAX_DURATION_LENGTH,
+            MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_IB_DEVICE_LENGTH, MAX_NETWORK_NAME_LENGTH,
+            MAX_NODES, MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH,
+            MAX_PROBE_TIMEOUT, MAX_RDMA_NETWORKS, MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES,
+            MIN_SERVICES, MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN, NETWORK_NAME_PATTERN,
+            PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
         },
     },
 };
@@ -64,6 +67,10 @@ use crate::{
     validation = cel::deployment_overlay_no_gpu(),
     validation = cel::deployment_overlay_service_account(),
     validation = cel::service_overlays_service_account(),
+    validation = cel::deployment_ib_device_not_in_args(),
+    validation = cel::no_ib_device_on_vllm(),
+    validation = cel::services_no_ib_device_on_vllm(),
+    validation = cel::model_flag_not_in_args(),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct InferaDeploymentSpec {
@@ -102,6 +109,16 @@ pub struct InferaDeploymentSpec {
     /// Additions to every pod of the graph (a service's own `podTemplate` goes on top).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_template: Option<PodTemplateOverlay>,
+
+    /// The model weights every worker serves: mounted into each worker's engine container and
+    /// passed as the engine's model flag. With `hf://` the operator downloads them first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelSpec>,
+
+    /// Networking of the worker pools that move KV caches or tensors between nodes: every
+    /// prefill, decode and multi-node pool without a `network` of its own gets this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkSpec>,
 
     /// The services of the graph by name: exactly one `server` and at least one `worker` pool.
     /// Names are DNS labels; they become part of every child's name.
@@ -191,8 +208,11 @@ pub struct ImagePolicy {
     validation = cel::server_has_no_gpu(),
     validation = cel::server_on_one_node(),
     validation = cel::worker_has_a_gpu(),
+    validation = cel::server_has_no_gpu_product(),
     validation = cel::no_injected_flag(),
     validation = cel::service_overlay_no_gpu(),
+    validation = cel::rdma_only_across_nodes(),
+    validation = cel::ib_device_not_in_args(),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct ServiceSpec {
@@ -255,6 +275,127 @@ pub struct ServiceSpec {
     /// Additions to this service's pods, on top of `spec.podTemplate`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_template: Option<PodTemplateOverlay>,
+
+    /// This pool's networking, instead of `spec.network` (prefill, decode and multi-node pools
+    /// only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkSpec>,
+}
+
+/// Where the model weights come from and where the engines find them.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[x_kube(
+    validation = cel::model_cache_with_hf(),
+    validation = cel::model_hf_fields(),
+)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelSpec {
+    /// `pvc://CLAIM[/SUBPATH]` (an existing PersistentVolumeClaim), `hostPath:///PATH` (a
+    /// directory on every GPU node) or `hf://ORG/NAME[@REVISION]` (downloaded from Hugging Face
+    /// into a volume the operator creates, before any GPU pod starts).
+    #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH), regex(pattern = MODEL_SOURCE_PATTERN))]
+    pub source: String,
+    /// Where the weights appear in the engine containers (default `/models`); the engine's
+    /// model flag points there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = MAX_PROBE_PATH_LENGTH), regex(pattern = MOUNT_PATH_PATTERN))]
+    pub mount_path: Option<String>,
+    /// `hf://` only (required there): the volume the download goes to, which persists, so a
+    /// re-run resumes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<ModelCache>,
+    /// `hf://` only: a Secret you created with a Hugging Face token; the download Job reads it
+    /// as `HF_TOKEN` (the operator itself never reads Secrets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_secret_ref: Option<TokenSecretRef>,
+    /// `hf://` only: image of the download Job, which must have the `hf` CLI of huggingface_hub
+    /// (default: the deployment's image).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH))]
+    pub download_image: Option<String>,
+}
+
+/// The volume an `hf://` model is downloaded to.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelCache {
+    /// Size of the volume, e.g. `100Gi`.
+    pub size: Quantity,
+    /// StorageClass of the volume (default: the cluster's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = MAX_DNS_SUBDOMAIN))]
+    pub storage_class_name: Option<String>,
+    /// Access modes of the volume (default `ReadWriteMany`, so pods on several nodes mount it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub access_modes: Vec<AccessMode>,
+}
+
+/// A PersistentVolumeClaim access mode.
+#[allow(
+    missing_docs,
+    reason = "the variants are the CRD enum values; doc comments on them would change the schema"
+)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+pub enum AccessMode {
+    ReadWriteOnce,
+    ReadOnlyMany,
+    ReadWriteMany,
+    ReadWriteOncePod,
+}
+
+/// A key of a Secret in the deployment's namespace.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenSecretRef {
+    /// Name of the Secret.
+    #[schemars(length(min = 1, max = MAX_DNS_SUBDOMAIN))]
+    pub name: String,
+    /// Key of the token in it (default `HF_TOKEN`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = MAX_DNS_SUBDOMAIN))]
+    pub key: Option<String>,
+}
+
+/// Networking of a worker pool.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NetworkSpec {
+    /// RDMA NICs for the KV-cache transfer between prefill and decode, and for multi-node groups.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rdma: Option<RdmaSpec>,
+}
+
+/// RDMA NICs of a pool's pods: the device plugin's resource in limits, the Multus secondary
+/// networks, `IPC_LOCK` to pin memory, and the engine's IB device.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RdmaSpec {
+    /// Extended resource an RDMA device plugin advertises, e.g. `rdma/hca` or `amd.com/vnic`.
+    #[schemars(
+        length(min = 1, max = MAX_DNS_SUBDOMAIN),
+        regex(pattern = RESOURCE_NAME_PATTERN)
+    )]
+    pub resource_name: String,
+    /// How many of that resource each pod requests (default: one per GPU of the pod).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = MAX_GPUS))]
+    pub per_pod: Option<i32>,
+    /// Multus NetworkAttachmentDefinitions to attach (`name` or `namespace/name`), set as the
+    /// pods' `k8s.v1.cni.cncf.io/networks` annotation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(
+        extend("maxItems" = MAX_RDMA_NETWORKS),
+        inner(length(min = 1, max = MAX_NETWORK_NAME_LENGTH), regex(pattern = NETWORK_NAME_PATTERN))
+    )]
+    pub networks: Vec<String>,
+    /// The IB device(s) the engine uses for the transfer, e.g. `rdma0` or `mlx5_0,mlx5_1`:
+    /// injected as SGLang's `--disaggregation-ib-device` (vLLM has no such flag).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = MAX_IB_DEVICE_LENGTH), regex(pattern = IB_DEVICE_PATTERN))]
+    pub device: Option<String>,
+    /// Add the `IPC_LOCK` capability, which RDMA needs to pin memory (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ipc_lock: Option<bool>,
 }
 
 /// What a user adds to the pods the operator renders, shaped like a PodTemplateSpec: labels and
@@ -473,6 +614,16 @@ pub struct ResourcesSpec {
         regex(pattern = RESOURCE_NAME_PATTERN)
     )]
     pub gpu_type: Option<String>,
+    /// GPU product the pool's pods must run on, as AMD names it (`MI300X`, `MI325X`, `MI355X`),
+    /// or a value of the node label `amd.com/gpu.product-name` as AMD's node labeller writes it
+    /// (`AMD_Instinct_MI300X_HF`). A required node affinity: never another product (workers
+    /// only; the README's GPU product section lists the label values each name matches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(
+        length(min = 1, max = MAX_GPU_PRODUCT_LENGTH),
+        regex(pattern = GPU_PRODUCT_PATTERN)
+    )]
+    pub gpu_product: Option<String>,
     /// CPU request and limit per pod.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<Quantity>,

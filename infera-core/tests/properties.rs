@@ -101,6 +101,7 @@ fn service() -> impl Strategy<Value = ServiceSpec> {
                     tolerations: Vec::new(),
                     health,
                     pod_template,
+                    network: None,
                 }
             },
         )
@@ -164,6 +165,8 @@ fn deployment() -> impl Strategy<Value = InferaDeployment> {
                         gaie: None,
                         image_policy: None,
                         pod_template,
+                        model: None,
+                        network: None,
                         services,
                     },
                 );

@@ -229,3 +229,172 @@ fn every_backend_and_topology_is_probed_and_drained_as_its_engine_needs() {
         }
     }
 }
+
+/// `resources.gpuProduct` requires a node of that product: alone, and on top of the user's own
+/// required node affinity (in every one of its terms).
+#[test]
+fn gpu_product_requires_a_node_labelled_with_the_product() {
+    let mut deployment = load("pod-template.yaml");
+    for (service, product) in [("prefill", "MI300X"), ("decode", "AMD_Instinct_MI300X_HF")] {
+        if let Some(pool) = deployment.spec.services.get_mut(service) {
+            pool.resources
+                .get_or_insert_with(Default::default)
+                .gpu_product = Some(product.into());
+        }
+    }
+    let children = render(&validate(&deployment).expect("valid"));
+    let affinities: Vec<(String, serde_json::Value)> = children
+        .iter()
+        .map(|child| {
+            let json = serde_json::to_value(child).expect("json");
+            (
+                child.name().to_string(),
+                json["spec"]["template"]["spec"]["affinity"].clone(),
+            )
+        })
+        .filter(|(_, affinity)| !affinity.is_null())
+        .collect();
+    insta::assert_yaml_snapshot!(affinities);
+}
+
+/// The README's worked example: GPU product affinity, RDMA NICs in limits, the Multus
+/// annotation, IPC_LOCK and the injected IB device on the prefill and decode pods.
+#[test]
+fn pd_on_mi300x_with_rdma_renders_every_child() {
+    let valid = validate(&load("pd-mi300x.yaml")).expect("valid");
+    insta::assert_snapshot!(yaml::to_yaml_stream(&render(&valid)).expect("yaml"));
+}
+
+/// A pool's own `network.rdma` replaces `spec.network.rdma`: its own resource, count and
+/// networks, no device and no IPC_LOCK; a multi-node mixed pool takes the deployment's.
+#[test]
+fn a_pools_own_rdma_replaces_the_deployments_and_multi_node_pools_take_it() {
+    let mut deployment = load("pd-mi300x.yaml");
+    let decode: infera_core::NetworkSpec = serde_json::from_value(serde_json::json!(
+        {"rdma": {"resourceName": "amd.com/vnic", "perPod": 2, "networks": ["team/roce-a", "roce-b"], "ipcLock": false}}
+    ))
+    .expect("a network");
+    if let Some(pool) = deployment.spec.services.get_mut("decode") {
+        pool.network = Some(decode);
+    }
+    let valid = validate(&deployment).expect("valid");
+    let decode = valid
+        .workers
+        .iter()
+        .find(|w| w.pod.service == "decode")
+        .expect("decode");
+    let rdma = decode.rdma.clone().expect("rdma");
+    assert_eq!(
+        (
+            rdma.resource_name.as_str(),
+            rdma.per_pod,
+            rdma.networks,
+            rdma.device,
+            rdma.ipc_lock
+        ),
+        (
+            "amd.com/vnic",
+            2,
+            vec!["team/roce-a".to_string(), "roce-b".to_string()],
+            None,
+            false
+        )
+    );
+    let children = render(&valid);
+    let text = yaml::to_yaml_stream(&children).expect("yaml");
+    assert!(
+        text.contains("k8s.v1.cni.cncf.io/networks: team/roce-a, roce-b"),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("--disaggregation-ib-device").count(),
+        1,
+        "prefill only: {text}"
+    );
+    assert_eq!(text.matches("IPC_LOCK").count(), 1, "prefill only: {text}");
+}
+
+/// `pvc://` (with a sub-path) on SGLang and `hostPath://` on vLLM: the volume in every worker
+/// pod, mounted read-only at the mount path, and the engine's own model flag pointing there.
+#[test]
+fn model_volumes_mount_into_every_worker_with_the_engines_model_flag() {
+    let mut out = Vec::new();
+    for (backend, source) in [
+        (
+            infera_core::BackendFramework::Sglang,
+            "pvc://weights/qwen/Qwen3-0.6B",
+        ),
+        (
+            infera_core::BackendFramework::Vllm,
+            "hostPath:///data/models/qwen",
+        ),
+    ] {
+        let mut deployment = load("pod-template.yaml");
+        deployment.spec.backend_framework = backend;
+        deployment.spec.model = Some(infera_core::ModelSpec {
+            source: source.into(),
+            mount_path: Some("/weights".into()),
+            ..Default::default()
+        });
+        for pool in deployment.spec.services.values_mut() {
+            pool.args
+                .retain(|a| a != "--model-path" && a != "/models/Qwen3-0.6B");
+        }
+        let children = render(&validate(&deployment).expect("valid"));
+        for child in &children {
+            let json = serde_json::to_value(child).expect("json");
+            let pod = &json["spec"]["template"]["spec"];
+            if json["kind"] == "Deployment" && child.name() != "overlay-server" {
+                out.push(serde_json::json!({
+                    "backend": backend.to_string(),
+                    "pool": child.name(),
+                    "args": pod["containers"][0]["args"],
+                    "volumeMounts": pod["containers"][0]["volumeMounts"],
+                    "volumes": pod["volumes"],
+                }));
+            }
+        }
+    }
+    insta::assert_yaml_snapshot!(out);
+}
+
+/// An `hf://` model: its volume and download Job come first and the GPU pools stay at zero
+/// replicas until the operator has seen the Job succeed.
+#[test]
+fn an_hf_model_holds_the_gpu_pools_until_its_download_succeeded() {
+    let mut valid = validate(&load("pd-mi300x.yaml")).expect("valid");
+    let replicas = |children: &[infera_core::Child]| -> Vec<(String, i64)> {
+        children
+            .iter()
+            .filter(|c| c.kind() == infera_core::ChildKind::Deployment)
+            .map(|c| {
+                let json = serde_json::to_value(c).expect("json");
+                (
+                    c.name().to_string(),
+                    json["spec"]["replicas"].as_i64().unwrap_or(-1),
+                )
+            })
+            .collect()
+    };
+    let row = |name: &str, n: i64| (name.to_string(), n);
+    let held = render(&valid);
+    assert_eq!(
+        replicas(&held),
+        [
+            row("mi300x-server", 1),
+            row("mi300x-decode", 0),
+            row("mi300x-prefill", 0)
+        ]
+    );
+    if let Some(model) = valid.model.as_mut() {
+        model.downloaded = true;
+    }
+    assert_eq!(
+        replicas(&render(&valid)),
+        [
+            row("mi300x-server", 1),
+            row("mi300x-decode", 1),
+            row("mi300x-prefill", 1)
+        ]
+    );
+}

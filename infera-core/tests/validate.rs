@@ -13,10 +13,13 @@ use infera_core::{
     validate,
     validate::DIGEST_PATTERN,
     validate::limits::{
-        DURATION_PATTERN, LIVENESS_PATH_PATTERN, MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS,
-        MAX_DURATION_LENGTH, MAX_GPUS, MAX_NODES, MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES,
-        MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT, MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES,
-        MAX_STARTUP_SECONDS, MIN_SERVICES, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
+        DURATION_PATTERN, GPU_PRODUCT_PATTERN, IB_DEVICE_PATTERN, LIVENESS_PATH_PATTERN,
+        MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS, MAX_DURATION_LENGTH, MAX_GPU_PRODUCT_LENGTH,
+        MAX_GPUS, MAX_IB_DEVICE_LENGTH, MAX_NETWORK_NAME_LENGTH, MAX_NODES, MAX_OVERLAY_CONTAINERS,
+        MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT, MAX_RDMA_NETWORKS,
+        MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES, MAX_STARTUP_SECONDS, MIN_SERVICES,
+        MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN, NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN,
+        RESOURCE_NAME_PATTERN,
     },
     yaml,
 };
@@ -114,7 +117,7 @@ fn every_rule_rejects_with_the_field_path() {
             "reserved service name",
             json!({"spec": {"services": {"nats": worker(json!({}))}}}),
             vec![
-                "spec.services.nats: the names nats, nats-headless, epp, discovery, pool, route are reserved",
+                "spec.services.nats: the names nats, nats-headless, epp, discovery, pool, route, model are reserved",
             ],
         ),
         (
@@ -274,6 +277,87 @@ fn every_rule_rejects_with_the_field_path() {
             ],
         ),
         (
+            "server with a GPU product",
+            json!({"spec": {"services": {"server": {"resources": {"gpuProduct": "MI300X"}}}}}),
+            vec!["spec.services.server.resources.gpuProduct: the server runs no model"],
+        ),
+        (
+            "GPU product with a space",
+            json!({"spec": {"services": {"decode": {"resources": {"gpuProduct": "MI 300X"}}}}}),
+            vec!["spec.services.decode.resources.gpuProduct: must be a GPU product such as MI300X"],
+        ),
+        (
+            "RDMA on the server",
+            json!({"spec": {"services": {"server": {"network": {"rdma": {"resourceName": "rdma/hca"}}}}}}),
+            vec![
+                "spec.services.server.network.rdma: only prefill, decode and multi-node worker pools use RDMA",
+            ],
+        ),
+        (
+            "RDMA on a single-node mixed pool",
+            json!({"spec": {"services": {"prefill": null, "decode": null, "worker": worker(json!({"network": {"rdma": {"resourceName": "rdma/hca"}}}))}}}),
+            vec![
+                "spec.services.worker.network.rdma: only prefill, decode and multi-node worker pools use RDMA",
+            ],
+        ),
+        (
+            "IB device in args with spec.network.rdma.device",
+            json!({"spec": {"network": {"rdma": {"resourceName": "rdma/hca", "device": "rdma0"}}}}),
+            vec![
+                "spec.services.decode.args[7]: --disaggregation-ib-device is injected from network.rdma.device",
+                "spec.services.prefill.args[7]: --disaggregation-ib-device is injected from network.rdma.device",
+            ],
+        ),
+        (
+            "IB device in args with the pool's own rdma.device",
+            json!({"spec": {"services": {"decode": {"network": {"rdma": {"resourceName": "rdma/hca", "device": "rdma0"}}}}}}),
+            vec![
+                "spec.services.decode.args[7]: --disaggregation-ib-device is injected from network.rdma.device",
+            ],
+        ),
+        (
+            "IB device with vLLM",
+            json!({"spec": {"backendFramework": "vllm", "network": {"rdma": {"resourceName": "rdma/hca", "device": "rdma0"}}, "services": {"prefill": {"args": ["--model", "m"]}, "decode": {"args": ["--model", "m"]}}}}),
+            vec!["spec.network.rdma.device: vLLM has no IB-device flag"],
+        ),
+        (
+            "RDMA resource and network not names",
+            json!({"spec": {"network": {"rdma": {"resourceName": "/hca", "networks": ["Net"]}}}}),
+            vec![
+                "spec.network.rdma.networks[0]: must name a NetworkAttachmentDefinition",
+                "spec.network.rdma.resourceName: must be an extended resource name",
+            ],
+        ),
+        (
+            "model flag in args with spec.model",
+            json!({"spec": {"model": {"source": "pvc://weights/qwen"}}}),
+            vec![
+                "spec.services.decode.args[0]: --model-path is injected from spec.model",
+                "spec.services.prefill.args[0]: --model-path is injected from spec.model",
+            ],
+        ),
+        (
+            "hf:// model without a cache",
+            json!({"spec": {"model": {"source": "hf://Qwen/Qwen3-0.6B"}, "services": {"prefill": {"args": ["--tp-size", "1"]}, "decode": {"args": ["--tp-size", "1"]}}}}),
+            vec!["spec.model.cache: is required with an hf:// source"],
+        ),
+        (
+            "cache and token with a pvc:// model",
+            json!({"spec": {"model": {"source": "pvc://weights", "cache": {"size": "10Gi"}, "tokenSecretRef": {"name": "hf"}}, "services": {"prefill": {"args": ["--tp-size", "1"]}, "decode": {"args": ["--tp-size", "1"]}}}}),
+            vec![
+                "spec.model: tokenSecretRef and downloadImage are only used with an hf:// source",
+                "spec.model.cache: is required with an hf:// source and only allowed with one",
+            ],
+        ),
+        (
+            "model source of no known form",
+            json!({"spec": {"model": {"source": "s3://bucket/qwen", "mountPath": "models"}, "services": {"prefill": {"args": ["--tp-size", "1"]}, "decode": {"args": ["--tp-size", "1"]}}}}),
+            vec![
+                "spec.model.mountPath: must be an absolute path",
+                "spec.model.source: must be pvc://CLAIM[/SUBPATH], hostPath:///PATH or hf://ORG/NAME[@REVISION]",
+            ],
+        ),
+        (
             "requireDigest with a tag",
             json!({"spec": {"imagePolicy": {"requireDigest": true}, "services": {"decode": {"image": "rocm/infera"}}}}),
             vec![
@@ -336,6 +420,7 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
     let reference = "r".repeat(MAX_REFERENCE_LENGTH + 1);
     let worker = |extra| json!({"spec": {"services": {"decode": extra}}});
     let gpu_type = |gpu_type: &str| worker(json!({"resources": {"gpuType": gpu_type}}));
+    let gpu_product = |product: &str| worker(json!({"resources": {"gpuProduct": product}}));
     let health = |health| worker(json!({ "health": health }));
     let long_path = format!("/{}", "p".repeat(MAX_PROBE_PATH_LENGTH));
     let many_services: serde_json::Map<String, Value> = (0..MAX_SERVICES)
@@ -371,6 +456,197 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
             ),
         ]
     };
+    let rdma_at = |limit: &str, value: Value, rdma: Value, expected: &str| {
+        [
+            (
+                format!("spec.network.rdma.{limit}"),
+                value.clone(),
+                json!({"spec": {"network": {"rdma": rdma.clone()}}}),
+                format!("spec.network.rdma.{expected}"),
+            ),
+            (
+                format!("spec.services.*.network.rdma.{limit}"),
+                value,
+                worker(json!({"network": {"rdma": rdma}})),
+                format!("spec.services.decode.network.rdma.{expected}"),
+            ),
+        ]
+    };
+    let rdma = |field: &str, value: Value| {
+        let mut rdma = json!({"resourceName": "rdma/hca"});
+        rdma[field] = value;
+        rdma
+    };
+    let not_a_network = "must name a NetworkAttachmentDefinition";
+    let rdma_cases: Vec<(String, Value, Value, String)> = [
+        rdma_at(
+            "device maxLength",
+            json!(MAX_IB_DEVICE_LENGTH),
+            rdma("device", json!("d".repeat(MAX_IB_DEVICE_LENGTH + 1))),
+            "device: must be at most 256 characters",
+        ),
+        rdma_at(
+            "device minLength",
+            json!(1),
+            rdma("device", json!("")),
+            "device: must not be empty",
+        ),
+        rdma_at(
+            "device pattern",
+            json!(IB_DEVICE_PATTERN),
+            rdma("device", json!("rdma0,")),
+            "device: must be IB device names",
+        ),
+        rdma_at(
+            "networks maxItems",
+            json!(MAX_RDMA_NETWORKS),
+            rdma("networks", json!(vec!["n"; MAX_RDMA_NETWORKS + 1])),
+            "networks: at most 16 networks",
+        ),
+        rdma_at(
+            "networks[] maxLength",
+            json!(MAX_NETWORK_NAME_LENGTH),
+            rdma("networks", json!(["n".repeat(MAX_NETWORK_NAME_LENGTH + 1)])),
+            &format!("networks[0]: {not_a_network}"),
+        ),
+        rdma_at(
+            "networks[] minLength",
+            json!(1),
+            rdma("networks", json!([""])),
+            &format!("networks[0]: {not_a_network}"),
+        ),
+        rdma_at(
+            "networks[] pattern",
+            json!(NETWORK_NAME_PATTERN),
+            rdma("networks", json!(["a/b/c"])),
+            &format!("networks[0]: {not_a_network}"),
+        ),
+        rdma_at(
+            "perPod maximum",
+            json!(MAX_GPUS),
+            rdma("perPod", json!(MAX_GPUS + 1)),
+            "perPod: must be at most 64",
+        ),
+        rdma_at(
+            "perPod minimum",
+            json!(1),
+            rdma("perPod", json!(0)),
+            "perPod: must be at least 1",
+        ),
+        rdma_at(
+            "resourceName maxLength",
+            json!(MAX_DNS_SUBDOMAIN),
+            json!({"resourceName": format!("{}.com/hca", "a".repeat(246))}),
+            "resourceName: must be an extended resource name",
+        ),
+        rdma_at(
+            "resourceName minLength",
+            json!(1),
+            json!({"resourceName": ""}),
+            "resourceName: must be an extended resource name",
+        ),
+        rdma_at(
+            "resourceName pattern",
+            json!(RESOURCE_NAME_PATTERN),
+            json!({"resourceName": "/hca"}),
+            "resourceName: must be an extended resource name",
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let model = |extra: Value| {
+        let mut model = json!({"source": "hf://Qwen/Qwen3-0.6B", "cache": {"size": "10Gi"}});
+        merge(&mut model, extra);
+        json!({"spec": {"model": model}})
+    };
+    let subdomain = "s".repeat(MAX_DNS_SUBDOMAIN + 1);
+    let model_cases: Vec<(&str, Value, Value, &str)> = vec![
+        (
+            "spec.model.source maxLength",
+            json!(MAX_REFERENCE_LENGTH),
+            model(json!({"source": format!("pvc://{}", "w".repeat(MAX_REFERENCE_LENGTH))})),
+            "spec.model.source: must be at most 512 characters",
+        ),
+        (
+            "spec.model.source minLength",
+            json!(1),
+            model(json!({"source": ""})),
+            "spec.model.source: must not be empty",
+        ),
+        (
+            "spec.model.source pattern",
+            json!(MODEL_SOURCE_PATTERN),
+            model(json!({"source": "hf://Qwen"})),
+            "spec.model.source: must be pvc://",
+        ),
+        (
+            "spec.model.mountPath maxLength",
+            json!(MAX_PROBE_PATH_LENGTH),
+            model(json!({"mountPath": format!("/{}", "m".repeat(MAX_PROBE_PATH_LENGTH))})),
+            "spec.model.mountPath: must be at most 256 characters",
+        ),
+        (
+            "spec.model.mountPath minLength",
+            json!(1),
+            model(json!({"mountPath": ""})),
+            "spec.model.mountPath: must not be empty",
+        ),
+        (
+            "spec.model.mountPath pattern",
+            json!(MOUNT_PATH_PATTERN),
+            model(json!({"mountPath": "/a:b"})),
+            "spec.model.mountPath: must be an absolute path",
+        ),
+        (
+            "spec.model.cache.storageClassName maxLength",
+            json!(MAX_DNS_SUBDOMAIN),
+            model(json!({"cache": {"storageClassName": subdomain}})),
+            "spec.model.cache.storageClassName: must be at most 253 characters",
+        ),
+        (
+            "spec.model.cache.storageClassName minLength",
+            json!(1),
+            model(json!({"cache": {"storageClassName": ""}})),
+            "spec.model.cache.storageClassName: must not be empty",
+        ),
+        (
+            "spec.model.tokenSecretRef.name maxLength",
+            json!(MAX_DNS_SUBDOMAIN),
+            model(json!({"tokenSecretRef": {"name": subdomain}})),
+            "spec.model.tokenSecretRef.name: must be at most 253 characters",
+        ),
+        (
+            "spec.model.tokenSecretRef.name minLength",
+            json!(1),
+            model(json!({"tokenSecretRef": {"name": ""}})),
+            "spec.model.tokenSecretRef.name: must not be empty",
+        ),
+        (
+            "spec.model.tokenSecretRef.key maxLength",
+            json!(MAX_DNS_SUBDOMAIN),
+            model(json!({"tokenSecretRef": {"name": "hf", "key": subdomain}})),
+            "spec.model.tokenSecretRef.key: must be at most 253 characters",
+        ),
+        (
+            "spec.model.tokenSecretRef.key minLength",
+            json!(1),
+            model(json!({"tokenSecretRef": {"name": "hf", "key": ""}})),
+            "spec.model.tokenSecretRef.key: must not be empty",
+        ),
+        (
+            "spec.model.downloadImage maxLength",
+            json!(MAX_REFERENCE_LENGTH),
+            model(json!({"downloadImage": reference.clone()})),
+            "spec.model.downloadImage: must be at most 512 characters",
+        ),
+        (
+            "spec.model.downloadImage minLength",
+            json!(1),
+            model(json!({"downloadImage": ""})),
+            "spec.model.downloadImage: must not be empty",
+        ),
+    ];
     let overlay_cases: Vec<(String, Value, Value, String)> = [
         overlays(
             "metadata.labels maxProperties",
@@ -642,20 +918,44 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
             "spec.services.decode.resources.gpuType: must be an extended resource name",
         ),
         (
+            "spec.services.*.resources.gpuProduct minLength",
+            json!(1),
+            gpu_product(""),
+            "spec.services.decode.resources.gpuProduct: must be a GPU product",
+        ),
+        (
+            "spec.services.*.resources.gpuProduct maxLength",
+            json!(MAX_GPU_PRODUCT_LENGTH),
+            gpu_product(&"M".repeat(MAX_GPU_PRODUCT_LENGTH + 1)),
+            "spec.services.decode.resources.gpuProduct: must be a GPU product",
+        ),
+        (
+            "spec.services.*.resources.gpuProduct pattern",
+            json!(GPU_PRODUCT_PATTERN),
+            gpu_product("MI300X_"),
+            "spec.services.decode.resources.gpuProduct: must be a GPU product",
+        ),
+        (
             "spec.services.*.resources.gpuType pattern",
             json!(RESOURCE_NAME_PATTERN),
             gpu_type("/gpu"),
             "spec.services.decode.resources.gpuType: must be an extended resource name",
         ),
     ];
-    cases.extend(overlay_cases.iter().map(|(limit, value, patch, expected)| {
-        (
-            limit.as_str(),
-            value.clone(),
-            patch.clone(),
-            expected.as_str(),
-        )
-    }));
+    cases.extend(model_cases);
+    cases.extend(
+        overlay_cases
+            .iter()
+            .chain(&rdma_cases)
+            .map(|(limit, value, patch, expected)| {
+                (
+                    limit.as_str(),
+                    value.clone(),
+                    patch.clone(),
+                    expected.as_str(),
+                )
+            }),
+    );
     let covered: BTreeMap<String, Value> = cases
         .iter()
         .map(|(limit, value, ..)| (limit.to_string(), value.clone()))

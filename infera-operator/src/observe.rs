@@ -21,7 +21,10 @@ use infera_core::{
     naming::{LABEL_DEPLOYMENT, LABEL_MANAGED_BY, OPERATOR_MANAGER, managed_selector},
 };
 use k8s_openapi::{
-    api::core::v1::{Container, Pod, PodSpec, ResourceQuota},
+    api::core::v1::{
+        Affinity, Container, NodeAffinity, NodeSelector, NodeSelectorTerm, Pod, PodSpec,
+        ResourceQuota,
+    },
     apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
     apimachinery::pkg::apis::meta::v1::ObjectMeta,
 };
@@ -229,11 +232,15 @@ fn retry() -> ResetTimerBackoff<ExponentialBackoff> {
 }
 
 /// Whether reconcile reads the status of children of `kind`: the workloads, whose ready
-/// replicas make the deployment's readiness. Other kinds are watched metadata-only.
+/// replicas make the deployment's readiness, and the model's download Job, whose success lets
+/// the GPU pools start. Other kinds are watched metadata-only.
 fn reads_status(kind: ChildKind) -> bool {
     matches!(
         kind,
-        ChildKind::Deployment | ChildKind::StatefulSet | ChildKind::LeaderWorkerSet
+        ChildKind::Deployment
+            | ChildKind::StatefulSet
+            | ChildKind::LeaderWorkerSet
+            | ChildKind::Job
     )
 }
 
@@ -306,18 +313,41 @@ pub fn slim_child(object: &mut DynamicObject) {
     object.data = if object.data.is_null() {
         Value::Null
     } else {
+        // Workloads' readiness, and a download Job's progress (`ModelPhase::of`); the fields of
+        // the other kind are absent, so null.
         json!({"status": {
             "observedGeneration": read("observedGeneration"),
             "readyReplicas": read("readyReplicas"),
+            "active": read("active"),
+            "succeeded": read("succeeded"),
+            "failed": read("failed"),
+            "conditions": if read("succeeded").is_null() { failed_conditions(status) } else { Value::Null },
         }})
     };
     object.metadata = slim;
 }
 
+/// A Job's `Failed` condition (what `ModelPhase::of` reports), or null.
+fn failed_conditions(status: &Value) -> Value {
+    let failed: Vec<Value> = status["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|c| c["type"] == "Failed")
+        .map(|c| json!({"type": c["type"], "status": c["status"], "reason": c["reason"], "message": c["message"]}))
+        .collect();
+    if failed.is_empty() {
+        Value::Null
+    } else {
+        Value::Array(failed)
+    }
+}
+
 /// Strips a pod to what status and the quota check read: its metadata without `managedFields`
 /// and annotations, the names of its containers (their count makes readiness) and the resources of
-/// its containers and init containers (what a quota charges it, see `infera_core::quota`), and its
-/// status.
+/// its containers and init containers (what a quota charges it, see `infera_core::quota`), the GPU
+/// product its node affinity requires (an unschedulable pod of a missing product lacks capacity),
+/// and its status.
 fn slim_pod(pod: &mut Pod) {
     pod.managed_fields_mut().clear();
     pod.annotations_mut().clear();
@@ -335,9 +365,38 @@ fn slim_pod(pod: &mut Pod) {
         pod.spec = Some(PodSpec {
             containers: slim(&spec.containers),
             init_containers: spec.init_containers.as_deref().map(slim),
+            affinity: product_affinity(spec),
             ..PodSpec::default()
         });
     }
+}
+
+/// Only the GPU product requirement of a pod's required node affinity, if it has one.
+fn product_affinity(spec: &PodSpec) -> Option<Affinity> {
+    let expression = spec
+        .affinity
+        .as_ref()?
+        .node_affinity
+        .as_ref()?
+        .required_during_scheduling_ignored_during_execution
+        .as_ref()?
+        .node_selector_terms
+        .iter()
+        .flat_map(|term| term.match_expressions.iter().flatten())
+        .find(|expression| expression.key == infera_core::gpu_product::PRODUCT_LABEL)?
+        .clone();
+    Some(Affinity {
+        node_affinity: Some(NodeAffinity {
+            required_during_scheduling_ignored_during_execution: Some(NodeSelector {
+                node_selector_terms: vec![NodeSelectorTerm {
+                    match_expressions: Some(vec![expression]),
+                    ..Default::default()
+                }],
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    })
 }
 
 /// Strips an InferaDeployment to what reconcile reads: `managedFields` and annotations (a

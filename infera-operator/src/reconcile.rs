@@ -4,8 +4,10 @@ use std::sync::Arc;
 
 use infera_core::{
     InferaDeployment, InferaDeploymentStatus, State,
+    naming::Component,
     render::{Apis, PoolApi, render_for},
     validate,
+    validate::ModelSource,
 };
 use k8s_openapi::{apimachinery::pkg::apis::meta::v1::Time, jiff::Timestamp};
 use kube::{
@@ -22,7 +24,7 @@ use serde_json::json;
 use crate::{
     Error, REJECTED_RETRY, Result,
     context::Context,
-    status::{self, Outcome, Workload},
+    status::{self, ModelPhase, Outcome, Workload},
 };
 
 /// Reconciles one InferaDeployment; the controller calls it whenever the deployment, one of its
@@ -42,7 +44,17 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
     let snapshot = ctx.observed.snapshot(&idep);
     let outcome = match validate(&idep) {
         Err(errors) => Outcome::Invalid(errors),
-        Ok(valid) => {
+        Ok(mut valid) => {
+            // The GPU pools of an hf:// model wait for its download Job (rendered at zero).
+            let model = valid.model.as_mut().and_then(|model| {
+                let ModelSource::HuggingFace { repo, .. } = &model.source else {
+                    return None;
+                };
+                let job = Component::Model.object_name(&valid.name);
+                let phase = ModelPhase::of(&snapshot, &job, repo);
+                model.downloaded = phase == ModelPhase::Downloaded;
+                Some(phase)
+            });
             let installed = |kind| ctx.observed.installed(kind);
             let apis = Apis {
                 inference_pool: PoolApi::served(installed),
@@ -62,6 +74,7 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
                 applied,
                 endpoint: infera_core::render::endpoint(&valid),
                 workloads,
+                model,
             }
         }
     };

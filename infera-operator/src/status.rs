@@ -7,8 +7,9 @@
 use std::collections::BTreeMap;
 
 use infera_core::{
-    ALL_IMAGES_PINNED, Child, ChildKind, IMAGES_PINNED, InferaDeploymentStatus, MUTABLE_IMAGES,
-    PodHealth, READY, ReadyReason, ServiceStatus, State, ValidationErrors,
+    ALL_IMAGES_PINNED, Child, ChildKind, DOWNLOAD_FAILED, DOWNLOADED, DOWNLOADING, IMAGES_PINNED,
+    InferaDeploymentStatus, MODEL_READY, MUTABLE_IMAGES, PodHealth, READY, ReadyReason,
+    ServiceStatus, State, ValidationErrors, gpu_product,
     naming::{LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME},
     pod_health::SchedulingCause,
     validate::MutableImage,
@@ -29,7 +30,55 @@ pub enum Outcome {
         applied: Applied,
         endpoint: String,
         workloads: Vec<Workload>,
+        /// The `hf://` model's download, when the spec has one.
+        model: Option<ModelPhase>,
     },
+}
+
+/// Where an `hf://` model's download Job is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelPhase {
+    /// The Job runs (or is about to): what it downloads and how far its pods got.
+    Downloading(String),
+    /// The Job failed: its `Failed` condition's reason and message.
+    Failed(String),
+    /// The Job succeeded: the weights are on the volume.
+    Downloaded,
+}
+
+impl ModelPhase {
+    /// The download of `repo` by Job `job`, as the snapshot has it.
+    pub fn of(snapshot: &Snapshot, job: &str, repo: &str) -> Self {
+        let Some(object) = snapshot.children.get(&(ChildKind::Job, job.to_string())) else {
+            return Self::Downloading(format!("downloading {repo}: Job {job} is being created"));
+        };
+        let status = &object.data["status"];
+        if status["succeeded"].as_i64().unwrap_or(0) > 0 {
+            return Self::Downloaded;
+        }
+        let failed = status["conditions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|c| c["type"] == "Failed" && c["status"] == "True");
+        if let Some(condition) = failed {
+            return Self::Failed(format!(
+                "downloading {repo} failed: Job {job}: {}: {}",
+                condition["reason"].as_str().unwrap_or_default(),
+                condition["message"].as_str().unwrap_or_default()
+            ));
+        }
+        let count = |field: &str| status[field].as_i64().unwrap_or(0);
+        Self::Downloading(format!(
+            "downloading {repo}: Job {job} has {} pod(s) running, {} failed; the GPU pools start when it succeeds",
+            count("active"),
+            count("failed")
+        ))
+    }
+
+    fn is_downloaded(&self) -> bool {
+        *self == Self::Downloaded
+    }
 }
 
 /// A workload the render asked for; readiness is judged against this, so a pool that does not
@@ -111,18 +160,35 @@ pub fn compute(
         }
     };
     let (pinned_reason, pinned_message) = images_pinned(mutable);
+    let mut conditions = vec![
+        condition(READY, state == State::Ready, reason.as_str(), message),
+        condition(
+            IMAGES_PINNED,
+            mutable.is_empty(),
+            pinned_reason,
+            pinned_message,
+        ),
+    ];
+    if let Outcome::Applied {
+        model: Some(phase), ..
+    } = outcome
+    {
+        let (reason, message) = match phase {
+            ModelPhase::Downloaded => (DOWNLOADED, "the model is downloaded".to_string()),
+            ModelPhase::Downloading(message) => (DOWNLOADING, message.clone()),
+            ModelPhase::Failed(message) => (DOWNLOAD_FAILED, message.clone()),
+        };
+        conditions.push(condition(
+            MODEL_READY,
+            phase.is_downloaded(),
+            reason,
+            message,
+        ));
+    }
     InferaDeploymentStatus {
         state: Some(state),
         observed_generation: generation,
-        conditions: vec![
-            condition(READY, state == State::Ready, reason.as_str(), message),
-            condition(
-                IMAGES_PINNED,
-                mutable.is_empty(),
-                pinned_reason,
-                pinned_message,
-            ),
-        ],
+        conditions,
         services,
         endpoint,
     }
@@ -151,9 +217,9 @@ fn summarize(
     services: &BTreeMap<String, ServiceStatus>,
     snapshot: &Snapshot,
 ) -> (ReadyReason, String) {
-    let applied = match outcome {
+    let (applied, model) = match outcome {
         Outcome::Invalid(errors) => return (ReadyReason::InvalidSpec, errors.to_string()),
-        Outcome::Applied { applied, .. } => applied,
+        Outcome::Applied { applied, model, .. } => (applied, model),
     };
     let problems = [
         (ReadyReason::MissingDependency, &applied.missing),
@@ -165,6 +231,12 @@ fn summarize(
     }
     if let Some(unschedulable) = unschedulable(&snapshot.pods) {
         return unschedulable;
+    }
+    match model {
+        Some(ModelPhase::Downloading(message) | ModelPhase::Failed(message)) => {
+            return (ReadyReason::ModelNotReady, message.clone());
+        }
+        Some(ModelPhase::Downloaded) | None => {}
     }
     let not_ready: Vec<String> = services
         .iter()
@@ -291,14 +363,22 @@ fn unschedulable(pods: &[std::sync::Arc<Pod>]) -> Option<(ReadyReason, String)> 
     for pod in pods {
         let health = PodHealth::of(pod);
         if let Some((cause, message)) = health.unschedulable() {
+            let (cause, message) = match required_product(pod) {
+                // The product is never substituted: a pool without a node of it lacks capacity.
+                Some(product) if cause == SchedulingCause::Placement => (
+                    SchedulingCause::Capacity,
+                    format!("no node of GPU product {product} can take it: {message}"),
+                ),
+                _ => (cause, message.to_string()),
+            };
             let service = pod.labels().get(LABEL_SERVICE).cloned().unwrap_or_default();
             let entry = by_service
                 .entry(service)
-                .or_insert((0, cause, message.to_string()));
+                .or_insert((0, cause, message.clone()));
             entry.0 += 1;
             // A pool's most telling pod speaks for it: capacity first (see `SchedulingCause`).
             if cause < entry.1 {
-                (entry.1, entry.2) = (cause, message.to_string());
+                (entry.1, entry.2) = (cause, message);
             }
         }
     }
@@ -321,6 +401,27 @@ fn unschedulable(pods: &[std::sync::Arc<Pod>]) -> Option<(ReadyReason, String)> 
         ReadyReason::Unschedulable
     };
     (!lines.is_empty()).then(|| (reason, lines.join("\n")))
+}
+
+/// The GPU product a pod's required node affinity names (`resources.gpuProduct`), as the user
+/// named it.
+fn required_product(pod: &Pod) -> Option<String> {
+    let required = pod
+        .spec
+        .as_ref()?
+        .affinity
+        .as_ref()?
+        .node_affinity
+        .as_ref()?
+        .required_during_scheduling_ignored_during_execution
+        .as_ref()?;
+    required
+        .node_selector_terms
+        .iter()
+        .flat_map(|term| term.match_expressions.iter().flatten())
+        .find(|expression| expression.key == gpu_product::PRODUCT_LABEL)
+        .and_then(|expression| expression.values.as_ref()?.first())
+        .map(|value| gpu_product::product_of(value))
 }
 
 #[cfg(test)]
@@ -386,6 +487,7 @@ mod tests {
             applied,
             endpoint: "http://demo-server.ns.svc.cluster.local:8000".into(),
             workloads,
+            model: None,
         }
     }
 
@@ -469,6 +571,7 @@ mod tests {
             applied,
             endpoint,
             mut workloads,
+            ..
         } = outcome(Applied::default(), &snapshot)
         else {
             unreachable!()
@@ -484,11 +587,124 @@ mod tests {
             applied,
             endpoint,
             workloads,
+            model: None,
         };
         let status = compute(Some(1), &snapshot, &outcome, &[], None, now());
         assert_eq!(
             ready_condition(&status),
             ("False", "PodsNotReady", "prefill: 0/1 ready")
+        );
+    }
+
+    /// A Job of the model download in `status`.
+    fn download_job(status: serde_json::Value) -> ((ChildKind, String), Arc<DynamicObject>) {
+        let object = DynamicObject::new(
+            "demo-model",
+            &ApiResource::erase::<k8s_openapi::api::batch::v1::Job>(&()),
+        )
+        .data(json!({ "status": status }));
+        ((ChildKind::Job, "demo-model".into()), Arc::new(object))
+    }
+
+    /// The `hf://` download: Downloading while the Job runs (Ready waits with ModelNotReady),
+    /// DownloadFailed with the Job's reason and message, Downloaded once it succeeded.
+    #[test]
+    fn the_model_download_is_a_condition_and_holds_ready() {
+        let phase = |job: Option<serde_json::Value>| {
+            let mut children: BTreeMap<_, _> = [deployment("decode", 0, 0)].into();
+            children.extend(job.map(download_job));
+            ModelPhase::of(
+                &Snapshot {
+                    children,
+                    ..Snapshot::default()
+                },
+                "demo-model",
+                "Qwen/Qwen3-0.6B",
+            )
+        };
+        assert_eq!(
+            phase(None),
+            ModelPhase::Downloading(
+                "downloading Qwen/Qwen3-0.6B: Job demo-model is being created".into()
+            )
+        );
+        let running = phase(Some(json!({"active": 1})));
+        assert_eq!(
+            running,
+            ModelPhase::Downloading("downloading Qwen/Qwen3-0.6B: Job demo-model has 1 pod(s) running, 0 failed; the GPU pools start when it succeeds".into())
+        );
+        let failed = phase(Some(
+            json!({"failed": 7, "conditions": [{"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded", "message": "Job has reached the specified backoff limit"}]}),
+        ));
+        assert_eq!(
+            failed,
+            ModelPhase::Failed("downloading Qwen/Qwen3-0.6B failed: Job demo-model: BackoffLimitExceeded: Job has reached the specified backoff limit".into())
+        );
+        assert_eq!(phase(Some(json!({"succeeded": 1}))), ModelPhase::Downloaded);
+
+        let snapshot = Snapshot {
+            children: [deployment("server", 1, 1), deployment("decode", 0, 0)].into(),
+            pods: vec![],
+            ..Snapshot::default()
+        };
+        let with = |model: ModelPhase| {
+            let Outcome::Applied {
+                applied,
+                endpoint,
+                workloads,
+                ..
+            } = outcome(Applied::default(), &snapshot)
+            else {
+                unreachable!()
+            };
+            let outcome = Outcome::Applied {
+                applied,
+                endpoint,
+                workloads,
+                model: Some(model),
+            };
+            let status = compute(Some(1), &snapshot, &outcome, &[], None, now());
+            let model = &status.conditions[2];
+            (
+                status.state,
+                ready_condition(&status).1.to_string(),
+                (
+                    model.type_.clone(),
+                    model.status.clone(),
+                    model.reason.clone(),
+                ),
+            )
+        };
+        let row = |status: &str, reason: &str| {
+            (
+                "ModelReady".to_string(),
+                status.to_string(),
+                reason.to_string(),
+            )
+        };
+        assert_eq!(
+            with(running),
+            (
+                Some(State::Pending),
+                "ModelNotReady".into(),
+                row("False", "Downloading")
+            )
+        );
+        assert_eq!(
+            with(failed),
+            (
+                Some(State::Pending),
+                "ModelNotReady".into(),
+                row("False", "DownloadFailed")
+            )
+        );
+        assert_eq!(
+            with(ModelPhase::Downloaded),
+            (
+                Some(State::Ready),
+                "AllReplicasReady".into(),
+                row("True", "Downloaded")
+            )
         );
     }
 
@@ -552,6 +768,29 @@ mod tests {
                 "InsufficientCapacity",
                 "pool decode: 1 pod unschedulable: 0/2 nodes are available: 2 Insufficient amd.com/gpu."
             )
+        );
+    }
+
+    /// A pool that names a GPU product no node has is short of capacity, not misplaced: the
+    /// product is never substituted.
+    #[test]
+    fn a_missing_gpu_product_is_insufficient_capacity_naming_the_product() {
+        let message = "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.";
+        let mut pod = Arc::unwrap_or_clone(unschedulable_pod("decode", message));
+        pod.spec = Some(serde_json::from_value(json!({"containers": [], "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [{"key": "amd.com/gpu.product-name", "operator": "In", "values": ["AMD_Instinct_MI355X", "AMD_Instinct_MI355X_OAM"]}]}]}}}})).expect("a pod spec"));
+        let snapshot = Snapshot {
+            children: [deployment("decode", 1, 0)].into(),
+            pods: vec![Arc::new(pod)],
+            ..Snapshot::default()
+        };
+        let status = status_of(&snapshot);
+        assert_eq!(status.state, Some(State::Pending));
+        let expected = format!(
+            "pool decode: 1 pod unschedulable: no node of GPU product MI355X can take it: {message}"
+        );
+        assert_eq!(
+            ready_condition(&status),
+            ("False", "InsufficientCapacity", expected.as_str())
         );
     }
 

@@ -21,17 +21,19 @@
 //! | INF302 | free GPUs per node |
 //! | INF303 | `--for FILE`: every pool fits the free GPUs now |
 //! | INF304 | `--for FILE`: every image the spec names is pinned by digest |
+//! | INF305 | `--for FILE`: the Multus networks its RDMA pools attach exist |
 //! | INF401 | permissions `init` needs |
 //! | INF402 | permissions `deploy` needs |
 //! | INF501 | a default StorageClass (for NATS) |
 
 mod gaie;
-mod gpu;
+pub(crate) mod gpu;
 mod images;
 mod infera;
 mod kubectl;
 mod kubernetes;
 mod lws;
+pub(crate) mod network;
 mod permissions;
 mod storage;
 
@@ -110,6 +112,8 @@ pub struct Facts {
     pub spec: Option<ValidDeployment>,
     /// `--for FILE`: the images it names by a mutable tag.
     pub mutable_images: Option<Vec<MutableImage>>,
+    /// `--for FILE` whose pools attach RDMA networks: those networks (see [`network::networks`]).
+    pub rdma_networks: Option<Read<network::NetworkFacts>>,
     /// The Gateway API Inference Extension: its CRDs, and for a `--for` spec with `gaie` its
     /// Gateway and dry runs.
     pub gaie: GaieFacts,
@@ -187,6 +191,7 @@ pub fn evaluate(f: &Facts) -> Vec<Check> {
     gaie::checks(f, &mut out);
     gpu::checks(f, &mut out);
     out.extend(images::pinned(f));
+    out.extend(network::networks(f));
     permissions::checks(f, &mut out);
     out.push(storage::default_storage_class(f));
     out

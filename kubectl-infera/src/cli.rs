@@ -296,7 +296,8 @@ pub struct SpecFlags {
     /// Inference engine.
     #[arg(long, value_enum)]
     pub backend: Option<Backend>,
-    /// Model (Hugging Face id or path) the workers serve.
+    /// Model the workers serve: an id or path the engine resolves, or a volume the operator mounts:
+    /// hf://ORG/NAME[@REVISION] (downloaded first into a 100Gi volume), pvc://CLAIM[/SUBPATH], hostPath:///PATH.
     #[arg(long)]
     pub model: Option<String>,
     /// Topology: aggregated, pd (prefill/decode) or multinode.
@@ -323,6 +324,9 @@ pub struct SpecFlags {
     /// GPU resource name [default: amd.com/gpu].
     #[arg(long)]
     pub gpu_type: Option<String>,
+    /// GPU product the workers must run on, e.g. MI300X (never another product; see `kubectl infera doctor`).
+    #[arg(long)]
+    pub gpu_product: Option<String>,
     /// Nodes per replica (multinode) [default: 2].
     #[arg(long)]
     pub nodes: Option<i32>,
@@ -332,9 +336,15 @@ pub struct SpecFlags {
     /// KV transfer backend for pd (e.g. mori, nixl, mooncake).
     #[arg(long)]
     pub transfer_backend: Option<String>,
-    /// RDMA device for the KV transfer (pd).
+    /// RDMA device for the KV transfer (pd; with --rdma-resource it becomes spec.network.rdma.device).
     #[arg(long)]
     pub ib_device: Option<String>,
+    /// Extended resource of the RDMA NICs the prefill, decode and multi-node pods request, e.g. rdma/hca.
+    #[arg(long)]
+    pub rdma_resource: Option<String>,
+    /// Multus NetworkAttachmentDefinition the RDMA pods attach (repeatable; needs --rdma-resource).
+    #[arg(long = "rdma-network", value_name = "NAME")]
+    pub rdma_networks: Vec<String>,
     /// Router policy of the server (e.g. kv-aware, round-robin, cache-aware).
     #[arg(long)]
     pub router_policy: Option<String>,

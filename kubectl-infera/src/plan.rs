@@ -4,9 +4,11 @@
 
 use std::collections::BTreeMap;
 
+use infera_core::validate::ModelSource;
 use infera_core::{
     BackendFramework, ComponentType, DiscoveryBackend, HealthSpec, InferaDeployment,
-    InferaDeploymentSpec, NatsSpec, ResourcesSpec, Role, ServiceSpec,
+    InferaDeploymentSpec, ModelCache, ModelSpec, NatsSpec, NetworkSpec, RdmaSpec, ResourcesSpec,
+    Role, ServiceSpec,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
@@ -18,6 +20,8 @@ use crate::{
 /// Image tag used when `--image` is not given.
 pub const DEFAULT_IMAGE_TAG: &str = "v0.1.1";
 pub const DEFAULT_GPU_TYPE: &str = "amd.com/gpu";
+/// Size of the volume an `--model hf://…` is downloaded to.
+pub const DEFAULT_MODEL_CACHE: &str = "100Gi";
 
 /// Every choice, resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,10 +37,16 @@ pub struct Plan {
     pub decode_replicas: i32,
     pub gpus: i32,
     pub gpu_type: String,
+    /// GPU product of the workers; `None`: any.
+    pub gpu_product: Option<String>,
     pub nodes: i32,
     pub tp: i32,
     pub transfer_backend: Option<String>,
     pub ib_device: Option<String>,
+    /// `spec.network.rdma.resourceName`; `None`: no RDMA.
+    pub rdma_resource: Option<String>,
+    /// `spec.network.rdma.networks`.
+    pub rdma_networks: Vec<String>,
     pub router_policy: String,
     pub nats: bool,
     pub nats_storage: Option<String>,
@@ -83,6 +93,9 @@ pub fn missing(flags: &SpecFlags) -> Vec<&'static str> {
     }
     if flags.discovery == Some(Discovery::Etcd) && flags.etcd_endpoint.is_none() {
         missing.push("--etcd-endpoint (with --discovery etcd)");
+    }
+    if !flags.rdma_networks.is_empty() && flags.rdma_resource.is_none() {
+        missing.push("--rdma-resource (with --rdma-network)");
     }
     missing
 }
@@ -162,10 +175,13 @@ impl Plan {
                 .gpu_type
                 .clone()
                 .unwrap_or_else(|| DEFAULT_GPU_TYPE.into()),
+            gpu_product: flags.gpu_product.clone(),
             nodes,
             tp: flags.tp.unwrap_or(gpus),
             transfer_backend: flags.transfer_backend.clone(),
             ib_device: flags.ib_device.clone(),
+            rdma_resource: flags.rdma_resource.clone(),
+            rdma_networks: flags.rdma_networks.clone(),
             router_policy: flags
                 .router_policy
                 .clone()
@@ -183,13 +199,41 @@ impl Plan {
         })
     }
 
+    /// `spec.model` when `--model` names a volume source (`hf://`, `pvc://`, `hostPath://`)
+    /// rather than an id the engine resolves itself.
+    fn model_spec(&self) -> Option<ModelSpec> {
+        let source = infera_core::validate::parse_source(&self.model)?;
+        let hf = matches!(source, ModelSource::HuggingFace { .. });
+        Some(ModelSpec {
+            source: self.model.clone(),
+            cache: hf.then(|| ModelCache {
+                size: Quantity(DEFAULT_MODEL_CACHE.into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+    }
+
+    /// The model id the router's tokenizer is loaded from: an `hf://` source's repository, or
+    /// `--model` as given.
+    fn tokenizer(&self) -> Option<String> {
+        match infera_core::validate::parse_source(&self.model) {
+            Some(ModelSource::HuggingFace { repo, .. }) => Some(repo),
+            Some(_) => None,
+            None => Some(self.model.clone()),
+        }
+    }
+
     /// Engine arguments of a worker pool.
     fn worker_args(&self) -> Vec<String> {
         let sglang = self.backend == Backend::Sglang;
-        let mut args = vec![
-            if sglang { "--model-path" } else { "--model" }.to_string(),
-            self.model.clone(),
-        ];
+        let mut args = Vec::new();
+        if self.model_spec().is_none() {
+            args.extend([
+                if sglang { "--model-path" } else { "--model" }.to_string(),
+                self.model.clone(),
+            ]);
+        }
         args.push(
             if sglang {
                 "--tp-size"
@@ -219,7 +263,12 @@ impl Plan {
             if let Some(backend) = &self.transfer_backend {
                 args.extend(["--disaggregation-transfer-backend".into(), backend.clone()]);
             }
-            if let Some(device) = &self.ib_device {
+            // With RDMA the device is spec.network.rdma.device, which injects the flag.
+            if let Some(device) = self
+                .ib_device
+                .as_ref()
+                .filter(|_| self.rdma_resource.is_none())
+            {
                 args.extend(["--disaggregation-ib-device".into(), device.clone()]);
             }
         }
@@ -235,6 +284,7 @@ impl Plan {
             resources: Some(ResourcesSpec {
                 gpu: Some(self.gpus),
                 gpu_type: (self.gpu_type != DEFAULT_GPU_TYPE).then(|| self.gpu_type.clone()),
+                gpu_product: self.gpu_product.clone(),
                 cpu: None,
                 memory: Some(Quantity(self.memory.clone())),
                 shared_memory: Some(Quantity(self.shared_memory.clone())),
@@ -250,14 +300,17 @@ impl Plan {
                 ..Default::default()
             }),
             pod_template: None,
+            network: None,
         }
     }
 
     /// The InferaDeployment these choices describe.
     pub fn to_deployment(&self, namespace: Option<&str>) -> InferaDeployment {
         let mut server_args = vec!["--router-policy".to_string(), self.router_policy.clone()];
-        if self.router_policy == "kv-aware" {
-            server_args.extend(["--router-tokenizer-path".into(), self.model.clone()]);
+        if self.router_policy == "kv-aware"
+            && let Some(tokenizer) = self.tokenizer()
+        {
+            server_args.extend(["--router-tokenizer-path".into(), tokenizer]);
         }
         let server = ServiceSpec {
             component_type: ComponentType::Server,
@@ -273,6 +326,7 @@ impl Plan {
             tolerations: Vec::new(),
             health: None,
             pod_template: None,
+            network: None,
         };
         let mut services = BTreeMap::from([("server".to_string(), server)]);
         match self.topology {
@@ -309,6 +363,19 @@ impl Plan {
             gaie: None,
             image_policy: None,
             pod_template: None,
+            model: self.model_spec(),
+            network: self.rdma_resource.as_ref().map(|resource| NetworkSpec {
+                rdma: Some(RdmaSpec {
+                    resource_name: resource.clone(),
+                    per_pod: None,
+                    networks: self.rdma_networks.clone(),
+                    device: self
+                        .ib_device
+                        .clone()
+                        .filter(|_| self.backend == Backend::Sglang),
+                    ipc_lock: None,
+                }),
+            }),
             services,
         };
         let mut idep = InferaDeployment::new(&self.name, spec);
@@ -353,6 +420,9 @@ impl Plan {
         if self.gpu_type != DEFAULT_GPU_TYPE {
             flag("--gpu-type", &self.gpu_type);
         }
+        if let Some(product) = &self.gpu_product {
+            flag("--gpu-product", product);
+        }
         if self.topology == Topology::Multinode {
             flag("--nodes", &self.nodes.to_string());
         }
@@ -360,10 +430,14 @@ impl Plan {
         for (name, value) in [
             ("--transfer-backend", &self.transfer_backend),
             ("--ib-device", &self.ib_device),
+            ("--rdma-resource", &self.rdma_resource),
         ] {
             if let Some(value) = value {
                 flag(name, value);
             }
+        }
+        for network in &self.rdma_networks {
+            flag("--rdma-network", network);
         }
         flag("--router-policy", &self.router_policy);
         flag("--nats", if self.nats { "true" } else { "false" });

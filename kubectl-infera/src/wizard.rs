@@ -3,6 +3,8 @@
 //! exactly as flags do ([`crate::plan::resolve`]). Flags already given are not asked again;
 //! defaults come from the cluster where it can tell ([`ClusterHints`]).
 
+use std::collections::BTreeMap;
+
 use inquire::{Confirm, CustomType, InquireError, Select, Text, validator::Validation};
 
 use crate::{
@@ -12,18 +14,21 @@ use crate::{
 };
 
 /// What the cluster tells us for defaults.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClusterHints {
     /// Largest allocatable `amd.com/gpu` on one node.
     pub gpus_per_node: Option<i32>,
     /// Nodes with at least one GPU.
     pub gpu_nodes: usize,
+    /// Free `amd.com/gpu` per GPU product on schedulable nodes that AMD's node labeller labelled.
+    pub free_per_product: BTreeMap<String, i64>,
 }
 
 /// Asks for everything `given` does not already say, and returns the completed flags.
-pub fn run(given: &SpecFlags, hints: ClusterHints) -> Result<SpecFlags> {
+pub fn run(given: &SpecFlags, hints: &ClusterHints) -> Result<SpecFlags> {
     let mut flags = given.clone();
     ask_what(&mut flags, hints)?;
+    ask_product(&mut flags, hints)?;
     ask_sizes(&mut flags, hints)?;
     ask_transfer(&mut flags)?;
     ask_services(&mut flags)?;
@@ -41,7 +46,7 @@ pub fn confirm(context: &str, namespace: &str, name: &str) -> Result<bool> {
 }
 
 /// Name, engine, model, topology and image.
-fn ask_what(f: &mut SpecFlags, hints: ClusterHints) -> Result<()> {
+fn ask_what(f: &mut SpecFlags, hints: &ClusterHints) -> Result<()> {
     if f.name.is_none() {
         let name = Text::new("Name of the deployment:")
             .with_default("demo")
@@ -86,8 +91,30 @@ fn ask_what(f: &mut SpecFlags, hints: ClusterHints) -> Result<()> {
     Ok(())
 }
 
+/// The GPU product, when the cluster's nodes are labelled with products: each with its free GPUs.
+fn ask_product(f: &mut SpecFlags, hints: &ClusterHints) -> Result<()> {
+    if f.gpu_product.is_some() || hints.free_per_product.is_empty() {
+        return Ok(());
+    }
+    let labels: Vec<String> = hints
+        .free_per_product
+        .iter()
+        .map(|(product, free)| format!("{product} — {free} GPU(s) free"))
+        .collect();
+    let mut options: Vec<(&str, Option<&str>)> = vec![("any product", None)];
+    options.extend(
+        labels
+            .iter()
+            .zip(hints.free_per_product.keys())
+            .map(|(label, product)| (label.as_str(), Some(product.as_str()))),
+    );
+    let help = "the workers run only on nodes of this product";
+    f.gpu_product = choose("GPU product:", &options, help)?.map(String::from);
+    Ok(())
+}
+
 /// GPUs, nodes and tensor parallelism per replica, and how many replicas.
-fn ask_sizes(f: &mut SpecFlags, hints: ClusterHints) -> Result<()> {
+fn ask_sizes(f: &mut SpecFlags, hints: &ClusterHints) -> Result<()> {
     let topology = f.topology.unwrap_or(Topology::Aggregated);
     if f.gpus.is_none() {
         let default = match topology {

@@ -26,15 +26,29 @@ impl FakeNode {
     /// Creates node `<prefix>-<unique suffix>` (tainted `infera.test/dedicated=<name>:NoSchedule`,
     /// label `kubernetes.io/hostname=<name>`) and waits until kwok reports it Ready.
     pub async fn create(admin: &Client, prefix: &str, gpus: u32) -> anyhow::Result<Self> {
+        Self::create_with(admin, prefix, gpus, &[], &[]).await
+    }
+
+    /// [`FakeNode::create`] with extra `labels` (e.g. AMD's `amd.com/gpu.product-name`) and
+    /// extra allocatable `resources` (e.g. an RDMA device plugin's `rdma/hca`).
+    pub async fn create_with(
+        admin: &Client,
+        prefix: &str,
+        gpus: u32,
+        labels: &[(&str, &str)],
+        resources: &[(&str, &str)],
+    ) -> anyhow::Result<Self> {
         let name = format!("{prefix}-{}", crate::unique_suffix());
+        let gpus = gpus.to_string();
         let resources: std::collections::BTreeMap<String, Quantity> = [
-            ("cpu", "32".to_owned()),
-            ("memory", "256Gi".to_owned()),
-            ("pods", "110".to_owned()),
-            ("amd.com/gpu", gpus.to_string()),
+            ("cpu", "32"),
+            ("memory", "256Gi"),
+            ("pods", "110"),
+            ("amd.com/gpu", gpus.as_str()),
         ]
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), Quantity(v)))
+        .iter()
+        .chain(resources)
+        .map(|(k, v)| ((*k).to_owned(), Quantity((*v).to_owned())))
         .collect();
         let node = Node {
             metadata: ObjectMeta {
@@ -48,8 +62,9 @@ impl FakeNode {
                         ("type", "kwok"),
                         ("infera.test/dedicated", name.as_str()),
                     ]
-                    .into_iter()
-                    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                    .iter()
+                    .chain(labels)
+                    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
                     .collect(),
                 ),
                 ..Default::default()

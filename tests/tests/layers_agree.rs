@@ -34,6 +34,46 @@ fn mutations() -> Vec<(&'static str, Value)> {
             decode(json!({"resources": {"gpuType": "/gpu"}})),
         ),
         ("too many nodes", decode(json!({"numberOfNodes": 65}))),
+        (
+            "GPU product",
+            decode(json!({"resources": {"gpuProduct": "MI300X"}})),
+        ),
+        (
+            "bad GPU product",
+            decode(json!({"resources": {"gpuProduct": "MI300X_"}})),
+        ),
+        (
+            "deployment RDMA with device",
+            json!({"spec": {"network": {"rdma": {"resourceName": "rdma/hca", "networks": ["rdma-net"], "device": "rdma0"}}}}),
+        ),
+        (
+            "deployment RDMA without device",
+            json!({"spec": {"network": {"rdma": {"resourceName": "rdma/hca"}}}}),
+        ),
+        (
+            "pool RDMA with device",
+            decode(
+                json!({"network": {"rdma": {"resourceName": "amd.com/vnic", "perPod": 2, "device": "rdma1"}}}),
+            ),
+        ),
+        ("pool without network", decode(json!({"network": {}}))),
+        (
+            "server with RDMA",
+            server(json!({"network": {"rdma": {"resourceName": "rdma/hca"}}})),
+        ),
+        (
+            "bad RDMA network",
+            json!({"spec": {"network": {"rdma": {"resourceName": "rdma/hca", "networks": ["a/b/c"]}}}}),
+        ),
+        ("vllm", json!({"spec": {"backendFramework": "vllm"}})),
+        (
+            "args without IB device",
+            decode(json!({"args": ["--model-path", "m", "--tp-size", "1"]})),
+        ),
+        (
+            "server with GPU product",
+            server(json!({"resources": {"gpuProduct": "MI300X"}})),
+        ),
         ("server with GPU", server(json!({"resources": {"gpu": 1}}))),
         ("server with role", server(json!({"role": "decode"}))),
         ("server on two nodes", server(json!({"numberOfNodes": 2}))),

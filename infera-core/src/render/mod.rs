@@ -5,6 +5,7 @@
 
 mod gaie;
 mod meta;
+mod model;
 mod nats;
 mod pod;
 mod rbac;
@@ -13,7 +14,8 @@ mod workloads;
 use k8s_openapi::{
     api::{
         apps::v1::{Deployment, StatefulSet},
-        core::v1::{Service, ServiceAccount},
+        batch::v1::Job,
+        core::v1::{PersistentVolumeClaim, Service, ServiceAccount},
         rbac::v1::{Role, RoleBinding},
     },
     apimachinery::pkg::apis::meta::v1::ObjectMeta,
@@ -56,6 +58,8 @@ pub enum Child {
     InferencePool(InferencePool),
     InferencePoolV1Alpha2(inference_pool_v1alpha2::InferencePool),
     HttpRoute(HttpRoute),
+    PersistentVolumeClaim(PersistentVolumeClaim),
+    Job(Job),
 }
 
 /// The kinds of [`Child`], for API discovery, RBAC and watches; each variant is the kind it names.
@@ -73,11 +77,13 @@ pub enum ChildKind {
     /// The InferencePool of GAIE before 1.0 (`inference.networking.x-k8s.io/v1alpha2`).
     InferencePoolV1Alpha2,
     HttpRoute,
+    PersistentVolumeClaim,
+    Job,
 }
 
 impl ChildKind {
     /// Every kind, in the order children are rendered and watched.
-    pub const ALL: [ChildKind; 10] = [
+    pub const ALL: [ChildKind; 12] = [
         Self::ServiceAccount,
         Self::Role,
         Self::RoleBinding,
@@ -88,6 +94,8 @@ impl ChildKind {
         Self::InferencePool,
         Self::InferencePoolV1Alpha2,
         Self::HttpRoute,
+        Self::PersistentVolumeClaim,
+        Self::Job,
     ];
 
     /// Group, version, kind and plural, from the type's `Resource` impl.
@@ -105,6 +113,8 @@ impl ChildKind {
                 ApiResource::erase::<inference_pool_v1alpha2::InferencePool>(&())
             }
             Self::HttpRoute => ApiResource::erase::<HttpRoute>(&()),
+            Self::PersistentVolumeClaim => ApiResource::erase::<PersistentVolumeClaim>(&()),
+            Self::Job => ApiResource::erase::<Job>(&()),
         }
     }
 
@@ -181,6 +191,8 @@ impl Child {
             Self::InferencePool(_) => ChildKind::InferencePool,
             Self::InferencePoolV1Alpha2(_) => ChildKind::InferencePoolV1Alpha2,
             Self::HttpRoute(_) => ChildKind::HttpRoute,
+            Self::PersistentVolumeClaim(_) => ChildKind::PersistentVolumeClaim,
+            Self::Job(_) => ChildKind::Job,
         }
     }
 
@@ -197,6 +209,8 @@ impl Child {
             Self::InferencePool(o) => &o.metadata,
             Self::InferencePoolV1Alpha2(o) => &o.metadata,
             Self::HttpRoute(o) => &o.metadata,
+            Self::PersistentVolumeClaim(o) => &o.metadata,
+            Self::Job(o) => &o.metadata,
         }
     }
 
@@ -274,6 +288,7 @@ pub fn render_for(deployment: &ValidDeployment, apis: Apis) -> Vec<Child> {
             discovery: &deployment.discovery,
             nats_url: nats_url.as_deref(),
             gaie: deployment.gaie.is_some(),
+            model_path: deployment.model.as_ref().map(|m| m.mount_path.as_str()),
         },
         apis,
     };
@@ -283,6 +298,9 @@ pub fn render_for(deployment: &ValidDeployment, apis: Apis) -> Vec<Child> {
     }
     if let Nats::Managed { storage } = &deployment.nats {
         children.extend(nats::managed(&cx, storage));
+    }
+    if let Some(model) = &deployment.model {
+        children.extend(model::download(&cx, model));
     }
     children.extend(workloads::server(&cx));
     for worker in &deployment.workers {

@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::{
     api::core::v1::{
-        Container, ContainerPort, EmptyDirVolumeSource, EnvVar, EnvVarSource, HTTPGetAction,
-        Lifecycle, LifecycleHandler, ObjectFieldSelector, PodSpec, PodTemplateSpec, Probe,
-        ResourceRequirements, SleepAction, Volume, VolumeMount,
+        Affinity, Capabilities, Container, ContainerPort, EmptyDirVolumeSource, EnvVar,
+        EnvVarSource, HTTPGetAction, Lifecycle, LifecycleHandler, NodeSelectorRequirement,
+        NodeSelectorTerm, ObjectFieldSelector, PodSpec, PodTemplateSpec, Probe,
+        ResourceRequirements, SecurityContext, SleepAction, Volume, VolumeMount,
     },
     apimachinery::pkg::{api::resource::Quantity, util::intstr::IntOrString},
 };
@@ -15,9 +16,10 @@ use k8s_openapi::{
 use super::{Context, meta, pull_policy};
 use crate::{
     flags::{self, FRONTEND_PORT, Rank, SERVER_PORT},
+    gpu_product::{self, PRODUCT_LABEL},
     naming::{Component, ENGINE_CONTAINER, FRONTEND_CONTAINER, LABEL_ENDPOINT, SHM_VOLUME},
     types::BackendFramework,
-    validate::{Health, Liveness, Pod, Worker, merge_engine},
+    validate::{Health, Liveness, Pod, Rdma, Worker, merge_engine},
 };
 
 /// Timeout of a constant-time endpoint: a flag check, with room for a busy event loop.
@@ -175,6 +177,9 @@ pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec 
         resources: resources(&worker.pod, Some((&worker.gpu_type, worker.gpu))),
         ..engine(&worker.pod, args, port, contract.as_ref())
     };
+    if let Some(rdma) = &worker.rdma {
+        attach_rdma_nics(&mut engine, rdma);
+    }
     let mut volumes = Vec::new();
     if let Some(size) = &worker.shared_memory {
         engine.volume_mounts = Some(vec![VolumeMount {
@@ -191,15 +196,87 @@ pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec 
             ..Default::default()
         });
     }
+    if let Some(model) = &cx.deployment.model {
+        let (volume, mount) = super::model::volume(&cx.deployment.name, model);
+        engine
+            .volume_mounts
+            .get_or_insert_with(Vec::new)
+            .push(mount);
+        volumes.push(volume);
+    }
     let mut containers = vec![engine];
     if serves && cx.deployment.gaie.is_some() {
         containers.push(frontend(&worker.pod, port));
     }
     let mut template = template(cx, component, &worker.pod, containers, volumes);
+    if let (Some(product), Some(spec)) = (&worker.gpu_product, template.spec.as_mut()) {
+        spec.affinity = Some(require_product(spec.affinity.take(), product));
+    }
+    if let (Some(rdma), Some(metadata)) = (&worker.rdma, template.metadata.as_mut())
+        && !rdma.networks.is_empty()
+    {
+        metadata
+            .annotations
+            .get_or_insert_with(Default::default)
+            .insert(NETWORKS_ANNOTATION.into(), rdma.networks.join(", "));
+    }
     if serves && let Some(labels) = template.metadata.as_mut().and_then(|m| m.labels.as_mut()) {
         labels.insert(LABEL_ENDPOINT.into(), "true".into());
     }
     template
+}
+
+/// Multus's pod annotation naming the NetworkAttachmentDefinitions to attach, comma-separated
+/// `name` or `namespace/name` (k8snetworkplumbingwg/multus-cni docs/how-to-use.md, "Launch pod
+/// with text annotation").
+pub const NETWORKS_ANNOTATION: &str = "k8s.v1.cni.cncf.io/networks";
+
+/// The RDMA NICs in the engine's limits, and `IPC_LOCK`, which RDMA needs to pin memory.
+fn attach_rdma_nics(engine: &mut Container, rdma: &Rdma) {
+    let resources = engine.resources.get_or_insert_with(Default::default);
+    resources
+        .limits
+        .get_or_insert_with(Default::default)
+        .insert(
+            rdma.resource_name.clone(),
+            Quantity(rdma.per_pod.to_string()),
+        );
+    if rdma.ipc_lock {
+        engine.security_context = Some(SecurityContext {
+            capabilities: Some(Capabilities {
+                add: Some(vec!["IPC_LOCK".into()]),
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+    }
+}
+
+/// `affinity` (the user's, if any) that also requires a node of GPU `product`: the product's
+/// label values join every required node selector term, as the terms are alternatives and the
+/// expressions of a term all must hold.
+fn require_product(affinity: Option<Affinity>, product: &str) -> Affinity {
+    let expression = NodeSelectorRequirement {
+        key: PRODUCT_LABEL.into(),
+        operator: "In".into(),
+        values: Some(gpu_product::label_values(product)),
+    };
+    let mut affinity = affinity.unwrap_or_default();
+    let node = affinity.node_affinity.get_or_insert_with(Default::default);
+    let required = node
+        .required_during_scheduling_ignored_during_execution
+        .get_or_insert_with(Default::default);
+    if required.node_selector_terms.is_empty() {
+        required
+            .node_selector_terms
+            .push(NodeSelectorTerm::default());
+    }
+    for term in &mut required.node_selector_terms {
+        term.match_expressions
+            .get_or_insert_with(Vec::new)
+            .push(expression.clone());
+    }
+    affinity
 }
 
 /// A pod template of `containers` (the engine first) and `volumes`, with what the user adds on

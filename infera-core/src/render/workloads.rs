@@ -8,7 +8,7 @@ use k8s_openapi::{
     apimachinery::pkg::{apis::meta::v1::LabelSelector, util::intstr::IntOrString},
 };
 
-use super::{Child, Context, meta::object_meta, pod};
+use super::{Child, Context, meta::object_meta, model, pod};
 use crate::{
     external::lws::{
         LeaderWorkerSet, LeaderWorkerSetLeaderWorkerTemplate,
@@ -62,7 +62,7 @@ pub fn worker(cx: &Context<'_>, worker: &Worker) -> Child {
         Child::LeaderWorkerSet(LeaderWorkerSet {
             metadata: object_meta(d, component, name),
             spec: LeaderWorkerSetSpec {
-                replicas: Some(worker.pod.replicas),
+                replicas: Some(model::gpu_replicas(d.model.as_ref(), worker.pod.replicas)),
                 leader_worker_template: LeaderWorkerSetLeaderWorkerTemplate {
                     size: Some(worker.nodes),
                     restart_policy: Some(
@@ -84,7 +84,7 @@ pub fn worker(cx: &Context<'_>, worker: &Worker) -> Child {
         Child::Deployment(Deployment {
             metadata: object_meta(d, component, name),
             spec: Some(DeploymentSpec {
-                replicas: Some(worker.pod.replicas),
+                replicas: Some(model::gpu_replicas(d.model.as_ref(), worker.pod.replicas)),
                 selector: selector(&d.name, component),
                 template: pod::worker(cx, worker, Rank::Single),
                 ..Default::default()

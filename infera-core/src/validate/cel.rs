@@ -9,7 +9,7 @@ use super::{
     DEFAULT_GPU_TYPE, health,
     images::{self, DIGEST_PATTERN},
     limits::{DURATION_PATTERN, MAX_STARTUP_SECONDS},
-    names,
+    model, names, network,
     overlay::{self, ENGINE_OWNED_FIELDS},
     services, topology,
 };
@@ -170,6 +170,140 @@ pub(crate) fn server_on_one_node() -> Rule {
         services::SERVER_NODES,
     )
     .field_path(".numberOfNodes")
+}
+
+/// The server names no GPU product.
+pub(crate) fn server_has_no_gpu_product() -> Rule {
+    rule(
+        "self.componentType != 'server' || !has(self.resources) || !has(self.resources.gpuProduct)",
+        "resources.gpuProduct",
+        services::SERVER_GPU_PRODUCT,
+    )
+    .field_path(".resources.gpuProduct")
+}
+
+/// CEL: the service moves KV caches or tensors between nodes (see `network::across_nodes`),
+/// `service` being the CEL expression of the service.
+fn across_nodes(service: &str) -> String {
+    format!(
+        "({service}.componentType == 'worker' && ((has({service}.role) && {service}.role != 'mixed') || (has({service}.numberOfNodes) && {service}.numberOfNodes > 1)))"
+    )
+}
+
+/// CEL: `args` of the service `service` sets no [`flags::IB_DEVICE_FLAG`].
+fn no_ib_device_flag(service: &str) -> String {
+    format!(
+        "(!has({service}.args) || {service}.args.all(a, a.split('=')[0] != '{}'))",
+        flags::IB_DEVICE_FLAG
+    )
+}
+
+/// `network.rdma` only on prefill, decode and multi-node worker pools.
+pub(crate) fn rdma_only_across_nodes() -> Rule {
+    rule(
+        format!(
+            "!has(self.network) || !has(self.network.rdma) || {}",
+            across_nodes("self")
+        ),
+        "network.rdma",
+        network::RDMA_NOT_ACROSS_NODES,
+    )
+    .field_path(".network.rdma")
+}
+
+/// With a service's own `network.rdma.device`, its `args` do not set the IB-device flag.
+pub(crate) fn ib_device_not_in_args() -> Rule {
+    rule(
+        format!(
+            "!has(self.network) || !has(self.network.rdma) || !has(self.network.rdma.device) || {}",
+            no_ib_device_flag("self")
+        ),
+        "args",
+        network::IB_DEVICE_IN_ARGS,
+    )
+    .field_path(".args")
+}
+
+/// With `spec.network.rdma.device`, no pool that takes it sets the IB-device flag in `args`.
+pub(crate) fn deployment_ib_device_not_in_args() -> Rule {
+    let service = "self.services[s]";
+    rule(
+        format!(
+            "!has(self.network) || !has(self.network.rdma) || !has(self.network.rdma.device) || self.services.all(s, has({service}.network) || !{} || {})",
+            across_nodes(service),
+            no_ib_device_flag(service)
+        ),
+        "spec.services",
+        network::IB_DEVICE_IN_ARGS,
+    )
+    .field_path(".services")
+}
+
+/// CEL: the `network` at `network` names no IB device.
+fn no_device(network: &str) -> String {
+    format!("(!has({network}) || !has({network}.rdma) || !has({network}.rdma.device))")
+}
+
+/// vLLM takes no IB device: not in `spec.network`.
+pub(crate) fn no_ib_device_on_vllm() -> Rule {
+    rule(
+        format!(
+            "self.backendFramework != 'vllm' || {}",
+            no_device("self.network")
+        ),
+        "spec.network.rdma.device",
+        network::IB_DEVICE_ON_VLLM,
+    )
+    .field_path(".network.rdma.device")
+}
+
+/// vLLM takes no IB device: not in a pool's `network`.
+pub(crate) fn services_no_ib_device_on_vllm() -> Rule {
+    rule(
+        format!(
+            "self.backendFramework != 'vllm' || self.services.all(s, {})",
+            no_device("self.services[s].network")
+        ),
+        "spec.services",
+        network::IB_DEVICE_ON_VLLM,
+    )
+    .field_path(".services")
+}
+
+/// `model.cache` exactly with an `hf://` source.
+pub(crate) fn model_cache_with_hf() -> Rule {
+    rule(
+        "self.source.startsWith('hf://') == has(self.cache)",
+        "spec.model.cache",
+        model::CACHE_WITH_HF,
+    )
+    .field_path(".cache")
+}
+
+/// `model.tokenSecretRef` and `model.downloadImage` only with an `hf://` source.
+pub(crate) fn model_hf_fields() -> Rule {
+    rule(
+        "self.source.startsWith('hf://') || (!has(self.tokenSecretRef) && !has(self.downloadImage))",
+        "spec.model",
+        model::HF_ONLY,
+    )
+}
+
+/// With `spec.model`, no worker sets the engine's model flag in `args` (the Rust rule names it).
+pub(crate) fn model_flag_not_in_args() -> Rule {
+    let flag = format!(
+        "(self.backendFramework == 'sglang' ? '{}' : '{}')",
+        flags::SGLANG_MODEL_FLAG,
+        flags::VLLM_MODEL_FLAG
+    );
+    rule(
+        format!(
+            "!has(self.model) || self.services.all(s, self.services[s].componentType != 'worker' || !has(self.services[s].args) || self.services[s].args.all(a, a.split('=')[0] != {flag}))"
+        ),
+        "spec.services",
+        "sets the model flag spec.model injects (--model-path for sglang, --model for vllm); remove it from args or remove spec.model",
+    )
+    .field_path(".services")
 }
 
 /// A worker has at least one GPU.

@@ -49,6 +49,29 @@ pub const MAX_DRAIN_SECONDS: i32 = 3600;
 /// An extended resource name, `prefix/name` (`resources.gpuType`); `is_resource_name` checks it.
 pub const RESOURCE_NAME_PATTERN: &str = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$";
 
+/// A GPU product (`resources.gpuProduct`): a label value's characters.
+pub const GPU_PRODUCT_PATTERN: &str = "^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$";
+/// Longest GPU product: its longest label value, `AMD_Instinct_<product>_OAM`, is at most a
+/// label value's 63 characters.
+pub const MAX_GPU_PRODUCT_LENGTH: usize = 63 - "AMD_Instinct_".len() - "_OAM".len();
+
+/// Most Multus networks of one pool (`network.rdma.networks`).
+pub const MAX_RDMA_NETWORKS: usize = 16;
+/// A NetworkAttachmentDefinition reference: `name` or `namespace/name` (DNS labels and a
+/// subdomain, as Multus's annotation takes them).
+pub const NETWORK_NAME_PATTERN: &str = r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+/// Longest NetworkAttachmentDefinition reference: a namespace, `/` and a name.
+pub const MAX_NETWORK_NAME_LENGTH: usize = 63 + 1 + 253;
+/// IB device names, comma-separated (`rdma0`, `mlx5_0,mlx5_1`).
+pub const IB_DEVICE_PATTERN: &str = "^[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*$";
+/// Longest `network.rdma.device`.
+pub const MAX_IB_DEVICE_LENGTH: usize = 256;
+
+/// `model.source`: `pvc://CLAIM[/SUBPATH]`, `hostPath:///PATH` or `hf://ORG/NAME[@REVISION]`.
+pub const MODEL_SOURCE_PATTERN: &str = r"^(pvc://[a-z0-9]([-a-z0-9.]*[a-z0-9])?(/[^/]+)*|hostPath:///[!-~]*|hf://[A-Za-z0-9][-A-Za-z0-9_.]*/[A-Za-z0-9][-A-Za-z0-9_.]*(@[-A-Za-z0-9_./]+)?)$";
+/// `model.mountPath`: an absolute path of printable characters, not `:` (a volume mount path).
+pub const MOUNT_PATH_PATTERN: &str = "^/[!-9;-~]*$";
+
 /// Reports `value` at `path` if it is empty or longer than `max` characters (the schema's
 /// `minLength: 1` and `maxLength`).
 pub(super) fn check_length(errors: &mut Errors, path: &str, value: &str, max: usize) {

@@ -12,8 +12,10 @@ mod gaie;
 mod health;
 mod images;
 pub mod limits;
+mod model;
 mod names;
 mod nats;
+mod network;
 mod overlay;
 mod parallelism;
 mod services;
@@ -28,6 +30,8 @@ use k8s_openapi::{
     apimachinery::pkg::{api::resource::Quantity, apis::meta::v1::OwnerReference},
 };
 use kube::Resource;
+pub use model::{DEFAULT_MOUNT_PATH, Model, ModelSource, model_flag, parse_source};
+pub use network::Rdma;
 pub use overlay::{ENGINE_OWNED_FIELDS, PodOverlay, merge_engine};
 pub use syntax::is_quantity;
 
@@ -86,6 +90,8 @@ pub struct ValidDeployment {
     pub nats: Nats,
     /// The Inference Gateway in front of the graph, if any.
     pub gaie: Option<Gaie>,
+    /// The model weights every worker serves, if `spec.model` is set.
+    pub model: Option<Model>,
     /// The router server.
     pub server: Pod,
     /// The worker pools, in the spec's (sorted) service order.
@@ -202,6 +208,10 @@ pub struct Worker {
     pub gpu: i32,
     /// The GPU's extended resource name, e.g. `amd.com/gpu`.
     pub gpu_type: String,
+    /// The RDMA NICs of the pool's pods, if it uses RDMA.
+    pub rdma: Option<Rdma>,
+    /// The GPU product the pods must run on (see [`crate::gpu_product`]).
+    pub gpu_product: Option<String>,
     /// Size of the memory-backed `/dev/shm`.
     pub shared_memory: Option<Quantity>,
 }
@@ -233,6 +243,15 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
     );
     let nats = nats::plane(&mut errors, spec.nats.as_ref());
     let gaie = spec.gaie.as_ref().map(|g| gaie::settings(&mut errors, g));
+    if let Some(rdma) = spec.network.as_ref().and_then(|n| n.rdma.as_ref()) {
+        network::deployment(
+            &mut errors,
+            "spec.network.rdma",
+            rdma,
+            spec.backend_framework,
+        );
+    }
+    let model = model::model(&mut errors, spec);
     let (server, workers) = services::server_and_workers(&mut errors, spec);
     images::require_digest(&mut errors, spec);
     overlay::overlays(&mut errors, spec, discovery == DiscoveryFlags::Kubernetes);
@@ -250,6 +269,7 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
             discovery,
             nats,
             gaie,
+            model,
             server,
             workers,
         }),

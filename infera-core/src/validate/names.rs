@@ -169,7 +169,7 @@ mod tests {
             assert_eq!(
                 found(|e| service_names(e, "demo", &services(&[reserved]))),
                 [format!(
-                    "spec.services.{reserved}: the names nats, nats-headless, epp, discovery, pool, route are reserved for objects the operator creates; rename the service"
+                    "spec.services.{reserved}: the names nats, nats-headless, epp, discovery, pool, route, model are reserved for objects the operator creates; rename the service"
                 )]
             );
         }

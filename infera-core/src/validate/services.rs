@@ -2,16 +2,18 @@
 //! without injected flags, sizes), what the server must not have, and what a worker pool needs.
 
 use super::{
-    DEFAULT_GPU_TYPE, Errors, Pod, PodOverlay, Worker, health,
+    DEFAULT_GPU_TYPE, Errors, Pod, PodOverlay, Rdma, Worker, health,
     limits::{
-        MAX_ARG_LENGTH, MAX_ARGS, MAX_GPUS, MAX_NODES, MAX_REFERENCE_LENGTH, MAX_REPLICAS,
-        check_length, check_max_length, check_range,
+        MAX_ARG_LENGTH, MAX_ARGS, MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_NODES,
+        MAX_REFERENCE_LENGTH, MAX_REPLICAS, check_length, check_max_length, check_range,
     },
+    network,
     parallelism::parallelism,
-    syntax::{check_quantity, is_resource_name},
+    syntax::{check_quantity, is_gpu_product, is_resource_name},
 };
 use crate::{
     flags,
+    gpu_product::PRODUCT_LABEL,
     types::{ComponentType, InferaDeploymentSpec, ServiceSpec},
 };
 
@@ -22,6 +24,9 @@ pub(super) const SERVER_GPU: &str =
     "the server runs no model and gets no GPU; remove resources.gpu";
 /// The server asks for more than one node.
 pub(super) const SERVER_NODES: &str = "the server runs on one node; remove numberOfNodes";
+/// The server names a GPU product.
+pub(super) const SERVER_GPU_PRODUCT: &str =
+    "the server runs no model and gets no GPU; remove resources.gpuProduct";
 /// A worker asks for no GPU.
 pub(super) const WORKER_GPU: &str = "a worker needs at least one GPU per pod; set resources.gpu";
 
@@ -38,12 +43,22 @@ pub(super) fn server_and_workers(
     for (service, svc) in &spec.services {
         let path = format!("spec.services.{service}");
         let pod = pod(errors, &path, service, svc, spec);
+        let gpu = svc.resources.as_ref().and_then(|r| r.gpu).unwrap_or(0);
+        let deployment_rdma = spec.network.as_ref().and_then(|n| n.rdma.as_ref());
+        let rdma = network::of_service(
+            errors,
+            &path,
+            svc,
+            deployment_rdma,
+            spec.backend_framework,
+            gpu,
+        );
         match svc.component_type {
             ComponentType::Server => {
                 server_rules(errors, &path, svc);
                 server = Some(pod);
             }
-            ComponentType::Worker => workers.push(worker(errors, &path, svc, pod)),
+            ComponentType::Worker => workers.push(worker(errors, &path, svc, pod, rdma)),
         }
     }
     (server, workers)
@@ -101,6 +116,9 @@ fn pod(
             "must be an extended resource name such as amd.com/gpu; fix the name",
         );
     }
+    if let Some(product) = &resources.gpu_product {
+        gpu_product(errors, &format!("{path}.resources.gpuProduct"), product);
+    }
     let health = health::settings(errors, &format!("{path}.health"), svc.health.as_ref());
     Pod {
         service: service.to_string(),
@@ -120,6 +138,16 @@ fn pod(
         memory: resources.memory,
         health,
         overlay: PodOverlay::merged(spec.pod_template.as_ref(), svc.pod_template.as_ref()),
+    }
+}
+
+/// A GPU product is a short name or a label value of at most [`MAX_GPU_PRODUCT_LENGTH`].
+fn gpu_product(errors: &mut Errors, path: &str, product: &str) {
+    if product.is_empty() || product.len() > MAX_GPU_PRODUCT_LENGTH || !is_gpu_product(product) {
+        errors.push(
+            path,
+            format!("must be a GPU product such as MI300X, or a value of the node label {PRODUCT_LABEL} such as AMD_Instinct_MI300X_HF (letters, digits, '-', '_', '.', at most {MAX_GPU_PRODUCT_LENGTH} characters); fix the name"),
+        );
     }
 }
 
@@ -183,11 +211,24 @@ fn server_rules(errors: &mut Errors, path: &str, svc: &ServiceSpec) {
     if svc.number_of_nodes.is_some_and(|n| n != 1) {
         errors.push(format!("{path}.numberOfNodes"), SERVER_NODES);
     }
+    if svc
+        .resources
+        .as_ref()
+        .is_some_and(|r| r.gpu_product.is_some())
+    {
+        errors.push(format!("{path}.resources.gpuProduct"), SERVER_GPU_PRODUCT);
+    }
 }
 
 /// A worker pool: 1 to [`MAX_GPUS`] GPUs per pod, 1 to [`MAX_NODES`] nodes per replica, and
 /// parallelism flags that use exactly those GPUs.
-fn worker(errors: &mut Errors, path: &str, svc: &ServiceSpec, pod: Pod) -> Worker {
+fn worker(
+    errors: &mut Errors,
+    path: &str,
+    svc: &ServiceSpec,
+    pod: Pod,
+    rdma: Option<Rdma>,
+) -> Worker {
     let resources = svc.resources.clone().unwrap_or_default();
     let gpu = resources.gpu.unwrap_or(0);
     let gpu_ok = check_range(
@@ -217,6 +258,8 @@ fn worker(errors: &mut Errors, path: &str, svc: &ServiceSpec, pod: Pod) -> Worke
         gpu_type: resources
             .gpu_type
             .unwrap_or_else(|| DEFAULT_GPU_TYPE.into()),
+        rdma,
+        gpu_product: resources.gpu_product,
         shared_memory: resources.shared_memory,
     }
 }

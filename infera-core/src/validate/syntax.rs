@@ -16,6 +16,16 @@ pub(super) fn has_dns_label_form(s: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
 }
 
+/// An RFC 1123 label's form, whatever its length: lowercase letters, digits and '-', starting
+/// and ending with a letter or digit.
+pub(super) fn has_label_form(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
 /// An RFC 1123 DNS subdomain: dot-separated labels of lowercase letters, digits and '-'.
 pub(super) fn is_dns_subdomain(s: &str) -> bool {
     !s.is_empty()
@@ -33,6 +43,15 @@ pub(super) fn is_dns_subdomain(s: &str) -> bool {
 /// An RFC 1123 label, the form of a namespace name: unlike our own names it may start with a digit.
 pub(super) fn is_rfc1123_label(s: &str) -> bool {
     s.len() <= MAX_DNS_LABEL && !s.contains('.') && is_dns_subdomain(s)
+}
+
+/// What [`super::limits::GPU_PRODUCT_PATTERN`] admits: letters, digits, `-`, `_` and `.`,
+/// starting and ending with a letter or digit.
+pub(super) fn is_gpu_product(s: &str) -> bool {
+    s.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        && s.as_bytes().first().is_some_and(u8::is_ascii_alphanumeric)
+        && s.as_bytes().last().is_some_and(u8::is_ascii_alphanumeric)
 }
 
 /// A `prefix/name` extended resource name, e.g. `amd.com/gpu`: what

@@ -1,9 +1,10 @@
 //! INF301, INF302, INF303: AMD GPUs — which nodes have them (whole GPUs, partitions of the device
-//! plugin's `mixed` strategy, or DRA), how many are free, and whether a spec fits them now.
+//! plugin's `mixed` strategy, or DRA) and of which product, how many are free, and whether a spec
+//! fits them now, product by product.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use infera_core::ValidDeployment;
+use infera_core::{ValidDeployment, gpu_product};
 use k8s_openapi::api::core::v1::{Node, Pod};
 
 use super::{Check, Facts, Read, check};
@@ -21,12 +22,46 @@ pub struct NodeGpus {
     pub allocatable: i64,
     pub requested: i64,
     pub schedulable: bool,
+    /// The node's `amd.com/gpu.product-name` label, if AMD's node labeller set it.
+    pub product: Option<String>,
+    /// Free amount of each other extended resource of the node (`prefix/name`, such as an RDMA
+    /// device plugin's `rdma/hca`), for pools that request one next to the GPUs.
+    pub extended_free: BTreeMap<String, i64>,
 }
 
 impl NodeGpus {
     pub fn free(&self) -> i64 {
         (self.allocatable - self.requested).max(0)
     }
+
+    /// The product as users name it (`MI300X`), if the node is labelled.
+    pub fn product_name(&self) -> Option<String> {
+        self.product.as_deref().map(gpu_product::product_of)
+    }
+
+    /// Whether a pool that names `product` (or none) may run here.
+    fn has_product(&self, product: Option<&str>) -> bool {
+        match (product, &self.product) {
+            (None, _) => true,
+            (Some(wanted), Some(label)) => gpu_product::matches(wanted, label),
+            (Some(_), None) => false,
+        }
+    }
+}
+
+/// Free GPUs of `resource` per product on schedulable nodes (unlabelled nodes left out), by
+/// product name.
+pub fn free_per_product(capacity: &[NodeGpus], resource: &str) -> BTreeMap<String, i64> {
+    let mut free = BTreeMap::new();
+    for gpus in capacity
+        .iter()
+        .filter(|g| g.schedulable && g.resource == resource)
+    {
+        if let Some(product) = gpus.product_name() {
+            *free.entry(product).or_insert(0) += gpus.free();
+        }
+    }
+    free
 }
 
 /// A whole-number quantity (GPUs); anything else counts as 0.
@@ -90,6 +125,24 @@ pub fn gpu_capacity(nodes: &[Node], pods: &[Pod]) -> Vec<NodeGpus> {
     let mut out = Vec::new();
     for node in nodes {
         let name = node.metadata.name.clone().unwrap_or_default();
+        let product = node
+            .metadata
+            .labels
+            .as_ref()
+            .and_then(|labels| labels.get(gpu_product::PRODUCT_LABEL))
+            .cloned();
+        let extended_free: BTreeMap<String, i64> = node
+            .status
+            .as_ref()
+            .and_then(|s| s.allocatable.as_ref())
+            .into_iter()
+            .flatten()
+            .filter(|(resource, _)| resource.contains('/') && !is_amd_gpu_resource(resource))
+            .map(|(resource, q)| {
+                let free = quantity(q) - requested(pods, &name, resource);
+                (resource.clone(), free.max(0))
+            })
+            .collect();
         let allocatable: BTreeMap<String, _> = node
             .status
             .as_ref()
@@ -104,6 +157,8 @@ pub fn gpu_capacity(nodes: &[Node], pods: &[Pod]) -> Vec<NodeGpus> {
                     allocatable,
                     requested: requested(pods, &name, resource),
                     schedulable: schedulable(node),
+                    product: product.clone(),
+                    extended_free: extended_free.clone(),
                 });
             }
         }
@@ -124,50 +179,100 @@ pub fn is_amd_gpu_resource(name: &str) -> bool {
     }
 }
 
-/// Places every pod of every worker pool on the free GPUs (best fit), pool by pool.
+/// Places every pod of every worker pool on the free GPUs (best fit) of its resource and, when it
+/// names one, its GPU product, with the RDMA NICs it requests free on the same node, pool by pool.
 pub fn fit(spec: &ValidDeployment, capacity: &[NodeGpus]) -> (bool, Vec<String>) {
-    let mut free: Vec<(String, String, i64)> = capacity
+    let mut free: Vec<(&NodeGpus, i64, BTreeMap<String, i64>)> = capacity
         .iter()
         .filter(|c| c.schedulable)
-        .map(|c| (c.node.clone(), c.resource.clone(), c.free()))
+        .map(|c| (c, c.free(), c.extended_free.clone()))
         .collect();
     let mut ok = true;
     let mut lines = Vec::new();
     for worker in &spec.workers {
         let pods = i64::from(worker.pod.replicas) * i64::from(worker.nodes);
         let gpus = i64::from(worker.gpu);
+        let product = worker.gpu_product.as_deref();
+        let nics = worker
+            .rdma
+            .as_ref()
+            .map(|rdma| (rdma.resource_name.as_str(), i64::from(rdma.per_pod)));
+        let usable =
+            |node: &NodeGpus| node.resource == worker.gpu_type && node.has_product(product);
+        let has_nics = |extended: &BTreeMap<String, i64>| {
+            nics.is_none_or(|(resource, count)| {
+                extended.get(resource).is_some_and(|free| *free >= count)
+            })
+        };
         let mut placed = 0;
         for _ in 0..pods {
             let best = free
                 .iter_mut()
-                .filter(|(_, r, f)| *r == worker.gpu_type && *f >= gpus)
-                .min_by_key(|(_, _, f)| *f);
+                .filter(|(node, f, extended)| usable(node) && *f >= gpus && has_nics(extended))
+                .min_by_key(|(_, f, _)| *f);
             match best {
                 Some(slot) => {
-                    slot.2 -= gpus;
+                    slot.1 -= gpus;
+                    if let Some((resource, count)) = nics
+                        && let Some(free) = slot.2.get_mut(resource)
+                    {
+                        *free -= count;
+                    }
                     placed += 1;
                 }
                 None => break,
             }
         }
-        let shape = format!("{pods} pod(s) × {gpus} {}", worker.gpu_type);
+        let of_product = product.map_or(String::new(), |p| format!(" of product {p}"));
+        let with_nics = nics.map_or(String::new(), |(resource, count)| {
+            format!(" with {count} {resource}")
+        });
+        let shape = format!(
+            "{pods} pod(s) × {gpus} {}{of_product}{with_nics}",
+            worker.gpu_type
+        );
         if placed == pods {
             lines.push(format!("{}: {shape} fit", worker.pod.service));
         } else {
             ok = false;
             let largest = free
                 .iter()
-                .filter(|(_, r, _)| *r == worker.gpu_type)
-                .map(|(_, _, f)| *f)
+                .filter(|(node, _, extended)| usable(node) && has_nics(extended))
+                .map(|(_, f, _)| *f)
                 .max()
                 .unwrap_or(0);
-            lines.push(format!(
+            let mut line = format!(
                 "{}: {shape} needed, only {placed} fit (largest free block left: {largest} on one node)",
                 worker.pod.service
-            ));
+            );
+            if let Some(product) = product
+                && !capacity.iter().any(|node| node.has_product(Some(product)))
+            {
+                line.push_str(&format!(
+                    "; no node has {product}, the cluster has {}",
+                    products_present(capacity)
+                ));
+            } else if let Some((resource, _)) = nics
+                && !capacity
+                    .iter()
+                    .any(|node| usable(node) && node.extended_free.contains_key(resource))
+            {
+                line.push_str(&format!("; no node with these GPUs advertises {resource}"));
+            }
+            lines.push(line);
         }
     }
     (ok, lines)
+}
+
+/// The GPU products of `capacity`'s nodes, by name, or "no labelled GPU product".
+pub fn products_present(capacity: &[NodeGpus]) -> String {
+    let products: BTreeSet<String> = capacity.iter().filter_map(NodeGpus::product_name).collect();
+    if products.is_empty() {
+        format!("no node labelled {}", gpu_product::PRODUCT_LABEL)
+    } else {
+        products.into_iter().collect::<Vec<_>>().join(", ")
+    }
 }
 
 /// INF301, INF302, INF303: the node list comes first; without it the others are skipped.
@@ -222,8 +327,21 @@ fn nodes_found(
     };
     if !whole.is_empty() {
         let total: i64 = whole.iter().map(|g| g.allocatable).sum();
+        let mut per_product: BTreeMap<String, usize> = BTreeMap::new();
+        for product in whole.iter().filter_map(|g| g.product_name()) {
+            *per_product.entry(product).or_insert(0) += 1;
+        }
+        let products: Vec<String> = per_product
+            .iter()
+            .map(|(product, nodes)| format!("{nodes} {product}"))
+            .collect();
+        let products = if products.is_empty() {
+            String::new()
+        } else {
+            format!("; GPU products: {}", products.join(", "))
+        };
         c.pass(format!(
-            "{} node(s) with {total} allocatable {GPU}",
+            "{} node(s) with {total} allocatable {GPU}{products}",
             whole.len()
         ))
     } else if let Some(first) = partitions.first() {
@@ -261,8 +379,9 @@ fn free(c: Check, pods: &Option<Read<Vec<Pod>>>, capacity: &[NodeGpus]) -> Check
             } else {
                 " (cordoned or NotReady)"
             };
+            let product = g.product_name().map_or(String::new(), |p| format!(" {p}"));
             format!(
-                "{}: {}/{} {} free{note}",
+                "{}: {}/{}{product} {} free{note}",
                 g.node,
                 g.free(),
                 g.allocatable,

@@ -3,12 +3,12 @@
 //! Validates client-side first, applies with server-side apply as `kubectl-infera`, and with
 //! `--wait` follows the deployment until Ready, explaining on timeout what blocks it.
 
-use std::time::Duration;
+use std::{collections::BTreeMap, time::Duration};
 
 use futures::StreamExt;
 
 use infera_core::{InferaDeployment, READY, ReadyReason, State};
-use k8s_openapi::api::core::v1::Node;
+use k8s_openapi::api::core::v1::{Node, Pod};
 use kube::{
     Api,
     api::{ListParams, Patch},
@@ -17,6 +17,7 @@ use tokio::time::Instant;
 
 use crate::{
     apply::{self, Outcome, conflict_or},
+    checks,
     cli::{DeployArgs, DryRun, GlobalArgs, ManifestOutput, SpecFlags},
     client::{self, Kube},
     diagnose,
@@ -191,7 +192,7 @@ async fn from_wizard(
         Some(kube) => cluster_hints(kube).await,
         None => wizard::ClusterHints::default(),
     };
-    let plan = plan::resolve(&wizard::run(flags, hints)?)?;
+    let plan = plan::resolve(&wizard::run(flags, &hints)?)?;
     let idep = plan.to_deployment(global.namespace.as_deref());
     // The connection it is applied through, if it is (also with --dry-run=server): the
     // equivalent command names its namespace.
@@ -219,11 +220,20 @@ async fn from_wizard(
     Ok(idep)
 }
 
-/// Defaults for the wizard from one LIST of nodes; nothing when the cluster cannot tell.
+/// Defaults for the wizard from one LIST of nodes and one of pods (for the GPUs in use);
+/// nothing when the cluster cannot tell, no products when the pods cannot be read.
 async fn cluster_hints(kube: &Kube) -> wizard::ClusterHints {
     let lookup = async {
         let nodes: Api<Node> = Api::all(kube.client.clone());
         let nodes = nodes.list(&ListParams::default()).await.ok()?.items;
+        let pods: Api<Pod> = Api::all(kube.client.clone());
+        let free_per_product = match pods.list(&ListParams::default()).await {
+            Ok(pods) => checks::gpu::free_per_product(
+                &checks::gpu::gpu_capacity(&nodes, &pods.items),
+                plan::DEFAULT_GPU_TYPE,
+            ),
+            Err(_) => BTreeMap::new(),
+        };
         let gpus: Vec<i32> = nodes
             .iter()
             .filter_map(|n| {
@@ -241,6 +251,7 @@ async fn cluster_hints(kube: &Kube) -> wizard::ClusterHints {
         Some(wizard::ClusterHints {
             gpus_per_node: gpus.iter().max().copied(),
             gpu_nodes: gpus.len(),
+            free_per_product,
         })
     };
     tokio::time::timeout(Duration::from_secs(5), lookup)

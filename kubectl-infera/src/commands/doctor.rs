@@ -187,6 +187,7 @@ pub async fn gather(args: &DoctorArgs, global: &GlobalArgs) -> Result<Facts> {
     if matches!(f.server, Some(Ok(_))) {
         read_cluster(&kube, &mut f).await;
         read_gaie(&kube.client, &mut f).await;
+        read_networks(&kube.client, &mut f).await;
         read_access(&kube, args.pre, &mut f).await;
     }
     Ok(f)
@@ -297,6 +298,43 @@ async fn read_cluster(kube: &Kube, f: &mut Facts) {
     f.pods = Some(pod_list.map(|l| l.items).map_err(read_error));
     f.dra = Some(dra);
     f.default_storage_classes = Some(classes.map_err(read_error).map(default_classes));
+}
+
+/// For a `--for` spec whose pools attach Multus networks: the NetworkAttachmentDefinition CRD,
+/// then each named network (one GET each).
+async fn read_networks(client: &Client, f: &mut Facts) {
+    let Some(spec) = &f.spec else { return };
+    let networks = checks::network::networks_of(spec);
+    if networks.is_empty() {
+        return;
+    }
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    let read = async {
+        if crds
+            .get_opt(checks::network::NAD_CRD)
+            .await
+            .map_err(read_error)?
+            .is_none()
+        {
+            return Ok(None);
+        }
+        let resource = ApiResource {
+            group: "k8s.cni.cncf.io".into(),
+            version: "v1".into(),
+            api_version: "k8s.cni.cncf.io/v1".into(),
+            kind: "NetworkAttachmentDefinition".into(),
+            plural: "network-attachment-definitions".into(),
+        };
+        let mut found = Vec::new();
+        for (namespace, name) in networks {
+            let api: Api<DynamicObject> =
+                Api::namespaced_with(client.clone(), &namespace, &resource);
+            let exists = api.get_opt(&name).await.map_err(read_error)?.is_some();
+            found.push(((namespace, name), exists));
+        }
+        Ok(Some(found))
+    };
+    f.rdma_networks = Some(read.await);
 }
 
 /// The Inference Extension's facts: its CRDs always (four GETs, so doctor can tell whether GAIE

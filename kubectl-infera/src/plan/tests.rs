@@ -104,10 +104,93 @@ fn multinode_flags_add_pipeline_parallelism_and_validate() {
     );
 }
 
+/// `--rdma-resource` and `--rdma-network` become `spec.network.rdma`, which then carries the
+/// `--ib-device` instead of the workers' args.
+#[test]
+fn rdma_flags_make_the_network_and_carry_the_ib_device() {
+    let flags = SpecFlags {
+        rdma_resource: Some("rdma/hca".into()),
+        rdma_networks: vec!["rdma-net".into(), "infra/roce".into()],
+        gpu_product: Some("MI300X".into()),
+        ..pd_flags()
+    };
+    let idep = Plan::from_flags(&flags)
+        .unwrap_or_else(|m| panic!("{m:?}"))
+        .to_deployment(None);
+    let valid = infera_core::validate(&idep).unwrap_or_else(|e| panic!("{e}"));
+    let rdma = idep.spec.network.and_then(|n| n.rdma);
+    assert_eq!(
+        rdma,
+        Some(RdmaSpec {
+            resource_name: "rdma/hca".into(),
+            networks: vec!["rdma-net".into(), "infra/roce".into()],
+            device: Some("rdma0".into()),
+            ..Default::default()
+        })
+    );
+    for worker in &valid.workers {
+        assert!(
+            !worker
+                .pod
+                .args
+                .iter()
+                .any(|a| a == "--disaggregation-ib-device")
+        );
+        assert_eq!(worker.gpu_product.as_deref(), Some("MI300X"));
+    }
+    let networks_alone = SpecFlags {
+        rdma_networks: vec!["rdma-net".into()],
+        ..pd_flags()
+    };
+    assert_eq!(
+        Plan::from_flags(&networks_alone),
+        Err(vec!["--rdma-resource (with --rdma-network)"])
+    );
+}
+
+/// `--model hf://…` becomes `spec.model` (with a cache) instead of the engine's model flag, and
+/// the router's tokenizer is the repository.
+#[test]
+fn an_hf_model_flag_becomes_spec_model() {
+    let flags = SpecFlags {
+        model: Some("hf://Qwen/Qwen3-0.6B@main".into()),
+        ..pd_flags()
+    };
+    let idep = Plan::from_flags(&flags)
+        .unwrap_or_else(|m| panic!("{m:?}"))
+        .to_deployment(None);
+    let valid = infera_core::validate(&idep).unwrap_or_else(|e| panic!("{e}"));
+    let model = idep.spec.model.clone().unwrap_or_default();
+    assert_eq!(
+        (model.source.as_str(), model.cache.map(|c| c.size.0)),
+        ("hf://Qwen/Qwen3-0.6B@main", Some("100Gi".to_string()))
+    );
+    assert!(
+        valid
+            .workers
+            .iter()
+            .all(|w| !w.pod.args.contains(&"--model-path".to_string()))
+    );
+    assert_eq!(
+        idep.spec.services["server"].args,
+        [
+            "--router-policy",
+            "kv-aware",
+            "--router-tokenizer-path",
+            "Qwen/Qwen3-0.6B"
+        ]
+    );
+}
+
 #[test]
 fn command_line_round_trips_through_the_parser() {
     for flags in [
         pd_flags(),
+        SpecFlags {
+            rdma_resource: Some("rdma/hca".into()),
+            rdma_networks: vec!["rdma-net".into(), "infra/roce".into()],
+            ..pd_flags()
+        },
         SpecFlags {
             name: Some("agg".into()),
             backend: Some(Backend::Vllm),
@@ -115,6 +198,7 @@ fn command_line_round_trips_through_the_parser() {
             nats: Some(false),
             discovery: Some(Discovery::Etcd),
             etcd_endpoint: Some("http://etcd:2379".into()),
+            gpu_product: Some("MI300X".into()),
             ..Default::default()
         },
     ] {

@@ -104,6 +104,7 @@ fn healthy() -> Facts {
         deploy_access: all(deploy_needs("default")),
         spec: None,
         mutable_images: None,
+        rdma_networks: None,
         gaie: GaieFacts::default(),
     }
 }
@@ -342,6 +343,153 @@ fn fit_places_pools_one_by_one() {
     assert_eq!(fit(&spec("multinode.yaml"), &capacity), (false, vec![
         "worker: 4 pod(s) × 8 amd.com/gpu needed, only 1 fit (largest free block left: 5 on one node)".to_string(),
     ]));
+}
+
+/// A node of `product` (the label value AMD's node labeller writes) with 8 GPUs.
+fn product_node(name: &str, product: &str) -> Node {
+    let mut node = node(name, &[("amd.com/gpu", "8")]);
+    node.metadata.labels = Some(
+        [(
+            infera_core::gpu_product::PRODUCT_LABEL.to_string(),
+            product.to_string(),
+        )]
+        .into(),
+    );
+    node
+}
+
+/// `pd.yaml` with both pools on GPU `product`.
+fn pd_on(product: &str) -> ValidDeployment {
+    let mut spec = spec("pd.yaml");
+    for worker in &mut spec.workers {
+        worker.gpu_product = Some(product.into());
+    }
+    spec
+}
+
+#[test]
+fn fit_places_a_pool_only_on_its_gpu_product_and_names_the_products_present() {
+    let capacity = gpu_capacity(
+        &[
+            product_node("mi300x", "AMD_Instinct_MI300X_OAM"),
+            product_node("mi210", "Instinct_MI210"),
+        ],
+        &[gpu_pod("mi300x", "7")],
+    );
+    assert_eq!(
+        fit(&pd_on("MI300X"), &capacity),
+        (
+            false,
+            vec![
+                "decode: 1 pod(s) × 1 amd.com/gpu of product MI300X fit".to_string(),
+                "prefill: 1 pod(s) × 1 amd.com/gpu of product MI300X needed, only 0 fit (largest free block left: 0 on one node)".to_string(),
+            ]
+        )
+    );
+    assert_eq!(
+        fit(&pd_on("MI355X"), &capacity).1[0],
+        "decode: 1 pod(s) × 1 amd.com/gpu of product MI355X needed, only 0 fit (largest free block left: 0 on one node); no node has MI355X, the cluster has MI210, MI300X"
+    );
+    assert_eq!(
+        super::gpu::free_per_product(&capacity, "amd.com/gpu"),
+        [("MI210".to_string(), 8), ("MI300X".to_string(), 1)].into()
+    );
+    let facts = Facts {
+        nodes: Some(Ok(vec![
+            product_node("mi300x", "AMD_Instinct_MI300X_OAM"),
+            product_node("mi210", "Instinct_MI210"),
+        ])),
+        pods: Some(Ok(vec![gpu_pod("mi300x", "7")])),
+        ..healthy()
+    };
+    let checks = evaluate(&facts);
+    assert_eq!(
+        by_id(&checks, "INF301").message,
+        "2 node(s) with 16 allocatable amd.com/gpu; GPU products: 1 MI210, 1 MI300X"
+    );
+    assert_eq!(
+        by_id(&checks, "INF302").details,
+        [
+            "mi300x: 1/8 MI300X amd.com/gpu free",
+            "mi210: 8/8 MI210 amd.com/gpu free"
+        ]
+    );
+}
+
+#[test]
+fn fit_places_rdma_pools_only_where_the_nics_are_free_too() {
+    let mut with_nics = product_node("nics", "AMD_Instinct_MI300X");
+    if let Some(allocatable) = with_nics
+        .status
+        .as_mut()
+        .and_then(|s| s.allocatable.as_mut())
+    {
+        allocatable.insert(
+            "rdma/hca".into(),
+            k8s_openapi::apimachinery::pkg::api::resource::Quantity("1".into()),
+        );
+    }
+    let capacity = gpu_capacity(
+        &[with_nics, product_node("bare", "AMD_Instinct_MI300X")],
+        &[],
+    );
+    // Prefill and decode each need 1 GPU and 1 rdma/hca; only one NIC is free.
+    assert_eq!(
+        fit(&spec("pd-mi300x.yaml"), &capacity),
+        (
+            false,
+            vec![
+                "decode: 1 pod(s) × 1 amd.com/gpu of product MI300X with 1 rdma/hca fit".to_string(),
+                "prefill: 1 pod(s) × 1 amd.com/gpu of product MI300X with 1 rdma/hca needed, only 0 fit (largest free block left: 0 on one node)".to_string(),
+            ]
+        )
+    );
+    let bare = gpu_capacity(&[product_node("bare", "AMD_Instinct_MI300X")], &[]);
+    assert!(
+        fit(&spec("pd-mi300x.yaml"), &bare).1[0]
+            .ends_with("; no node with these GPUs advertises rdma/hca"),
+        "{:?}",
+        fit(&spec("pd-mi300x.yaml"), &bare)
+    );
+}
+
+#[test]
+fn rdma_networks_are_checked_only_for_a_spec_that_attaches_some() {
+    use super::network::networks_of;
+    assert!(evaluate(&healthy()).iter().all(|c| c.id != "INF305"));
+    let pd = spec("pd-mi300x.yaml");
+    assert_eq!(
+        networks_of(&pd).into_iter().collect::<Vec<_>>(),
+        [("default".to_string(), "rdma-net".to_string())]
+    );
+    let with = |found: network::NetworkFacts| {
+        let facts = Facts {
+            spec: Some(pd.clone()),
+            rdma_networks: Some(Ok(found)),
+            ..healthy()
+        };
+        let check = by_id(&evaluate(&facts), "INF305").clone();
+        (check.severity, check.message)
+    };
+    assert_eq!(
+        with(None),
+        (Severity::Fail, "the spec attaches RDMA networks, but the network-attachment-definitions.k8s.cni.cncf.io CRD is not installed".to_string())
+    );
+    let net = ("default".to_string(), "rdma-net".to_string());
+    assert_eq!(
+        with(Some(vec![(net.clone(), false)])),
+        (
+            Severity::Fail,
+            "missing NetworkAttachmentDefinition(s): default/rdma-net".to_string()
+        )
+    );
+    assert_eq!(
+        with(Some(vec![(net, true)])),
+        (
+            Severity::Pass,
+            "every RDMA network exists: default/rdma-net".to_string()
+        )
+    );
 }
 
 #[test]

@@ -1,0 +1,176 @@
+//! `spec.model`: the weights' volume in the worker pods and, for `hf://`, the volume the
+//! operator creates and the Job that downloads into it.
+//!
+//! The Job runs huggingface_hub's CLI, `hf download ORG/NAME [--revision REV] --local-dir DIR`
+//! (huggingface_hub docs, guides/cli, "hf download"; the token comes from `HF_TOKEN`, guides/cli
+//! "Download with token" and package_reference/environment_variables). Downloading into a local
+//! directory keeps metadata under `DIR/.cache/huggingface/`, so a re-run (the Job's retry, or a
+//! new Job on the kept volume) skips the files it already has (guides/download, "Download files
+//! to a local folder").
+
+use k8s_openapi::api::{
+    batch::v1::{Job, JobSpec},
+    core::v1::{
+        Container, EnvVar, EnvVarSource, HostPathVolumeSource, PersistentVolumeClaim,
+        PersistentVolumeClaimSpec, PersistentVolumeClaimVolumeSource, PodSpec, PodTemplateSpec,
+        SecretKeySelector, Volume, VolumeMount, VolumeResourceRequirements,
+    },
+};
+
+use super::{Child, Context, meta, pull_policy};
+use crate::{
+    naming::{Component, MODEL_VOLUME},
+    types::AccessMode,
+    validate::{Model, ModelSource},
+};
+
+/// Container of the download Job.
+const DOWNLOAD_CONTAINER: &str = "download";
+/// Tries of the download before the Job fails (Kubernetes' default `backoffLimit`).
+const DOWNLOAD_RETRIES: i32 = 6;
+
+/// The `hf://` model's PersistentVolumeClaim and download Job, both `<deployment>-model`;
+/// nothing for the other sources.
+pub fn download(cx: &Context<'_>, model: &Model) -> Vec<Child> {
+    let ModelSource::HuggingFace { repo, revision } = &model.source else {
+        return Vec::new();
+    };
+    let d = cx.deployment;
+    let name = Component::Model.object_name(&d.name);
+    let access_modes = if model.access_modes.is_empty() {
+        vec!["ReadWriteMany".to_string()]
+    } else {
+        model.access_modes.iter().map(access_mode).collect()
+    };
+    let claim = PersistentVolumeClaim {
+        metadata: meta::object_meta(d, Component::Model, name.clone()),
+        spec: Some(PersistentVolumeClaimSpec {
+            access_modes: Some(access_modes),
+            storage_class_name: model.storage_class_name.clone(),
+            resources: Some(VolumeResourceRequirements {
+                requests: model
+                    .cache_size
+                    .clone()
+                    .map(|size| [("storage".to_string(), size)].into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let mut command = vec!["hf".to_string(), "download".into(), repo.clone()];
+    if let Some(revision) = revision {
+        command.extend(["--revision".into(), revision.clone()]);
+    }
+    command.extend(["--local-dir".into(), model.mount_path.clone()]);
+    let token = model.token.as_ref().map(|(secret, key)| {
+        vec![EnvVar {
+            name: "HF_TOKEN".into(),
+            value_from: Some(EnvVarSource {
+                secret_key_ref: Some(SecretKeySelector {
+                    name: secret.clone(),
+                    key: key.clone(),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }]
+    });
+    let job = Job {
+        metadata: meta::object_meta(d, Component::Model, name.clone()),
+        spec: Some(JobSpec {
+            backoff_limit: Some(DOWNLOAD_RETRIES),
+            template: PodTemplateSpec {
+                metadata: Some(meta::pod_meta(d, Component::Model)),
+                spec: Some(PodSpec {
+                    restart_policy: Some("Never".into()),
+                    automount_service_account_token: Some(false),
+                    containers: vec![Container {
+                        name: DOWNLOAD_CONTAINER.into(),
+                        image: Some(model.download_image.clone()),
+                        image_pull_policy: pull_policy(&model.download_image),
+                        command: Some(command),
+                        env: token,
+                        volume_mounts: Some(vec![VolumeMount {
+                            name: MODEL_VOLUME.into(),
+                            mount_path: model.mount_path.clone(),
+                            ..Default::default()
+                        }]),
+                        ..Default::default()
+                    }],
+                    volumes: Some(vec![Volume {
+                        name: MODEL_VOLUME.into(),
+                        persistent_volume_claim: Some(PersistentVolumeClaimVolumeSource {
+                            claim_name: name,
+                            read_only: None,
+                        }),
+                        ..Default::default()
+                    }]),
+                    ..Default::default()
+                }),
+            },
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    vec![Child::PersistentVolumeClaim(claim), Child::Job(job)]
+}
+
+/// The weights' volume in a worker pod (read-only) and its mount in the engine container.
+pub fn volume(deployment: &str, model: &Model) -> (Volume, VolumeMount) {
+    let claim = |claim_name: String| Volume {
+        name: MODEL_VOLUME.into(),
+        persistent_volume_claim: Some(PersistentVolumeClaimVolumeSource {
+            claim_name,
+            read_only: Some(true),
+        }),
+        ..Default::default()
+    };
+    let (volume, sub_path) = match &model.source {
+        ModelSource::Pvc {
+            claim: name,
+            sub_path,
+        } => (claim(name.clone()), sub_path.clone()),
+        ModelSource::HuggingFace { .. } => (claim(Component::Model.object_name(deployment)), None),
+        ModelSource::HostPath { path } => (
+            Volume {
+                name: MODEL_VOLUME.into(),
+                host_path: Some(HostPathVolumeSource {
+                    path: path.clone(),
+                    type_: Some("Directory".into()),
+                }),
+                ..Default::default()
+            },
+            None,
+        ),
+    };
+    let mount = VolumeMount {
+        name: MODEL_VOLUME.into(),
+        mount_path: model.mount_path.clone(),
+        sub_path,
+        read_only: Some(true),
+        ..Default::default()
+    };
+    (volume, mount)
+}
+
+/// The claim's spelling of an access mode.
+fn access_mode(mode: &AccessMode) -> String {
+    match mode {
+        AccessMode::ReadWriteOnce => "ReadWriteOnce",
+        AccessMode::ReadOnlyMany => "ReadOnlyMany",
+        AccessMode::ReadWriteMany => "ReadWriteMany",
+        AccessMode::ReadWriteOncePod => "ReadWriteOncePod",
+    }
+    .into()
+}
+
+/// Replicas of a GPU pool: none while an `hf://` download is not done.
+pub fn gpu_replicas(model: Option<&Model>, replicas: i32) -> i32 {
+    if model.is_some_and(Model::holds_gpu_pools) {
+        0
+    } else {
+        replicas
+    }
+}

@@ -1,0 +1,378 @@
+//! The AMD data path end to end on the tier-2 cluster: `resources.gpuProduct` places pods only on
+//! fake nodes carrying AMD's product label, a product no node has leaves the pool Pending with
+//! `InsufficientCapacity` naming it, and `doctor` lists the products per node; `network.rdma`
+//! pods request the NICs, carry the Multus annotation and IPC_LOCK, and land only on nodes that
+//! advertise the NICs; an `hf://` model is downloaded by a Job before any GPU pod exists.
+
+use std::time::Duration;
+
+use infera_core::{InferaDeployment, State, gpu_product::PRODUCT_LABEL, naming::LABEL_SERVICE};
+use infera_e2e::{
+    FakeNode, TestNamespace, admin, apply_yaml_in, eventually,
+    kube::{Api, api::ListParams},
+    operator::{Operator, install},
+    plugin::kubectl,
+};
+use k8s_openapi::api::core::v1::Pod;
+use serde_json::{Value, json};
+
+const TIMEOUT: Duration = Duration::from_secs(120);
+
+/// An aggregated deployment whose `worker` pool has `replicas` pods of 2 GPUs of `product`,
+/// tolerating the dedicated taint of each of `nodes`.
+fn on_product(name: &str, product: &str, replicas: i32, nodes: &[&FakeNode]) -> String {
+    let tolerations: Vec<Value> = nodes
+        .iter()
+        .map(|node| serde_json::to_value(node.toleration()).unwrap_or_default())
+        .collect();
+    json!({
+        "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+        "metadata": {"name": name},
+        "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "services": {
+            "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+            "worker": {"componentType": "worker", "replicas": replicas, "tolerations": tolerations,
+                       "resources": {"gpu": 2, "gpuProduct": product},
+                       "args": ["--model-path", "Qwen/Qwen3-0.6B", "--tp-size", "2"]},
+        }},
+    })
+    .to_string()
+}
+
+/// Prefill/decode pools of 1 GPU and `nics` × `rdma/hca` per pod over Multus network `rdma-net`,
+/// with IB device `rdma0`, tolerating the dedicated taint of each of `nodes`.
+fn pd_with_rdma(name: &str, nics: i32, nodes: &[&FakeNode]) -> String {
+    let tolerations: Vec<Value> = nodes
+        .iter()
+        .map(|node| serde_json::to_value(node.toleration()).unwrap_or_default())
+        .collect();
+    let pool = |role: &str| {
+        json!({"componentType": "worker", "role": role, "tolerations": tolerations,
+               "resources": {"gpu": 1}, "args": ["--model-path", "Qwen/Qwen3-0.6B", "--tp-size", "1"]})
+    };
+    json!({
+        "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+        "metadata": {"name": name},
+        "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1",
+            "network": {"rdma": {"resourceName": "rdma/hca", "perPod": nics, "networks": ["rdma-net"], "device": "rdma0"}},
+            "services": {
+                "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+                "prefill": pool("prefill"),
+                "decode": pool("decode"),
+            }},
+    })
+    .to_string()
+}
+
+/// The deployment's state and its Ready condition's reason and message, once it is in `state`.
+async fn wait_for(
+    api: &Api<InferaDeployment>,
+    name: &str,
+    state: State,
+) -> anyhow::Result<(String, String)> {
+    eventually(TIMEOUT, || async {
+        let status = api.get(name).await?.status.unwrap_or_default();
+        anyhow::ensure!(
+            status.state == Some(state),
+            "state {:?}, conditions {:?}",
+            status.state,
+            status.conditions
+        );
+        let ready = status.conditions.first();
+        Ok(ready
+            .map(|c| (c.reason.clone(), c.message.clone()))
+            .unwrap_or_default())
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn gpu_product_places_pods_on_that_product_only_and_an_absent_one_is_named()
+-> anyhow::Result<()> {
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "amd-product").await?;
+    let identity = install(&admin).await?;
+    let mut operator = Operator::start(
+        &identity,
+        &["--namespace", ns.name(), "--log-format=json"],
+        &format!("operator-{}", ns.name()),
+    )
+    .await?;
+    // Two products, as AMD's node labeller spells them; the MI210 node has room for every pod.
+    let mi300x = FakeNode::create_with(
+        &admin,
+        "mi300x",
+        8,
+        &[(PRODUCT_LABEL, "AMD_Instinct_MI300X_OAM")],
+        &[],
+    )
+    .await?;
+    let mi210 = FakeNode::create_with(
+        &admin,
+        "mi210",
+        8,
+        &[(PRODUCT_LABEL, "Instinct_MI210")],
+        &[],
+    )
+    .await?;
+    let nodes = [&mi300x, &mi210];
+
+    apply_yaml_in(&admin, ns.name(), &on_product("on300", "MI300X", 3, &nodes)).await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    wait_for(&ideps, "on300", State::Ready).await?;
+    let pods: Api<Pod> = ns.api();
+    let workers = pods
+        .list(&ListParams::default().labels(&format!("{LABEL_SERVICE}=worker")))
+        .await?;
+    let placed: Vec<Option<String>> = workers
+        .items
+        .iter()
+        .map(|pod| pod.spec.as_ref().and_then(|s| s.node_name.clone()))
+        .collect();
+    assert_eq!(placed, vec![Some(mi300x.name().to_string()); 3]);
+
+    // No node has an MI355X: never substituted, the pool is short of capacity and says which.
+    apply_yaml_in(&admin, ns.name(), &on_product("on355", "MI355X", 1, &nodes)).await?;
+    let (reason, message) = wait_for(&ideps, "on355", State::Pending).await?;
+    assert_eq!(reason, "InsufficientCapacity", "{message}");
+    assert!(
+        message.starts_with(
+            "pool worker: 1 pod unschedulable: no node of GPU product MI355X can take it: "
+        ),
+        "{message}"
+    );
+
+    // doctor lists the products per node, and a spec for an absent product names those present.
+    let doctor = kubectl(&["infera", "doctor", "-n", ns.name(), "-o", "json"]).await?;
+    let report: Value = serde_json::from_str(&doctor.stdout)?;
+    let check = |id: &str| {
+        report["checks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|c| c["id"] == id)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let free = check("INF302")["details"].to_string();
+    for line in [
+        format!("{}: 2/8 MI300X amd.com/gpu free", mi300x.name()),
+        format!("{}: 8/8 MI210 amd.com/gpu free", mi210.name()),
+    ] {
+        assert!(free.contains(&line), "{line} not in {free}");
+    }
+    let spec = std::env::temp_dir().join(format!("{}-on355.yaml", ns.name()));
+    std::fs::write(&spec, on_product("on355", "MI355X", 1, &nodes))?;
+    let path = spec.display().to_string();
+    let fit = kubectl(&[
+        "infera",
+        "doctor",
+        "-n",
+        ns.name(),
+        "--for",
+        &path,
+        "-o",
+        "json",
+    ])
+    .await?;
+    std::fs::remove_file(&spec)?;
+    assert!(
+        fit.stdout.contains("no node has MI355X, the cluster has ")
+            && fit.stdout.contains("MI210")
+            && fit.stdout.contains("MI300X"),
+        "{}",
+        fit.stdout
+    );
+
+    operator.ensure_running()?;
+    mi300x.delete(&admin).await?;
+    mi210.delete(&admin).await?;
+    ns.cleanup().await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rdma_pods_request_the_nics_attach_the_network_and_land_only_where_the_nics_are()
+-> anyhow::Result<()> {
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "amd-rdma").await?;
+    let identity = install(&admin).await?;
+    let mut operator = Operator::start(
+        &identity,
+        &["--namespace", ns.name(), "--log-format=json"],
+        &format!("operator-{}", ns.name()),
+    )
+    .await?;
+    let with_nics = FakeNode::create_with(&admin, "nics", 8, &[], &[("rdma/hca", "8")]).await?;
+    let without = FakeNode::create(&admin, "no-nics", 8).await?;
+    let nodes = [&with_nics, &without];
+
+    apply_yaml_in(&admin, ns.name(), &pd_with_rdma("rdma", 1, &nodes)).await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    wait_for(&ideps, "rdma", State::Ready).await?;
+    let pods: Api<Pod> = ns.api();
+    for role in ["prefill", "decode"] {
+        let pool = pods
+            .list(&ListParams::default().labels(&format!("{LABEL_SERVICE}={role}")))
+            .await?;
+        assert_eq!(pool.items.len(), 1, "{role}");
+        let pod = &pool.items[0];
+        let spec = pod.spec.clone().unwrap_or_default();
+        assert_eq!(spec.node_name.as_deref(), Some(with_nics.name()), "{role}");
+        assert_eq!(
+            pod.metadata
+                .annotations
+                .as_ref()
+                .and_then(|a| a.get("k8s.v1.cni.cncf.io/networks"))
+                .map(String::as_str),
+            Some("rdma-net")
+        );
+        let engine = &spec.containers[0];
+        let limits = engine
+            .resources
+            .as_ref()
+            .and_then(|r| r.limits.clone())
+            .unwrap_or_default();
+        assert_eq!(limits.get("rdma/hca").map(|q| q.0.as_str()), Some("1"));
+        let added = engine
+            .security_context
+            .as_ref()
+            .and_then(|s| s.capabilities.as_ref())
+            .and_then(|c| c.add.clone());
+        assert_eq!(added, Some(vec!["IPC_LOCK".to_string()]));
+        let args = engine.args.clone().unwrap_or_default();
+        let device = args
+            .iter()
+            .position(|a| a == "--disaggregation-ib-device")
+            .and_then(|i| args.get(i + 1));
+        assert_eq!(device.map(String::as_str), Some("rdma0"), "{args:?}");
+    }
+
+    // More NICs per pod than any node has: Pending, and the scheduler's reason names them.
+    apply_yaml_in(&admin, ns.name(), &pd_with_rdma("greedy", 9, &nodes)).await?;
+    let (reason, message) = wait_for(&ideps, "greedy", State::Pending).await?;
+    assert_eq!(reason, "InsufficientCapacity", "{message}");
+    assert!(message.contains("Insufficient rdma/hca"), "{message}");
+
+    operator.ensure_running()?;
+    with_nics.delete(&admin).await?;
+    without.delete(&admin).await?;
+    ns.cleanup().await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_hf_model_is_downloaded_before_any_gpu_pod_exists() -> anyhow::Result<()> {
+    use k8s_openapi::api::{
+        apps::v1::Deployment,
+        batch::v1::Job,
+        core::v1::{PersistentVolume, PersistentVolumeClaim},
+    };
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "amd-model").await?;
+    let identity = install(&admin).await?;
+    let mut operator = Operator::start(
+        &identity,
+        &["--namespace", ns.name(), "--log-format=json"],
+        &format!("operator-{}", ns.name()),
+    )
+    .await?;
+    // A StorageClass nothing provisions: the download waits for the volume this test binds.
+    let class = format!("held-{}", ns.name());
+    let spec = json!({
+        "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+        "metadata": {"name": "cached"},
+        "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1",
+            "model": {"source": "hf://Qwen/Qwen3-0.6B", "cache": {"size": "1Gi", "storageClassName": class}},
+            "services": {
+                "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+                "worker": {"componentType": "worker", "resources": {"gpu": 1}, "args": ["--tp-size", "1"]},
+            }},
+    });
+    apply_yaml_in(&admin, ns.name(), &spec.to_string()).await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    let (reason, message) = wait_for(&ideps, "cached", State::Pending).await?;
+    assert_eq!(reason, "ModelNotReady", "{message}");
+    let status = ideps.get("cached").await?.status.unwrap_or_default();
+    let model = status.conditions.iter().find(|c| c.type_ == "ModelReady");
+    assert_eq!(
+        model.map(|c| (c.status.as_str(), c.reason.as_str())),
+        Some(("False", "Downloading")),
+        "{:?}",
+        status.conditions
+    );
+    let deployments: Api<Deployment> = ns.api();
+    let pool = deployments.get("cached-worker").await?;
+    assert_eq!(pool.spec.and_then(|s| s.replicas), Some(0));
+    let pods: Api<Pod> = ns.api();
+    let gpu_pods = ListParams::default().labels(&format!("{LABEL_SERVICE}=worker"));
+    assert!(pods.list(&gpu_pods).await?.items.is_empty());
+    let shown = kubectl(&["infera", "status", "cached", "-n", ns.name()]).await?;
+    assert!(
+        shown.stdout.contains("ModelNotReady")
+            && shown.stdout.contains("downloading Qwen/Qwen3-0.6B"),
+        "{}",
+        shown.stdout
+    );
+
+    // The volume appears: the Job's pod runs and completes (kwok), then the pool scales up.
+    let claims: Api<PersistentVolumeClaim> = ns.api();
+    let claim = claims.get("cached-model").await?;
+    let volume: PersistentVolume = serde_json::from_value(json!({
+        "metadata": {"name": format!("{}-model", ns.name())},
+        "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteMany"],
+                 "storageClassName": class, "hostPath": {"path": "/tmp/infera-model"},
+                 "claimRef": {"namespace": ns.name(), "name": "cached-model", "uid": claim.metadata.uid}},
+    }))?;
+    let volumes: Api<PersistentVolume> = Api::all(admin.clone());
+    volumes.create(&Default::default(), &volume).await?;
+    wait_for(&ideps, "cached", State::Ready).await?;
+    let download = pods
+        .list(&ListParams::default().labels(&format!("{LABEL_SERVICE}=model")))
+        .await?;
+    let done = download
+        .items
+        .iter()
+        .flat_map(|pod| {
+            pod.status
+                .iter()
+                .flat_map(|s| s.container_statuses.iter().flatten())
+        })
+        .filter_map(|c| c.state.as_ref()?.terminated.as_ref()?.finished_at.clone())
+        .map(|t| t.0)
+        .max()
+        .ok_or_else(|| anyhow::anyhow!("no finished download pod: {download:?}"))?;
+    let jobs: Api<Job> = ns.api();
+    let succeeded = jobs
+        .get("cached-model")
+        .await?
+        .status
+        .and_then(|s| s.succeeded);
+    assert_eq!(succeeded, Some(1));
+    let workers = pods.list(&gpu_pods).await?.items;
+    assert_eq!(workers.len(), 1);
+    for pod in &workers {
+        let created = pod.metadata.creation_timestamp.clone().map(|t| t.0);
+        assert!(
+            created.is_some_and(|created| created >= done),
+            "GPU pod {created:?} created before the download finished at {done:?}"
+        );
+        let args = pod.spec.clone().unwrap_or_default().containers[0]
+            .args
+            .clone()
+            .unwrap_or_default();
+        assert!(
+            args.windows(2).any(|w| w == ["--model-path", "/models"]),
+            "{args:?}"
+        );
+    }
+    let status = ideps.get("cached").await?.status.unwrap_or_default();
+    let model = status.conditions.iter().find(|c| c.type_ == "ModelReady");
+    assert_eq!(
+        model.map(|c| (c.status.as_str(), c.reason.as_str())),
+        Some(("True", "Downloaded"))
+    );
+
+    operator.ensure_running()?;
+    volumes
+        .delete(&format!("{}-model", ns.name()), &Default::default())
+        .await?;
+    ns.cleanup().await
+}
