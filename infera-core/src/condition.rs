@@ -40,13 +40,14 @@ pub enum ReadyReason {
     OwnershipConflict,
     /// The API server refused a child (a ResourceQuota, an admission webhook).
     ApplyRejected,
+    /// The `hf://` model is still downloading (or its download failed): the GPU pools wait. What
+    /// keeps a pod from being scheduled meanwhile is part of the message.
+    ModelNotReady,
     /// Pods cannot be scheduled because no node has the GPUs, CPU, memory or pod slots.
     InsufficientCapacity,
     /// Pods cannot be scheduled for another reason: an unbound volume claim, a node selector or
     /// affinity no node matches, a taint without a toleration.
     Unschedulable,
-    /// The `hf://` model is still downloading (or its download failed): the GPU pools wait.
-    ModelNotReady,
     /// Everything is applied and scheduled; some replicas are not Ready yet.
     PodsNotReady,
     /// Every service has all its replicas Ready.
@@ -60,9 +61,9 @@ impl ReadyReason {
         Self::MissingDependency,
         Self::OwnershipConflict,
         Self::ApplyRejected,
+        Self::ModelNotReady,
         Self::InsufficientCapacity,
         Self::Unschedulable,
-        Self::ModelNotReady,
         Self::PodsNotReady,
         Self::AllReplicasReady,
     ];
@@ -144,9 +145,9 @@ mod tests {
                 ("MissingDependency", State::Degraded),
                 ("OwnershipConflict", State::Degraded),
                 ("ApplyRejected", State::Degraded),
+                ("ModelNotReady", State::Pending),
                 ("InsufficientCapacity", State::Pending),
                 ("Unschedulable", State::Pending),
-                ("ModelNotReady", State::Pending),
                 ("PodsNotReady", State::Deploying),
                 ("AllReplicasReady", State::Ready),
             ]

@@ -229,14 +229,20 @@ fn summarize(
     if let Some((reason, lines)) = problems.into_iter().find(|(_, lines)| !lines.is_empty()) {
         return (reason, lines.join("\n"));
     }
-    if let Some(unschedulable) = unschedulable(&snapshot.pods) {
-        return unschedulable;
-    }
+    // While the weights download, the GPU pools wait for them: that is the reason, with what
+    // keeps a pod (the download's, the server's) from being scheduled, if anything does.
     match model {
         Some(ModelPhase::Downloading(message) | ModelPhase::Failed(message)) => {
-            return (ReadyReason::ModelNotReady, message.clone());
+            let message = match unschedulable(&snapshot.pods) {
+                Some((_, why)) => format!("{message}\n{why}"),
+                None => message.clone(),
+            };
+            return (ReadyReason::ModelNotReady, message);
         }
         Some(ModelPhase::Downloaded) | None => {}
+    }
+    if let Some(unschedulable) = unschedulable(&snapshot.pods) {
+        return unschedulable;
     }
     let not_ready: Vec<String> = services
         .iter()
