@@ -222,6 +222,11 @@ pub async fn apply(
             Prepared::Send(send) => pending.push(send),
         }
     }
+    // A conflict our last apply of a child met, and that still stands, holds back the rest of
+    // the change too: it is written whole once the conflict is resolved.
+    if !applied.conflicts.is_empty() {
+        return Ok(applied);
+    }
     if !pending.is_empty() {
         let shortfalls = quota::shortfalls(
             snapshot.quotas.iter().map(AsRef::as_ref),
