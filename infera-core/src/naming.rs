@@ -25,6 +25,10 @@ pub const DNS_LABEL_PATTERN: &str = "^[a-z]([-a-z0-9]*[a-z0-9])?$";
 
 /// Field manager of the operator's server-side applies.
 pub const OPERATOR_MANAGER: &str = "infera-operator";
+/// Field manager that holds an autoscaled workload's `spec.replicas` between the operator
+/// letting go of it and the autoscaler or `kubectl scale` taking it (the hand-over of the
+/// Kubernetes server-side apply documentation, "Transferring ownership").
+pub const REPLICAS_HANDOVER_MANAGER: &str = "infera-operator-replicas";
 /// Field manager of the plugin's server-side applies.
 pub const PLUGIN_MANAGER: &str = "kubectl-infera";
 

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::{
+    api::autoscaling::v2::MetricSpec,
     api::core::v1::{
         Affinity, Container, EnvVar, LocalObjectReference, Toleration, TopologySpreadConstraint,
         Volume,
@@ -24,9 +25,9 @@ use crate::{
         cel,
         limits::{
             DURATION_PATTERN, LIVENESS_PATH_PATTERN, MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS,
-            MAX_DURATION_LENGTH, MAX_GPUS, MAX_NODES, MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES,
-            MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT, MAX_REFERENCE_LENGTH, MAX_REPLICAS,
-            MAX_SERVICES, MIN_SERVICES, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
+            MAX_DURATION_LENGTH, MAX_GPUS, MAX_METRICS, MAX_NODES, MAX_OVERLAY_CONTAINERS,
+            MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT, MAX_REFERENCE_LENGTH,
+            MAX_REPLICAS, MAX_SERVICES, MIN_SERVICES, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
         },
     },
 };
@@ -193,6 +194,7 @@ pub struct ImagePolicy {
     validation = cel::worker_has_a_gpu(),
     validation = cel::no_injected_flag(),
     validation = cel::service_overlay_no_gpu(),
+    validation = cel::replicas_or_autoscaling(),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct ServiceSpec {
@@ -203,10 +205,17 @@ pub struct ServiceSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<Role>,
 
-    /// Number of replicas (for multi-node pools: number of groups). Default 1.
+    /// Number of replicas (for multi-node pools: number of groups). Default 1. Not with
+    /// `autoscaling`, which owns the count instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0, max = MAX_REPLICAS))]
     pub replicas: Option<i32>,
+
+    /// Let an autoscaler own the replica count: the operator renders a HorizontalPodAutoscaler
+    /// for the service's Deployment or LeaderWorkerSet and stops setting its `replicas`, so the
+    /// autoscaler and `kubectl scale` are not undone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autoscaling: Option<AutoscalingSpec>,
 
     /// Nodes per replica. Above 1 the pool becomes a LeaderWorkerSet of that size. Default 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -255,6 +264,45 @@ pub struct ServiceSpec {
     /// Additions to this service's pods, on top of `spec.podTemplate`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_template: Option<PodTemplateOverlay>,
+}
+
+/// Who owns a service's replica count, between which bounds, on which metrics.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[x_kube(
+    validation = cel::autoscaling_min_not_above_max(),
+    validation = cel::autoscaling_provider_hpa(),
+)]
+#[serde(rename_all = "camelCase")]
+pub struct AutoscalingSpec {
+    /// `hpa` (default): an `autoscaling/v2` HorizontalPodAutoscaler. `keda` is not supported yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<AutoscalingProvider>,
+    /// Fewest replicas (groups, for multi-node pools). Default 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = MAX_REPLICAS))]
+    pub min_replicas: Option<i32>,
+    /// Most replicas (groups, for multi-node pools).
+    #[schemars(range(min = 1, max = MAX_REPLICAS))]
+    pub max_replicas: i32,
+    /// What the autoscaler scales on, as the HorizontalPodAutoscaler's `spec.metrics` (see the
+    /// `autoscaling/v2` API reference). At least one: the HPA's own default, 80% CPU, says
+    /// nothing about a GPU engine's load. For a multi-node pool, `Pods` and `Resource` metrics
+    /// are averaged over the leader pods, one per group.
+    #[schemars(schema_with = "bare_list::<MetricSpec, MAX_METRICS>", extend("minItems" = 1))]
+    pub metrics: Vec<MetricSpec>,
+}
+
+/// Autoscaler.
+#[allow(
+    missing_docs,
+    reason = "the variants are the CRD enum values; doc comments on them would change the schema"
+)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AutoscalingProvider {
+    #[default]
+    Hpa,
+    Keda,
 }
 
 /// What a user adds to the pods the operator renders, shaped like a PodTemplateSpec: labels and

@@ -86,6 +86,7 @@ fn service() -> impl Strategy<Value = ServiceSpec> {
                     component_type,
                     role,
                     replicas,
+                    autoscaling: None,
                     number_of_nodes: nodes,
                     resources: Some(ResourcesSpec {
                         gpu,

@@ -229,3 +229,52 @@ fn every_backend_and_topology_is_probed_and_drained_as_its_engine_needs() {
         }
     }
 }
+
+/// `file` with `autoscaling` instead of `replicas` on `service`: the rendered workload of that
+/// service, without `replicas`, and its HorizontalPodAutoscaler.
+fn autoscaled(file: &str, service: &str) -> String {
+    let mut deployment = load(file);
+    let pool = deployment
+        .spec
+        .services
+        .get_mut(service)
+        .expect("the service");
+    pool.replicas = None;
+    pool.autoscaling = Some(
+        serde_json::from_value(serde_json::json!({
+            "minReplicas": 2,
+            "maxReplicas": 6,
+            "metrics": [{"type": "Pods", "pods": {
+                "metric": {"name": "sglang_num_queue_reqs"},
+                "target": {"type": "AverageValue", "averageValue": "4"},
+            }}],
+        }))
+        .expect("autoscaling"),
+    );
+    let children: Vec<_> = render(&validate(&deployment).expect("valid"))
+        .into_iter()
+        .filter(|child| {
+            child.service() == service
+                && matches!(
+                    child.kind(),
+                    infera_core::ChildKind::Deployment
+                        | infera_core::ChildKind::LeaderWorkerSet
+                        | infera_core::ChildKind::HorizontalPodAutoscaler
+                )
+        })
+        .collect();
+    yaml::to_yaml_stream(&children).expect("yaml")
+}
+
+#[test]
+fn an_autoscaled_deployment_pool_gets_an_hpa_and_no_replicas() {
+    let text = autoscaled("pd.yaml", "decode");
+    assert!(!text.contains("replicas: 1"), "{text}");
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn an_autoscaled_multi_node_pool_gets_an_hpa_on_its_leader_worker_set() {
+    let text = autoscaled("multinode.yaml", "worker");
+    insta::assert_snapshot!(text);
+}

@@ -10,13 +10,21 @@
 //! object we applied in the [`APPLIED_HASH`] annotation. A restarted operator, or a standby that
 //! takes over the Lease, adopts a child whose hash matches what it renders now as already applied
 //! (see [`adopt`]) and sends nothing for it.
+//!
+//! A workload whose replicas an autoscaler owns is rendered without `replicas`. Its replica count
+//! is then no reason to apply it again (see [`version`]), and before our apply lets go of
+//! `spec.replicas` a second field manager takes it over at its current value (see
+//! [`Target::hand_over`]), so it is neither reset to the default nor fought over.
 
 use std::{
     collections::{BTreeMap, BTreeSet, HashMap},
     sync::Mutex,
 };
 
-use infera_core::{Child, ChildKind, InferaDeployment, naming::OPERATOR_MANAGER};
+use infera_core::{
+    Child, ChildKind, InferaDeployment,
+    naming::{OPERATOR_MANAGER, REPLICAS_HANDOVER_MANAGER},
+};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
 use kube::{
     Api, Client, ResourceExt,
@@ -26,7 +34,10 @@ use kube::{
 };
 use serde_json::Value;
 
-use crate::{Error, Result, observe::Snapshot};
+use crate::{
+    Error, Result,
+    observe::{SPEC_BESIDES_REPLICAS, Snapshot, slim_child},
+};
 
 /// The annotation on every child holding the [`hash`] of the object we last applied to it (the
 /// rendered child, without this annotation), as 16 hex digits.
@@ -50,12 +61,14 @@ enum Problem {
     Rejected(String),
 }
 
-/// Our last apply of a child: what we sent, the version it left, and any conflict.
+/// Our last apply of a child: what we sent, the version it left, any conflict, and, for a
+/// workload whose replicas an autoscaler owns, whether its replicas were handed over.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Record {
     hash: u64,
     version: String,
     problem: Option<Problem>,
+    handed_over: bool,
 }
 
 /// A child of a deployment: the deployment, the child's kind and name.
@@ -103,7 +116,7 @@ impl Applies {
 /// writers are no reason to apply. Not seen: a field of ours that another writer removed
 /// outright while no operator was running, which leaves no owner behind; a running operator sees
 /// it (the generation moves) and so does the next change of the render.
-fn adopt(live: &DynamicObject, hash: u64, rendered: &Value) -> Option<Record> {
+fn adopt(live: &DynamicObject, hash: u64, rendered: &Value, autoscaled: bool) -> Option<Record> {
     let applied = live.annotations().get(APPLIED_HASH)?;
     let untouched = !live
         .metadata
@@ -119,8 +132,9 @@ fn adopt(live: &DynamicObject, hash: u64, rendered: &Value) -> Option<Record> {
         });
     (*applied == hex(hash) && untouched).then(|| Record {
         hash,
-        version: version(live).unwrap_or_default(),
+        version: version(live, autoscaled).unwrap_or_default(),
         problem: None,
+        handed_over: false,
     })
 }
 
@@ -209,6 +223,7 @@ pub async fn apply(
         deployment: &deployment,
         namespace: &namespace,
         snapshot,
+        floors: floors(&children),
     };
     // Otherwise children of one deployment do not depend on each other: apply them at once.
     for batch in [first, then] {
@@ -237,6 +252,47 @@ struct Target<'a> {
     deployment: &'a ObjectRef<InferaDeployment>,
     namespace: &'a str,
     snapshot: &'a Snapshot,
+    /// `minReplicas` of each rendered HorizontalPodAutoscaler, by the name of its target.
+    floors: BTreeMap<String, i32>,
+}
+
+/// `minReplicas` of each HorizontalPodAutoscaler among `children`, by the name of its target.
+fn floors(children: &[Child]) -> BTreeMap<String, i32> {
+    children
+        .iter()
+        .filter_map(|child| match child {
+            Child::HorizontalPodAutoscaler(hpa) => {
+                let spec = hpa.spec.as_ref()?;
+                Some((spec.scale_target_ref.name.clone(), spec.min_replicas?))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether `body`, a rendered child of `kind`, is a workload rendered without `replicas`
+/// because an autoscaler owns them.
+fn autoscaled(kind: ChildKind, body: &Value) -> bool {
+    matches!(
+        kind,
+        ChildKind::Deployment | ChildKind::StatefulSet | ChildKind::LeaderWorkerSet
+    ) && body["spec"].get("replicas").is_none()
+}
+
+/// Whether a writer other than us holds `spec.replicas` of the (slimmed) live child.
+fn replicas_held(live: &DynamicObject) -> bool {
+    let replicas = serde_json::json!({"spec": {"replicas": 0}});
+    live.metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|entry| is_other_writer(entry))
+        .any(|entry| {
+            entry
+                .fields_v1
+                .as_ref()
+                .is_some_and(|fields| holds_any(&fields.0, &replicas))
+        })
 }
 
 impl Target<'_> {
@@ -260,15 +316,34 @@ impl Target<'_> {
         let hash = hash(&body);
         let key = self.key(kind, &name);
         let live = self.snapshot.children.get(&(kind, name.clone()));
-        let live_version = live.and_then(|o| version(o));
+        let autoscaled = autoscaled(kind, &body);
+        let live_version = live.and_then(|o| version(o, autoscaled));
         let last = match self.applies.get(&key) {
             Some(last) => Some(last),
             // After a restart: what the previous operator applied, if it still stands.
             None => live
-                .and_then(|live| adopt(live, hash, &body))
+                .and_then(|live| adopt(live, hash, &body, autoscaled))
                 .inspect(|adopted| self.applies.put(key.clone(), adopted.clone())),
         };
-        if !must_apply(last.as_ref(), hash, live_version.as_deref()) {
+        // Nobody but us holds the replicas of a workload we let go of: hand them over, at their
+        // live value before our apply releases them, or at the autoscaler's floor right after
+        // our apply creates the workload. Our record says when we did, until the watch shows it.
+        let handed_over = last.as_ref().is_some_and(|last| last.handed_over);
+        let needs_hand_over =
+            autoscaled && !handed_over && !live.is_some_and(|live| replicas_held(live));
+        let skip = !must_apply(last.as_ref(), hash, live_version.as_deref());
+        if needs_hand_over && let Some(live) = live {
+            let replicas = live.data["spec"]["replicas"].as_i64().unwrap_or(1);
+            self.hand_over(kind, &name, replicas).await?;
+            if let Some(last) = last.as_ref().filter(|_| skip) {
+                let record = Record {
+                    handed_over: true,
+                    ..last.clone()
+                };
+                self.applies.put(key.clone(), record);
+            }
+        }
+        if skip {
             return Ok(last.and_then(|last| last.problem));
         }
         body["metadata"]["annotations"][APPLIED_HASH] = Value::String(hex(hash));
@@ -278,12 +353,21 @@ impl Target<'_> {
             .patch(&name, &params, &Patch::Apply(&body))
             .await
         {
-            Ok(object) => {
-                let version = version(&object).unwrap_or_default();
+            Ok(mut object) => {
+                if needs_hand_over && live.is_none() {
+                    let floor = self.floors.get(&name).copied().unwrap_or(1);
+                    object = self.hand_over(kind, &name, floor.into()).await?;
+                }
+                if autoscaled {
+                    // Versioned the way the watch stores it (see `version`).
+                    slim_child(&mut object);
+                }
+                let version = version(&object, autoscaled).unwrap_or_default();
                 let record = Record {
                     hash,
                     version,
                     problem: None,
+                    handed_over: autoscaled,
                 };
                 self.applies.put(key, record);
                 Ok(None)
@@ -305,6 +389,7 @@ impl Target<'_> {
                         hash,
                         version,
                         problem: Some(problem.clone()),
+                        handed_over,
                     };
                     self.applies.put(key, record);
                 }
@@ -316,6 +401,29 @@ impl Target<'_> {
                 source,
             }),
         }
+    }
+
+    /// Sets `spec.replicas` of a workload to `replicas` under [`REPLICAS_HANDOVER_MANAGER`], which
+    /// holds nothing else: the field stays when our own apply lets go of it, and the autoscaler or
+    /// `kubectl scale` (updates through the scale subresource) take it from that manager without
+    /// a conflict. Returns the object as it is afterwards.
+    async fn hand_over(&self, kind: ChildKind, name: &str, replicas: i64) -> Result<DynamicObject> {
+        let resource = kind.api_resource();
+        let body = serde_json::json!({
+            "apiVersion": resource.api_version,
+            "kind": resource.kind,
+            "metadata": {"name": name},
+            "spec": {"replicas": replicas},
+        });
+        let params = PatchParams::apply(REPLICAS_HANDOVER_MANAGER);
+        self.api(kind)
+            .patch(name, &params, &Patch::Apply(&body))
+            .await
+            .map_err(|source| Error::Apply {
+                kind: resource.kind,
+                name: name.to_string(),
+                source,
+            })
     }
 
     /// Deletes a child that is no longer rendered.
@@ -380,8 +488,19 @@ fn missing_dependency(kind: ChildKind, service: &str) -> String {
     }
 }
 
-/// What must move for a live child to count as changed by someone else.
-fn version(object: &DynamicObject) -> Option<String> {
+/// What must move for a live child to count as changed by someone else: its generation, for
+/// objects with a spec the API server versions, else its resourceVersion. For a workload whose
+/// replicas an autoscaler owns (`autoscaled`), the rest of its spec, as the watch's slimmed copy
+/// hashes it ([`SPEC_BESIDES_REPLICAS`]): the autoscaler's and `kubectl scale`'s changes move its
+/// generation but are not ours to undo.
+fn version(object: &DynamicObject, autoscaled: bool) -> Option<String> {
+    let besides_replicas = object
+        .data
+        .get(SPEC_BESIDES_REPLICAS)
+        .and_then(Value::as_str);
+    if autoscaled && let Some(hash) = besides_replicas {
+        return Some(format!("spec {hash}"));
+    }
     match object.metadata.generation {
         Some(generation) => Some(format!("generation {generation}")),
         None => object.resource_version(),
@@ -391,7 +510,7 @@ fn version(object: &DynamicObject) -> Option<String> {
 /// A hash of `value` that every build of the operator computes alike, so a restarted or upgraded
 /// operator compares it with what an earlier one recorded: [`fnv1a`] over the compact JSON text
 /// (serde_json orders object keys, as built here without its `preserve_order` feature).
-fn hash(value: &Value) -> u64 {
+pub(crate) fn hash(value: &Value) -> u64 {
     fnv1a(value.to_string().as_bytes())
 }
 
@@ -405,7 +524,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// `hash` as the [`APPLIED_HASH`] annotation writes it.
-fn hex(hash: u64) -> String {
+pub(crate) fn hex(hash: u64) -> String {
     format!("{hash:016x}")
 }
 
@@ -452,6 +571,7 @@ mod tests {
             hash,
             version: version.into(),
             problem: None,
+            handed_over: false,
         }
     }
 
@@ -508,23 +628,26 @@ mod tests {
     #[test]
     fn a_versioned_spec_moves_with_its_generation_not_with_status_updates() {
         assert_eq!(
-            version(&live(Some(2), "100")),
-            version(&live(Some(2), "101"))
+            version(&live(Some(2), "100"), false),
+            version(&live(Some(2), "101"), false)
         );
         assert_eq!(
-            version(&live(Some(2), "100")).as_deref(),
+            version(&live(Some(2), "100"), false).as_deref(),
             Some("generation 2")
         );
         assert_ne!(
-            version(&live(Some(2), "100")),
-            version(&live(Some(3), "101"))
+            version(&live(Some(2), "100"), false),
+            version(&live(Some(3), "101"), false)
         );
     }
 
     #[test]
     fn an_object_without_a_generation_moves_with_its_resource_version() {
-        assert_eq!(version(&live(None, "100")).as_deref(), Some("100"));
-        assert_ne!(version(&live(None, "100")), version(&live(None, "101")));
+        assert_eq!(version(&live(None, "100"), false).as_deref(), Some("100"));
+        assert_ne!(
+            version(&live(None, "100"), false),
+            version(&live(None, "101"), false)
+        );
     }
 
     #[test]
@@ -607,10 +730,21 @@ mod tests {
     fn a_child_is_adopted_when_it_carries_our_hash_and_no_other_writer_holds_our_fields() {
         let body = rendered();
         let mut live = live(Some(4), "100");
-        assert_eq!(adopt(&live, 7, &body), None, "no hash: never applied by us");
+        assert_eq!(
+            adopt(&live, 7, &body, false),
+            None,
+            "no hash: never applied by us"
+        );
         live.metadata.annotations = Some([(APPLIED_HASH.to_string(), hex(7))].into());
-        assert_eq!(adopt(&live, 8, &body), None, "we render something else now");
-        assert_eq!(adopt(&live, 7, &body), Some(record(7, "generation 4")));
+        assert_eq!(
+            adopt(&live, 8, &body, false),
+            None,
+            "we render something else now"
+        );
+        assert_eq!(
+            adopt(&live, 7, &body, false),
+            Some(record(7, "generation 4"))
+        );
         live.metadata.managed_fields = Some(vec![ManagedFieldsEntry {
             manager: Some("kubectl-edit".into()),
             operation: Some("Update".into()),
@@ -620,9 +754,91 @@ mod tests {
             ..ManagedFieldsEntry::default()
         }]);
         assert_eq!(
-            adopt(&live, 7, &body),
+            adopt(&live, 7, &body, false),
             None,
             "another writer took spec.replicas"
+        );
+    }
+
+    #[test]
+    fn only_a_workload_rendered_without_replicas_is_autoscaled() {
+        let spec = |spec: Value| serde_json::json!({ "spec": spec });
+        assert!(autoscaled(
+            ChildKind::Deployment,
+            &spec(serde_json::json!({}))
+        ));
+        assert!(autoscaled(
+            ChildKind::LeaderWorkerSet,
+            &spec(serde_json::json!({}))
+        ));
+        assert!(!autoscaled(
+            ChildKind::Deployment,
+            &spec(serde_json::json!({"replicas": 2}))
+        ));
+        assert!(!autoscaled(
+            ChildKind::HorizontalPodAutoscaler,
+            &spec(serde_json::json!({}))
+        ));
+    }
+
+    /// A Deployment as the watch stores it, with `replicas` and an image.
+    fn watched(replicas: i64, image: &str, generation: i64) -> DynamicObject {
+        let mut object = live(Some(generation), "100").data(serde_json::json!({
+            "spec": {"replicas": replicas, "template": {"spec": {"containers": [{"name": "engine", "image": image}]}}},
+            "status": {"observedGeneration": generation, "readyReplicas": replicas},
+        }));
+        slim_child(&mut object);
+        object
+    }
+
+    #[test]
+    fn an_autoscaled_workload_moves_with_its_spec_besides_replicas() {
+        let scaled = watched(5, "rocm/infera:a", 3);
+        let version = |object: &DynamicObject| version(object, true);
+        assert_eq!(version(&watched(2, "rocm/infera:a", 2)), version(&scaled));
+        assert_ne!(version(&scaled), version(&watched(5, "rocm/infera:b", 4)));
+        // Not autoscaled: the generation, which the scale moved.
+        assert_ne!(
+            super::version(&watched(2, "rocm/infera:a", 2), false),
+            super::version(&scaled, false)
+        );
+    }
+
+    #[test]
+    fn replicas_are_held_by_another_writer_of_spec_replicas_only() {
+        let entry = |manager: &str, subresource: Option<&str>, fields: Value| ManagedFieldsEntry {
+            manager: Some(manager.into()),
+            operation: Some("Update".into()),
+            subresource: subresource.map(Into::into),
+            fields_v1: Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1(
+                fields,
+            )),
+            ..ManagedFieldsEntry::default()
+        };
+        let replicas = serde_json::json!({"f:spec": {"f:replicas": {}}});
+        let mut object = live(Some(1), "100");
+        assert!(!replicas_held(&object), "no writer");
+        object.metadata.managed_fields = Some(vec![
+            entry(OPERATOR_MANAGER, None, replicas.clone()),
+            entry("kube-controller-manager", Some("status"), replicas.clone()),
+            entry(
+                "kubectl-edit",
+                None,
+                serde_json::json!({"f:spec": {"f:paused": {}}}),
+            ),
+        ]);
+        assert!(
+            !replicas_held(&object),
+            "ours, a status writer's, another field"
+        );
+        object
+            .metadata
+            .managed_fields
+            .get_or_insert_default()
+            .push(entry("kube-controller-manager", Some("scale"), replicas));
+        assert!(
+            replicas_held(&object),
+            "the HPA through the scale subresource"
         );
     }
 

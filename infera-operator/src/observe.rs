@@ -35,7 +35,11 @@ use kube::{
 };
 use serde_json::{Value, json};
 
-use crate::apply::{APPLIED_HASH, is_other_writer};
+use crate::apply::{APPLIED_HASH, hash, hex, is_other_writer};
+
+/// Where a slimmed workload keeps the [`hash`] of its `spec` without `replicas`: what must move
+/// for a workload whose replicas an autoscaler owns to count as changed (see `apply::version`).
+pub const SPEC_BESIDES_REPLICAS: &str = "specBesidesReplicasHash";
 
 /// Objects per page of a watch's initial LIST. kube-runtime 5.0 reads pages of 500 by default
 /// (`page_size: Some(500)` in kube-runtime-5.0.0/src/watcher.rs); a page is held whole, as
@@ -196,8 +200,9 @@ fn metadata_only(
 /// Strips a child to what reconcile reads: its identity (name, namespace, uid, versions), our two
 /// labels, its controller reference, our [`APPLIED_HASH`] annotation, the `managedFields` entries
 /// of other writers besides status writers (a restarted operator reads them to tell whether
-/// someone else holds fields it sets, see `apply::adopt`), and for workloads
-/// `status.observedGeneration` and `status.readyReplicas`. Everything else — pod templates,
+/// someone else holds fields it sets, see `apply::adopt`), and for workloads `spec.replicas`,
+/// the hash of the rest of their spec ([`SPEC_BESIDES_REPLICAS`]), `status.observedGeneration`
+/// and `status.readyReplicas`. Everything else — pod templates,
 /// our own `managedFields` entry, status writers' entries, the type meta (the store is per kind) —
 /// is dropped before it is stored.
 pub fn slim_child(object: &mut DynamicObject) {
@@ -243,10 +248,19 @@ pub fn slim_child(object: &mut DynamicObject) {
     object.data = if object.data.is_null() {
         Value::Null
     } else {
-        json!({"status": {
-            "observedGeneration": read("observedGeneration"),
-            "readyReplicas": read("readyReplicas"),
-        }})
+        let mut spec = object.data["spec"].clone();
+        let replicas = spec
+            .as_object_mut()
+            .and_then(|spec| spec.remove("replicas"))
+            .unwrap_or(Value::Null);
+        json!({
+            "spec": {"replicas": replicas},
+            SPEC_BESIDES_REPLICAS: hex(hash(&spec)),
+            "status": {
+                "observedGeneration": read("observedGeneration"),
+                "readyReplicas": read("readyReplicas"),
+            },
+        })
     };
     object.metadata = slim;
 }

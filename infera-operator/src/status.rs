@@ -39,7 +39,8 @@ pub struct Workload {
     pub service: String,
     pub kind: ChildKind,
     pub name: String,
-    pub replicas: i32,
+    /// Replicas asked for; `None` when an autoscaler owns them, and the live workload says.
+    pub replicas: Option<i32>,
     /// Pods per group, for a LeaderWorkerSet.
     pub group_size: Option<i32>,
 }
@@ -62,7 +63,7 @@ impl Workload {
                     service: child.service().to_string(),
                     kind: child.kind(),
                     name: child.name().to_string(),
-                    replicas: replicas.unwrap_or(1),
+                    replicas,
                     group_size,
                 })
             })
@@ -208,9 +209,14 @@ fn services(snapshot: &Snapshot, workloads: &[Workload]) -> BTreeMap<String, Ser
         let ready_groups = workload
             .group_size
             .map(|size| ready_groups(&snapshot.pods, &workload.name, size));
+        // An autoscaled workload wants what its live spec says (the API server's default, 1,
+        // until it exists).
+        let live_replicas = observed
+            .and_then(|object| object.data["spec"]["replicas"].as_i64())
+            .and_then(|replicas| i32::try_from(replicas).ok());
         let status = ServiceStatus {
             kind: workload.kind.api_resource().kind,
-            desired_replicas: workload.replicas,
+            desired_replicas: workload.replicas.or(live_replicas).unwrap_or(1),
             ready_replicas: observed.map_or(0, |object| ready_replicas(object)),
             ready_groups,
         };
@@ -341,9 +347,11 @@ mod tests {
                 service: object.labels()[LABEL_SERVICE].clone(),
                 kind: ChildKind::Deployment,
                 name: object.name_any(),
-                replicas: object.data["spec"]["replicas"]
-                    .as_i64()
-                    .map_or(1, |r| r as i32),
+                replicas: Some(
+                    object.data["spec"]["replicas"]
+                        .as_i64()
+                        .map_or(1, |r| r as i32),
+                ),
                 group_size: None,
             })
             .collect();
@@ -440,7 +448,7 @@ mod tests {
             service: "prefill".into(),
             kind: ChildKind::Deployment,
             name: "demo-prefill".into(),
-            replicas: 1,
+            replicas: Some(1),
             group_size: None,
         });
         let outcome = Outcome::Applied {
@@ -452,6 +460,53 @@ mod tests {
         assert_eq!(
             ready_condition(&status),
             ("False", "PodsNotReady", "prefill: 0/1 ready")
+        );
+    }
+
+    #[test]
+    fn an_autoscaled_pool_wants_what_its_live_workload_says() {
+        let snapshot = Snapshot {
+            children: [deployment("server", 1, 1), deployment("decode", 3, 2)].into(),
+            pods: vec![],
+        };
+        let Outcome::Applied {
+            applied,
+            endpoint,
+            mut workloads,
+        } = outcome(Applied::default(), &snapshot)
+        else {
+            unreachable!()
+        };
+        for workload in &mut workloads {
+            workload.replicas = None;
+        }
+        workloads.push(Workload {
+            service: "prefill".into(),
+            kind: ChildKind::Deployment,
+            name: "demo-prefill".into(),
+            replicas: None,
+            group_size: None,
+        });
+        let outcome = Outcome::Applied {
+            applied,
+            endpoint,
+            workloads,
+        };
+        let status = compute(Some(1), &snapshot, &outcome, &[], None, now());
+        let desired = |service: &str| status.services[service].desired_replicas;
+        assert_eq!((desired("server"), desired("decode")), (1, 3));
+        assert_eq!(
+            desired("prefill"),
+            1,
+            "not created yet: the API server's default"
+        );
+        assert_eq!(
+            ready_condition(&status),
+            (
+                "False",
+                "PodsNotReady",
+                "decode: 2/3 ready, prefill: 0/1 ready"
+            )
         );
     }
 

@@ -231,6 +231,7 @@ impl Plan {
             component_type: ComponentType::Worker,
             role,
             replicas: Some(replicas),
+            autoscaling: None,
             number_of_nodes: (self.nodes > 1).then_some(self.nodes),
             resources: Some(ResourcesSpec {
                 gpu: Some(self.gpus),
@@ -263,6 +264,7 @@ impl Plan {
             component_type: ComponentType::Server,
             role: None,
             replicas: Some(self.server_replicas),
+            autoscaling: None,
             number_of_nodes: None,
             resources: None,
             args: server_args,

@@ -3,6 +3,7 @@
 //! [`render`] is deterministic: the same input gives the same objects in the same order, which
 //! keeps snapshots stable and lets the operator skip writes when nothing changed.
 
+mod autoscaling;
 mod gaie;
 mod meta;
 mod nats;
@@ -13,6 +14,7 @@ mod workloads;
 use k8s_openapi::{
     api::{
         apps::v1::{Deployment, StatefulSet},
+        autoscaling::v2::HorizontalPodAutoscaler,
         core::v1::{Service, ServiceAccount},
         rbac::v1::{Role, RoleBinding},
     },
@@ -53,6 +55,7 @@ pub enum Child {
     Deployment(Deployment),
     StatefulSet(StatefulSet),
     LeaderWorkerSet(LeaderWorkerSet),
+    HorizontalPodAutoscaler(HorizontalPodAutoscaler),
     InferencePool(InferencePool),
     InferencePoolV1Alpha2(inference_pool_v1alpha2::InferencePool),
     HttpRoute(HttpRoute),
@@ -69,6 +72,7 @@ pub enum ChildKind {
     Deployment,
     StatefulSet,
     LeaderWorkerSet,
+    HorizontalPodAutoscaler,
     InferencePool,
     /// The InferencePool of GAIE before 1.0 (`inference.networking.x-k8s.io/v1alpha2`).
     InferencePoolV1Alpha2,
@@ -77,7 +81,7 @@ pub enum ChildKind {
 
 impl ChildKind {
     /// Every kind, in the order children are rendered and watched.
-    pub const ALL: [ChildKind; 10] = [
+    pub const ALL: [ChildKind; 11] = [
         Self::ServiceAccount,
         Self::Role,
         Self::RoleBinding,
@@ -85,6 +89,7 @@ impl ChildKind {
         Self::Deployment,
         Self::StatefulSet,
         Self::LeaderWorkerSet,
+        Self::HorizontalPodAutoscaler,
         Self::InferencePool,
         Self::InferencePoolV1Alpha2,
         Self::HttpRoute,
@@ -100,6 +105,7 @@ impl ChildKind {
             Self::Deployment => ApiResource::erase::<Deployment>(&()),
             Self::StatefulSet => ApiResource::erase::<StatefulSet>(&()),
             Self::LeaderWorkerSet => ApiResource::erase::<LeaderWorkerSet>(&()),
+            Self::HorizontalPodAutoscaler => ApiResource::erase::<HorizontalPodAutoscaler>(&()),
             Self::InferencePool => ApiResource::erase::<InferencePool>(&()),
             Self::InferencePoolV1Alpha2 => {
                 ApiResource::erase::<inference_pool_v1alpha2::InferencePool>(&())
@@ -178,6 +184,7 @@ impl Child {
             Self::Deployment(_) => ChildKind::Deployment,
             Self::StatefulSet(_) => ChildKind::StatefulSet,
             Self::LeaderWorkerSet(_) => ChildKind::LeaderWorkerSet,
+            Self::HorizontalPodAutoscaler(_) => ChildKind::HorizontalPodAutoscaler,
             Self::InferencePool(_) => ChildKind::InferencePool,
             Self::InferencePoolV1Alpha2(_) => ChildKind::InferencePoolV1Alpha2,
             Self::HttpRoute(_) => ChildKind::HttpRoute,
@@ -194,6 +201,7 @@ impl Child {
             Self::Deployment(o) => &o.metadata,
             Self::StatefulSet(o) => &o.metadata,
             Self::LeaderWorkerSet(o) => &o.metadata,
+            Self::HorizontalPodAutoscaler(o) => &o.metadata,
             Self::InferencePool(o) => &o.metadata,
             Self::InferencePoolV1Alpha2(o) => &o.metadata,
             Self::HttpRoute(o) => &o.metadata,
@@ -285,8 +293,17 @@ pub fn render_for(deployment: &ValidDeployment, apis: Apis) -> Vec<Child> {
         children.extend(nats::managed(&cx, storage));
     }
     children.extend(workloads::server(&cx));
+    let server = naming::Component::Server(&deployment.server.service);
+    children.extend(autoscaling::hpa(&cx, server, &deployment.server, false));
     for worker in &deployment.workers {
         children.push(workloads::worker(&cx, worker));
+        let component = naming::Component::Worker(&worker.pod.service, worker.role);
+        children.extend(autoscaling::hpa(
+            &cx,
+            component,
+            &worker.pod,
+            worker.multi_node(),
+        ));
     }
     if let Some(gaie) = &deployment.gaie {
         children.extend(gaie::objects(&cx, gaie));

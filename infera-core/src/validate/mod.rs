@@ -6,6 +6,7 @@
 //! it with the wording admission would use, and the operator can report what admission could not
 //! catch (the parallelism rule). All errors are collected, not only the first.
 
+mod autoscaling;
 pub(crate) mod cel;
 mod discovery;
 mod gaie;
@@ -22,6 +23,7 @@ mod topology;
 
 use std::{collections::BTreeMap, fmt};
 
+pub use autoscaling::Autoscaling;
 pub use images::{DIGEST_PATTERN, MutableImage, is_pinned, mutable_images};
 use k8s_openapi::{
     api::core::v1::{EnvVar, Toleration},
@@ -129,8 +131,10 @@ pub struct Pod {
     pub service: String,
     /// The service's image, or the deployment's.
     pub image: String,
-    /// Replicas (groups, for a multi-node pool).
+    /// Replicas (groups, for a multi-node pool); with `autoscaling`, its floor.
     pub replicas: i32,
+    /// When set, an autoscaler owns the replica count and the rendered workload sets none.
+    pub autoscaling: Option<Autoscaling>,
     /// The engine container's entry point, if not the image's.
     pub command: Option<Vec<String>>,
     /// The user's engine arguments; injected flags are appended when rendering.
