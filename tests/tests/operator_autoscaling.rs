@@ -1,0 +1,209 @@
+//! A pool with `autoscaling` on the tier-2 cluster: the operator renders an HPA the real API
+//! server accepts, on the right workload, and leaves the replica count to whoever scales through
+//! the scale subresource (the HPA controller, `kubectl scale`): no write to the workload in the
+//! reconciles that follow, and status reports the live count. The cluster has no metrics
+//! server, so the HPA itself never moves the count inside its bounds: what is tested is
+//! ownership, not autoscaling decisions.
+
+use std::time::Duration;
+
+use infera_core::{InferaDeployment, State, naming::REPLICAS_HANDOVER_MANAGER};
+use infera_e2e::{
+    TestNamespace, admin, apply_yaml_in, eventually,
+    kube::{
+        Api,
+        api::{DynamicObject, Patch, PatchParams},
+    },
+    operator::{Operator, install},
+};
+use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
+use serde_json::json;
+
+const TIMEOUT: Duration = Duration::from_secs(120);
+
+/// A deployment with an autoscaled single-node pool `worker` and an autoscaled multi-node pool
+/// `wide` (a LeaderWorkerSet of 2-pod groups).
+fn elastic(name: &str) -> String {
+    let autoscaling = json!({
+        "minReplicas": 2, "maxReplicas": 5,
+        "metrics": [{"type": "Pods", "pods": {
+            "metric": {"name": "sglang_num_queue_reqs"},
+            "target": {"type": "AverageValue", "averageValue": "4"},
+        }}],
+    });
+    json!({
+        "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+        "metadata": {"name": name},
+        "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "services": {
+            "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+            "worker": {
+                "componentType": "worker", "autoscaling": autoscaling,
+                "resources": {"gpu": 1}, "args": ["--model-path", "Qwen/Qwen3-0.6B"],
+            },
+            "wide": {
+                "componentType": "worker", "autoscaling": autoscaling, "numberOfNodes": 2,
+                "resources": {"gpu": 1}, "args": ["--model-path", "Qwen/Qwen3-0.6B", "--tp-size", "2"],
+            },
+        }},
+    })
+    .to_string()
+}
+
+/// The workloads of the two pools, as (API, name).
+fn workloads(admin: &infera_e2e::kube::Client, ns: &str) -> [(Api<DynamicObject>, String); 2] {
+    let api = |kind: infera_core::ChildKind| {
+        Api::<DynamicObject>::namespaced_with(admin.clone(), ns, &kind.api_resource())
+    };
+    [
+        (
+            api(infera_core::ChildKind::Deployment),
+            "elastic-worker".into(),
+        ),
+        (
+            api(infera_core::ChildKind::LeaderWorkerSet),
+            "elastic-wide".into(),
+        ),
+    ]
+}
+
+/// Waits until the deployment is Ready with `worker` and `wide` desiring `replicas`.
+async fn ready_with(
+    ideps: &Api<InferaDeployment>,
+    replicas: i32,
+) -> anyhow::Result<InferaDeployment> {
+    eventually(TIMEOUT, || async {
+        let idep = ideps.get("elastic").await?;
+        let status = idep.status.clone().unwrap_or_default();
+        let desired = |pool: &str| status.services.get(pool).map(|s| s.desired_replicas);
+        anyhow::ensure!(
+            status.state == Some(State::Ready)
+                && desired("worker") == Some(replicas)
+                && desired("wide") == Some(replicas),
+            "state {:?}, services {:?}, conditions {:?}",
+            status.state,
+            status.services,
+            status.conditions
+        );
+        Ok(idep)
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn autoscaled_pools_get_an_hpa_and_kubectl_scale_is_not_undone() -> anyhow::Result<()> {
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "op-autoscale").await?;
+    let identity = install(&admin).await?;
+    let mut operator = Operator::start(
+        &identity,
+        &["--namespace", ns.name(), "--log-format=json"],
+        &format!("operator-{}", ns.name()),
+    )
+    .await?;
+    apply_yaml_in(&admin, ns.name(), &elastic("elastic")).await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    // Created without replicas, then handed over at minReplicas.
+    ready_with(&ideps, 2).await?;
+
+    // The HPAs the API server accepted target the pools' workloads.
+    let hpas: Api<HorizontalPodAutoscaler> = ns.api();
+    for (name, kind) in [
+        ("elastic-worker", "Deployment"),
+        ("elastic-wide", "LeaderWorkerSet"),
+    ] {
+        let spec = hpas.get(name).await?.spec.unwrap_or_default();
+        assert_eq!(
+            (
+                spec.scale_target_ref.kind.as_str(),
+                spec.scale_target_ref.name.as_str()
+            ),
+            (kind, name)
+        );
+        assert_eq!((spec.min_replicas, spec.max_replicas), (Some(2), 5));
+    }
+    // spec.replicas is held by the hand-over manager, not by the operator's apply.
+    for (api, name) in workloads(&admin, ns.name()) {
+        let live = api.get(&name).await?;
+        let holders: Vec<String> = live
+            .metadata
+            .managed_fields
+            .iter()
+            .flatten()
+            .filter(|entry| {
+                entry
+                    .fields_v1
+                    .as_ref()
+                    .is_some_and(|f| f.0["f:spec"].get("f:replicas").is_some())
+            })
+            .filter_map(|entry| entry.manager.clone())
+            .collect();
+        assert_eq!(holders, [REPLICAS_HANDOVER_MANAGER], "{name}");
+    }
+
+    let settled = eventually(Duration::from_secs(60), || async {
+        let before = operator.writes().await?;
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let after = operator.writes().await?;
+        anyhow::ensure!(before == after, "still writing: {before} -> {after}");
+        anyhow::Ok(after)
+    })
+    .await?;
+    let patches = workload_patches(&operator).await?;
+
+    // `kubectl scale` of both workloads: a merge patch of the scale subresource, as kubectl
+    // sends it, within the HPA's bounds (outside them the HPA controller would set it back).
+    let scale = PatchParams {
+        field_manager: Some("kubectl-scale".into()),
+        ..Default::default()
+    };
+    for (api, name) in workloads(&admin, ns.name()) {
+        api.patch_subresource(
+            "scale",
+            &name,
+            &scale,
+            &Patch::Merge(json!({"spec": {"replicas": 3}})),
+        )
+        .await?;
+    }
+    // The scale's watch events trigger reconciles; touches of the InferaDeployment add more.
+    let reconciles = operator.sample("infera_reconciles_total").await?;
+    for i in 0..3 {
+        let touch = json!({"metadata": {"annotations": {"e2e/touch": i.to_string()}}});
+        ideps
+            .patch("elastic", &PatchParams::default(), &Patch::Merge(&touch))
+            .await?;
+        eventually(Duration::from_secs(20), || async {
+            let now = operator.sample("infera_reconciles_total").await?;
+            anyhow::ensure!(now > reconciles + f64::from(i), "no reconcile yet");
+            anyhow::Ok(())
+        })
+        .await?;
+    }
+    // Status follows the live count.
+    ready_with(&ideps, 3).await?;
+    for (api, name) in workloads(&admin, ns.name()) {
+        let live = api.get(&name).await?;
+        assert_eq!(live.data["spec"]["replicas"], 3, "{name} was scaled back");
+    }
+    let (after, writes) = (workload_patches(&operator).await?, operator.writes().await?);
+    eprintln!(
+        "writes: {settled} settled, {writes} after the scale; PATCHes of workloads: {patches} -> {after}"
+    );
+    assert_eq!(after, patches, "a workload was written after the scale");
+    operator.ensure_running()?;
+    ns.cleanup().await
+}
+
+/// PATCH requests the operator sent to Deployments and LeaderWorkerSets so far.
+async fn workload_patches(operator: &Operator) -> anyhow::Result<f64> {
+    let metrics = operator.metrics().await?;
+    Ok(["deployments", "leaderworkersets"]
+        .iter()
+        .map(|plural| {
+            infera_e2e::operator::sample(
+                &metrics,
+                &format!("infera_api_requests_total{{verb=\"PATCH {plural}\"}}"),
+            )
+        })
+        .sum())
+}
