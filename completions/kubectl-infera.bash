@@ -40,6 +40,9 @@ _kubectl__infera() {
             kubectl__infera,render)
                 cmd="kubectl__infera__subcmd__render"
                 ;;
+            kubectl__infera,scale)
+                cmd="kubectl__infera__subcmd__scale"
+                ;;
             kubectl__infera,status)
                 cmd="kubectl__infera__subcmd__status"
                 ;;
@@ -73,6 +76,9 @@ _kubectl__infera() {
             kubectl__infera__subcmd__help,render)
                 cmd="kubectl__infera__subcmd__help__subcmd__render"
                 ;;
+            kubectl__infera__subcmd__help,scale)
+                cmd="kubectl__infera__subcmd__help__subcmd__scale"
+                ;;
             kubectl__infera__subcmd__help,status)
                 cmd="kubectl__infera__subcmd__help__subcmd__status"
                 ;;
@@ -89,7 +95,7 @@ _kubectl__infera() {
 
     case "${cmd}" in
         kubectl__infera)
-            opts="-n -v -h -V --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --color --v --help --version init uninstall doctor deploy status render version completion __complete __generate help"
+            opts="-n -v -h -V --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --color --v --help --version init uninstall doctor deploy status scale render version completion __complete __generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -597,7 +603,7 @@ _kubectl__infera() {
             return 0
             ;;
         kubectl__subcmd__infera__subcmd__help)
-            opts="init uninstall doctor deploy status render version completion __complete __generate help"
+            opts="init uninstall doctor deploy status scale render version completion __complete __generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -709,6 +715,20 @@ _kubectl__infera() {
             return 0
             ;;
         kubectl__subcmd__infera__subcmd__help__subcmd__render)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__infera__subcmd__help__subcmd__scale)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -863,6 +883,76 @@ _kubectl__infera() {
                     ;;
                 -o)
                     COMPREPLY=($(compgen -W "yaml json" -- "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__infera__subcmd__scale)
+            opts="-n -v -h -V --dry-run --wait --timeout --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --color --v --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dry-run)
+                    COMPREPLY=($(compgen -W "client server none" -- "${cur}"))
+                    return 0
+                    ;;
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --kubeconfig)

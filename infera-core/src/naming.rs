@@ -31,6 +31,9 @@ pub const OPERATOR_MANAGER: &str = "infera-operator";
 pub const REPLICAS_HANDOVER_MANAGER: &str = "infera-operator-replicas";
 /// Field manager of the plugin's server-side applies.
 pub const PLUGIN_MANAGER: &str = "kubectl-infera";
+/// Field manager of `kubectl infera scale`'s merge patches (as `kubectl scale` is
+/// `kubectl-scale`): what it sets is told apart from what `deploy` applied.
+pub const SCALE_MANAGER: &str = "kubectl-infera-scale";
 
 /// `infera` on every child.
 pub const LABEL_NAME: &str = "app.kubernetes.io/name";

@@ -3,11 +3,15 @@
 //! the scale subresource (the HPA controller, `kubectl scale`): no write to the workload in the
 //! reconciles that follow, and status reports the live count. The cluster has no metrics
 //! server, so the HPA itself never moves the count inside its bounds: what is tested is
-//! ownership, not autoscaling decisions.
+//! ownership, not autoscaling decisions. `kubectl infera scale` sets a fixed pool's replicas and
+//! waits for them, and refuses an autoscaled pool.
 
 use std::time::Duration;
 
-use infera_core::{InferaDeployment, State, naming::REPLICAS_HANDOVER_MANAGER};
+use infera_core::{
+    InferaDeployment, State,
+    naming::{REPLICAS_HANDOVER_MANAGER, SCALE_MANAGER},
+};
 use infera_e2e::{
     TestNamespace, admin, apply_yaml_in, eventually,
     kube::{
@@ -15,6 +19,7 @@ use infera_e2e::{
         api::{DynamicObject, Patch, PatchParams},
     },
     operator::{Operator, install},
+    plugin::kubectl,
 };
 use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 use serde_json::json;
@@ -24,13 +29,7 @@ const TIMEOUT: Duration = Duration::from_secs(120);
 /// A deployment with an autoscaled single-node pool `worker` and an autoscaled multi-node pool
 /// `wide` (a LeaderWorkerSet of 2-pod groups).
 fn elastic(name: &str) -> String {
-    let autoscaling = json!({
-        "minReplicas": 2, "maxReplicas": 5,
-        "metrics": [{"type": "Pods", "pods": {
-            "metric": {"name": "sglang_num_queue_reqs"},
-            "target": {"type": "AverageValue", "averageValue": "4"},
-        }}],
-    });
+    let autoscaling = autoscaling();
     json!({
         "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
         "metadata": {"name": name},
@@ -47,6 +46,17 @@ fn elastic(name: &str) -> String {
         }},
     })
     .to_string()
+}
+
+/// From 2 to 5 replicas on the engine's queue length.
+fn autoscaling() -> serde_json::Value {
+    json!({
+        "minReplicas": 2, "maxReplicas": 5,
+        "metrics": [{"type": "Pods", "pods": {
+            "metric": {"name": "sglang_num_queue_reqs"},
+            "target": {"type": "AverageValue", "averageValue": "4"},
+        }}],
+    })
 }
 
 /// The workloads of the two pools, as (API, name).
@@ -206,4 +216,132 @@ async fn workload_patches(operator: &Operator) -> anyhow::Result<f64> {
             )
         })
         .sum())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kubectl_infera_scale_sets_replicas_waits_and_refuses_an_autoscaled_pool()
+-> anyhow::Result<()> {
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "op-scale").await?;
+    let identity = install(&admin).await?;
+    let mut operator = Operator::start(
+        &identity,
+        &["--namespace", ns.name(), "--log-format=json"],
+        &format!("operator-{}", ns.name()),
+    )
+    .await?;
+    let spec = json!({
+        "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+        "metadata": {"name": "pools"},
+        "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "services": {
+            "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+            "decode": {
+                "componentType": "worker", "replicas": 1,
+                "resources": {"gpu": 1}, "args": ["--model-path", "Qwen/Qwen3-0.6B"],
+            },
+            "elastic": {
+                "componentType": "worker", "autoscaling": autoscaling(),
+                "resources": {"gpu": 1}, "args": ["--model-path", "Qwen/Qwen3-0.6B"],
+            },
+        }},
+    });
+    apply_yaml_in(&admin, ns.name(), &spec.to_string()).await?;
+    let n = ns.name();
+
+    // A server-side dry run changes nothing.
+    let dry = kubectl(&[
+        "infera",
+        "scale",
+        "pools",
+        "decode=3",
+        "-n",
+        n,
+        "--dry-run=server",
+    ])
+    .await?
+    .expect_code(0)?;
+    assert_eq!(
+        dry.stdout.trim(),
+        "inferadeployment.infera.amd.com/pools scaled: decode 1 → 3 (server dry run)"
+    );
+    let ideps: Api<InferaDeployment> = ns.api();
+    assert_eq!(
+        ideps.get("pools").await?.spec.services["decode"].replicas,
+        Some(1)
+    );
+
+    let scaled = kubectl(&[
+        "infera",
+        "scale",
+        "pools",
+        "decode=3",
+        "-n",
+        n,
+        "--wait",
+        "--timeout=2m",
+    ])
+    .await?
+    .expect_code(0)?;
+    assert_eq!(
+        scaled.stdout.trim(),
+        "inferadeployment.infera.amd.com/pools scaled: decode 1 → 3"
+    );
+    let idep = ideps.get("pools").await?;
+    let status = idep.status.clone().unwrap_or_default();
+    assert_eq!(
+        status.state,
+        Some(State::Ready),
+        "--wait returned before Ready"
+    );
+    assert_eq!(
+        (
+            status.services["decode"].desired_replicas,
+            status.services["decode"].ready_replicas
+        ),
+        (3, 3)
+    );
+    // The update owns exactly the field it set.
+    let owners: Vec<String> = idep
+        .metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|entry| {
+            entry.fields_v1.as_ref().is_some_and(|f| {
+                f.0["f:spec"]["f:services"]["f:decode"]
+                    .get("f:replicas")
+                    .is_some()
+            })
+        })
+        .filter_map(|entry| entry.manager.clone())
+        .collect();
+    assert_eq!(owners, [SCALE_MANAGER]);
+
+    let refused = kubectl(&["infera", "scale", "pools", "elastic=3", "-n", n])
+        .await?
+        .expect_code(4)?;
+    assert!(
+        refused
+            .stderr
+            .contains("elastic is scaled by HorizontalPodAutoscaler pools-elastic"),
+        "{}",
+        refused.stderr
+    );
+    let unknown = kubectl(&["infera", "scale", "pools", "prefill=3", "-n", n])
+        .await?
+        .expect_code(1)?;
+    assert!(
+        unknown
+            .stderr
+            .contains("has no pool prefill; its pools are decode, elastic, server"),
+        "{}",
+        unknown.stderr
+    );
+    assert_eq!(
+        ideps.get("pools").await?.metadata.generation,
+        idep.metadata.generation,
+        "a refused scale wrote"
+    );
+    operator.ensure_running()?;
+    ns.cleanup().await
 }
