@@ -12,6 +12,7 @@ pub mod conflict;
 pub mod crd;
 pub mod external;
 pub mod flags;
+pub mod hash;
 pub mod naming;
 pub mod pod_health;
 pub mod render;
@@ -19,7 +20,10 @@ pub mod types;
 pub mod validate;
 pub mod yaml;
 
-pub use condition::{ALL_IMAGES_PINNED, IMAGES_PINNED, MUTABLE_IMAGES, READY, ReadyReason};
+pub use condition::{
+    ALL_IMAGES_PINNED, IMAGES_PINNED, MUTABLE_IMAGES, PROGRESSING, READY, ROLLING_OUT,
+    ROLLOUT_BLOCKED, ROLLOUT_COMPLETE, ReadyReason,
+};
 pub use pod_health::PodHealth;
 pub use render::{Child, ChildKind, Crd, render};
 pub use types::*;

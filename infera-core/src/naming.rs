@@ -54,6 +54,12 @@ pub const LABEL_ROLE: &str = "infera.amd.com/role";
 /// the leader of each multi-node group, never a rank > 0 pod. The InferencePool selects on it.
 pub const LABEL_ENDPOINT: &str = "infera.amd.com/endpoint";
 
+/// The revision of the graph's worker pods (see `render::revision`), on every worker pod; also
+/// in its engine container's environment as [`REVISION_ENV`].
+pub const LABEL_REVISION: &str = "infera.amd.com/revision";
+/// The engine container's environment variable holding [`LABEL_REVISION`]'s value.
+pub const REVISION_ENV: &str = "INFERA_REVISION";
+
 /// Every `infera.amd.com/` label is the operator's.
 pub const OWNED_LABEL_PREFIX: &str = "infera.amd.com/";
 /// The standard labels the operator sets on every child and pod (the `infera.amd.com/` ones aside).

@@ -49,6 +49,7 @@ use crate::{
     printcolumn(name = "Age", type_ = "date", json_path = ".metadata.creationTimestamp"),
     printcolumn(name = "Reason", type_ = "string", json_path = ".status.conditions[?(@.type==\"Ready\")].reason", priority = 1, description = "Reason of the Ready condition"),
     printcolumn(name = "Endpoint", type_ = "string", json_path = ".status.endpoint", priority = 1, description = "In-cluster URL of the server"),
+    printcolumn(name = "Revision", type_ = "string", json_path = ".status.updateRevision", priority = 1, description = "Revision of the worker pods the deployment rolls out to"),
     validation = cel::deployment_name_form(),
     validation = cel::deployment_name_length(),
     validation = cel::deployment_plus_service_length(),
@@ -553,6 +554,13 @@ pub struct InferaDeploymentStatus {
     /// In-cluster URL of the server, e.g. `http://demo-server.default.svc.cluster.local:8000`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<String>,
+    /// The revision every worker pool last ran completely (every replica updated and ready).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_revision: Option<String>,
+    /// The revision of the worker pods the spec asks for now: a hash of everything that shapes
+    /// them, which they carry as the `infera.amd.com/revision` label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub update_revision: Option<String>,
 }
 
 /// Summary state of a deployment.
@@ -582,6 +590,9 @@ pub struct ServiceStatus {
     /// Multi-node pools: groups whose every pod is Ready.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ready_groups: Option<i32>,
+    /// Worker pools: replicas (groups, for multi-node pools) whose pods run `updateRevision`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_replicas: Option<i32>,
 }
 
 impl std::fmt::Display for BackendFramework {

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use infera_core::{
     ALL_IMAGES_PINNED, Child, ChildKind, IMAGES_PINNED, InferaDeploymentStatus, MUTABLE_IMAGES,
-    PodHealth, READY, ReadyReason, ServiceStatus, State, ValidationErrors,
-    naming::{LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME},
+    PROGRESSING, PodHealth, READY, ReadyReason, ServiceStatus, State, ValidationErrors,
+    naming::{LABEL_REVISION, LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME},
     pod_health::SchedulingCause,
     validate::MutableImage,
 };
@@ -19,7 +19,7 @@ use k8s_openapi::{
 };
 use kube::{ResourceExt, api::DynamicObject};
 
-use crate::{apply::Applied, observe::Snapshot};
+use crate::{apply::Applied, observe::Snapshot, rollout};
 
 /// What reconciling found, besides the observed objects.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,6 +43,8 @@ pub struct Workload {
     pub replicas: Option<i32>,
     /// Pods per group, for a LeaderWorkerSet.
     pub group_size: Option<i32>,
+    /// The revision its pods carry: worker pools only.
+    pub revision: Option<String>,
 }
 
 impl Workload {
@@ -51,11 +53,31 @@ impl Workload {
         children
             .iter()
             .filter_map(|child| {
-                let (replicas, group_size) = match child {
-                    Child::Deployment(d) => (d.spec.as_ref()?.replicas, None),
-                    Child::StatefulSet(s) => (s.spec.as_ref()?.replicas, None),
+                let labels = |template: Option<&serde_json::Value>| {
+                    template?
+                        .get("metadata")?
+                        .get("labels")?
+                        .get(LABEL_REVISION)?
+                        .as_str()
+                        .map(String::from)
+                };
+                let (replicas, group_size, revision) = match child {
+                    Child::Deployment(d) => {
+                        let spec = d.spec.as_ref()?;
+                        let revision = spec
+                            .template
+                            .metadata
+                            .as_ref()
+                            .and_then(|m| m.labels.as_ref()?.get(LABEL_REVISION).cloned());
+                        (spec.replicas, None, revision)
+                    }
+                    Child::StatefulSet(s) => (s.spec.as_ref()?.replicas, None, None),
                     Child::LeaderWorkerSet(l) => {
-                        (l.spec.replicas, l.spec.leader_worker_template.size)
+                        let template = &l.spec.leader_worker_template;
+                        let worker = serde_json::Value::Object(
+                            template.worker_template.clone().into_iter().collect(),
+                        );
+                        (l.spec.replicas, template.size, labels(Some(&worker)))
                     }
                     _ => return None,
                 };
@@ -65,6 +87,7 @@ impl Workload {
                     name: child.name().to_string(),
                     replicas,
                     group_size,
+                    revision,
                 })
             })
             .collect()
@@ -95,6 +118,22 @@ pub fn compute(
     };
     let (reason, message) = summarize(outcome, &services, snapshot);
     let state = reason.state();
+    // The rollout of the worker pools to the rendered revision; an invalid spec keeps the last.
+    let revision = match outcome {
+        Outcome::Applied { workloads, .. } => workloads.iter().find_map(|w| w.revision.clone()),
+        Outcome::Invalid(_) => None,
+    };
+    let rollout = revision.as_deref().map(|revision| {
+        let pools: Vec<(&str, &ServiceStatus)> = match outcome {
+            Outcome::Applied { workloads, .. } => workloads
+                .iter()
+                .filter(|w| w.revision.is_some())
+                .filter_map(|w| Some((w.service.as_str(), services.get(&w.service)?)))
+                .collect(),
+            Outcome::Invalid(_) => Vec::new(),
+        };
+        rollout::rollout(&snapshot.pods, &pools, revision, (reason, &message))
+    });
     let condition = |type_: &str, holds: bool, reason: &str, message: String| {
         let status = if holds { "True" } else { "False" };
         let previous = previous.and_then(|p| p.conditions.iter().find(|c| c.type_ == type_));
@@ -112,20 +151,43 @@ pub fn compute(
         }
     };
     let (pinned_reason, pinned_message) = images_pinned(mutable);
+    let mut conditions = vec![
+        condition(READY, state == State::Ready, reason.as_str(), message),
+        condition(
+            IMAGES_PINNED,
+            mutable.is_empty(),
+            pinned_reason,
+            pinned_message,
+        ),
+    ];
+    let kept = |field: fn(&InferaDeploymentStatus) -> &Option<String>| {
+        previous.and_then(|p| field(p).clone())
+    };
+    let (current_revision, update_revision) = match (&rollout, revision) {
+        (Some(rollout), Some(revision)) => {
+            let (holds, reason, message) = rollout.progressing.clone();
+            conditions.push(condition(PROGRESSING, holds, reason, message));
+            let current = if rollout.complete {
+                Some(revision.clone())
+            } else {
+                kept(|p| &p.current_revision)
+            };
+            (current, Some(revision))
+        }
+        _ => {
+            let last = previous.and_then(|p| p.conditions.iter().find(|c| c.type_ == PROGRESSING));
+            conditions.extend(last.cloned());
+            (kept(|p| &p.current_revision), kept(|p| &p.update_revision))
+        }
+    };
     InferaDeploymentStatus {
         state: Some(state),
         observed_generation: generation,
-        conditions: vec![
-            condition(READY, state == State::Ready, reason.as_str(), message),
-            condition(
-                IMAGES_PINNED,
-                mutable.is_empty(),
-                pinned_reason,
-                pinned_message,
-            ),
-        ],
+        conditions,
         services,
         endpoint,
+        current_revision,
+        update_revision,
     }
 }
 
@@ -214,11 +276,20 @@ fn services(snapshot: &Snapshot, workloads: &[Workload]) -> BTreeMap<String, Ser
         let live_replicas = observed
             .and_then(|object| object.data["spec"]["replicas"].as_i64())
             .and_then(|replicas| i32::try_from(replicas).ok());
+        let updated_replicas = workload.revision.as_deref().map(|revision| {
+            rollout::updated_replicas(
+                &snapshot.pods,
+                &workload.service,
+                revision,
+                workload.group_size.is_some(),
+            )
+        });
         let status = ServiceStatus {
             kind: workload.kind.api_resource().kind,
             desired_replicas: workload.replicas.or(live_replicas).unwrap_or(1),
             ready_replicas: observed.map_or(0, |object| ready_replicas(object)),
             ready_groups,
+            updated_replicas,
         };
         services.insert(workload.service.clone(), status);
     }
@@ -353,6 +424,7 @@ mod tests {
                         .map_or(1, |r| r as i32),
                 ),
                 group_size: None,
+                revision: None,
             })
             .collect();
         Outcome::Applied {
@@ -421,7 +493,8 @@ mod tests {
                 kind: "Deployment".into(),
                 desired_replicas: 2,
                 ready_replicas: 2,
-                ready_groups: None
+                ready_groups: None,
+                updated_replicas: None,
             }
         );
         assert_eq!(
@@ -450,6 +523,7 @@ mod tests {
             name: "demo-prefill".into(),
             replicas: Some(1),
             group_size: None,
+            revision: None,
         });
         let outcome = Outcome::Applied {
             applied,
@@ -486,6 +560,7 @@ mod tests {
             name: "demo-prefill".into(),
             replicas: None,
             group_size: None,
+            revision: None,
         });
         let outcome = Outcome::Applied {
             applied,
@@ -507,6 +582,86 @@ mod tests {
                 "PodsNotReady",
                 "decode: 2/3 ready, prefill: 0/1 ready"
             )
+        );
+    }
+
+    #[test]
+    fn worker_pools_report_updated_replicas_and_the_rollout() {
+        let snapshot = |revisions: &[&str]| Snapshot {
+            children: [deployment("server", 1, 1), deployment("decode", 2, 2)].into(),
+            pods: revisions
+                .iter()
+                .map(|revision| {
+                    let mut pod = Pod::default();
+                    pod.metadata.labels = Some(
+                        [
+                            (LABEL_SERVICE.to_string(), "decode".to_string()),
+                            (LABEL_REVISION.to_string(), revision.to_string()),
+                        ]
+                        .into(),
+                    );
+                    Arc::new(pod)
+                })
+                .collect(),
+        };
+        let status = |snapshot: &Snapshot, previous: Option<&InferaDeploymentStatus>| {
+            let Outcome::Applied {
+                applied,
+                endpoint,
+                mut workloads,
+            } = outcome(Applied::default(), snapshot)
+            else {
+                unreachable!()
+            };
+            for workload in workloads.iter_mut().filter(|w| w.service == "decode") {
+                workload.revision = Some("new".into());
+            }
+            let outcome = Outcome::Applied {
+                applied,
+                endpoint,
+                workloads,
+            };
+            compute(Some(1), snapshot, &outcome, &[], previous, now())
+        };
+        let progressing = |status: &InferaDeploymentStatus| {
+            let c = &status.conditions[2];
+            (
+                c.type_.clone(),
+                c.status.clone(),
+                c.reason.clone(),
+                c.message.clone(),
+            )
+        };
+        let done = status(&snapshot(&["new", "new"]), None);
+        assert_eq!(done.services["decode"].updated_replicas, Some(2));
+        assert_eq!(done.services["server"].updated_replicas, None);
+        assert_eq!(
+            (
+                done.current_revision.as_deref(),
+                done.update_revision.as_deref()
+            ),
+            (Some("new"), Some("new"))
+        );
+        assert_eq!(
+            progressing(&done),
+            (
+                "Progressing".into(),
+                "True".into(),
+                "RolloutComplete".into(),
+                "every worker pool runs revision new".into()
+            )
+        );
+        // Mid-rollout the current revision stays what it was.
+        let mut before = done.clone();
+        before.current_revision = Some("old".into());
+        let rolling = status(&snapshot(&["new", "old"]), Some(&before));
+        assert_eq!(rolling.services["decode"].updated_replicas, Some(1));
+        assert_eq!(rolling.current_revision.as_deref(), Some("old"));
+        assert_eq!(
+            progressing(&rolling).2,
+            "RollingOut",
+            "{:?}",
+            progressing(&rolling)
         );
     }
 

@@ -316,6 +316,39 @@ async fn kubectl_infera_scale_sets_replicas_waits_and_refuses_an_autoscaled_pool
         .filter_map(|entry| entry.manager.clone())
         .collect();
     assert_eq!(owners, [SCALE_MANAGER]);
+    // Scaling is no new revision; every worker pod carries the one status reports.
+    let revision = status.update_revision.clone().unwrap_or_default();
+    assert_eq!(status.current_revision.as_deref(), Some(revision.as_str()));
+    assert_eq!(status.services["decode"].updated_replicas, Some(3));
+    let progressing = status
+        .conditions
+        .iter()
+        .find(|c| c.type_ == infera_core::PROGRESSING)
+        .map(|c| (c.status.as_str(), c.reason.as_str()));
+    assert_eq!(progressing, Some(("True", infera_core::ROLLOUT_COMPLETE)));
+    let pods: Api<k8s_openapi::api::core::v1::Pod> = ns.api();
+    let decode = pods
+        .list(&infera_e2e::kube::api::ListParams::default().labels("infera.amd.com/service=decode"))
+        .await?;
+    assert_eq!(decode.items.len(), 3);
+    for pod in &decode.items {
+        let labels = pod.metadata.labels.clone().unwrap_or_default();
+        assert_eq!(
+            labels.get(infera_core::naming::LABEL_REVISION),
+            Some(&revision)
+        );
+        let env = pod
+            .spec
+            .as_ref()
+            .map(|s| s.containers[0].env.clone().unwrap_or_default());
+        assert!(
+            env.iter()
+                .flatten()
+                .any(|e| e.name == infera_core::naming::REVISION_ENV
+                    && e.value.as_deref() == Some(revision.as_str())),
+            "{env:?}"
+        );
+    }
 
     let refused = kubectl(&["infera", "scale", "pools", "elastic=3", "-n", n])
         .await?

@@ -9,6 +9,7 @@ mod meta;
 mod nats;
 mod pod;
 mod rbac;
+mod revision;
 mod workloads;
 
 use k8s_openapi::{
@@ -265,6 +266,32 @@ pub(crate) struct Context<'a> {
     deployment: &'a ValidDeployment,
     injection: Injection<'a>,
     apis: Apis,
+    /// The revision worker pods carry; `None` while it is being computed.
+    revision: Option<String>,
+}
+
+impl<'a> Context<'a> {
+    fn new(deployment: &'a ValidDeployment, apis: Apis, nats_url: Option<&'a str>) -> Self {
+        Self {
+            deployment,
+            injection: Injection {
+                backend: deployment.backend,
+                discovery: &deployment.discovery,
+                nats_url,
+                gaie: deployment.gaie.is_some(),
+            },
+            apis,
+            revision: None,
+        }
+    }
+}
+
+/// The revision of the deployment's worker pods on a cluster that serves `apis` (see
+/// [`revision`](self::revision)): what `status.updateRevision` reports and the worker pods'
+/// `infera.amd.com/revision` label says.
+pub fn revision(deployment: &ValidDeployment, apis: Apis) -> String {
+    let nats_url = nats::url(deployment);
+    revision::of(&Context::new(deployment, apis, nats_url.as_deref()))
 }
 
 /// Every child of a deployment, in a fixed order, for a cluster with the current APIs.
@@ -275,16 +302,8 @@ pub fn render(deployment: &ValidDeployment) -> Vec<Child> {
 /// Every child of a deployment, in a fixed order, for a cluster that serves `apis`.
 pub fn render_for(deployment: &ValidDeployment, apis: Apis) -> Vec<Child> {
     let nats_url = nats::url(deployment);
-    let cx = Context {
-        deployment,
-        injection: Injection {
-            backend: deployment.backend,
-            discovery: &deployment.discovery,
-            nats_url: nats_url.as_deref(),
-            gaie: deployment.gaie.is_some(),
-        },
-        apis,
-    };
+    let mut cx = Context::new(deployment, apis, nats_url.as_deref());
+    cx.revision = Some(revision::of(&cx));
     let mut children = Vec::new();
     if deployment.discovery == crate::flags::DiscoveryFlags::Kubernetes {
         children.extend(rbac::discovery(&cx));
