@@ -27,6 +27,8 @@ pub const ROLLING_OUT: &str = "RollingOut";
 /// `Progressing=False`: a rollout cannot go on — the pods of the new revision cannot be
 /// scheduled (the Ready condition's message says why).
 pub const ROLLOUT_BLOCKED: &str = "RolloutBlocked";
+/// `Progressing=False`: `spec.rollout.paused` holds worker pools at the revision they run.
+pub const ROLLOUT_PAUSED: &str = "RolloutPaused";
 /// `Progressing=True`: every worker pool runs `updateRevision` on all its replicas, ready.
 pub const ROLLOUT_COMPLETE: &str = "RolloutComplete";
 

@@ -22,7 +22,7 @@ pub mod yaml;
 
 pub use condition::{
     ALL_IMAGES_PINNED, IMAGES_PINNED, MUTABLE_IMAGES, PROGRESSING, READY, ROLLING_OUT,
-    ROLLOUT_BLOCKED, ROLLOUT_COMPLETE, ReadyReason,
+    ROLLOUT_BLOCKED, ROLLOUT_COMPLETE, ROLLOUT_PAUSED, ReadyReason,
 };
 pub use pod_health::PodHealth;
 pub use render::{Child, ChildKind, Crd, render};

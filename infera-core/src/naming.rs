@@ -34,6 +34,8 @@ pub const PLUGIN_MANAGER: &str = "kubectl-infera";
 /// Field manager of `kubectl infera scale`'s merge patches (as `kubectl scale` is
 /// `kubectl-scale`): what it sets is told apart from what `deploy` applied.
 pub const SCALE_MANAGER: &str = "kubectl-infera-scale";
+/// Field manager of `kubectl infera rollout pause|resume`'s merge patches.
+pub const ROLLOUT_MANAGER: &str = "kubectl-infera-rollout";
 
 /// `infera` on every child.
 pub const LABEL_NAME: &str = "app.kubernetes.io/name";

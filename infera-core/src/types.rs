@@ -105,11 +105,26 @@ pub struct InferaDeploymentSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_template: Option<PodTemplateOverlay>,
 
+    /// How the worker pools roll out to a new revision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<RolloutSpec>,
+
     /// The services of the graph by name: exactly one `server` and at least one `worker` pool.
     /// Names are DNS labels; they become part of every child's name.
     #[schemars(extend("maxProperties" = MAX_SERVICES, "minProperties" = MIN_SERVICES))]
     #[x_kube(validation = cel::service_name_form())]
     pub services: BTreeMap<String, ServiceSpec>,
+}
+
+/// How the worker pools roll out to a new revision.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RolloutSpec {
+    /// Hold every existing worker pool at the revision its pods run: the operator does not apply
+    /// its Deployment or LeaderWorkerSet (neither a new pod template nor new replicas) until this
+    /// is false again. Status reports `Progressing=False` with reason `RolloutPaused`.
+    #[serde(default)]
+    pub paused: bool,
 }
 
 /// Inference engine.

@@ -153,6 +153,7 @@ fn deployment() -> impl Strategy<Value = InferaDeployment> {
                 let mut idep = InferaDeployment::new(
                     &name,
                     InferaDeploymentSpec {
+                        rollout: None,
                         backend_framework: backend,
                         image: Some("rocm/infera:test".into()),
                         discovery_backend: discovery,

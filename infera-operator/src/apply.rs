@@ -36,7 +36,7 @@ use serde_json::Value;
 
 use crate::{
     Error, Result,
-    observe::{SPEC_BESIDES_REPLICAS, Snapshot, slim_child},
+    observe::{SPEC_BESIDES_REPLICAS, Snapshot, TEMPLATE_REVISION, slim_child, template_revision},
 };
 
 /// The annotation on every child holding the [`hash`] of the object we last applied to it (the
@@ -52,6 +52,9 @@ pub struct Applied {
     pub conflicts: Vec<String>,
     /// Children the API server refused (admission, quota, validation), one line per child.
     pub rejected: Vec<String>,
+    /// Worker workloads not applied because `spec.rollout.paused` holds them at the revision
+    /// they run, as `service (revision r)`.
+    pub held: Vec<String>,
 }
 
 /// Why a child could not be applied, as one line naming it.
@@ -186,7 +189,9 @@ fn must_apply(last: Option<&Record>, hash: u64, live_version: Option<&str>) -> b
     last.is_none_or(|last| last.hash != hash || live_version != Some(last.version.as_str()))
 }
 
-/// Applies `children` and deletes children of this deployment that are no longer rendered.
+/// Applies `children` and deletes children of this deployment that are no longer rendered. With
+/// `paused`, a live worker workload whose pods run another revision than rendered is held: left
+/// as it is, neither applied nor deleted.
 pub async fn apply(
     client: &Client,
     applies: &Applies,
@@ -194,6 +199,7 @@ pub async fn apply(
     idep: &InferaDeployment,
     snapshot: &Snapshot,
     children: Vec<Child>,
+    paused: bool,
 ) -> Result<Applied> {
     let deployment = ObjectRef::from(idep);
     let namespace = idep.namespace().ok_or_else(|| Error::NoNamespace {
@@ -210,6 +216,10 @@ pub async fn apply(
             if !applied.missing.contains(&missing) {
                 applied.missing.push(missing);
             }
+        } else if let Some(running) = paused.then(|| held(snapshot, child)).flatten() {
+            applied
+                .held
+                .push(format!("{} (revision {running})", child.service()));
         } else if kind == ChildKind::RoleBinding {
             // Binding a Role that does not exist yet is refused: bindings go second.
             then.push(child);
@@ -243,6 +253,17 @@ pub async fn apply(
         }
     }
     Ok(applied)
+}
+
+/// The revision a live worker workload's pods run, if it is not the one `child` renders: what a
+/// paused rollout holds it at.
+fn held(snapshot: &Snapshot, child: &Child) -> Option<String> {
+    let live = snapshot
+        .children
+        .get(&(child.kind(), child.name().to_string()))?;
+    let running = live.data[TEMPLATE_REVISION].as_str()?;
+    let rendered = serde_json::to_value(child).ok()?;
+    (template_revision(&rendered)? != running).then(|| running.to_string())
 }
 
 /// Where one deployment's children go, and what we know of them.
@@ -830,6 +851,44 @@ mod tests {
             replicas_held(&object),
             "the HPA through the scale subresource"
         );
+    }
+
+    #[test]
+    fn a_paused_rollout_holds_a_live_workload_of_another_revision() {
+        use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
+        let rendered = |revision: &str| {
+            let mut spec = DeploymentSpec::default();
+            spec.template.metadata =
+                Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                    labels: Some(
+                        [(
+                            infera_core::naming::LABEL_REVISION.to_string(),
+                            revision.to_string(),
+                        )]
+                        .into(),
+                    ),
+                    ..Default::default()
+                });
+            let mut deployment = Deployment {
+                spec: Some(spec),
+                ..Default::default()
+            };
+            deployment.metadata.name = Some("demo-worker".into());
+            Child::Deployment(deployment)
+        };
+        let mut snapshot = Snapshot::default();
+        assert_eq!(held(&snapshot, &rendered("new")), None, "not created yet");
+        let mut object = serde_json::from_value::<DynamicObject>(
+            serde_json::to_value(rendered("old")).expect("json"),
+        )
+        .expect("an object");
+        slim_child(&mut object);
+        snapshot.children.insert(
+            (ChildKind::Deployment, "demo-worker".into()),
+            std::sync::Arc::new(object),
+        );
+        assert_eq!(held(&snapshot, &rendered("new")).as_deref(), Some("old"));
+        assert_eq!(held(&snapshot, &rendered("old")), None, "nothing to hold");
     }
 
     #[test]

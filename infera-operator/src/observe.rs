@@ -17,7 +17,9 @@ use std::{
 use futures::{Stream, StreamExt, TryStreamExt};
 use infera_core::{
     ChildKind, InferaDeployment,
-    naming::{LABEL_DEPLOYMENT, LABEL_MANAGED_BY, OPERATOR_MANAGER, managed_selector},
+    naming::{
+        LABEL_DEPLOYMENT, LABEL_MANAGED_BY, LABEL_REVISION, OPERATOR_MANAGER, managed_selector,
+    },
 };
 use k8s_openapi::{
     api::core::v1::{Container, Pod, PodSpec},
@@ -36,6 +38,22 @@ use kube::{
 use serde_json::{Value, json};
 
 use crate::apply::{APPLIED_HASH, hash, hex, is_other_writer};
+
+/// Where a slimmed workload keeps its pod template's revision ([`template_revision`]).
+pub const TEMPLATE_REVISION: &str = "templateRevision";
+
+/// The `infera.amd.com/revision` label of a workload's pod template — a Deployment's
+/// `spec.template`, a LeaderWorkerSet's `spec.leaderWorkerTemplate.workerTemplate` — from its
+/// JSON, rendered or live.
+pub fn template_revision(workload: &Value) -> Option<&str> {
+    let spec = &workload["spec"];
+    [
+        &spec["template"],
+        &spec["leaderWorkerTemplate"]["workerTemplate"],
+    ]
+    .into_iter()
+    .find_map(|template| template["metadata"]["labels"][LABEL_REVISION].as_str())
+}
 
 /// Where a slimmed workload keeps the [`hash`] of its `spec` without `replicas`: what must move
 /// for a workload whose replicas an autoscaler owns to count as changed (see `apply::version`).
@@ -201,7 +219,8 @@ fn metadata_only(
 /// labels, its controller reference, our [`APPLIED_HASH`] annotation, the `managedFields` entries
 /// of other writers besides status writers (a restarted operator reads them to tell whether
 /// someone else holds fields it sets, see `apply::adopt`), and for workloads `spec.replicas`,
-/// the hash of the rest of their spec ([`SPEC_BESIDES_REPLICAS`]), `status.observedGeneration`
+/// the hash of the rest of their spec ([`SPEC_BESIDES_REPLICAS`]), their pod template's
+/// revision ([`TEMPLATE_REVISION`]), `status.observedGeneration`
 /// and `status.readyReplicas`. Everything else — pod templates,
 /// our own `managedFields` entry, status writers' entries, the type meta (the store is per kind) —
 /// is dropped before it is stored.
@@ -256,6 +275,7 @@ pub fn slim_child(object: &mut DynamicObject) {
         json!({
             "spec": {"replicas": replicas},
             SPEC_BESIDES_REPLICAS: hex(hash(&spec)),
+            TEMPLATE_REVISION: template_revision(&object.data),
             "status": {
                 "observedGeneration": read("observedGeneration"),
                 "readyReplicas": read("readyReplicas"),

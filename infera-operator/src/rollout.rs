@@ -6,7 +6,7 @@
 use std::{collections::BTreeSet, sync::Arc};
 
 use infera_core::{
-    ROLLING_OUT, ROLLOUT_BLOCKED, ROLLOUT_COMPLETE, ReadyReason, ServiceStatus,
+    ROLLING_OUT, ROLLOUT_BLOCKED, ROLLOUT_COMPLETE, ROLLOUT_PAUSED, ReadyReason, ServiceStatus,
     naming::{LABEL_REVISION, LABEL_SERVICE, LWS_LABEL_GROUP_INDEX},
 };
 use k8s_openapi::api::core::v1::Pod;
@@ -55,12 +55,14 @@ pub struct Rollout {
 }
 
 /// The rollout of the worker pools (`pools`, by service, with their status) to `revision`;
-/// `ready` is the Ready condition's reason and message, which says why pods cannot start.
+/// `ready` is the Ready condition's reason and message, which says why pods cannot start;
+/// `held` the pools a paused rollout holds, as `service (revision r)`.
 pub fn rollout(
     pods: &[Arc<Pod>],
     pools: &[(&str, &ServiceStatus)],
     revision: &str,
     ready: (ReadyReason, &str),
+    held: &[String],
 ) -> Rollout {
     let pool_done = |(service, status): &(&str, &ServiceStatus)| {
         let updated = status.updated_replicas.unwrap_or(0);
@@ -74,6 +76,16 @@ pub fn rollout(
         return Rollout {
             complete: true,
             progressing: (true, ROLLOUT_COMPLETE, message),
+        };
+    }
+    if !held.is_empty() {
+        let message = format!(
+            "paused before revision {revision}: {} hold the revision they run",
+            held.join(", ")
+        );
+        return Rollout {
+            complete: false,
+            progressing: (false, ROLLOUT_PAUSED, message),
         };
     }
     let (reason, message) = ready;
@@ -168,7 +180,7 @@ mod tests {
             pod("decode", "old", None, true),
         ];
         let decode = pool(1, 1, 1);
-        let done = rollout(&pods, &[("decode", &decode)], "new", ready);
+        let done = rollout(&pods, &[("decode", &decode)], "new", ready, &[]);
         assert_eq!(
             done,
             Rollout {
@@ -184,7 +196,7 @@ mod tests {
             pod("decode", "new", None, false),
             pod("decode", "old", None, false),
         ];
-        let surging = rollout(&pods, &[("decode", &decode)], "new", ready);
+        let surging = rollout(&pods, &[("decode", &decode)], "new", ready, &[]);
         assert!(!surging.complete, "an old pod still runs");
         let prefill = pool(2, 2, 1);
         let rolling = rollout(
@@ -192,6 +204,7 @@ mod tests {
             &[("decode", &decode), ("prefill", &prefill)],
             "new",
             ready,
+            &[],
         );
         assert_eq!(
             rolling.progressing,
@@ -204,6 +217,33 @@ mod tests {
     }
 
     #[test]
+    fn a_paused_rollout_names_the_pools_it_holds() {
+        let ready = (
+            ReadyReason::AllReplicasReady,
+            "every service has all replicas ready",
+        );
+        let paused = rollout(
+            &[pod("decode", "old", None, false)],
+            &[("decode", &pool(1, 1, 0))],
+            "new",
+            ready,
+            &["decode (revision old)".into()],
+        );
+        assert_eq!(
+            paused,
+            Rollout {
+                complete: false,
+                progressing: (
+                    false,
+                    ROLLOUT_PAUSED,
+                    "paused before revision new: decode (revision old) hold the revision they run"
+                        .into()
+                ),
+            }
+        );
+    }
+
+    #[test]
     fn a_rollout_whose_pods_cannot_be_scheduled_is_blocked() {
         let message =
             "pool decode: 1 pod unschedulable: 0/2 nodes are available: 2 Insufficient amd.com/gpu";
@@ -212,6 +252,7 @@ mod tests {
             &[("decode", &pool(1, 0, 0))],
             "new",
             (ReadyReason::InsufficientCapacity, message),
+            &[],
         );
         assert_eq!(
             blocked.progressing,

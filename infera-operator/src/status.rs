@@ -132,7 +132,11 @@ pub fn compute(
                 .collect(),
             Outcome::Invalid(_) => Vec::new(),
         };
-        rollout::rollout(&snapshot.pods, &pools, revision, (reason, &message))
+        let held = match outcome {
+            Outcome::Applied { applied, .. } => applied.held.as_slice(),
+            Outcome::Invalid(_) => &[],
+        };
+        rollout::rollout(&snapshot.pods, &pools, revision, (reason, &message), held)
     });
     let condition = |type_: &str, holds: bool, reason: &str, message: String| {
         let status = if holds { "True" } else { "False" };
@@ -724,6 +728,7 @@ mod tests {
                 missing: vec!["decode: needs LWS".into()],
                 conflicts: vec!["x".into()],
                 rejected: vec!["y".into()],
+                held: Vec::new(),
             },
             &Snapshot::default(),
         );

@@ -124,6 +124,8 @@ pub enum Command {
     Status(StatusArgs),
     /// Set the replicas of pools: `scale NAME decode=4 prefill=2`.
     Scale(ScaleArgs),
+    /// Pause or resume the rollout of a deployment's worker pools.
+    Rollout(RolloutArgs),
     /// Print every object the operator would create for a spec (offline).
     Render(RenderArgs),
     /// Show the plugin, CRD and operator versions.
@@ -392,6 +394,26 @@ pub struct ScaleArgs {
     /// How long --wait waits.
     #[arg(long, value_parser = parse_duration, default_value = "10m")]
     pub timeout: Duration,
+}
+
+#[derive(Debug, Args)]
+pub struct RolloutArgs {
+    #[command(subcommand)]
+    pub action: RolloutAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RolloutAction {
+    /// Hold the worker pools at the revision they run (`spec.rollout.paused: true`).
+    Pause {
+        /// The InferaDeployment.
+        name: String,
+    },
+    /// Let the worker pools roll out to the spec's revision again.
+    Resume {
+        /// The InferaDeployment.
+        name: String,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -293,6 +293,7 @@ impl Plan {
             }
         }
         let spec = InferaDeploymentSpec {
+            rollout: None,
             backend_framework: match self.backend {
                 Backend::Sglang => BackendFramework::Sglang,
                 Backend::Vllm => BackendFramework::Vllm,

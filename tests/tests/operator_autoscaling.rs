@@ -378,3 +378,115 @@ async fn kubectl_infera_scale_sets_replicas_waits_and_refuses_an_autoscaled_pool
     operator.ensure_running()?;
     ns.cleanup().await
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_paused_rollout_holds_worker_pools_at_their_revision_until_resumed() -> anyhow::Result<()>
+{
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "op-pause").await?;
+    let identity = install(&admin).await?;
+    let mut operator = Operator::start(
+        &identity,
+        &["--namespace", ns.name(), "--log-format=json"],
+        &format!("operator-{}", ns.name()),
+    )
+    .await?;
+    let spec = json!({
+        "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+        "metadata": {"name": "held"},
+        "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "services": {
+            "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+            "decode": {
+                "componentType": "worker", "resources": {"gpu": 1},
+                "args": ["--model-path", "Qwen/Qwen3-0.6B"],
+            },
+        }},
+    });
+    apply_yaml_in(&admin, ns.name(), &spec.to_string()).await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    let progressing = |idep: &InferaDeployment| {
+        let status = idep.status.clone().unwrap_or_default();
+        let condition = status
+            .conditions
+            .iter()
+            .find(|c| c.type_ == infera_core::PROGRESSING)
+            .map(|c| (c.status.clone(), c.reason.clone()));
+        (condition, status.update_revision, status.current_revision)
+    };
+    let first = eventually(TIMEOUT, || async {
+        let idep = ideps.get("held").await?;
+        let (condition, update, current) = progressing(&idep);
+        anyhow::ensure!(
+            condition == Some(("True".into(), infera_core::ROLLOUT_COMPLETE.into())),
+            "{condition:?}"
+        );
+        anyhow::ensure!(update == current, "{update:?} {current:?}");
+        Ok(update.unwrap_or_default())
+    })
+    .await?;
+    let n = ns.name();
+    let paused = kubectl(&["infera", "rollout", "pause", "held", "-n", n])
+        .await?
+        .expect_code(0)?;
+    assert_eq!(
+        paused.stdout.trim(),
+        "inferadeployment.infera.amd.com/held paused"
+    );
+    // A change of the worker pods while paused: a new revision, not rolled out.
+    let change =
+        json!({"spec": {"services": {"decode": {"args": ["--model-path", "Qwen/Qwen3-1.7B"]}}}});
+    ideps
+        .patch("held", &PatchParams::default(), &Patch::Merge(&change))
+        .await?;
+    let deployments: Api<k8s_openapi::api::apps::v1::Deployment> = ns.api();
+    let template_revision = |d: &k8s_openapi::api::apps::v1::Deployment| {
+        d.spec
+            .as_ref()
+            .and_then(|s| s.template.metadata.as_ref())
+            .and_then(|m| m.labels.as_ref())
+            .and_then(|l| l.get(infera_core::naming::LABEL_REVISION).cloned())
+    };
+    let second = eventually(TIMEOUT, || async {
+        let idep = ideps.get("held").await?;
+        let (condition, update, current) = progressing(&idep);
+        anyhow::ensure!(
+            condition == Some(("False".into(), infera_core::ROLLOUT_PAUSED.into())),
+            "{condition:?}"
+        );
+        anyhow::ensure!(current.as_deref() == Some(first.as_str()));
+        Ok(update.unwrap_or_default())
+    })
+    .await?;
+    assert_ne!(second, first);
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let decode = deployments.get("held-decode").await?;
+    assert_eq!(
+        template_revision(&decode).as_deref(),
+        Some(first.as_str()),
+        "applied while paused"
+    );
+
+    let resumed = kubectl(&["infera", "rollout", "resume", "held", "-n", n])
+        .await?
+        .expect_code(0)?;
+    assert_eq!(
+        resumed.stdout.trim(),
+        "inferadeployment.infera.amd.com/held resumed"
+    );
+    eventually(TIMEOUT, || async {
+        let idep = ideps.get("held").await?;
+        let (condition, update, current) = progressing(&idep);
+        anyhow::ensure!(
+            condition == Some(("True".into(), infera_core::ROLLOUT_COMPLETE.into()))
+                && update.as_deref() == Some(second.as_str())
+                && current.as_deref() == Some(second.as_str()),
+            "{condition:?} {update:?} {current:?}"
+        );
+        Ok(())
+    })
+    .await?;
+    let decode = deployments.get("held-decode").await?;
+    assert_eq!(template_revision(&decode).as_deref(), Some(second.as_str()));
+    operator.ensure_running()?;
+    ns.cleanup().await
+}

@@ -92,6 +92,8 @@ pub struct ValidDeployment {
     pub server: Pod,
     /// The worker pools, in the spec's (sorted) service order.
     pub workers: Vec<Worker>,
+    /// `spec.rollout.paused`: existing worker pools are held at the revision they run.
+    pub paused: bool,
 }
 
 /// The KV-event plane.
@@ -256,6 +258,7 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
             gaie,
             server,
             workers,
+            paused: spec.rollout.as_ref().is_some_and(|r| r.paused),
         }),
         _ => Err(errors.into_sorted()),
     }

@@ -6,6 +6,7 @@ pub mod doctor;
 pub mod generate;
 pub mod init;
 pub mod render;
+pub mod rollout;
 pub mod scale;
 pub mod status;
 pub mod uninstall;
@@ -32,5 +33,6 @@ pub async fn run(cli: Cli, printer: &Printer) -> Result<()> {
         Command::Deploy(args) => deploy::run(args, global, printer).await,
         Command::Status(args) => status::run(args, global, printer).await,
         Command::Scale(args) => scale::run(args, global, printer).await,
+        Command::Rollout(args) => rollout::run(args, global, printer).await,
     }
 }
