@@ -1,10 +1,13 @@
-//! A pool with `autoscaling` on the tier-2 cluster: the operator renders an HPA the real API
-//! server accepts, on the right workload, and leaves the replica count to whoever scales through
-//! the scale subresource (the HPA controller, `kubectl scale`): no write to the workload in the
-//! reconciles that follow, and status reports the live count. The cluster has no metrics
-//! server, so the HPA itself never moves the count inside its bounds: what is tested is
-//! ownership, not autoscaling decisions. `kubectl infera scale` sets a fixed pool's replicas and
-//! waits for them, and refuses an autoscaled pool.
+//! Day-2 operations on the tier-2 cluster.
+//!
+//! A pool with `autoscaling`: the operator renders an HPA the real API server accepts, on the
+//! right workload, and leaves the replica count to whoever scales through the scale subresource
+//! (the HPA controller, `kubectl scale`): no write to the workload in the reconciles that follow,
+//! and status reports the live count. The cluster has no metrics server, so the HPA itself never
+//! moves the count inside its bounds: what is tested is ownership, not autoscaling decisions.
+//! `kubectl infera scale` sets a fixed pool's replicas and waits for them, refuses an autoscaled
+//! pool, and keeps the revision; `kubectl infera rollout pause` holds a worker pool at its
+//! revision through a spec change until `resume`.
 
 use std::time::Duration;
 
