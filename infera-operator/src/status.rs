@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use infera_core::{
     ALL_IMAGES_PINNED, Child, ChildKind, IMAGES_PINNED, InferaDeploymentStatus, MUTABLE_IMAGES,
     PROGRESSING, PodHealth, READY, ReadyReason, ServiceStatus, State, ValidationErrors,
-    naming::{LABEL_REVISION, LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME},
+    naming::{LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME},
     pod_health::SchedulingCause,
     validate::MutableImage,
 };
@@ -19,7 +19,11 @@ use k8s_openapi::{
 };
 use kube::{ResourceExt, api::DynamicObject};
 
-use crate::{apply::Applied, observe::Snapshot, rollout};
+use crate::{
+    apply::Applied,
+    observe::{Snapshot, template_revision},
+    rollout,
+};
 
 /// What reconciling found, besides the observed objects.
 #[derive(Clone, Debug, PartialEq)]
@@ -53,34 +57,16 @@ impl Workload {
         children
             .iter()
             .filter_map(|child| {
-                let labels = |template: Option<&serde_json::Value>| {
-                    template?
-                        .get("metadata")?
-                        .get("labels")?
-                        .get(LABEL_REVISION)?
-                        .as_str()
-                        .map(String::from)
-                };
-                let (replicas, group_size, revision) = match child {
-                    Child::Deployment(d) => {
-                        let spec = d.spec.as_ref()?;
-                        let revision = spec
-                            .template
-                            .metadata
-                            .as_ref()
-                            .and_then(|m| m.labels.as_ref()?.get(LABEL_REVISION).cloned());
-                        (spec.replicas, None, revision)
-                    }
-                    Child::StatefulSet(s) => (s.spec.as_ref()?.replicas, None, None),
+                let (replicas, group_size) = match child {
+                    Child::Deployment(d) => (d.spec.as_ref()?.replicas, None),
+                    Child::StatefulSet(s) => (s.spec.as_ref()?.replicas, None),
                     Child::LeaderWorkerSet(l) => {
-                        let template = &l.spec.leader_worker_template;
-                        let worker = serde_json::Value::Object(
-                            template.worker_template.clone().into_iter().collect(),
-                        );
-                        (l.spec.replicas, template.size, labels(Some(&worker)))
+                        (l.spec.replicas, l.spec.leader_worker_template.size)
                     }
                     _ => return None,
                 };
+                let rendered = serde_json::to_value(child).unwrap_or_default();
+                let revision = template_revision(&rendered).map(String::from);
                 Some(Workload {
                     service: child.service().to_string(),
                     kind: child.kind(),
@@ -600,7 +586,10 @@ mod tests {
                     pod.metadata.labels = Some(
                         [
                             (LABEL_SERVICE.to_string(), "decode".to_string()),
-                            (LABEL_REVISION.to_string(), revision.to_string()),
+                            (
+                                infera_core::naming::LABEL_REVISION.to_string(),
+                                revision.to_string(),
+                            ),
                         ]
                         .into(),
                     );
