@@ -369,11 +369,17 @@ impl Target<'_> {
         }
         body["metadata"]["annotations"][APPLIED_HASH] = Value::String(hex(hash));
         let params = PatchParams::apply(OPERATOR_MANAGER);
-        match self
-            .api(kind)
-            .patch(&name, &params, &Patch::Apply(&body))
-            .await
-        {
+        let api = self.api(kind);
+        let sent = match api.patch(&name, &params, &Patch::Apply(&body)).await {
+            // Only our own hand-over manager holds what we set: the replicas of a workload whose
+            // autoscaling was removed, which nobody scaled since. Ours to take back.
+            Err(kube::Error::Api(status)) if status.code == 409 && only_handed_over(&status) => {
+                api.patch(&name, &params.force(), &Patch::Apply(&body))
+                    .await
+            }
+            sent => sent,
+        };
+        match sent {
             Ok(mut object) => {
                 if needs_hand_over && live.is_none() {
                     let floor = self.floors.get(&name).copied().unwrap_or(1);
@@ -475,6 +481,15 @@ impl Target<'_> {
     }
 }
 
+/// Whether a 409 apply response names conflicts, every one with [`REPLICAS_HANDOVER_MANAGER`].
+fn only_handed_over(status: &Status) -> bool {
+    let conflicts = infera_core::conflict::parse(status);
+    !conflicts.is_empty()
+        && conflicts
+            .iter()
+            .all(|conflict| conflict.manager == REPLICAS_HANDOVER_MANAGER)
+}
+
 /// `.spec.replicas, .metadata.labels.x owned by field manager "kubectl-edit"` from a 409 apply
 /// response, one part per manager; the response's message when it names no field.
 fn conflict_fields(status: &Status) -> String {
@@ -569,6 +584,37 @@ mod tests {
             conflict_fields(&status),
             r#".spec.replicas, .metadata.labels.x owned by field manager "kubectl-scale""#
         );
+    }
+
+    #[test]
+    fn only_conflicts_with_our_hand_over_manager_are_taken_back() {
+        let conflict = |managers: &[&str]| {
+            let causes = managers
+                .iter()
+                .map(|manager| StatusCause {
+                    reason: "FieldManagerConflict".into(),
+                    message: format!("conflict with \"{manager}\" using apps/v1"),
+                    field: ".spec.replicas".into(),
+                })
+                .collect();
+            Status::failure("Apply failed", "Conflict")
+                .with_code(409)
+                .with_details(StatusDetails {
+                    causes,
+                    name: "demo-worker".into(),
+                    group: "apps".into(),
+                    kind: "deployments".into(),
+                    uid: String::new(),
+                    retry_after_seconds: 0,
+                })
+        };
+        assert!(only_handed_over(&conflict(&[REPLICAS_HANDOVER_MANAGER])));
+        assert!(!only_handed_over(&conflict(&[
+            REPLICAS_HANDOVER_MANAGER,
+            "kubectl-scale"
+        ])));
+        assert!(!only_handed_over(&conflict(&["kube-controller-manager"])));
+        assert!(!only_handed_over(&conflict(&[])));
     }
 
     #[test]

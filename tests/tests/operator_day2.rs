@@ -378,6 +378,28 @@ async fn kubectl_infera_scale_sets_replicas_waits_and_refuses_an_autoscaled_pool
         idep.metadata.generation,
         "a refused scale wrote"
     );
+
+    // Autoscaling removed: the operator takes back the replicas its hand-over manager held
+    // (nobody scaled since), deletes the HPA, and the pool runs the spec's count.
+    let fixed = json!({"spec": {"services": {"elastic": {"autoscaling": null, "replicas": 3}}}});
+    ideps
+        .patch("pools", &PatchParams::default(), &Patch::Merge(&fixed))
+        .await?;
+    let hpas: Api<HorizontalPodAutoscaler> = ns.api();
+    eventually(TIMEOUT, || async {
+        let status = ideps.get("pools").await?.status.unwrap_or_default();
+        let elastic = status.services.get("elastic").cloned().unwrap_or_default();
+        anyhow::ensure!(
+            status.state == Some(State::Ready)
+                && (elastic.desired_replicas, elastic.ready_replicas) == (3, 3),
+            "{:?} {elastic:?} {:?}",
+            status.state,
+            status.conditions
+        );
+        anyhow::ensure!(hpas.get_opt("pools-elastic").await?.is_none(), "HPA left");
+        Ok(())
+    })
+    .await?;
     operator.ensure_running()?;
     ns.cleanup().await
 }
