@@ -1,7 +1,8 @@
 //! The conditions' contract. `Ready`: which reasons exist, which is most serious, and what
 //! summary [`State`] each one means; the operator writes these and the plugin reads them back with
 //! [`ReadyReason::parse`]. `ImagesPinned`: non-fatal, whether every image the spec names is
-//! pinned by digest. No other place spells a condition type or reason.
+//! pinned by digest. `Progressing`: how far the worker pods are in rolling out to a new revision.
+//! No other place spells a condition type or reason.
 
 use std::fmt;
 
@@ -27,6 +28,18 @@ pub const DOWNLOADED: &str = "Downloaded";
 pub const DOWNLOADING: &str = "Downloading";
 /// `ModelReady=False`: the download Job failed (its message); the GPU pools stay at zero.
 pub const DOWNLOAD_FAILED: &str = "DownloadFailed";
+/// Type of the condition that follows the worker pods from `currentRevision` to `updateRevision`.
+pub const PROGRESSING: &str = "Progressing";
+/// `Progressing=True`: some worker pool still runs pods of another revision, or not all of its
+/// updated replicas are ready yet.
+pub const ROLLING_OUT: &str = "RollingOut";
+/// `Progressing=False`: a rollout cannot go on — the pods of the new revision cannot be
+/// scheduled (the Ready condition's message says why).
+pub const ROLLOUT_BLOCKED: &str = "RolloutBlocked";
+/// `Progressing=False`: `spec.rollout.paused` holds worker pools at the revision they run.
+pub const ROLLOUT_PAUSED: &str = "RolloutPaused";
+/// `Progressing=True`: every worker pool runs `updateRevision` on all its replicas, ready.
+pub const ROLLOUT_COMPLETE: &str = "RolloutComplete";
 
 /// Reason of the `Ready` condition, in precedence order: when several apply, the first one listed
 /// (the smallest by `Ord`) is reported.

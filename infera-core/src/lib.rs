@@ -13,6 +13,7 @@ pub mod crd;
 pub mod external;
 pub mod flags;
 pub mod gpu_product;
+pub mod hash;
 pub mod naming;
 pub mod pod_health;
 pub mod quota;
@@ -23,7 +24,8 @@ pub mod yaml;
 
 pub use condition::{
     ALL_IMAGES_PINNED, DOWNLOAD_FAILED, DOWNLOADED, DOWNLOADING, IMAGES_PINNED, MODEL_READY,
-    MUTABLE_IMAGES, READY, ReadyReason,
+    MUTABLE_IMAGES, PROGRESSING, READY, ROLLING_OUT, ROLLOUT_BLOCKED, ROLLOUT_COMPLETE,
+    ROLLOUT_PAUSED, ReadyReason,
 };
 pub use pod_health::PodHealth;
 pub use render::{Child, ChildKind, Crd, render};

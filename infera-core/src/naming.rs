@@ -32,8 +32,17 @@ pub const DNS_LABEL_PATTERN: &str = "^[a-z]([-a-z0-9]*[a-z0-9])?$";
 
 /// Field manager of the operator's server-side applies.
 pub const OPERATOR_MANAGER: &str = "infera-operator";
+/// Field manager that holds an autoscaled workload's `spec.replicas` between the operator
+/// letting go of it and the autoscaler or `kubectl scale` taking it (the hand-over of the
+/// Kubernetes server-side apply documentation, "Transferring ownership").
+pub const REPLICAS_HANDOVER_MANAGER: &str = "infera-operator-replicas";
 /// Field manager of the plugin's server-side applies.
 pub const PLUGIN_MANAGER: &str = "kubectl-infera";
+/// Field manager of `kubectl infera scale`'s merge patches (as `kubectl scale` is
+/// `kubectl-scale`): what it sets is told apart from what `deploy` applied.
+pub const SCALE_MANAGER: &str = "kubectl-infera-scale";
+/// Field manager of `kubectl infera rollout pause|resume`'s merge patches.
+pub const ROLLOUT_MANAGER: &str = "kubectl-infera-rollout";
 
 /// `infera` on every child.
 pub const LABEL_NAME: &str = "app.kubernetes.io/name";
@@ -53,6 +62,12 @@ pub const LABEL_ROLE: &str = "infera.amd.com/role";
 /// `true` on the worker pods that take inference requests: every pod of a single-node pool and
 /// the leader of each multi-node group, never a rank > 0 pod. The InferencePool selects on it.
 pub const LABEL_ENDPOINT: &str = "infera.amd.com/endpoint";
+
+/// The revision of the graph's worker pods (see `render::revision`), on every worker pod; also
+/// in its engine container's environment as [`REVISION_ENV`].
+pub const LABEL_REVISION: &str = "infera.amd.com/revision";
+/// The engine container's environment variable holding [`LABEL_REVISION`]'s value.
+pub const REVISION_ENV: &str = "INFERA_REVISION";
 
 /// Every `infera.amd.com/` label is the operator's.
 pub const OWNED_LABEL_PREFIX: &str = "infera.amd.com/";

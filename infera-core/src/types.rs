@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::{
+    api::autoscaling::v2::MetricSpec,
     api::core::v1::{
         Affinity, Container, EnvVar, LocalObjectReference, Toleration, TopologySpreadConstraint,
         Volume,
@@ -25,11 +26,11 @@ use crate::{
         limits::{
             DURATION_PATTERN, GPU_PRODUCT_PATTERN, IB_DEVICE_PATTERN, LIVENESS_PATH_PATTERN,
             MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS, MAX_DURATION_LENGTH,
-            MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_IB_DEVICE_LENGTH, MAX_NETWORK_NAME_LENGTH,
-            MAX_NODES, MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH,
-            MAX_PROBE_TIMEOUT, MAX_RDMA_NETWORKS, MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES,
-            MIN_SERVICES, MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN, NETWORK_NAME_PATTERN,
-            PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
+            MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_IB_DEVICE_LENGTH, MAX_METRICS,
+            MAX_NETWORK_NAME_LENGTH, MAX_NODES, MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES,
+            MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT, MAX_RDMA_NETWORKS, MAX_REFERENCE_LENGTH,
+            MAX_REPLICAS, MAX_SERVICES, MIN_SERVICES, MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN,
+            NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
         },
     },
 };
@@ -51,6 +52,7 @@ use crate::{
     printcolumn(name = "Age", type_ = "date", json_path = ".metadata.creationTimestamp"),
     printcolumn(name = "Reason", type_ = "string", json_path = ".status.conditions[?(@.type==\"Ready\")].reason", priority = 1, description = "Reason of the Ready condition"),
     printcolumn(name = "Endpoint", type_ = "string", json_path = ".status.endpoint", priority = 1, description = "In-cluster URL of the server"),
+    printcolumn(name = "Revision", type_ = "string", json_path = ".status.updateRevision", priority = 1, description = "Revision of the worker pods the deployment rolls out to"),
     validation = cel::deployment_name_form(),
     validation = cel::deployment_name_length(),
     validation = cel::deployment_plus_service_length(),
@@ -120,11 +122,26 @@ pub struct InferaDeploymentSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<NetworkSpec>,
 
+    /// How the worker pools roll out to a new revision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<RolloutSpec>,
+
     /// The services of the graph by name: exactly one `server` and at least one `worker` pool.
     /// Names are DNS labels; they become part of every child's name.
     #[schemars(extend("maxProperties" = MAX_SERVICES, "minProperties" = MIN_SERVICES))]
     #[x_kube(validation = cel::service_name_form())]
     pub services: BTreeMap<String, ServiceSpec>,
+}
+
+/// How the worker pools roll out to a new revision.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RolloutSpec {
+    /// Hold every existing worker pool at the revision its pods run: the operator does not apply
+    /// its Deployment or LeaderWorkerSet (neither a new pod template nor new replicas) until this
+    /// is false again. Status reports `Progressing=False` with reason `RolloutPaused`.
+    #[serde(default)]
+    pub paused: bool,
 }
 
 /// Inference engine.
@@ -213,6 +230,7 @@ pub struct ImagePolicy {
     validation = cel::service_overlay_no_gpu(),
     validation = cel::rdma_only_across_nodes(),
     validation = cel::ib_device_not_in_args(),
+    validation = cel::replicas_or_autoscaling(),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct ServiceSpec {
@@ -223,10 +241,17 @@ pub struct ServiceSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<Role>,
 
-    /// Number of replicas (for multi-node pools: number of groups). Default 1.
+    /// Number of replicas (for multi-node pools: number of groups). Default 1. Not with
+    /// `autoscaling`, which owns the count instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0, max = MAX_REPLICAS))]
     pub replicas: Option<i32>,
+
+    /// Let an autoscaler own the replica count: the operator renders a HorizontalPodAutoscaler
+    /// for the service's Deployment or LeaderWorkerSet and stops setting its `replicas`, so the
+    /// autoscaler and `kubectl scale` are not undone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autoscaling: Option<AutoscalingSpec>,
 
     /// Nodes per replica. Above 1 the pool becomes a LeaderWorkerSet of that size. Default 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -396,6 +421,45 @@ pub struct RdmaSpec {
     /// Add the `IPC_LOCK` capability, which RDMA needs to pin memory (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ipc_lock: Option<bool>,
+}
+
+/// Who owns a service's replica count, between which bounds, on which metrics.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[x_kube(
+    validation = cel::autoscaling_min_not_above_max(),
+    validation = cel::autoscaling_provider_hpa(),
+)]
+#[serde(rename_all = "camelCase")]
+pub struct AutoscalingSpec {
+    /// `hpa` (default): an `autoscaling/v2` HorizontalPodAutoscaler. `keda` is not supported yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<AutoscalingProvider>,
+    /// Fewest replicas (groups, for multi-node pools). Default 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = MAX_REPLICAS))]
+    pub min_replicas: Option<i32>,
+    /// Most replicas (groups, for multi-node pools).
+    #[schemars(range(min = 1, max = MAX_REPLICAS))]
+    pub max_replicas: i32,
+    /// What the autoscaler scales on, as the HorizontalPodAutoscaler's `spec.metrics` (see the
+    /// `autoscaling/v2` API reference). At least one: the HPA's own default, 80% CPU, says
+    /// nothing about a GPU engine's load. For a multi-node pool, `Pods` and `Resource` metrics
+    /// are averaged over the leader pods, one per group.
+    #[schemars(schema_with = "bare_list::<MetricSpec, MAX_METRICS>", extend("minItems" = 1))]
+    pub metrics: Vec<MetricSpec>,
+}
+
+/// Autoscaler.
+#[allow(
+    missing_docs,
+    reason = "the variants are the CRD enum values; doc comments on them would change the schema"
+)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AutoscalingProvider {
+    #[default]
+    Hpa,
+    Keda,
 }
 
 /// What a user adds to the pods the operator renders, shaped like a PodTemplateSpec: labels and
@@ -656,6 +720,13 @@ pub struct InferaDeploymentStatus {
     /// In-cluster URL of the server, e.g. `http://demo-server.default.svc.cluster.local:8000`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<String>,
+    /// The revision every worker pool last ran completely (every replica updated and ready).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_revision: Option<String>,
+    /// The revision of the worker pods the spec asks for now: a hash of everything that shapes
+    /// them, which they carry as the `infera.amd.com/revision` label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub update_revision: Option<String>,
 }
 
 /// Summary state of a deployment.
@@ -685,6 +756,9 @@ pub struct ServiceStatus {
     /// Multi-node pools: groups whose every pod is Ready.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ready_groups: Option<i32>,
+    /// Worker pools: replicas (groups, for multi-node pools) whose pods run `updateRevision`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_replicas: Option<i32>,
 }
 
 impl std::fmt::Display for BackendFramework {

@@ -86,6 +86,7 @@ fn service() -> impl Strategy<Value = ServiceSpec> {
                     component_type,
                     role,
                     replicas,
+                    autoscaling: None,
                     number_of_nodes: nodes,
                     resources: Some(ResourcesSpec {
                         gpu,
@@ -153,6 +154,7 @@ fn deployment() -> impl Strategy<Value = InferaDeployment> {
                 let mut idep = InferaDeployment::new(
                     &name,
                     InferaDeploymentSpec {
+                        rollout: None,
                         backend_framework: backend,
                         image: Some("rocm/infera:test".into()),
                         discovery_backend: discovery,

@@ -398,3 +398,111 @@ fn an_hf_model_holds_the_gpu_pools_until_its_download_succeeded() {
         ]
     );
 }
+
+/// `file` with `autoscaling` instead of `replicas` on `service`: the rendered workload of that
+/// service, without `replicas`, and its HorizontalPodAutoscaler.
+fn autoscaled(file: &str, service: &str) -> String {
+    let mut deployment = load(file);
+    let pool = deployment
+        .spec
+        .services
+        .get_mut(service)
+        .expect("the service");
+    pool.replicas = None;
+    pool.autoscaling = Some(
+        serde_json::from_value(serde_json::json!({
+            "minReplicas": 2,
+            "maxReplicas": 6,
+            "metrics": [{"type": "Pods", "pods": {
+                "metric": {"name": "sglang_num_queue_reqs"},
+                "target": {"type": "AverageValue", "averageValue": "4"},
+            }}],
+        }))
+        .expect("autoscaling"),
+    );
+    let children: Vec<_> = render(&validate(&deployment).expect("valid"))
+        .into_iter()
+        .filter(|child| {
+            child.service() == service
+                && matches!(
+                    child.kind(),
+                    infera_core::ChildKind::Deployment
+                        | infera_core::ChildKind::LeaderWorkerSet
+                        | infera_core::ChildKind::HorizontalPodAutoscaler
+                )
+        })
+        .collect();
+    yaml::to_yaml_stream(&children).expect("yaml")
+}
+
+#[test]
+fn an_autoscaled_deployment_pool_gets_an_hpa_and_no_replicas() {
+    let text = autoscaled("pd.yaml", "decode");
+    assert!(!text.contains("replicas: 1"), "{text}");
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn an_autoscaled_multi_node_pool_gets_an_hpa_on_its_leader_worker_set() {
+    let text = autoscaled("multinode.yaml", "worker");
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn the_revision_moves_with_the_worker_pods_not_with_replicas_or_the_server() {
+    let base = load("pd.yaml");
+    let revision = |deployment: &infera_core::InferaDeployment| {
+        render::revision(
+            &validate(deployment).expect("valid"),
+            render::Apis::default(),
+        )
+    };
+    let changed = |change: &dyn Fn(&mut infera_core::InferaDeploymentSpec)| {
+        let mut deployment = base.clone();
+        change(&mut deployment.spec);
+        revision(&deployment)
+    };
+    let service = |spec: &mut infera_core::InferaDeploymentSpec, name: &str| {
+        spec.services.get_mut(name).expect("the service").clone()
+    };
+    let first = revision(&base);
+    assert_eq!(first.len(), 10);
+    assert_eq!(
+        changed(&|spec| {
+            let mut decode = service(spec, "decode");
+            decode.replicas = Some(4);
+            spec.services.insert("decode".into(), decode);
+        }),
+        first,
+        "scaling is no new revision"
+    );
+    assert_eq!(
+        changed(&|spec| {
+            let mut server = service(spec, "server");
+            server.args.push("--log-level=debug".into());
+            spec.services.insert("server".into(), server);
+        }),
+        first,
+        "the server's pods are not worker pods"
+    );
+    assert_ne!(
+        changed(&|spec| spec.image = Some("rocm/infera:sglang-v0.1.2".into())),
+        first
+    );
+    assert_ne!(
+        changed(&|spec| {
+            let mut decode = service(spec, "decode");
+            decode.args.push("--log-level=debug".into());
+            spec.services.insert("decode".into(), decode);
+        }),
+        first
+    );
+    // Every worker pod carries it, as a label and in its engine's environment.
+    let text = yaml::to_yaml_stream(&render(&validate(&base).expect("valid"))).expect("yaml");
+    assert_eq!(
+        text.matches(&format!("infera.amd.com/revision: {first}"))
+            .count(),
+        2
+    );
+    assert_eq!(text.matches(&format!("value: {first}")).count(), 2);
+}

@@ -15,11 +15,11 @@ use infera_core::{
     validate::limits::{
         DURATION_PATTERN, GPU_PRODUCT_PATTERN, IB_DEVICE_PATTERN, LIVENESS_PATH_PATTERN,
         MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS, MAX_DURATION_LENGTH, MAX_GPU_PRODUCT_LENGTH,
-        MAX_GPUS, MAX_IB_DEVICE_LENGTH, MAX_NETWORK_NAME_LENGTH, MAX_NODES, MAX_OVERLAY_CONTAINERS,
-        MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT, MAX_RDMA_NETWORKS,
-        MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES, MAX_STARTUP_SECONDS, MIN_SERVICES,
-        MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN, NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN,
-        RESOURCE_NAME_PATTERN,
+        MAX_GPUS, MAX_IB_DEVICE_LENGTH, MAX_METRICS, MAX_NETWORK_NAME_LENGTH, MAX_NODES,
+        MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT,
+        MAX_RDMA_NETWORKS, MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES, MAX_STARTUP_SECONDS,
+        MIN_SERVICES, MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN, NETWORK_NAME_PATTERN,
+        PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
     },
     yaml,
 };
@@ -34,6 +34,14 @@ fn errors_after(patch: Value) -> Vec<String> {
         Ok(_) => Vec::new(),
         Err(errors) => errors.0.iter().map(ToString::to_string).collect(),
     }
+}
+
+/// A Pods metric of SGLang's queue length, as `autoscaling.metrics` takes it.
+fn metric() -> Value {
+    json!({"type": "Pods", "pods": {
+        "metric": {"name": "sglang_num_queue_reqs"},
+        "target": {"type": "AverageValue", "averageValue": "4"},
+    }})
 }
 
 fn worker(extra: Value) -> Value {
@@ -421,6 +429,8 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
     let worker = |extra| json!({"spec": {"services": {"decode": extra}}});
     let gpu_type = |gpu_type: &str| worker(json!({"resources": {"gpuType": gpu_type}}));
     let gpu_product = |product: &str| worker(json!({"resources": {"gpuProduct": product}}));
+    let autoscaling =
+        |autoscaling: Value| worker(json!({"replicas": null, "autoscaling": autoscaling}));
     let health = |health| worker(json!({ "health": health }));
     let long_path = format!("/{}", "p".repeat(MAX_PROBE_PATH_LENGTH));
     let many_services: serde_json::Map<String, Value> = (0..MAX_SERVICES)
@@ -892,6 +902,42 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
             json!(MAX_REPLICAS),
             worker(json!({"replicas": MAX_REPLICAS + 1})),
             "spec.services.decode.replicas: must be at most 1000",
+        ),
+        (
+            "spec.services.*.autoscaling.minReplicas minimum",
+            json!(1),
+            autoscaling(json!({"minReplicas": 0, "maxReplicas": 2, "metrics": [metric()]})),
+            "spec.services.decode.autoscaling.minReplicas: must be 1 or more",
+        ),
+        (
+            "spec.services.*.autoscaling.minReplicas maximum",
+            json!(MAX_REPLICAS),
+            autoscaling(json!({"minReplicas": 1001, "maxReplicas": 1000, "metrics": [metric()]})),
+            "spec.services.decode.autoscaling.minReplicas: must be at most 1000",
+        ),
+        (
+            "spec.services.*.autoscaling.maxReplicas minimum",
+            json!(1),
+            autoscaling(json!({"maxReplicas": 0, "metrics": [metric()]})),
+            "spec.services.decode.autoscaling.maxReplicas: must be 1 or more",
+        ),
+        (
+            "spec.services.*.autoscaling.maxReplicas maximum",
+            json!(MAX_REPLICAS),
+            autoscaling(json!({"maxReplicas": 1001, "metrics": [metric()]})),
+            "spec.services.decode.autoscaling.maxReplicas: must be at most 1000",
+        ),
+        (
+            "spec.services.*.autoscaling.metrics minItems",
+            json!(1),
+            autoscaling(json!({"maxReplicas": 2, "metrics": []})),
+            "spec.services.decode.autoscaling.metrics: needs at least one metric",
+        ),
+        (
+            "spec.services.*.autoscaling.metrics maxItems",
+            json!(MAX_METRICS),
+            autoscaling(json!({"maxReplicas": 2, "metrics": vec![metric(); MAX_METRICS + 1]})),
+            "spec.services.decode.autoscaling.metrics: at most 8 metrics are allowed",
         ),
         (
             "spec.services.*.resources.gpu minimum",

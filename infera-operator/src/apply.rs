@@ -10,6 +10,11 @@
 //! object we applied in the [`APPLIED_HASH`] annotation. A restarted operator, or a standby that
 //! takes over the Lease, adopts a child whose hash matches what it renders now as already applied
 //! (see [`adopt`]) and sends nothing for it.
+//!
+//! A workload whose replicas an autoscaler owns is rendered without `replicas`. Its replica count
+//! is then no reason to apply it again (see [`version`]), and before our apply lets go of
+//! `spec.replicas` a second field manager takes it over at its current value (see
+//! [`Target::hand_over`]), so it is neither reset to the default nor fought over.
 
 use std::{
     collections::{BTreeMap, BTreeSet, HashMap},
@@ -18,7 +23,7 @@ use std::{
 
 use infera_core::{
     Child, ChildKind, InferaDeployment,
-    naming::OPERATOR_MANAGER,
+    naming::{OPERATOR_MANAGER, REPLICAS_HANDOVER_MANAGER},
     quota::{self, Usage},
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
@@ -30,7 +35,10 @@ use kube::{
 };
 use serde_json::Value;
 
-use crate::{Error, Result, observe::Snapshot};
+use crate::{
+    Error, Result,
+    observe::{SPEC_BESIDES_REPLICAS, Snapshot, TEMPLATE_REVISION, slim_child, template_revision},
+};
 
 /// The annotation on every child holding the [`hash`] of the object we last applied to it (the
 /// rendered child, without this annotation), as 16 hex digits.
@@ -45,6 +53,9 @@ pub struct Applied {
     pub conflicts: Vec<String>,
     /// Children the API server refused (admission, quota, validation), one line per child.
     pub rejected: Vec<String>,
+    /// Worker workloads not applied because `spec.rollout.paused` holds them at the revision
+    /// they run, as `service (revision r)`.
+    pub held: Vec<String>,
 }
 
 /// Why a child could not be applied, as one line naming it.
@@ -54,12 +65,14 @@ enum Problem {
     Rejected(String),
 }
 
-/// Our last apply of a child: what we sent, the version it left, and any conflict.
+/// Our last apply of a child: what we sent, the version it left, any conflict, and, for a
+/// workload whose replicas an autoscaler owns, whether its replicas were handed over.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Record {
     hash: u64,
     version: String,
     problem: Option<Problem>,
+    handed_over: bool,
 }
 
 /// A child of a deployment: the deployment, the child's kind and name.
@@ -107,7 +120,7 @@ impl Applies {
 /// writers are no reason to apply. Not seen: a field of ours that another writer removed
 /// outright while no operator was running, which leaves no owner behind; a running operator sees
 /// it (the generation moves) and so does the next change of the render.
-fn adopt(live: &DynamicObject, hash: u64, rendered: &Value) -> Option<Record> {
+fn adopt(live: &DynamicObject, hash: u64, rendered: &Value, autoscaled: bool) -> Option<Record> {
     let applied = live.annotations().get(APPLIED_HASH)?;
     let untouched = !live
         .metadata
@@ -123,8 +136,9 @@ fn adopt(live: &DynamicObject, hash: u64, rendered: &Value) -> Option<Record> {
         });
     (*applied == hex(hash) && untouched).then(|| Record {
         hash,
-        version: version(live).unwrap_or_default(),
+        version: version(live, autoscaled).unwrap_or_default(),
         problem: None,
+        handed_over: false,
     })
 }
 
@@ -185,6 +199,9 @@ fn must_apply(last: Option<&Record>, hash: u64, live_version: Option<&str>) -> b
 /// per-object check sees a graph that cannot run whole), and each is sent as a strict server-side
 /// dry run. When one is refused nothing is written or deleted: the running children stay as they
 /// are, and the refusal is reported.
+///
+/// With `paused`, a live worker workload whose pods run another revision than rendered is held:
+/// left as it is, neither applied nor deleted.
 pub async fn apply(
     client: &Client,
     applies: &Applies,
@@ -192,6 +209,7 @@ pub async fn apply(
     idep: &InferaDeployment,
     snapshot: &Snapshot,
     children: Vec<Child>,
+    paused: bool,
 ) -> Result<Applied> {
     let deployment = ObjectRef::from(idep);
     let namespace = idep.namespace().ok_or_else(|| Error::NoNamespace {
@@ -205,6 +223,7 @@ pub async fn apply(
         deployment: &deployment,
         namespace: &namespace,
         snapshot,
+        floors: floors(&children),
     };
     let mut pending = Vec::new();
     for child in &children {
@@ -217,7 +236,13 @@ pub async fn apply(
             }
             continue;
         }
-        match target.prepare(child)? {
+        if let Some(running) = paused.then(|| held(snapshot, child)).flatten() {
+            applied
+                .held
+                .push(format!("{} (revision {running})", child.service()));
+            continue;
+        }
+        match target.prepare(child).await? {
             Prepared::Unchanged(problem) => applied.report(problem),
             Prepared::Send(send) => pending.push(send),
         }
@@ -315,6 +340,12 @@ struct Outgoing {
     live_version: Option<String>,
     /// For a RoleBinding, the Role it binds.
     role: Option<String>,
+    /// A workload rendered without `replicas`, which an autoscaler owns.
+    autoscaled: bool,
+    /// Its replicas go to the hand-over manager once the write creates it.
+    hand_over_at_creation: bool,
+    /// Our record says its replicas were handed over.
+    handed_over: bool,
 }
 
 /// What [`Target::prepare`] found: nothing to send (and the problem our last apply met, if
@@ -331,6 +362,17 @@ enum Mode {
     Write,
 }
 
+/// The revision a live worker workload's pods run, if it is not the one `child` renders: what a
+/// paused rollout holds it at.
+fn held(snapshot: &Snapshot, child: &Child) -> Option<String> {
+    let live = snapshot
+        .children
+        .get(&(child.kind(), child.name().to_string()))?;
+    let running = live.data[TEMPLATE_REVISION].as_str()?;
+    let rendered = serde_json::to_value(child).ok()?;
+    (template_revision(&rendered)? != running).then(|| running.to_string())
+}
+
 /// Where one deployment's children go, and what we know of them.
 struct Target<'a> {
     client: &'a Client,
@@ -338,6 +380,47 @@ struct Target<'a> {
     deployment: &'a ObjectRef<InferaDeployment>,
     namespace: &'a str,
     snapshot: &'a Snapshot,
+    /// `minReplicas` of each rendered HorizontalPodAutoscaler, by the name of its target.
+    floors: BTreeMap<String, i32>,
+}
+
+/// `minReplicas` of each HorizontalPodAutoscaler among `children`, by the name of its target.
+fn floors(children: &[Child]) -> BTreeMap<String, i32> {
+    children
+        .iter()
+        .filter_map(|child| match child {
+            Child::HorizontalPodAutoscaler(hpa) => {
+                let spec = hpa.spec.as_ref()?;
+                Some((spec.scale_target_ref.name.clone(), spec.min_replicas?))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether `body`, a rendered child of `kind`, is a workload rendered without `replicas`
+/// because an autoscaler owns them.
+fn autoscaled(kind: ChildKind, body: &Value) -> bool {
+    matches!(
+        kind,
+        ChildKind::Deployment | ChildKind::StatefulSet | ChildKind::LeaderWorkerSet
+    ) && body["spec"].get("replicas").is_none()
+}
+
+/// Whether a writer other than us holds `spec.replicas` of the (slimmed) live child.
+fn replicas_held(live: &DynamicObject) -> bool {
+    let replicas = serde_json::json!({"spec": {"replicas": 0}});
+    live.metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|entry| is_other_writer(entry))
+        .any(|entry| {
+            entry
+                .fields_v1
+                .as_ref()
+                .is_some_and(|fields| holds_any(&fields.0, &replicas))
+        })
 }
 
 impl Target<'_> {
@@ -350,7 +433,7 @@ impl Target<'_> {
     }
 
     /// `child` to send, unless [`must_apply`] says our last apply of it still stands.
-    fn prepare(&self, child: &Child) -> Result<Prepared> {
+    async fn prepare(&self, child: &Child) -> Result<Prepared> {
         let (kind, name) = (child.kind(), child.name().to_string());
         let mut body = serde_json::to_value(child).map_err(|source| Error::Encode {
             kind: kind.api_resource().kind,
@@ -360,15 +443,35 @@ impl Target<'_> {
         let hash = hash(&body);
         let key = self.key(kind, &name);
         let live = self.snapshot.children.get(&(kind, name.clone()));
-        let live_version = live.and_then(|o| version(o));
+        let autoscaled = autoscaled(kind, &body);
+        let live_version = live.and_then(|o| version(o, autoscaled));
         let last = match self.applies.get(&key) {
             Some(last) => Some(last),
             // After a restart: what the previous operator applied, if it still stands.
             None => live
-                .and_then(|live| adopt(live, hash, &body))
+                .and_then(|live| adopt(live, hash, &body, autoscaled))
                 .inspect(|adopted| self.applies.put(key.clone(), adopted.clone())),
         };
-        if !must_apply(last.as_ref(), hash, live_version.as_deref()) {
+        // Nobody but us holds the replicas of a workload we let go of: hand them over, at their
+        // live value before our apply releases them, or at the autoscaler's floor right after
+        // our apply creates the workload (see `send`). Our record says when we did, until the
+        // watch shows it.
+        let handed_over = last.as_ref().is_some_and(|last| last.handed_over);
+        let needs_hand_over =
+            autoscaled && !handed_over && !live.is_some_and(|live| replicas_held(live));
+        let skip = !must_apply(last.as_ref(), hash, live_version.as_deref());
+        if needs_hand_over && let Some(live) = live {
+            let replicas = live.data["spec"]["replicas"].as_i64().unwrap_or(1);
+            self.hand_over(kind, &name, replicas).await?;
+            if let Some(last) = last.as_ref().filter(|_| skip) {
+                let record = Record {
+                    handed_over: true,
+                    ..last.clone()
+                };
+                self.applies.put(key.clone(), record);
+            }
+        }
+        if skip {
             return Ok(Prepared::Unchanged(last.and_then(|last| last.problem)));
         }
         body["metadata"]["annotations"][APPLIED_HASH] = Value::String(hex(hash));
@@ -383,6 +486,9 @@ impl Target<'_> {
             hash,
             live_version,
             role,
+            autoscaled,
+            hand_over_at_creation: needs_hand_over && live.is_none(),
+            handed_over,
         }))
     }
 
@@ -400,23 +506,39 @@ impl Target<'_> {
     /// Server-side applies `send` (strict field validation), as a dry run or for real; a conflict
     /// or a refusal is returned as a [`Problem`], other failures as errors, to be retried.
     async fn send(&self, send: &Outgoing, mode: Mode) -> Result<Option<Problem>> {
-        let kind_name = send.kind.api_resource().kind;
-        let key = self.key(send.kind, &send.name);
+        let (kind, name) = (send.kind, &send.name);
+        let kind_name = kind.api_resource().kind;
+        let key = self.key(kind, name);
         let mut params = PatchParams::apply(OPERATOR_MANAGER).validation_strict();
         if mode == Mode::DryRun {
             params = params.dry_run();
         }
-        match self
-            .api(send.kind)
-            .patch(&send.name, &params, &Patch::Apply(&send.body))
-            .await
-        {
-            Ok(object) => {
+        let api = self.api(kind);
+        let sent = match api.patch(name, &params, &Patch::Apply(&send.body)).await {
+            // Only our own hand-over manager holds what we set: the replicas of a workload whose
+            // autoscaling was removed, which nobody scaled since. Ours to take back.
+            Err(kube::Error::Api(status)) if status.code == 409 && only_handed_over(&status) => {
+                api.patch(name, &params.force(), &Patch::Apply(&send.body))
+                    .await
+            }
+            sent => sent,
+        };
+        match sent {
+            Ok(mut object) => {
                 if mode == Mode::Write {
+                    if send.hand_over_at_creation {
+                        let floor = self.floors.get(name).copied().unwrap_or(1);
+                        object = self.hand_over(kind, name, floor.into()).await?;
+                    }
+                    if send.autoscaled {
+                        // Versioned the way the watch stores it (see `version`).
+                        slim_child(&mut object);
+                    }
                     let record = Record {
                         hash: send.hash,
-                        version: version(&object).unwrap_or_default(),
+                        version: version(&object, send.autoscaled).unwrap_or_default(),
                         problem: None,
+                        handed_over: send.autoscaled,
                     };
                     self.applies.put(key, record);
                 }
@@ -440,6 +562,7 @@ impl Target<'_> {
                         hash: send.hash,
                         version: version.clone(),
                         problem: Some(problem.clone()),
+                        handed_over: send.handed_over,
                     };
                     self.applies.put(key, record);
                 }
@@ -451,6 +574,29 @@ impl Target<'_> {
                 source,
             }),
         }
+    }
+
+    /// Sets `spec.replicas` of a workload to `replicas` under [`REPLICAS_HANDOVER_MANAGER`], which
+    /// holds nothing else: the field stays when our own apply lets go of it, and the autoscaler or
+    /// `kubectl scale` (updates through the scale subresource) take it from that manager without
+    /// a conflict. Returns the object as it is afterwards.
+    async fn hand_over(&self, kind: ChildKind, name: &str, replicas: i64) -> Result<DynamicObject> {
+        let resource = kind.api_resource();
+        let body = serde_json::json!({
+            "apiVersion": resource.api_version,
+            "kind": resource.kind,
+            "metadata": {"name": name},
+            "spec": {"replicas": replicas},
+        });
+        let params = PatchParams::apply(REPLICAS_HANDOVER_MANAGER);
+        self.api(kind)
+            .patch(name, &params, &Patch::Apply(&body))
+            .await
+            .map_err(|source| Error::Apply {
+                kind: resource.kind,
+                name: name.to_string(),
+                source,
+            })
     }
 
     /// Deletes a child that is no longer rendered.
@@ -479,6 +625,15 @@ impl Target<'_> {
         self.applies.forget(&self.key(kind, &name));
         Ok(())
     }
+}
+
+/// Whether a 409 apply response names conflicts, every one with [`REPLICAS_HANDOVER_MANAGER`].
+fn only_handed_over(status: &Status) -> bool {
+    let conflicts = infera_core::conflict::parse(status);
+    !conflicts.is_empty()
+        && conflicts
+            .iter()
+            .all(|conflict| conflict.manager == REPLICAS_HANDOVER_MANAGER)
 }
 
 /// `.spec.replicas, .metadata.labels.x owned by field manager "kubectl-edit"` from a 409 apply
@@ -515,8 +670,19 @@ fn missing_dependency(kind: ChildKind, service: &str) -> String {
     }
 }
 
-/// What must move for a live child to count as changed by someone else.
-fn version(object: &DynamicObject) -> Option<String> {
+/// What must move for a live child to count as changed by someone else: its generation, for
+/// objects with a spec the API server versions, else its resourceVersion. For a workload whose
+/// replicas an autoscaler owns (`autoscaled`), the rest of its spec, as the watch's slimmed copy
+/// hashes it ([`SPEC_BESIDES_REPLICAS`]): the autoscaler's and `kubectl scale`'s changes move its
+/// generation but are not ours to undo.
+fn version(object: &DynamicObject, autoscaled: bool) -> Option<String> {
+    let besides_replicas = object
+        .data
+        .get(SPEC_BESIDES_REPLICAS)
+        .and_then(Value::as_str);
+    if autoscaled && let Some(hash) = besides_replicas {
+        return Some(format!("spec {hash}"));
+    }
     match object.metadata.generation {
         Some(generation) => Some(format!("generation {generation}")),
         None => object.resource_version(),
@@ -524,23 +690,13 @@ fn version(object: &DynamicObject) -> Option<String> {
 }
 
 /// A hash of `value` that every build of the operator computes alike, so a restarted or upgraded
-/// operator compares it with what an earlier one recorded: [`fnv1a`] over the compact JSON text
-/// (serde_json orders object keys, as built here without its `preserve_order` feature).
-fn hash(value: &Value) -> u64 {
-    fnv1a(value.to_string().as_bytes())
-}
-
-/// 64-bit FNV-1a (the offset basis and prime of the FNV specification, draft-eastlake-fnv).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    bytes.iter().fold(OFFSET, |hash, byte| {
-        (hash ^ u64::from(*byte)).wrapping_mul(PRIME)
-    })
+/// operator compares it with what an earlier one recorded.
+pub(crate) fn hash(value: &Value) -> u64 {
+    infera_core::hash::json(value)
 }
 
 /// `hash` as the [`APPLIED_HASH`] annotation writes it.
-fn hex(hash: u64) -> String {
+pub(crate) fn hex(hash: u64) -> String {
     format!("{hash:016x}")
 }
 
@@ -577,6 +733,37 @@ mod tests {
     }
 
     #[test]
+    fn only_conflicts_with_our_hand_over_manager_are_taken_back() {
+        let conflict = |managers: &[&str]| {
+            let causes = managers
+                .iter()
+                .map(|manager| StatusCause {
+                    reason: "FieldManagerConflict".into(),
+                    message: format!("conflict with \"{manager}\" using apps/v1"),
+                    field: ".spec.replicas".into(),
+                })
+                .collect();
+            Status::failure("Apply failed", "Conflict")
+                .with_code(409)
+                .with_details(StatusDetails {
+                    causes,
+                    name: "demo-worker".into(),
+                    group: "apps".into(),
+                    kind: "deployments".into(),
+                    uid: String::new(),
+                    retry_after_seconds: 0,
+                })
+        };
+        assert!(only_handed_over(&conflict(&[REPLICAS_HANDOVER_MANAGER])));
+        assert!(!only_handed_over(&conflict(&[
+            REPLICAS_HANDOVER_MANAGER,
+            "kubectl-scale"
+        ])));
+        assert!(!only_handed_over(&conflict(&["kube-controller-manager"])));
+        assert!(!only_handed_over(&conflict(&[])));
+    }
+
+    #[test]
     fn a_409_without_field_causes_reads_as_its_message() {
         let status = Status::failure("Operation cannot be fulfilled", "Conflict").with_code(409);
         assert_eq!(conflict_fields(&status), "Operation cannot be fulfilled");
@@ -587,6 +774,7 @@ mod tests {
             hash,
             version: version.into(),
             problem: None,
+            handed_over: false,
         }
     }
 
@@ -643,23 +831,26 @@ mod tests {
     #[test]
     fn a_versioned_spec_moves_with_its_generation_not_with_status_updates() {
         assert_eq!(
-            version(&live(Some(2), "100")),
-            version(&live(Some(2), "101"))
+            version(&live(Some(2), "100"), false),
+            version(&live(Some(2), "101"), false)
         );
         assert_eq!(
-            version(&live(Some(2), "100")).as_deref(),
+            version(&live(Some(2), "100"), false).as_deref(),
             Some("generation 2")
         );
         assert_ne!(
-            version(&live(Some(2), "100")),
-            version(&live(Some(3), "101"))
+            version(&live(Some(2), "100"), false),
+            version(&live(Some(3), "101"), false)
         );
     }
 
     #[test]
     fn an_object_without_a_generation_moves_with_its_resource_version() {
-        assert_eq!(version(&live(None, "100")).as_deref(), Some("100"));
-        assert_ne!(version(&live(None, "100")), version(&live(None, "101")));
+        assert_eq!(version(&live(None, "100"), false).as_deref(), Some("100"));
+        assert_ne!(
+            version(&live(None, "100"), false),
+            version(&live(None, "101"), false)
+        );
     }
 
     #[test]
@@ -742,10 +933,21 @@ mod tests {
     fn a_child_is_adopted_when_it_carries_our_hash_and_no_other_writer_holds_our_fields() {
         let body = rendered();
         let mut live = live(Some(4), "100");
-        assert_eq!(adopt(&live, 7, &body), None, "no hash: never applied by us");
+        assert_eq!(
+            adopt(&live, 7, &body, false),
+            None,
+            "no hash: never applied by us"
+        );
         live.metadata.annotations = Some([(APPLIED_HASH.to_string(), hex(7))].into());
-        assert_eq!(adopt(&live, 8, &body), None, "we render something else now");
-        assert_eq!(adopt(&live, 7, &body), Some(record(7, "generation 4")));
+        assert_eq!(
+            adopt(&live, 8, &body, false),
+            None,
+            "we render something else now"
+        );
+        assert_eq!(
+            adopt(&live, 7, &body, false),
+            Some(record(7, "generation 4"))
+        );
         live.metadata.managed_fields = Some(vec![ManagedFieldsEntry {
             manager: Some("kubectl-edit".into()),
             operation: Some("Update".into()),
@@ -755,20 +957,135 @@ mod tests {
             ..ManagedFieldsEntry::default()
         }]);
         assert_eq!(
-            adopt(&live, 7, &body),
+            adopt(&live, 7, &body, false),
             None,
             "another writer took spec.replicas"
         );
     }
 
     #[test]
-    fn the_hash_is_the_same_in_every_build() {
-        // FNV-1a 64's published test vectors.
-        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
-        // Over the JSON text with its keys in order, whatever order they were built in.
-        let built = serde_json::json!({"b": 1, "a": [true]});
-        assert_eq!(hash(&built), fnv1a(br#"{"a":[true],"b":1}"#));
+    fn only_a_workload_rendered_without_replicas_is_autoscaled() {
+        let spec = |spec: Value| serde_json::json!({ "spec": spec });
+        assert!(autoscaled(
+            ChildKind::Deployment,
+            &spec(serde_json::json!({}))
+        ));
+        assert!(autoscaled(
+            ChildKind::LeaderWorkerSet,
+            &spec(serde_json::json!({}))
+        ));
+        assert!(!autoscaled(
+            ChildKind::Deployment,
+            &spec(serde_json::json!({"replicas": 2}))
+        ));
+        assert!(!autoscaled(
+            ChildKind::HorizontalPodAutoscaler,
+            &spec(serde_json::json!({}))
+        ));
+    }
+
+    /// A Deployment as the watch stores it, with `replicas` and an image.
+    fn watched(replicas: i64, image: &str, generation: i64) -> DynamicObject {
+        let mut object = live(Some(generation), "100").data(serde_json::json!({
+            "spec": {"replicas": replicas, "template": {"spec": {"containers": [{"name": "engine", "image": image}]}}},
+            "status": {"observedGeneration": generation, "readyReplicas": replicas},
+        }));
+        slim_child(&mut object);
+        object
+    }
+
+    #[test]
+    fn an_autoscaled_workload_moves_with_its_spec_besides_replicas() {
+        let scaled = watched(5, "rocm/infera:a", 3);
+        let version = |object: &DynamicObject| version(object, true);
+        assert_eq!(version(&watched(2, "rocm/infera:a", 2)), version(&scaled));
+        assert_ne!(version(&scaled), version(&watched(5, "rocm/infera:b", 4)));
+        // Not autoscaled: the generation, which the scale moved.
+        assert_ne!(
+            super::version(&watched(2, "rocm/infera:a", 2), false),
+            super::version(&scaled, false)
+        );
+    }
+
+    #[test]
+    fn replicas_are_held_by_another_writer_of_spec_replicas_only() {
+        let entry = |manager: &str, subresource: Option<&str>, fields: Value| ManagedFieldsEntry {
+            manager: Some(manager.into()),
+            operation: Some("Update".into()),
+            subresource: subresource.map(Into::into),
+            fields_v1: Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::FieldsV1(
+                fields,
+            )),
+            ..ManagedFieldsEntry::default()
+        };
+        let replicas = serde_json::json!({"f:spec": {"f:replicas": {}}});
+        let mut object = live(Some(1), "100");
+        assert!(!replicas_held(&object), "no writer");
+        object.metadata.managed_fields = Some(vec![
+            entry(OPERATOR_MANAGER, None, replicas.clone()),
+            entry("kube-controller-manager", Some("status"), replicas.clone()),
+            entry(
+                "kubectl-edit",
+                None,
+                serde_json::json!({"f:spec": {"f:paused": {}}}),
+            ),
+        ]);
+        assert!(
+            !replicas_held(&object),
+            "ours, a status writer's, another field"
+        );
+        object
+            .metadata
+            .managed_fields
+            .get_or_insert_default()
+            .push(entry("kube-controller-manager", Some("scale"), replicas));
+        assert!(
+            replicas_held(&object),
+            "the HPA through the scale subresource"
+        );
+    }
+
+    #[test]
+    fn a_paused_rollout_holds_a_live_workload_of_another_revision() {
+        use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
+        let rendered = |revision: &str| {
+            let mut spec = DeploymentSpec::default();
+            spec.template.metadata =
+                Some(k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+                    labels: Some(
+                        [(
+                            infera_core::naming::LABEL_REVISION.to_string(),
+                            revision.to_string(),
+                        )]
+                        .into(),
+                    ),
+                    ..Default::default()
+                });
+            let mut deployment = Deployment {
+                spec: Some(spec),
+                ..Default::default()
+            };
+            deployment.metadata.name = Some("demo-worker".into());
+            Child::Deployment(deployment)
+        };
+        let mut snapshot = Snapshot::default();
+        assert_eq!(held(&snapshot, &rendered("new")), None, "not created yet");
+        let mut object = serde_json::from_value::<DynamicObject>(
+            serde_json::to_value(rendered("old")).expect("json"),
+        )
+        .expect("an object");
+        slim_child(&mut object);
+        snapshot.children.insert(
+            (ChildKind::Deployment, "demo-worker".into()),
+            std::sync::Arc::new(object),
+        );
+        assert_eq!(held(&snapshot, &rendered("new")).as_deref(), Some("old"));
+        assert_eq!(held(&snapshot, &rendered("old")), None, "nothing to hold");
+    }
+
+    #[test]
+    fn the_applied_hash_is_16_hex_digits() {
         assert_eq!(hex(0xaf63_dc4c_8601_ec8c), "af63dc4c8601ec8c");
+        assert_eq!(hex(1), "0000000000000001");
     }
 }

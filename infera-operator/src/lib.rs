@@ -14,6 +14,7 @@ pub mod leader;
 pub mod metrics;
 pub mod observe;
 pub mod reconcile;
+pub mod rollout;
 pub mod status;
 
 use std::time::Duration;

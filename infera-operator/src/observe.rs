@@ -18,7 +18,9 @@ use std::{
 use futures::{Stream, StreamExt, TryStreamExt};
 use infera_core::{
     ChildKind, InferaDeployment,
-    naming::{LABEL_DEPLOYMENT, LABEL_MANAGED_BY, OPERATOR_MANAGER, managed_selector},
+    naming::{
+        LABEL_DEPLOYMENT, LABEL_MANAGED_BY, LABEL_REVISION, OPERATOR_MANAGER, managed_selector,
+    },
 };
 use k8s_openapi::{
     api::core::v1::{
@@ -42,7 +44,27 @@ use kube::{
 use serde_json::{Value, json};
 use tracing::{debug, warn};
 
-use crate::apply::{APPLIED_HASH, is_other_writer};
+use crate::apply::{APPLIED_HASH, hash, hex, is_other_writer};
+
+/// Where a slimmed workload keeps its pod template's revision ([`template_revision`]).
+pub const TEMPLATE_REVISION: &str = "templateRevision";
+
+/// The `infera.amd.com/revision` label of a workload's pod template — a Deployment's
+/// `spec.template`, a LeaderWorkerSet's `spec.leaderWorkerTemplate.workerTemplate` — from its
+/// JSON, rendered or live.
+pub fn template_revision(workload: &Value) -> Option<&str> {
+    let spec = &workload["spec"];
+    [
+        &spec["template"],
+        &spec["leaderWorkerTemplate"]["workerTemplate"],
+    ]
+    .into_iter()
+    .find_map(|template| template["metadata"]["labels"][LABEL_REVISION].as_str())
+}
+
+/// Where a slimmed workload keeps the [`hash`] of its `spec` without `replicas`: what must move
+/// for a workload whose replicas an autoscaler owns to count as changed (see `apply::version`).
+pub const SPEC_BESIDES_REPLICAS: &str = "specBesidesReplicasHash";
 
 /// Objects per page of a watch's initial LIST. kube-runtime 5.0 reads pages of 500 by default
 /// (`page_size: Some(500)` in kube-runtime-5.0.0/src/watcher.rs); a page is held whole, as
@@ -266,8 +288,10 @@ fn metadata_only(
 /// Strips a child to what reconcile reads: its identity (name, namespace, uid, versions), our two
 /// labels, its controller reference, our [`APPLIED_HASH`] annotation, the `managedFields` entries
 /// of other writers besides status writers (a restarted operator reads them to tell whether
-/// someone else holds fields it sets, see `apply::adopt`), and for workloads
-/// `status.observedGeneration` and `status.readyReplicas`. Everything else — pod templates,
+/// someone else holds fields it sets, see `apply::adopt`), and for workloads `spec.replicas`,
+/// the hash of the rest of their spec ([`SPEC_BESIDES_REPLICAS`]), their pod template's
+/// revision ([`TEMPLATE_REVISION`]), `status.observedGeneration`
+/// and `status.readyReplicas`. Everything else — pod templates,
 /// our own `managedFields` entry, status writers' entries, the type meta (the store is per kind) —
 /// is dropped before it is stored.
 pub fn slim_child(object: &mut DynamicObject) {
@@ -313,16 +337,27 @@ pub fn slim_child(object: &mut DynamicObject) {
     object.data = if object.data.is_null() {
         Value::Null
     } else {
-        // Workloads' readiness, and a download Job's progress (`ModelPhase::of`); the fields of
-        // the other kind are absent, so null.
-        json!({"status": {
-            "observedGeneration": read("observedGeneration"),
-            "readyReplicas": read("readyReplicas"),
-            "active": read("active"),
-            "succeeded": read("succeeded"),
-            "failed": read("failed"),
-            "conditions": if read("succeeded").is_null() { failed_conditions(status) } else { Value::Null },
-        }})
+        // Workloads' readiness and what apply compares (`spec.replicas`, the hash of the rest of
+        // the spec, the pod template's revision), and a download Job's progress
+        // (`ModelPhase::of`); the fields of the other kind are absent, so null.
+        let mut spec = object.data["spec"].clone();
+        let replicas = spec
+            .as_object_mut()
+            .and_then(|spec| spec.remove("replicas"))
+            .unwrap_or(Value::Null);
+        json!({
+            "spec": {"replicas": replicas},
+            SPEC_BESIDES_REPLICAS: hex(hash(&spec)),
+            TEMPLATE_REVISION: template_revision(&object.data),
+            "status": {
+                "observedGeneration": read("observedGeneration"),
+                "readyReplicas": read("readyReplicas"),
+                "active": read("active"),
+                "succeeded": read("succeeded"),
+                "failed": read("failed"),
+                "conditions": if read("succeeded").is_null() { failed_conditions(status) } else { Value::Null },
+            },
+        })
     };
     object.metadata = slim;
 }

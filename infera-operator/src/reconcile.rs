@@ -68,6 +68,7 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
                 &idep,
                 &snapshot,
                 children,
+                valid.paused,
             )
             .await?;
             Outcome::Applied {

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use infera_core::{
     ALL_IMAGES_PINNED, Child, ChildKind, DOWNLOAD_FAILED, DOWNLOADED, DOWNLOADING, IMAGES_PINNED,
-    InferaDeploymentStatus, MODEL_READY, MUTABLE_IMAGES, PodHealth, READY, ReadyReason,
-    ServiceStatus, State, ValidationErrors, gpu_product,
+    InferaDeploymentStatus, MODEL_READY, MUTABLE_IMAGES, PROGRESSING, PodHealth, READY,
+    ReadyReason, ServiceStatus, State, ValidationErrors, gpu_product,
     naming::{LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME},
     pod_health::SchedulingCause,
     validate::MutableImage,
@@ -20,7 +20,11 @@ use k8s_openapi::{
 };
 use kube::{ResourceExt, api::DynamicObject};
 
-use crate::{apply::Applied, observe::Snapshot};
+use crate::{
+    apply::Applied,
+    observe::{Snapshot, template_revision},
+    rollout,
+};
 
 /// What reconciling found, besides the observed objects.
 #[derive(Clone, Debug, PartialEq)]
@@ -88,9 +92,12 @@ pub struct Workload {
     pub service: String,
     pub kind: ChildKind,
     pub name: String,
-    pub replicas: i32,
+    /// Replicas asked for; `None` when an autoscaler owns them, and the live workload says.
+    pub replicas: Option<i32>,
     /// Pods per group, for a LeaderWorkerSet.
     pub group_size: Option<i32>,
+    /// The revision its pods carry: worker pools only.
+    pub revision: Option<String>,
 }
 
 impl Workload {
@@ -107,12 +114,15 @@ impl Workload {
                     }
                     _ => return None,
                 };
+                let rendered = serde_json::to_value(child).unwrap_or_default();
+                let revision = template_revision(&rendered).map(String::from);
                 Some(Workload {
                     service: child.service().to_string(),
                     kind: child.kind(),
                     name: child.name().to_string(),
-                    replicas: replicas.unwrap_or(1),
+                    replicas,
                     group_size,
+                    revision,
                 })
             })
             .collect()
@@ -143,6 +153,26 @@ pub fn compute(
     };
     let (reason, message) = summarize(outcome, &services, snapshot);
     let state = reason.state();
+    // The rollout of the worker pools to the rendered revision; an invalid spec keeps the last.
+    let revision = match outcome {
+        Outcome::Applied { workloads, .. } => workloads.iter().find_map(|w| w.revision.clone()),
+        Outcome::Invalid(_) => None,
+    };
+    let rollout = revision.as_deref().map(|revision| {
+        let pools: Vec<(&str, &ServiceStatus)> = match outcome {
+            Outcome::Applied { workloads, .. } => workloads
+                .iter()
+                .filter(|w| w.revision.is_some())
+                .filter_map(|w| Some((w.service.as_str(), services.get(&w.service)?)))
+                .collect(),
+            Outcome::Invalid(_) => Vec::new(),
+        };
+        let held = match outcome {
+            Outcome::Applied { applied, .. } => applied.held.as_slice(),
+            Outcome::Invalid(_) => &[],
+        };
+        rollout::rollout(&snapshot.pods, &pools, revision, (reason, &message), held)
+    });
     let condition = |type_: &str, holds: bool, reason: &str, message: String| {
         let status = if holds { "True" } else { "False" };
         let previous = previous.and_then(|p| p.conditions.iter().find(|c| c.type_ == type_));
@@ -185,12 +215,34 @@ pub fn compute(
             message,
         ));
     }
+    let kept = |field: fn(&InferaDeploymentStatus) -> &Option<String>| {
+        previous.and_then(|p| field(p).clone())
+    };
+    let (current_revision, update_revision) = match (&rollout, revision) {
+        (Some(rollout), Some(revision)) => {
+            let (holds, reason, message) = rollout.progressing.clone();
+            conditions.push(condition(PROGRESSING, holds, reason, message));
+            let current = if rollout.complete {
+                Some(revision.clone())
+            } else {
+                kept(|p| &p.current_revision)
+            };
+            (current, Some(revision))
+        }
+        _ => {
+            let last = previous.and_then(|p| p.conditions.iter().find(|c| c.type_ == PROGRESSING));
+            conditions.extend(last.cloned());
+            (kept(|p| &p.current_revision), kept(|p| &p.update_revision))
+        }
+    };
     InferaDeploymentStatus {
         state: Some(state),
         observed_generation: generation,
         conditions,
         services,
         endpoint,
+        current_revision,
+        update_revision,
     }
 }
 
@@ -290,11 +342,25 @@ fn services(snapshot: &Snapshot, workloads: &[Workload]) -> BTreeMap<String, Ser
         let ready_groups = workload
             .group_size
             .map(|size| ready_groups(&snapshot.pods, &workload.name, size));
+        // An autoscaled workload wants what its live spec says (the API server's default, 1,
+        // until it exists).
+        let live_replicas = observed
+            .and_then(|object| object.data["spec"]["replicas"].as_i64())
+            .and_then(|replicas| i32::try_from(replicas).ok());
+        let updated_replicas = workload.revision.as_deref().map(|revision| {
+            rollout::updated_replicas(
+                &snapshot.pods,
+                &workload.service,
+                revision,
+                workload.group_size.is_some(),
+            )
+        });
         let status = ServiceStatus {
             kind: workload.kind.api_resource().kind,
-            desired_replicas: workload.replicas,
+            desired_replicas: workload.replicas.or(live_replicas).unwrap_or(1),
             ready_replicas: observed.map_or(0, |object| ready_replicas(object)),
             ready_groups,
+            updated_replicas,
         };
         services.insert(workload.service.clone(), status);
     }
@@ -483,10 +549,13 @@ mod tests {
                 service: object.labels()[LABEL_SERVICE].clone(),
                 kind: ChildKind::Deployment,
                 name: object.name_any(),
-                replicas: object.data["spec"]["replicas"]
-                    .as_i64()
-                    .map_or(1, |r| r as i32),
+                replicas: Some(
+                    object.data["spec"]["replicas"]
+                        .as_i64()
+                        .map_or(1, |r| r as i32),
+                ),
                 group_size: None,
+                revision: None,
             })
             .collect();
         Outcome::Applied {
@@ -557,7 +626,8 @@ mod tests {
                 kind: "Deployment".into(),
                 desired_replicas: 2,
                 ready_replicas: 2,
-                ready_groups: None
+                ready_groups: None,
+                updated_replicas: None,
             }
         );
         assert_eq!(
@@ -586,8 +656,9 @@ mod tests {
             service: "prefill".into(),
             kind: ChildKind::Deployment,
             name: "demo-prefill".into(),
-            replicas: 1,
+            replicas: Some(1),
             group_size: None,
+            revision: None,
         });
         let outcome = Outcome::Applied {
             applied,
@@ -715,6 +786,143 @@ mod tests {
     }
 
     #[test]
+    fn an_autoscaled_pool_wants_what_its_live_workload_says() {
+        let snapshot = Snapshot {
+            children: [deployment("server", 1, 1), deployment("decode", 3, 2)].into(),
+            pods: vec![],
+            ..Snapshot::default()
+        };
+        let Outcome::Applied {
+            applied,
+            endpoint,
+            mut workloads,
+            ..
+        } = outcome(Applied::default(), &snapshot)
+        else {
+            unreachable!()
+        };
+        for workload in &mut workloads {
+            workload.replicas = None;
+        }
+        workloads.push(Workload {
+            service: "prefill".into(),
+            kind: ChildKind::Deployment,
+            name: "demo-prefill".into(),
+            replicas: None,
+            group_size: None,
+            revision: None,
+        });
+        let outcome = Outcome::Applied {
+            applied,
+            endpoint,
+            workloads,
+            model: None,
+        };
+        let status = compute(Some(1), &snapshot, &outcome, &[], None, now());
+        let desired = |service: &str| status.services[service].desired_replicas;
+        assert_eq!((desired("server"), desired("decode")), (1, 3));
+        assert_eq!(
+            desired("prefill"),
+            1,
+            "not created yet: the API server's default"
+        );
+        assert_eq!(
+            ready_condition(&status),
+            (
+                "False",
+                "PodsNotReady",
+                "decode: 2/3 ready, prefill: 0/1 ready"
+            )
+        );
+    }
+
+    #[test]
+    fn worker_pools_report_updated_replicas_and_the_rollout() {
+        let snapshot = |revisions: &[&str]| Snapshot {
+            children: [deployment("server", 1, 1), deployment("decode", 2, 2)].into(),
+            pods: revisions
+                .iter()
+                .map(|revision| {
+                    let mut pod = Pod::default();
+                    pod.metadata.labels = Some(
+                        [
+                            (LABEL_SERVICE.to_string(), "decode".to_string()),
+                            (
+                                infera_core::naming::LABEL_REVISION.to_string(),
+                                revision.to_string(),
+                            ),
+                        ]
+                        .into(),
+                    );
+                    Arc::new(pod)
+                })
+                .collect(),
+            ..Snapshot::default()
+        };
+        let status = |snapshot: &Snapshot, previous: Option<&InferaDeploymentStatus>| {
+            let Outcome::Applied {
+                applied,
+                endpoint,
+                mut workloads,
+                ..
+            } = outcome(Applied::default(), snapshot)
+            else {
+                unreachable!()
+            };
+            for workload in workloads.iter_mut().filter(|w| w.service == "decode") {
+                workload.revision = Some("new".into());
+            }
+            let outcome = Outcome::Applied {
+                applied,
+                endpoint,
+                workloads,
+                model: None,
+            };
+            compute(Some(1), snapshot, &outcome, &[], previous, now())
+        };
+        let progressing = |status: &InferaDeploymentStatus| {
+            let c = &status.conditions[2];
+            (
+                c.type_.clone(),
+                c.status.clone(),
+                c.reason.clone(),
+                c.message.clone(),
+            )
+        };
+        let done = status(&snapshot(&["new", "new"]), None);
+        assert_eq!(done.services["decode"].updated_replicas, Some(2));
+        assert_eq!(done.services["server"].updated_replicas, None);
+        assert_eq!(
+            (
+                done.current_revision.as_deref(),
+                done.update_revision.as_deref()
+            ),
+            (Some("new"), Some("new"))
+        );
+        assert_eq!(
+            progressing(&done),
+            (
+                "Progressing".into(),
+                "True".into(),
+                "RolloutComplete".into(),
+                "every worker pool runs revision new".into()
+            )
+        );
+        // Mid-rollout the current revision stays what it was.
+        let mut before = done.clone();
+        before.current_revision = Some("old".into());
+        let rolling = status(&snapshot(&["new", "old"]), Some(&before));
+        assert_eq!(rolling.services["decode"].updated_replicas, Some(1));
+        assert_eq!(rolling.current_revision.as_deref(), Some("old"));
+        assert_eq!(
+            progressing(&rolling).2,
+            "RollingOut",
+            "{:?}",
+            progressing(&rolling)
+        );
+    }
+
+    #[test]
     fn not_ready_pools_are_listed() {
         let snapshot = Snapshot {
             children: [deployment("server", 2, 1), deployment("decode", 1, 1)].into(),
@@ -825,6 +1033,7 @@ mod tests {
                 missing: vec!["decode: needs LWS".into()],
                 conflicts: vec!["x".into()],
                 rejected: vec!["y".into()],
+                held: Vec::new(),
             },
             &Snapshot::default(),
         );

@@ -122,6 +122,10 @@ pub enum Command {
     Deploy(Box<DeployArgs>),
     /// Show InferaDeployments: a list, or one in detail.
     Status(StatusArgs),
+    /// Set the replicas of pools: `scale NAME decode=4 prefill=2`.
+    Scale(ScaleArgs),
+    /// Pause or resume the rollout of a deployment's worker pools.
+    Rollout(RolloutArgs),
     /// Print every object the operator would create for a spec (offline).
     Render(RenderArgs),
     /// Show the plugin, CRD and operator versions.
@@ -381,6 +385,45 @@ pub enum Backend {
 pub enum Discovery {
     Kubernetes,
     Etcd,
+}
+
+#[derive(Debug, Args)]
+pub struct ScaleArgs {
+    /// The InferaDeployment.
+    pub name: String,
+    /// Pools and their new replicas (groups, for multi-node pools), e.g. `decode=4 prefill=2`.
+    #[arg(required = true, value_name = "POOL=REPLICAS", value_parser = crate::commands::scale::pool_replicas)]
+    pub pools: Vec<(String, i32)>,
+    /// client: read the deployment and print the change, write nothing; server: send it with
+    /// dryRun=All.
+    #[arg(long, value_enum, num_args = 0..=1, default_missing_value = "client", default_value = "none")]
+    pub dry_run: DryRun,
+    /// Wait until the deployment is Ready with the new replicas; on timeout, explain what blocks it.
+    #[arg(long)]
+    pub wait: bool,
+    /// How long --wait waits.
+    #[arg(long, value_parser = parse_duration, default_value = "10m")]
+    pub timeout: Duration,
+}
+
+#[derive(Debug, Args)]
+pub struct RolloutArgs {
+    #[command(subcommand)]
+    pub action: RolloutAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RolloutAction {
+    /// Hold the worker pools at the revision they run (`spec.rollout.paused: true`).
+    Pause {
+        /// The InferaDeployment.
+        name: String,
+    },
+    /// Let the worker pools roll out to the spec's revision again.
+    Resume {
+        /// The InferaDeployment.
+        name: String,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -133,6 +133,13 @@ pub enum Error {
     /// The object went away while the command waited for it.
     #[error("{object} was deleted while waiting for it to be Ready")]
     Deleted { object: String },
+    /// `scale` named pools the deployment does not have.
+    #[error("{object} has no pool {}; its pools are {}", unknown.join(", "), pools.join(", "))]
+    UnknownPools {
+        object: String,
+        unknown: Vec<String>,
+        pools: Vec<String>,
+    },
     #[error("interrupted")]
     Interrupted,
 }
@@ -167,6 +174,7 @@ impl Error {
             | Self::NotConfirmed
             | Self::NotInstalled { .. }
             | Self::RejectedByOperator { .. }
+            | Self::UnknownPools { .. }
             | Self::Deleted { .. } => Exit::Failed,
             Self::Kubeconfig(_) | Self::Unreachable { .. } => Exit::Unreachable,
             Self::Conflict { .. } | Self::Refused(_) => Exit::Conflict,

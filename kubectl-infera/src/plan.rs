@@ -280,6 +280,7 @@ impl Plan {
             component_type: ComponentType::Worker,
             role,
             replicas: Some(replicas),
+            autoscaling: None,
             number_of_nodes: (self.nodes > 1).then_some(self.nodes),
             resources: Some(ResourcesSpec {
                 gpu: Some(self.gpus),
@@ -316,6 +317,7 @@ impl Plan {
             component_type: ComponentType::Server,
             role: None,
             replicas: Some(self.server_replicas),
+            autoscaling: None,
             number_of_nodes: None,
             resources: None,
             args: server_args,
@@ -345,6 +347,7 @@ impl Plan {
             }
         }
         let spec = InferaDeploymentSpec {
+            rollout: None,
             backend_framework: match self.backend {
                 Backend::Sglang => BackendFramework::Sglang,
                 Backend::Vllm => BackendFramework::Vllm,

@@ -36,6 +36,8 @@ pub struct Summary {
     /// The `Ready` condition's reason (empty before the operator reports).
     pub reason: String,
     pub endpoint: String,
+    /// The revision of the worker pods being rolled out to (`status.updateRevision`).
+    pub revision: String,
     pub age_seconds: i64,
 }
 
@@ -163,6 +165,7 @@ pub fn summarize(idep: &InferaDeployment, now: Timestamp) -> Summary {
         services_ready: format!("{ready}/{total}"),
         reason,
         endpoint: status.endpoint.unwrap_or_default(),
+        revision: status.update_revision.unwrap_or_default(),
         age_seconds: seconds_since(idep.metadata.creation_timestamp.as_ref(), now),
     }
 }

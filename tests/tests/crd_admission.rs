@@ -141,7 +141,9 @@ async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> a
         .collect();
     assert_eq!(
         header,
-        ["NAME", "BACKEND", "STATE", "AGE", "REASON", "ENDPOINT"],
+        [
+            "NAME", "BACKEND", "STATE", "AGE", "REASON", "ENDPOINT", "REVISION"
+        ],
         "{table}"
     );
     ns.cleanup().await

@@ -20,6 +20,12 @@ fn mutations() -> Vec<(&'static str, Value)> {
     let server = |service: Value| json!({"spec": {"services": {"server": service}}});
     let overlay = |overlay: Value| decode(json!({ "podTemplate": overlay }));
     let digest = format!("rocm/infera@sha256:{}", "a".repeat(64));
+    let autoscale =
+        |autoscaling: Value| decode(json!({"replicas": null, "autoscaling": autoscaling}));
+    let metric = json!({"type": "Pods", "pods": {
+        "metric": {"name": "sglang_num_queue_reqs"},
+        "target": {"type": "AverageValue", "averageValue": "4"},
+    }});
     vec![
         ("injected flag", decode(json!({"args": ["--port=1"]}))),
         ("negative replicas", decode(json!({"replicas": -1}))),
@@ -118,6 +124,30 @@ fn mutations() -> Vec<(&'static str, Value)> {
         (
             "external nats",
             json!({"spec": {"nats": {"deploy": false, "url": "nats://nats:4222"}}}),
+        ),
+        (
+            "autoscaling",
+            autoscale(json!({"minReplicas": 2, "maxReplicas": 4, "metrics": [metric.clone()]})),
+        ),
+        (
+            "autoscaling beside replicas",
+            decode(json!({"autoscaling": {"maxReplicas": 4, "metrics": [metric.clone()]}})),
+        ),
+        (
+            "autoscaling min above max",
+            autoscale(json!({"minReplicas": 5, "maxReplicas": 4, "metrics": [metric.clone()]})),
+        ),
+        (
+            "autoscaling with keda",
+            autoscale(json!({"provider": "keda", "maxReplicas": 4, "metrics": [metric.clone()]})),
+        ),
+        (
+            "autoscaling without metrics",
+            autoscale(json!({"maxReplicas": 4, "metrics": []})),
+        ),
+        (
+            "autoscaling to zero",
+            autoscale(json!({"minReplicas": 0, "maxReplicas": 4, "metrics": [metric.clone()]})),
         ),
         (
             "startup 0s",

@@ -3,17 +3,20 @@
 //! [`render`] is deterministic: the same input gives the same objects in the same order, which
 //! keeps snapshots stable and lets the operator skip writes when nothing changed.
 
+mod autoscaling;
 mod gaie;
 mod meta;
 mod model;
 mod nats;
 mod pod;
 mod rbac;
+mod revision;
 mod workloads;
 
 use k8s_openapi::{
     api::{
         apps::v1::{Deployment, StatefulSet},
+        autoscaling::v2::HorizontalPodAutoscaler,
         batch::v1::Job,
         core::v1::{PersistentVolumeClaim, Service, ServiceAccount},
         rbac::v1::{Role, RoleBinding},
@@ -55,6 +58,7 @@ pub enum Child {
     Deployment(Deployment),
     StatefulSet(StatefulSet),
     LeaderWorkerSet(LeaderWorkerSet),
+    HorizontalPodAutoscaler(HorizontalPodAutoscaler),
     InferencePool(InferencePool),
     InferencePoolV1Alpha2(inference_pool_v1alpha2::InferencePool),
     HttpRoute(HttpRoute),
@@ -73,6 +77,7 @@ pub enum ChildKind {
     Deployment,
     StatefulSet,
     LeaderWorkerSet,
+    HorizontalPodAutoscaler,
     InferencePool,
     /// The InferencePool of GAIE before 1.0 (`inference.networking.x-k8s.io/v1alpha2`).
     InferencePoolV1Alpha2,
@@ -83,7 +88,7 @@ pub enum ChildKind {
 
 impl ChildKind {
     /// Every kind, in the order children are rendered and watched.
-    pub const ALL: [ChildKind; 12] = [
+    pub const ALL: [ChildKind; 13] = [
         Self::ServiceAccount,
         Self::Role,
         Self::RoleBinding,
@@ -91,6 +96,7 @@ impl ChildKind {
         Self::Deployment,
         Self::StatefulSet,
         Self::LeaderWorkerSet,
+        Self::HorizontalPodAutoscaler,
         Self::InferencePool,
         Self::InferencePoolV1Alpha2,
         Self::HttpRoute,
@@ -108,6 +114,7 @@ impl ChildKind {
             Self::Deployment => ApiResource::erase::<Deployment>(&()),
             Self::StatefulSet => ApiResource::erase::<StatefulSet>(&()),
             Self::LeaderWorkerSet => ApiResource::erase::<LeaderWorkerSet>(&()),
+            Self::HorizontalPodAutoscaler => ApiResource::erase::<HorizontalPodAutoscaler>(&()),
             Self::InferencePool => ApiResource::erase::<InferencePool>(&()),
             Self::InferencePoolV1Alpha2 => {
                 ApiResource::erase::<inference_pool_v1alpha2::InferencePool>(&())
@@ -188,6 +195,7 @@ impl Child {
             Self::Deployment(_) => ChildKind::Deployment,
             Self::StatefulSet(_) => ChildKind::StatefulSet,
             Self::LeaderWorkerSet(_) => ChildKind::LeaderWorkerSet,
+            Self::HorizontalPodAutoscaler(_) => ChildKind::HorizontalPodAutoscaler,
             Self::InferencePool(_) => ChildKind::InferencePool,
             Self::InferencePoolV1Alpha2(_) => ChildKind::InferencePoolV1Alpha2,
             Self::HttpRoute(_) => ChildKind::HttpRoute,
@@ -206,6 +214,7 @@ impl Child {
             Self::Deployment(o) => &o.metadata,
             Self::StatefulSet(o) => &o.metadata,
             Self::LeaderWorkerSet(o) => &o.metadata,
+            Self::HorizontalPodAutoscaler(o) => &o.metadata,
             Self::InferencePool(o) => &o.metadata,
             Self::InferencePoolV1Alpha2(o) => &o.metadata,
             Self::HttpRoute(o) => &o.metadata,
@@ -271,6 +280,33 @@ pub(crate) struct Context<'a> {
     deployment: &'a ValidDeployment,
     injection: Injection<'a>,
     apis: Apis,
+    /// The revision worker pods carry; `None` while it is being computed.
+    revision: Option<String>,
+}
+
+impl<'a> Context<'a> {
+    fn new(deployment: &'a ValidDeployment, apis: Apis, nats_url: Option<&'a str>) -> Self {
+        Self {
+            deployment,
+            injection: Injection {
+                backend: deployment.backend,
+                discovery: &deployment.discovery,
+                nats_url,
+                gaie: deployment.gaie.is_some(),
+                model_path: deployment.model.as_ref().map(|m| m.mount_path.as_str()),
+            },
+            apis,
+            revision: None,
+        }
+    }
+}
+
+/// The revision of the deployment's worker pods on a cluster that serves `apis` (see
+/// [`revision`](self::revision)): what `status.updateRevision` reports and the worker pods'
+/// `infera.amd.com/revision` label says.
+pub fn revision(deployment: &ValidDeployment, apis: Apis) -> String {
+    let nats_url = nats::url(deployment);
+    revision::of(&Context::new(deployment, apis, nats_url.as_deref()))
 }
 
 /// Every child of a deployment, in a fixed order, for a cluster with the current APIs.
@@ -281,17 +317,8 @@ pub fn render(deployment: &ValidDeployment) -> Vec<Child> {
 /// Every child of a deployment, in a fixed order, for a cluster that serves `apis`.
 pub fn render_for(deployment: &ValidDeployment, apis: Apis) -> Vec<Child> {
     let nats_url = nats::url(deployment);
-    let cx = Context {
-        deployment,
-        injection: Injection {
-            backend: deployment.backend,
-            discovery: &deployment.discovery,
-            nats_url: nats_url.as_deref(),
-            gaie: deployment.gaie.is_some(),
-            model_path: deployment.model.as_ref().map(|m| m.mount_path.as_str()),
-        },
-        apis,
-    };
+    let mut cx = Context::new(deployment, apis, nats_url.as_deref());
+    cx.revision = Some(revision::of(&cx));
     let mut children = Vec::new();
     if deployment.discovery == crate::flags::DiscoveryFlags::Kubernetes {
         children.extend(rbac::discovery(&cx));
@@ -303,8 +330,17 @@ pub fn render_for(deployment: &ValidDeployment, apis: Apis) -> Vec<Child> {
         children.extend(model::download(&cx, model));
     }
     children.extend(workloads::server(&cx));
+    let server = naming::Component::Server(&deployment.server.service);
+    children.extend(autoscaling::hpa(&cx, server, &deployment.server, false));
     for worker in &deployment.workers {
         children.push(workloads::worker(&cx, worker));
+        let component = naming::Component::Worker(&worker.pod.service, worker.role);
+        children.extend(autoscaling::hpa(
+            &cx,
+            component,
+            &worker.pod,
+            worker.multi_node(),
+        ));
     }
     if let Some(gaie) = &deployment.gaie {
         children.extend(gaie::objects(&cx, gaie));

@@ -17,7 +17,10 @@ use super::{Context, meta, pull_policy};
 use crate::{
     flags::{self, FRONTEND_PORT, Rank, SERVER_PORT},
     gpu_product::{self, PRODUCT_LABEL},
-    naming::{Component, ENGINE_CONTAINER, FRONTEND_CONTAINER, LABEL_ENDPOINT, SHM_VOLUME},
+    naming::{
+        Component, ENGINE_CONTAINER, FRONTEND_CONTAINER, LABEL_ENDPOINT, LABEL_REVISION,
+        REVISION_ENV, SHM_VOLUME,
+    },
     types::BackendFramework,
     validate::{Health, Liveness, Pod, Rdma, Worker, merge_engine},
 };
@@ -220,8 +223,28 @@ pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec 
             .get_or_insert_with(Default::default)
             .insert(NETWORKS_ANNOTATION.into(), rdma.networks.join(", "));
     }
-    if serves && let Some(labels) = template.metadata.as_mut().and_then(|m| m.labels.as_mut()) {
-        labels.insert(LABEL_ENDPOINT.into(), "true".into());
+    let labels = template.metadata.as_mut().and_then(|m| m.labels.as_mut());
+    if let Some(labels) = labels {
+        if serves {
+            labels.insert(LABEL_ENDPOINT.into(), "true".into());
+        }
+        if let Some(revision) = &cx.revision {
+            labels.insert(LABEL_REVISION.into(), revision.clone());
+        }
+    }
+    let engine = template.spec.as_mut().and_then(|spec| {
+        spec.containers
+            .iter_mut()
+            .find(|c| c.name == ENGINE_CONTAINER)
+    });
+    if let Some(revision) = &cx.revision
+        && let Some(engine) = engine
+    {
+        engine.env.get_or_insert_default().push(EnvVar {
+            name: REVISION_ENV.into(),
+            value: Some(revision.clone()),
+            ..Default::default()
+        });
     }
     template
 }

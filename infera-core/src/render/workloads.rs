@@ -16,7 +16,7 @@ use crate::{
     },
     flags::{Rank, SERVER_PORT},
     naming::{self, Component},
-    validate::Worker,
+    validate::{Pod, Worker},
 };
 
 /// The server's Deployment and its ClusterIP Service.
@@ -27,7 +27,7 @@ pub fn server(cx: &Context<'_>) -> [Child; 2] {
     let deployment = Deployment {
         metadata: object_meta(d, component, name.clone()),
         spec: Some(DeploymentSpec {
-            replicas: Some(d.server.replicas),
+            replicas: replicas(&d.server),
             selector: selector(&d.name, component),
             template: pod::server(cx),
             ..Default::default()
@@ -62,7 +62,7 @@ pub fn worker(cx: &Context<'_>, worker: &Worker) -> Child {
         Child::LeaderWorkerSet(LeaderWorkerSet {
             metadata: object_meta(d, component, name),
             spec: LeaderWorkerSetSpec {
-                replicas: Some(model::gpu_replicas(d.model.as_ref(), worker.pod.replicas)),
+                replicas: replicas(&worker.pod).map(|n| model::gpu_replicas(d.model.as_ref(), n)),
                 leader_worker_template: LeaderWorkerSetLeaderWorkerTemplate {
                     size: Some(worker.nodes),
                     restart_policy: Some(
@@ -84,7 +84,7 @@ pub fn worker(cx: &Context<'_>, worker: &Worker) -> Child {
         Child::Deployment(Deployment {
             metadata: object_meta(d, component, name),
             spec: Some(DeploymentSpec {
-                replicas: Some(model::gpu_replicas(d.model.as_ref(), worker.pod.replicas)),
+                replicas: replicas(&worker.pod).map(|n| model::gpu_replicas(d.model.as_ref(), n)),
                 selector: selector(&d.name, component),
                 template: pod::worker(cx, worker, Rank::Single),
                 ..Default::default()
@@ -92,6 +92,12 @@ pub fn worker(cx: &Context<'_>, worker: &Worker) -> Child {
             ..Default::default()
         })
     }
+}
+
+/// The workload's `replicas`: none when an autoscaler owns the count, so that the operator's
+/// apply neither sets nor holds it and the autoscaler and `kubectl scale` are not undone.
+fn replicas(pod: &Pod) -> Option<i32> {
+    pod.autoscaling.is_none().then_some(pod.replicas)
 }
 
 fn selector(deployment: &str, component: Component<'_>) -> LabelSelector {

@@ -6,7 +6,7 @@
 use kube::core::{Message, Rule};
 
 use super::{
-    DEFAULT_GPU_TYPE, health,
+    DEFAULT_GPU_TYPE, autoscaling, health,
     images::{self, DIGEST_PATTERN},
     limits::{DURATION_PATTERN, MAX_STARTUP_SECONDS},
     model, names, network,
@@ -314,6 +314,36 @@ pub(crate) fn worker_has_a_gpu() -> Rule {
         services::WORKER_GPU,
     )
     .field_path(".resources.gpu")
+}
+
+/// `replicas` and `autoscaling` exclude each other.
+pub(crate) fn replicas_or_autoscaling() -> Rule {
+    rule(
+        "!has(self.autoscaling) || !has(self.replicas)",
+        "replicas",
+        autoscaling::REPLICAS_AND_AUTOSCALING,
+    )
+    .field_path(".replicas")
+}
+
+/// `autoscaling.minReplicas` (default 1) is not above `maxReplicas`.
+pub(crate) fn autoscaling_min_not_above_max() -> Rule {
+    rule(
+        "!has(self.minReplicas) || self.minReplicas <= self.maxReplicas",
+        "minReplicas",
+        autoscaling::MIN_ABOVE_MAX,
+    )
+    .field_path(".minReplicas")
+}
+
+/// `autoscaling.provider` is `hpa`, the one supported.
+pub(crate) fn autoscaling_provider_hpa() -> Rule {
+    rule(
+        "!has(self.provider) || self.provider == 'hpa'",
+        "provider",
+        autoscaling::KEDA_UNSUPPORTED,
+    )
+    .field_path(".provider")
 }
 
 /// `args` sets none of [`flags::RESERVED`] (the Rust rule names the flag).

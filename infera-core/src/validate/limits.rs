@@ -25,6 +25,8 @@ pub const MAX_OVERLAY_CONTAINERS: usize = 16;
 pub const MAX_OVERLAY_ENTRIES: usize = 64;
 /// Most replicas (groups, for multi-node pools) of one service.
 pub const MAX_REPLICAS: i32 = 1000;
+/// Most `autoscaling.metrics` entries of a service.
+pub const MAX_METRICS: usize = 8;
 /// Most nodes per replica of a multi-node pool.
 pub const MAX_NODES: i32 = 64;
 /// Most GPUs per pod.

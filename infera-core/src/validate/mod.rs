@@ -6,6 +6,7 @@
 //! it with the wording admission would use, and the operator can report what admission could not
 //! catch (the parallelism rule). All errors are collected, not only the first.
 
+mod autoscaling;
 pub(crate) mod cel;
 mod discovery;
 mod gaie;
@@ -24,6 +25,7 @@ mod topology;
 
 use std::{collections::BTreeMap, fmt};
 
+pub use autoscaling::Autoscaling;
 pub use images::{DIGEST_PATTERN, MutableImage, is_pinned, mutable_images};
 use k8s_openapi::{
     api::core::v1::{EnvVar, Toleration},
@@ -96,6 +98,8 @@ pub struct ValidDeployment {
     pub server: Pod,
     /// The worker pools, in the spec's (sorted) service order.
     pub workers: Vec<Worker>,
+    /// `spec.rollout.paused`: existing worker pools are held at the revision they run.
+    pub paused: bool,
 }
 
 /// The KV-event plane.
@@ -135,8 +139,10 @@ pub struct Pod {
     pub service: String,
     /// The service's image, or the deployment's.
     pub image: String,
-    /// Replicas (groups, for a multi-node pool).
+    /// Replicas (groups, for a multi-node pool); with `autoscaling`, its floor.
     pub replicas: i32,
+    /// When set, an autoscaler owns the replica count and the rendered workload sets none.
+    pub autoscaling: Option<Autoscaling>,
     /// The engine container's entry point, if not the image's.
     pub command: Option<Vec<String>>,
     /// The user's engine arguments; injected flags are appended when rendering.
@@ -272,6 +278,7 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
             model,
             server,
             workers,
+            paused: spec.rollout.as_ref().is_some_and(|r| r.paused),
         }),
         _ => Err(errors.into_sorted()),
     }

@@ -2,7 +2,7 @@
 //! without injected flags, sizes), what the server must not have, and what a worker pool needs.
 
 use super::{
-    DEFAULT_GPU_TYPE, Errors, Pod, PodOverlay, Rdma, Worker, health,
+    DEFAULT_GPU_TYPE, Errors, Pod, PodOverlay, Rdma, Worker, autoscaling, health,
     limits::{
         MAX_ARG_LENGTH, MAX_ARGS, MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_NODES,
         MAX_REFERENCE_LENGTH, MAX_REPLICAS, check_length, check_max_length, check_range,
@@ -86,7 +86,10 @@ fn pod(
         ),
         None => {}
     }
-    let replicas = svc.replicas.unwrap_or(1);
+    let autoscaling = autoscaling::settings(errors, path, svc.replicas, svc.autoscaling.as_ref());
+    let replicas = autoscaling
+        .as_ref()
+        .map_or(svc.replicas.unwrap_or(1), |a| a.min_replicas);
     check_range(
         errors,
         &format!("{path}.replicas"),
@@ -129,6 +132,7 @@ fn pod(
             .unwrap_or_default()
             .to_string(),
         replicas,
+        autoscaling,
         command: svc.command.clone(),
         args: svc.args.clone(),
         env: svc.env.clone(),

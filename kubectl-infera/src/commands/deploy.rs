@@ -325,8 +325,9 @@ enum Followed {
     TimedOut(Option<Box<InferaDeployment>>),
 }
 
-/// Follows the deployment until Ready, explaining on timeout what blocks it.
-async fn wait_ready(
+/// Follows the deployment until Ready at the generation of `applied`, explaining on timeout what
+/// blocks it.
+pub async fn wait_ready(
     kube: &Kube,
     applied: &InferaDeployment,
     timeout: Duration,

@@ -6,6 +6,8 @@ pub mod doctor;
 pub mod generate;
 pub mod init;
 pub mod render;
+pub mod rollout;
+pub mod scale;
 pub mod status;
 pub mod uninstall;
 pub mod version;
@@ -30,5 +32,7 @@ pub async fn run(cli: Cli, printer: &Printer) -> Result<()> {
         Command::Doctor(args) => doctor::run(args, global, printer).await,
         Command::Deploy(args) => deploy::run(args, global, printer).await,
         Command::Status(args) => status::run(args, global, printer).await,
+        Command::Scale(args) => scale::run(args, global, printer).await,
+        Command::Rollout(args) => rollout::run(args, global, printer).await,
     }
 }

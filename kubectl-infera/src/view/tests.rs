@@ -20,7 +20,7 @@ pub fn idep(state: &str) -> InferaDeployment {
     idep.metadata.creation_timestamp =
         Some(Time(Timestamp::from_second(1_000).unwrap_or_default()));
     idep.status = serde_json::from_value(serde_json::json!({
-        "state": state, "observedGeneration": 2, "endpoint": "http://big-server.team-a.svc.cluster.local:8000",
+        "state": state, "observedGeneration": 2, "endpoint": "http://big-server.team-a.svc.cluster.local:8000", "updateRevision": "e9ec9c994b",
         "conditions": [{"type": "Ready", "status": "False", "reason": "PodsNotReady", "message": "worker: 1/2 groups ready", "lastTransitionTime": "2026-01-01T00:00:00Z"}],
         "services": {
             "server": {"kind": "Deployment", "desiredReplicas": 1, "readyReplicas": 1},

@@ -22,7 +22,7 @@ fn list_table_shows_state_and_ready_services() {
     );
     assert_eq!(
         list_table(&Printer::plain(), &rows, false, true),
-        "NAME   BACKEND   STATE       SERVICES   AGE   REASON         ENDPOINT\nbig    vllm      Deploying   1/2        5m    PodsNotReady   http://big-server.team-a.svc.cluster.local:8000\n"
+        "NAME   BACKEND   STATE       SERVICES   AGE   REASON         ENDPOINT                                          REVISION\nbig    vllm      Deploying   1/2        5m    PodsNotReady   http://big-server.team-a.svc.cluster.local:8000   e9ec9c994b\n"
     );
 }
 

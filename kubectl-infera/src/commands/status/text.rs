@@ -19,7 +19,7 @@ fn state_style(state: &str) -> Option<Style> {
     }
 }
 
-/// The list as a table; `-A` adds the namespace, `-o wide` the reason and endpoint.
+/// The list as a table; `-A` adds the namespace, `-o wide` the reason, endpoint and revision.
 pub fn list_table(printer: &Printer, rows: &[Summary], all_namespaces: bool, wide: bool) -> String {
     let mut headers = vec![];
     if all_namespaces {
@@ -27,7 +27,7 @@ pub fn list_table(printer: &Printer, rows: &[Summary], all_namespaces: bool, wid
     }
     headers.extend(["NAME", "BACKEND", "STATE", "SERVICES", "AGE"]);
     if wide {
-        headers.extend(["REASON", "ENDPOINT"]);
+        headers.extend(["REASON", "ENDPOINT", "REVISION"]);
     }
     let cells: Vec<Vec<Cell>> = rows
         .iter()
@@ -47,6 +47,7 @@ pub fn list_table(printer: &Printer, rows: &[Summary], all_namespaces: bool, wid
                 row.extend([
                     Cell::from(r.reason.as_str()),
                     Cell::from(r.endpoint.as_str()),
+                    Cell::from(r.revision.as_str()),
                 ]);
             }
             row

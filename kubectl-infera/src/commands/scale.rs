@@ -1,0 +1,293 @@
+//! `kubectl infera scale NAME POOL=N …`: sets `spec.services.POOL.replicas` of an
+//! InferaDeployment, and with `--wait` follows it until Ready.
+//!
+//! The change is one JSON merge patch, sent as field manager
+//! [`SCALE_MANAGER`](infera_core::naming::SCALE_MANAGER) with the resourceVersion that was read:
+//! every pool changes at once or none does (so no dry-run pass is needed first), a concurrent
+//! change of the deployment makes it fail instead of being overwritten, and, as an update, it
+//! takes ownership of exactly the `replicas` fields it sets, leaving every other field with
+//! whoever set it. A server-side apply could not: under `deploy`'s manager a partial apply would
+//! drop the rest of the spec that manager owns, and under a manager of its own it would need
+//! `--force-conflicts` to take a field `deploy` or `kubectl apply` set. A pool with `autoscaling`
+//! is refused: its HorizontalPodAutoscaler owns the count.
+
+use infera_core::{
+    ComponentType, InferaDeployment,
+    naming::{Component, SCALE_MANAGER},
+    validate::limits::MAX_REPLICAS,
+};
+use kube::{
+    Api,
+    api::{Patch, PatchParams},
+};
+
+use crate::{
+    cli::{DryRun, GlobalArgs, ScaleArgs},
+    client,
+    commands::deploy,
+    error::{Error, Result},
+    printer::Printer,
+};
+
+/// `POOL=REPLICAS` as clap parses it.
+pub fn pool_replicas(arg: &str) -> std::result::Result<(String, i32), String> {
+    let (pool, replicas) = arg
+        .split_once('=')
+        .ok_or_else(|| format!("{arg:?} is not POOL=REPLICAS, e.g. decode=4"))?;
+    let replicas = replicas
+        .parse()
+        .ok()
+        .filter(|n| (0..=MAX_REPLICAS).contains(n))
+        .ok_or_else(|| {
+            format!("{arg:?}: REPLICAS must be a whole number from 0 to {MAX_REPLICAS}")
+        })?;
+    if pool.is_empty() {
+        return Err(format!("{arg:?}: name the pool, e.g. decode=4"));
+    }
+    Ok((pool.to_string(), replicas))
+}
+
+/// One pool's replicas, before and after.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Change {
+    pool: String,
+    from: i32,
+    to: i32,
+}
+
+pub async fn run(args: &ScaleArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
+    let kube = client::connect(global).await?;
+    let api: Api<InferaDeployment> = Api::namespaced(kube.client.clone(), &kube.namespace);
+    let object = format!("InferaDeployment {}/{}", kube.namespace, args.name);
+    let idep = match api.get(&args.name).await {
+        Ok(idep) => idep,
+        Err(kube::Error::Api(s)) if s.code == 404 && s.reason != "NotFound" => {
+            return Err(Error::NotInstalled { detail: s.message });
+        }
+        Err(e) => return Err(Error::kube(format!("reading {object}"), e)),
+    };
+    let changes = changes(&idep, &args.pools, &object)?;
+    let summary = summary(&changes);
+    let name = format!("inferadeployment.infera.amd.com/{}", args.name);
+    let changed = changes.iter().any(|c| c.from != c.to);
+    let scaled = match args.dry_run {
+        DryRun::Client => {
+            let verb = if changed { "scaled" } else { "unchanged" };
+            printer.out(&format!("{name} {verb}: {summary} (dry run)"));
+            return Ok(());
+        }
+        _ if !changed => {
+            printer.out(&format!("{name} unchanged: {summary}"));
+            idep
+        }
+        dry_run => {
+            let server_dry_run = dry_run == DryRun::Server;
+            let params = PatchParams {
+                field_manager: Some(SCALE_MANAGER.into()),
+                dry_run: server_dry_run,
+                ..PatchParams::default()
+            };
+            let scaled = api
+                .patch(&args.name, &params, &Patch::Merge(patch(&idep, &changes)))
+                .await
+                .map_err(|e| Error::kube(format!("scaling {object}"), e))?;
+            let suffix = if server_dry_run {
+                " (server dry run)"
+            } else {
+                ""
+            };
+            printer.out(&format!("{name} scaled: {summary}{suffix}"));
+            if server_dry_run {
+                return Ok(());
+            }
+            scaled
+        }
+    };
+    if args.wait {
+        deploy::wait_ready(&kube, &scaled, args.timeout, printer).await?;
+    }
+    Ok(())
+}
+
+/// What scaling `requested` pools of `idep` changes, in the order asked. Pools the deployment
+/// does not have fail (exit 1, naming the pools it has); pools with `autoscaling` are refused
+/// (exit 4, naming their HorizontalPodAutoscaler).
+fn changes(
+    idep: &InferaDeployment,
+    requested: &[(String, i32)],
+    object: &str,
+) -> Result<Vec<Change>> {
+    let services = &idep.spec.services;
+    let unknown: Vec<String> = requested
+        .iter()
+        .filter(|(pool, _)| !services.contains_key(pool))
+        .map(|(pool, _)| pool.clone())
+        .collect();
+    if !unknown.is_empty() {
+        return Err(Error::UnknownPools {
+            object: object.to_string(),
+            unknown,
+            pools: services.keys().cloned().collect(),
+        });
+    }
+    let deployment = idep.metadata.name.as_deref().unwrap_or_default();
+    let mut refused = Vec::new();
+    let mut changes: Vec<Change> = Vec::new();
+    for (pool, to) in requested {
+        if let Some(earlier) = changes.iter().find(|c| &c.pool == pool) {
+            return Err(Error::Usage(format!(
+                "{pool} is given twice ({pool}={} and {pool}={to}); give each pool once",
+                earlier.to
+            )));
+        }
+        let service = &services[pool];
+        if let Some(autoscaling) = &service.autoscaling {
+            let component = match service.component_type {
+                ComponentType::Server => Component::Server(pool),
+                ComponentType::Worker => Component::Worker(pool, service.role.unwrap_or_default()),
+            };
+            refused.push(format!(
+                "{pool} is scaled by HorizontalPodAutoscaler {} (minReplicas {}, maxReplicas {}): change spec.services.{pool}.autoscaling instead, or remove it to set replicas",
+                component.object_name(deployment),
+                autoscaling.min_replicas.unwrap_or(1),
+                autoscaling.max_replicas
+            ));
+        }
+        changes.push(Change {
+            pool: pool.clone(),
+            from: service.replicas.unwrap_or(1),
+            to: *to,
+        });
+    }
+    if !refused.is_empty() {
+        return Err(Error::Refused(format!("{object}: {}", refused.join("; "))));
+    }
+    Ok(changes)
+}
+
+/// `decode 1 → 3, prefill 2` (a pool that does not change shows its count once).
+fn summary(changes: &[Change]) -> String {
+    let parts: Vec<String> = changes
+        .iter()
+        .map(|c| {
+            if c.from == c.to {
+                format!("{} {}", c.pool, c.to)
+            } else {
+                format!("{} {} → {}", c.pool, c.from, c.to)
+            }
+        })
+        .collect();
+    parts.join(", ")
+}
+
+/// The merge patch: the new replicas of each pool, guarded by the resourceVersion read.
+fn patch(idep: &InferaDeployment, changes: &[Change]) -> serde_json::Value {
+    let services: serde_json::Map<String, serde_json::Value> = changes
+        .iter()
+        .map(|c| (c.pool.clone(), serde_json::json!({"replicas": c.to})))
+        .collect();
+    serde_json::json!({
+        "metadata": {"resourceVersion": idep.metadata.resource_version},
+        "spec": {"services": services},
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Exit;
+
+    fn demo() -> InferaDeployment {
+        let yaml = r#"
+apiVersion: infera.amd.com/v1alpha1
+kind: InferaDeployment
+metadata: {name: demo, namespace: team, resourceVersion: "42"}
+spec:
+  backendFramework: sglang
+  image: rocm/infera:sglang-v0.1.1
+  services:
+    server: {componentType: server}
+    prefill: {componentType: worker, role: prefill, replicas: 2, resources: {gpu: 1}}
+    decode:
+      componentType: worker
+      role: decode
+      resources: {gpu: 1}
+      autoscaling:
+        minReplicas: 2
+        maxReplicas: 8
+        metrics: [{type: Pods, pods: {metric: {name: q}, target: {type: AverageValue, averageValue: "4"}}}]
+"#;
+        infera_core::yaml::parse_deployments(yaml)
+            .expect("a deployment")
+            .remove(0)
+    }
+
+    fn requested(pairs: &[(&str, i32)]) -> Vec<(String, i32)> {
+        pairs.iter().map(|(p, n)| (p.to_string(), *n)).collect()
+    }
+
+    #[test]
+    fn pool_replicas_parses_and_names_what_is_wrong() {
+        assert_eq!(pool_replicas("decode=4"), Ok(("decode".into(), 4)));
+        assert_eq!(pool_replicas("decode=0"), Ok(("decode".into(), 0)));
+        assert_eq!(
+            pool_replicas("decode"),
+            Err(r#""decode" is not POOL=REPLICAS, e.g. decode=4"#.into())
+        );
+        assert_eq!(
+            pool_replicas("decode=-1"),
+            Err(r#""decode=-1": REPLICAS must be a whole number from 0 to 1000"#.into())
+        );
+        assert_eq!(
+            pool_replicas("=3"),
+            Err(r#""=3": name the pool, e.g. decode=4"#.into())
+        );
+    }
+
+    #[test]
+    fn changes_are_the_requested_pools_with_their_current_count() {
+        let changes =
+            changes(&demo(), &requested(&[("prefill", 3), ("server", 1)]), "d").expect("changes");
+        assert_eq!(summary(&changes), "prefill 2 → 3, server 1");
+        assert_eq!(
+            patch(&demo(), &changes),
+            serde_json::json!({
+                "metadata": {"resourceVersion": "42"},
+                "spec": {"services": {"prefill": {"replicas": 3}, "server": {"replicas": 1}}},
+            })
+        );
+    }
+
+    #[test]
+    fn unknown_pools_fail_naming_the_pools_that_exist() {
+        let error = changes(
+            &demo(),
+            &requested(&[("decod", 3)]),
+            "InferaDeployment team/demo",
+        )
+        .expect_err("unknown");
+        assert_eq!(error.exit(), Exit::Failed);
+        assert_eq!(
+            error.to_string(),
+            "InferaDeployment team/demo has no pool decod; its pools are decode, prefill, server"
+        );
+    }
+
+    #[test]
+    fn an_autoscaled_pool_is_refused_naming_its_hpa() {
+        let error = changes(&demo(), &requested(&[("prefill", 1), ("decode", 3)]), "d")
+            .expect_err("autoscaled");
+        assert_eq!(error.exit(), Exit::Conflict);
+        assert_eq!(
+            error.to_string(),
+            "d: decode is scaled by HorizontalPodAutoscaler demo-decode (minReplicas 2, maxReplicas 8): change spec.services.decode.autoscaling instead, or remove it to set replicas"
+        );
+    }
+
+    #[test]
+    fn a_pool_given_twice_is_a_usage_error() {
+        let error = changes(&demo(), &requested(&[("prefill", 1), ("prefill", 3)]), "d")
+            .expect_err("twice");
+        assert_eq!(error.exit(), Exit::Usage);
+    }
+}
