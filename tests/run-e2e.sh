@@ -61,4 +61,5 @@ trap finish EXIT
 trap 'exit 130' INT TERM
 
 log "running the e2e suite ($THREADS test threads)"
-"$CARGO" test --locked -p infera-e2e -- --test-threads="$THREADS" "${extra[@]}"
+# --no-fail-fast: a failing test binary does not hide the results of the ones after it.
+"$CARGO" test --locked --no-fail-fast -p infera-e2e -- --test-threads="$THREADS" "${extra[@]}"
