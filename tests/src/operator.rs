@@ -106,6 +106,19 @@ impl Operator {
         }
     }
 
+    /// Starts the operator for `namespace` only, its log named after the namespace.
+    pub async fn start_in(
+        identity: &ServiceAccountIdentity,
+        namespace: &str,
+    ) -> anyhow::Result<Self> {
+        Self::start(
+            identity,
+            &["--namespace", namespace],
+            &format!("operator-{namespace}"),
+        )
+        .await
+    }
+
     pub fn ensure_running(&mut self) -> anyhow::Result<()> {
         if let Some(status) = self.child.try_wait()? {
             let log = std::fs::read_to_string(&self.log).unwrap_or_default();

@@ -57,8 +57,7 @@ async fn a_graph_over_its_quota_creates_nothing_until_the_quota_is_raised() -> a
     let ns = TestNamespace::new(&admin, "quota-whole").await?;
     let n = ns.name();
     let identity = install(&admin).await?;
-    let _operator =
-        Operator::start(&identity, &["--namespace", n], &format!("operator-{n}")).await?;
+    let _operator = Operator::start_in(&identity, n).await?;
     let quota = |gpus: u32| {
         format!(
             "apiVersion: v1\nkind: ResourceQuota\nmetadata: {{name: gpus}}\nspec: {{hard: {{requests.amd.com/gpu: \"{gpus}\"}}}}\n"
@@ -156,8 +155,7 @@ async fn a_change_the_server_refuses_for_one_child_writes_no_child() -> anyhow::
     let ns = TestNamespace::new(&admin, "refused-whole").await?;
     let n = ns.name();
     let identity = install(&admin).await?;
-    let _operator =
-        Operator::start(&identity, &["--namespace", n], &format!("operator-{n}")).await?;
+    let _operator = Operator::start_in(&identity, n).await?;
     apply_yaml(&admin, &POLICY.replace("NS", n)).await?;
     apply_yaml_in(&admin, n, PD).await?;
     let deployments: Api<Deployment> = ns.api();

@@ -91,12 +91,7 @@ async fn gpu_product_places_pods_on_that_product_only_and_an_absent_one_is_named
     let admin = admin().await?;
     let ns = TestNamespace::new(&admin, "amd-product").await?;
     let identity = install(&admin).await?;
-    let mut operator = Operator::start(
-        &identity,
-        &["--namespace", ns.name(), "--log-format=json"],
-        &format!("operator-{}", ns.name()),
-    )
-    .await?;
+    let mut operator = Operator::start_in(&identity, ns.name()).await?;
     // Two products, as AMD's node labeller spells them; the MI210 node has room for every pod.
     let mi300x = FakeNode::create_with(
         &admin,
@@ -195,12 +190,7 @@ async fn rdma_pods_request_the_nics_attach_the_network_and_land_only_where_the_n
     let admin = admin().await?;
     let ns = TestNamespace::new(&admin, "amd-rdma").await?;
     let identity = install(&admin).await?;
-    let mut operator = Operator::start(
-        &identity,
-        &["--namespace", ns.name(), "--log-format=json"],
-        &format!("operator-{}", ns.name()),
-    )
-    .await?;
+    let mut operator = Operator::start_in(&identity, ns.name()).await?;
     let with_nics = FakeNode::create_with(&admin, "nics", 8, &[], &[("rdma/hca", "8")]).await?;
     let without = FakeNode::create(&admin, "no-nics", 8).await?;
     let nodes = [&with_nics, &without];
@@ -268,12 +258,7 @@ async fn an_hf_model_is_downloaded_before_any_gpu_pod_exists() -> anyhow::Result
     let admin = admin().await?;
     let ns = TestNamespace::new(&admin, "amd-model").await?;
     let identity = install(&admin).await?;
-    let mut operator = Operator::start(
-        &identity,
-        &["--namespace", ns.name(), "--log-format=json"],
-        &format!("operator-{}", ns.name()),
-    )
-    .await?;
+    let mut operator = Operator::start_in(&identity, ns.name()).await?;
     // A StorageClass nothing provisions: the download waits for the volume this test binds.
     let class = format!("held-{}", ns.name());
     let spec = json!({

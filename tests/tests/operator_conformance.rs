@@ -114,8 +114,7 @@ async fn deletion_leaves_nothing_of_any_kind_and_is_idempotent() -> anyhow::Resu
     let ns = TestNamespace::new(&admin, "conformance").await?;
     let n = ns.name();
     let identity = install(&admin).await?;
-    let operator =
-        Operator::start(&identity, &["--namespace", n], &format!("operator-{n}")).await?;
+    let operator = Operator::start_in(&identity, n).await?;
     apply_yaml_in(&admin, n, EVERYTHING).await?;
 
     // Wait for what controllers derive: the LWS StatefulSet and the NATS claim.
@@ -195,8 +194,7 @@ async fn a_crash_looping_pod_is_explained_in_status_and_by_deploy_wait() -> anyh
     let ns = TestNamespace::new(&admin, "crashloop").await?;
     let n = ns.name();
     let identity = install(&admin).await?;
-    let _operator =
-        Operator::start(&identity, &["--namespace", n], &format!("operator-{n}")).await?;
+    let _operator = Operator::start_in(&identity, n).await?;
     let file = infera_e2e::target_dir()
         .join("e2e-logs")
         .join(format!("{n}-crashy.yaml"));

@@ -107,12 +107,7 @@ async fn autoscaled_pools_get_an_hpa_and_kubectl_scale_is_not_undone() -> anyhow
     let admin = admin().await?;
     let ns = TestNamespace::new(&admin, "op-autoscale").await?;
     let identity = install(&admin).await?;
-    let mut operator = Operator::start(
-        &identity,
-        &["--namespace", ns.name(), "--log-format=json"],
-        &format!("operator-{}", ns.name()),
-    )
-    .await?;
+    let mut operator = Operator::start_in(&identity, ns.name()).await?;
     apply_yaml_in(&admin, ns.name(), &elastic("elastic")).await?;
     let ideps: Api<InferaDeployment> = ns.api();
     // Created without replicas, then handed over at minReplicas.
@@ -227,12 +222,7 @@ async fn kubectl_infera_scale_sets_replicas_waits_and_refuses_an_autoscaled_pool
     let admin = admin().await?;
     let ns = TestNamespace::new(&admin, "op-scale").await?;
     let identity = install(&admin).await?;
-    let mut operator = Operator::start(
-        &identity,
-        &["--namespace", ns.name(), "--log-format=json"],
-        &format!("operator-{}", ns.name()),
-    )
-    .await?;
+    let mut operator = Operator::start_in(&identity, ns.name()).await?;
     let spec = json!({
         "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
         "metadata": {"name": "pools"},
@@ -410,12 +400,7 @@ async fn a_paused_rollout_holds_worker_pools_at_their_revision_until_resumed() -
     let admin = admin().await?;
     let ns = TestNamespace::new(&admin, "op-pause").await?;
     let identity = install(&admin).await?;
-    let mut operator = Operator::start(
-        &identity,
-        &["--namespace", ns.name(), "--log-format=json"],
-        &format!("operator-{}", ns.name()),
-    )
-    .await?;
+    let mut operator = Operator::start_in(&identity, ns.name()).await?;
     let spec = json!({
         "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
         "metadata": {"name": "held"},
