@@ -14,7 +14,8 @@
 //! * [`binary`] / [`Process`] — the workspace's built binaries and a child process that is killed
 //!   on drop;
 //! * [`apply_yaml`] — server-side apply of multi-document YAML (e.g. the shipped RBAC);
-//! * [`FakeNode`] — an extra kwok-managed node, e.g. for tests that need a node of their own.
+//! * [`FakeNode`] — an extra kwok-managed node, e.g. for tests that need a node of their own;
+//! * [`release`] — the artifacts of `make release`, its tools, and a static HTTP server on loopback.
 
 mod bins;
 mod clients;
@@ -24,6 +25,7 @@ mod namespace;
 mod nodes;
 pub mod operator;
 pub mod plugin;
+pub mod release;
 
 pub use bins::{Process, binary, target_dir, test_bin_dir};
 pub use clients::{
