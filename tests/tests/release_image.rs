@@ -43,6 +43,8 @@ impl Registry {
             .stdout(log.try_clone()?)
             .stderr(log)
             .stdin(Stdio::null())
+            // No OpenTelemetry exporter (distribution v3 traces with OTel when configured).
+            .env("OTEL_TRACES_EXPORTER", "none")
             .spawn()
             .context("starting the registry")?;
         let mut registry = Self { child, host };
