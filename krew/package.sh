@@ -69,9 +69,9 @@ done
 ((${#SHA[@]})) || { echo "package.sh: no platform was packaged" >&2; exit 1; }
 
 # Fill the template: keep only the packaged platforms, in the template's order.
-shas=""
-for p in "${!SHA[@]}"; do shas+="$p=${SHA[$p]} "; done
-python3 - "$ROOT/krew/infera.yaml" "$OUT/infera.yaml" "$VERSION" "$BASE_URI" $shas <<'PY'
+shas=()
+for p in "${!SHA[@]}"; do shas+=("$p=${SHA[$p]}"); done
+python3 - "$ROOT/krew/infera.yaml" "$OUT/infera.yaml" "$VERSION" "$BASE_URI" "${shas[@]}" <<'PY'
 import re, sys
 src, dst, version, base_uri, *pairs = sys.argv[1:]
 sha = dict(p.split("=", 1) for p in pairs)

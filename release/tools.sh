@@ -11,7 +11,7 @@
 # - Zig and cargo-zigbuild (Python packages, in a venv): the linker for the four cross targets.
 # - The five Rust targets (`rustup target add`).
 # - Debian packages: qemu-user (runs the linux/arm64 binary in tests), wine (runs the Windows one),
-#   shellcheck (actionlint runs it on the workflows' scripts).
+#   and ShellCheck (actionlint runs it on the scripts of the workflows).
 #
 # Prints the tool directories as shell assignments on its last lines (RELEASE_BIN=..., ZIG_VENV=...).
 set -euo pipefail

@@ -107,7 +107,11 @@ pub fn run(command: &mut Command) -> anyhow::Result<String> {
 /// Unpacks a `.tar.gz` into `dir` (created) and returns the sorted names of its entries.
 pub fn unpack(archive: &Path, dir: &Path) -> anyhow::Result<Vec<String>> {
     std::fs::create_dir_all(dir)?;
-    run(Command::new("tar").arg("-xzf").arg(archive).arg("-C").arg(dir))?;
+    run(Command::new("tar")
+        .arg("-xzf")
+        .arg(archive)
+        .arg("-C")
+        .arg(dir))?;
     let listing = run(Command::new("tar").arg("-tzf").arg(archive))?;
     let mut names: Vec<String> = listing.lines().map(str::to_string).collect();
     names.sort();

@@ -96,7 +96,12 @@ fn work(name: &str) -> anyhow::Result<PathBuf> {
 
 fn git(dir: &Path, args: &[&str]) -> anyhow::Result<String> {
     run(Command::new("git")
-        .args(["-c", "user.name=infera-e2e", "-c", "user.email=e2e@infera.invalid"])
+        .args([
+            "-c",
+            "user.name=infera-e2e",
+            "-c",
+            "user.email=e2e@infera.invalid",
+        ])
         .args(args)
         .current_dir(dir))
 }
@@ -106,7 +111,10 @@ fn git(dir: &Path, args: &[&str]) -> anyhow::Result<String> {
 fn manifest_served_from(base: &str) -> anyhow::Result<String> {
     let manifest = std::fs::read_to_string(krew_dir()?.join("infera.yaml"))?;
     let release = format!("https://github.com/amd/infera/releases/download/v{VERSION}");
-    ensure!(manifest.contains(&release), "no {release} URI in:\n{manifest}");
+    ensure!(
+        manifest.contains(&release),
+        "no {release} URI in:\n{manifest}"
+    );
     Ok(manifest.replace(&release, base))
 }
 
@@ -148,12 +156,24 @@ fn krew_installs_upgrades_and_uninstalls_from_a_local_index() -> anyhow::Result<
     std::fs::create_dir_all(index.join("plugins"))?;
     let current = format!("kubectl-infera_{VERSION}_{PLATFORM}.tar.gz");
     std::fs::copy(archive(PLATFORM)?, www.join(&current))?;
-    std::fs::write(index.join("plugins/infera.yaml"), manifest_served_from(&base)?)?;
+    std::fs::write(
+        index.join("plugins/infera.yaml"),
+        manifest_served_from(&base)?,
+    )?;
     git(&index, &["init", "--quiet", "--initial-branch=main"])?;
     git(&index, &["add", "plugins"])?;
-    git(&index, &["commit", "--quiet", "-m", &format!("infera v{VERSION}")])?;
+    git(
+        &index,
+        &["commit", "--quiet", "-m", &format!("infera v{VERSION}")],
+    )?;
 
-    krew.kubectl(&["krew", "index", "add", "local", &index.display().to_string()])?;
+    krew.kubectl(&[
+        "krew",
+        "index",
+        "add",
+        "local",
+        &index.display().to_string(),
+    ])?;
     let indexes = krew.kubectl(&["krew", "index", "list"])?;
     ensure!(indexes.contains("local"), "{indexes}");
     krew.kubectl(&["krew", "install", "local/infera"])?;
@@ -162,7 +182,11 @@ fn krew_installs_upgrades_and_uninstalls_from_a_local_index() -> anyhow::Result<
         "krew downloaded {:?}",
         server.served()
     );
-    ensure!(krew.store()? == [format!("v{VERSION}")], "{:?}", krew.store()?);
+    ensure!(
+        krew.store()? == [format!("v{VERSION}")],
+        "{:?}",
+        krew.store()?
+    );
     ensure!(krew.plugin_version()? == VERSION);
 
     // Publish a newer version: the same binary packed as NEXT by krew/package.sh, served too.
@@ -170,14 +194,24 @@ fn krew_installs_upgrades_and_uninstalls_from_a_local_index() -> anyhow::Result<
     unpack(&archive(PLATFORM)?, &binary)?;
     run(Command::new(repo().join("krew/package.sh"))
         .args(["--out", &www.display().to_string()])
-        .args(["--version", NEXT, "--platforms", PLATFORM, "--base-uri", &base])
+        .args([
+            "--version",
+            NEXT,
+            "--platforms",
+            PLATFORM,
+            "--base-uri",
+            &base,
+        ])
         .arg("--bin")
         .arg(format!(
             "{PLATFORM}={}",
             binary.join("kubectl-infera").display()
         )))?;
     std::fs::copy(www.join("infera.yaml"), index.join("plugins/infera.yaml"))?;
-    git(&index, &["commit", "--quiet", "-am", &format!("infera v{NEXT}")])?;
+    git(
+        &index,
+        &["commit", "--quiet", "-am", &format!("infera v{NEXT}")],
+    )?;
 
     krew.kubectl(&["krew", "upgrade", "infera"])?;
     let next = format!("/kubectl-infera_{NEXT}_{PLATFORM}.tar.gz");
@@ -187,12 +221,12 @@ fn krew_installs_upgrades_and_uninstalls_from_a_local_index() -> anyhow::Result<
         server.served()
     );
     ensure!(krew.store()? == [format!("v{NEXT}")], "{:?}", krew.store()?);
+    // `krew list` prints only names when stdout is not a terminal (cmd/krew/cmd/list.go); the
+    // receipt has the installed version.
     let list = krew.kubectl(&["krew", "list"])?;
-    ensure!(
-        list.lines()
-            .any(|l| l.split_whitespace().eq(["local/infera", &format!("v{NEXT}")])),
-        "{list}"
-    );
+    ensure!(list.lines().any(|l| l == "local/infera"), "{list}");
+    let receipt = std::fs::read_to_string(krew.root.join("receipts/infera.yaml"))?;
+    ensure!(receipt.contains(&format!("version: v{NEXT}")), "{receipt}");
     // The binary is the same build, so it still says the workspace version.
     ensure!(krew.plugin_version()? == VERSION);
 
@@ -203,7 +237,9 @@ fn krew_installs_upgrades_and_uninstalls_from_a_local_index() -> anyhow::Result<
         .args(["plugin", "list", "--name-only"])
         .env("PATH", &krew.path));
     ensure!(
-        plugins.as_ref().map_or(true, |p| !p.contains("kubectl-infera")),
+        plugins
+            .as_ref()
+            .map_or(true, |p| !p.contains("kubectl-infera")),
         "{plugins:?}"
     );
     drop(server);

@@ -8,9 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context as _, bail, ensure};
-use infera_e2e::release::{
-    PLATFORMS, VERSION, archive, krew_dir, repo, run, sha256, unpack,
-};
+use infera_e2e::release::{PLATFORMS, VERSION, archive, krew_dir, repo, run, sha256, unpack};
 use infera_e2e::{target_dir, unique_suffix};
 use object::{Architecture, BinaryFormat, Object as _, ObjectKind, ObjectSection as _};
 
@@ -81,7 +79,8 @@ fn every_archive_holds_a_binary_of_its_platform_within_15_mib() -> anyhow::Resul
         let size = data.len() as u64;
         sizes.push(format!("{platform} {size}"));
         ensure!(size <= MAX_SIZE, "{platform}: {size} bytes > 15 MiB");
-        let file = object::File::parse(&*data).with_context(|| format!("parsing {}", bin.display()))?;
+        let file =
+            object::File::parse(&*data).with_context(|| format!("parsing {}", bin.display()))?;
         let (format, arch) = expected(platform);
         ensure!(
             file.format() == format && file.architecture() == arch,
@@ -110,7 +109,8 @@ fn every_archive_holds_a_binary_of_its_platform_within_15_mib() -> anyhow::Resul
                 );
                 let described = run(Command::new("file").arg("--brief").arg(&bin))?;
                 ensure!(
-                    described.contains("statically linked") || described.contains("static-pie linked"),
+                    described.contains("statically linked")
+                        || described.contains("static-pie linked"),
                     "{platform}: {described}"
                 );
             }
@@ -122,7 +122,8 @@ fn every_archive_holds_a_binary_of_its_platform_within_15_mib() -> anyhow::Resul
                     .collect();
                 for library in &libraries {
                     ensure!(
-                        library.starts_with("/usr/lib/") || library.starts_with("/System/Library/Frameworks/"),
+                        library.starts_with("/usr/lib/")
+                            || library.starts_with("/System/Library/Frameworks/"),
                         "{platform}: links {library}, which is not part of macOS"
                     );
                 }
@@ -166,7 +167,10 @@ fn the_linux_arm64_binary_runs_under_qemu() -> anyhow::Result<()> {
     // qemu-user (Debian), installed by release/tools.sh. The binary is static: no -L sysroot.
     let qemu = Path::new("/usr/bin/qemu-aarch64");
     if !qemu.is_file() {
-        bail!("{} not found: run release/tools.sh (installs qemu-user)", qemu.display());
+        bail!(
+            "{} not found: run release/tools.sh (installs qemu-user)",
+            qemu.display()
+        );
     }
     runs_and_prints_the_version(Command::new(qemu).arg(&bin))?;
     std::fs::remove_dir_all(&dir).ok();
@@ -180,7 +184,10 @@ fn the_windows_binary_runs_under_wine() -> anyhow::Result<()> {
     // wine (Debian), installed by release/tools.sh; a prefix of the test's own, no display.
     let wine = Path::new("/usr/bin/wine");
     if !wine.is_file() {
-        bail!("{} not found: run release/tools.sh (installs wine)", wine.display());
+        bail!(
+            "{} not found: run release/tools.sh (installs wine)",
+            wine.display()
+        );
     }
     runs_and_prints_the_version(
         Command::new(wine)
@@ -205,7 +212,10 @@ fn packing_the_same_binaries_again_gives_the_same_bytes() -> anyhow::Result<()> 
     ];
     for platform in PLATFORMS {
         args.push("--bin".into());
-        args.push(format!("{platform}={}", unpacked(platform, &dir)?.display()));
+        args.push(format!(
+            "{platform}={}",
+            unpacked(platform, &dir)?.display()
+        ));
     }
     run(Command::new(repo().join("krew/package.sh")).args(&args))?;
     let mut names: Vec<String> = PLATFORMS

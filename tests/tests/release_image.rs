@@ -175,7 +175,11 @@ fn the_operator_image_pushes_to_a_registry_and_comes_back_as_released() -> anyho
         );
         let dir = work.join(platform.replace('/', "-"));
         std::fs::create_dir_all(&dir)?;
-        run(Command::new("tar").arg("-xf").arg(&rootfs).arg("-C").arg(&dir))?;
+        run(Command::new("tar")
+            .arg("-xf")
+            .arg(&rootfs)
+            .arg("-C")
+            .arg(&dir))?;
         let kind = run(Command::new("file").arg(dir.join("infera-operator")))?;
         ensure!(
             kind.contains(machine) && kind.contains("statically linked"),
@@ -200,14 +204,24 @@ fn the_image_layout_is_reproducible() -> anyhow::Result<()> {
     let digest = pinned.trim().split_once('@').map(|(_, d)| d.to_string());
     // The binaries, out of the layout's own layers (OCI image-layout: blobs/sha256/<hex>).
     let layout = image_dir()?;
-    let blob = |digest: &str| layout.join("blobs/sha256").join(digest.trim_start_matches("sha256:"));
+    let blob = |digest: &str| {
+        layout
+            .join("blobs/sha256")
+            .join(digest.trim_start_matches("sha256:"))
+    };
     let top = json(&std::fs::read_to_string(layout.join("index.json"))?)?;
     let index = json(&std::fs::read_to_string(blob(
         top["manifests"][0]["digest"].as_str().unwrap_or_default(),
     ))?)?;
     let mut binaries = Vec::new();
-    for manifest in index["manifests"].as_array().map(Vec::as_slice).unwrap_or_default() {
-        let arch = manifest["platform"]["architecture"].as_str().unwrap_or_default();
+    for manifest in index["manifests"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        let arch = manifest["platform"]["architecture"]
+            .as_str()
+            .unwrap_or_default();
         let image = json(&std::fs::read_to_string(blob(
             manifest["digest"].as_str().unwrap_or_default(),
         ))?)?;
@@ -215,7 +229,9 @@ fn the_image_layout_is_reproducible() -> anyhow::Result<()> {
         std::fs::create_dir_all(&dir)?;
         run(Command::new("tar")
             .arg("-xzf")
-            .arg(blob(image["layers"][0]["digest"].as_str().unwrap_or_default()))
+            .arg(blob(
+                image["layers"][0]["digest"].as_str().unwrap_or_default(),
+            ))
             .arg("-C")
             .arg(&dir))?;
         binaries.push(format!("{arch}={}", dir.join("infera-operator").display()));
