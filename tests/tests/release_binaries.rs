@@ -10,7 +10,7 @@ use std::process::Command;
 use anyhow::{Context as _, bail, ensure};
 use infera_e2e::release::{PLATFORMS, VERSION, archive, krew_dir, repo, run, sha256, unpack};
 use infera_e2e::{target_dir, unique_suffix};
-use object::{Architecture, BinaryFormat, Object as _, ObjectKind, ObjectSection as _};
+use object::{Architecture, BinaryFormat, Object as _, ObjectKind};
 
 /// The size budget of a shipped binary (issue 12): 15 MiB, stripped.
 const MAX_SIZE: u64 = 15 * 1024 * 1024;
