@@ -111,10 +111,16 @@ fn the_operator_image_pushes_to_a_registry_and_comes_back_as_released() -> anyho
     );
 
     // The bundle the release's plugin installs pins that digest.
-    let bundle = std::fs::read_to_string(krew_dir()?.join("bundle.yaml"))?;
+    let bundle: Vec<serde_json::Value> =
+        serde_saphyr::from_multiple(&std::fs::read_to_string(krew_dir()?.join("bundle.yaml"))?)?;
+    let images: Vec<&serde_json::Value> = bundle
+        .iter()
+        .filter(|o| o["kind"] == "Deployment")
+        .map(|o| &o["spec"]["template"]["spec"]["containers"][0]["image"])
+        .collect();
     ensure!(
-        bundle.contains(&format!("image: {repository}@{digest}")),
-        "bundle.yaml does not pin {repository}@{digest}:\n{bundle}"
+        images == [&serde_json::Value::from(format!("{repository}@{digest}"))],
+        "bundle.yaml's Deployment images {images:?}, the release pins {repository}@{digest}"
     );
 
     let registry = Registry::start(&work)?;
