@@ -3,14 +3,21 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export GOTOOLCHAIN := local
 
-.PHONY: test unit e2e verify generate cluster-build cluster-up cluster-down demo fmt
+.PHONY: test unit release e2e verify lint-workflows generate cluster-build cluster-up cluster-down demo fmt
 
-## Everything: unit tests, then the end-to-end suite on a tier-2 local cluster it brings up and down.
-test: unit e2e
+## Everything: unit tests, the release (five platforms + operator image), then the end-to-end suite
+## on a tier-2 local cluster it brings up and down (it includes the release tests: formats, qemu,
+## Wine, the Krew index flow, the image pushed to a loopback registry).
+test: unit release e2e
 
 ## Unit, snapshot and property tests (no cluster).
 unit:
 	$(CARGO) test --workspace --exclude infera-e2e --locked
+
+## The five Krew archives and the filled-in manifest (target/krew/), the multi-arch operator image as
+## an OCI layout (target/image/), reproducibly; see release/build.sh. Tools cached under ~/.cache.
+release:
+	release/build.sh
 
 ## End-to-end suite on the local control plane (builds it on first use, cached under ~/.cache).
 e2e:
@@ -18,11 +25,16 @@ e2e:
 
 ## Fail on stale generated files, unformatted code, a clippy warning, or a dependency leaking into the pure crate.
 ## (infera-core is checked on its own: in the workspace, feature unification could hide a leak.)
-verify: generate
+verify: generate lint-workflows
 	@git diff --exit-code -- crds completions || { echo "generated files are stale: run 'make generate' and commit" >&2; exit 1; }
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 	$(CARGO) check -p infera-core --locked
+
+## actionlint (built from its Go module, cached) on .github/workflows: they cannot run here.
+lint-workflows:
+	release/tools.sh go >/dev/null
+	source release/versions.sh && "$$RELEASE_BIN/actionlint" -no-color
 
 ## Regenerate crds/ and completions/.
 generate:

@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
-# Builds the Krew release archives of kubectl-infera and the filled-in Krew manifest.
+# Packs the Krew release archives of kubectl-infera and fills in the Krew manifest (release/build.sh
+# builds the binaries first; `make release` runs both).
 #
 #   krew/package.sh [--out DIR] [--version V] [--platforms "linux_amd64 darwin_arm64 ..."]
-#                   [--bin PLATFORM=PATH]... [--allow-missing]
+#                   [--bin PLATFORM=PATH]... [--base-uri URI]
 #
 # For each platform (default: all five of krew/infera.yaml) it takes the binary given with --bin,
-# or builds it with `cargo build --release --locked --target <triple>` (the Rust target must be
-# installed). Each archive is DIR/kubectl-infera_<version>_<platform>.tar.gz holding the binary and
-# LICENSE (Krew's index rejects plugins without one), made reproducibly (sorted, owner 0, mtime 0).
-# DIR/infera.yaml is the manifest with every sha256 filled in. With --allow-missing, platforms that
-# cannot be built are dropped from the manifest instead of failing (for local tests).
+# or the one release/build.sh left in $RELEASE_TARGET_DIR/<triple>/release/. Each archive is
+# DIR/kubectl-infera_<version>_<platform>.tar.gz holding the binary and LICENSE (Krew's index
+# rejects plugins without one), reproducibly: sorted, owner 0:0, mode 0755/0644, mtime 0, gzip -n.
+# DIR/infera.yaml is the manifest with every sha256 filled in and only the platforms packaged; its
+# URIs point at the GitHub release of the version, or at --base-uri (e.g. http://127.0.0.1:PORT for
+# a local index).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="$ROOT/target/krew"
 VERSION=""
 PLATFORMS="linux_amd64 linux_arm64 darwin_amd64 darwin_arm64 windows_amd64"
-ALLOW_MISSING=0
+BASE_URI=""
 declare -A BIN=()
 while (($#)); do
   case "$1" in
@@ -23,8 +25,8 @@ while (($#)); do
     --version) VERSION="$2"; shift 2 ;;
     --platforms) PLATFORMS="$2"; shift 2 ;;
     --bin) BIN["${2%%=*}"]="${2#*=}"; shift 2 ;;
-    --allow-missing) ALLOW_MISSING=1; shift ;;
-    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --base-uri) BASE_URI="${2%/}"; shift 2 ;;
+    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "package.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -35,10 +37,12 @@ fi
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 
+# shellcheck source=release/versions.sh
+source "$ROOT/release/versions.sh"
 triple() {
   case "$1" in
-    linux_amd64) echo x86_64-unknown-linux-gnu ;;
-    linux_arm64) echo aarch64-unknown-linux-gnu ;;
+    linux_amd64) echo x86_64-unknown-linux-musl ;;
+    linux_arm64) echo aarch64-unknown-linux-musl ;;
     darwin_amd64) echo x86_64-apple-darwin ;;
     darwin_arm64) echo aarch64-apple-darwin ;;
     windows_amd64) echo x86_64-pc-windows-gnu ;;
@@ -51,19 +55,8 @@ for platform in $PLATFORMS; do
   exe=kubectl-infera
   [[ $platform == windows_* ]] && exe=kubectl-infera.exe
   bin="${BIN[$platform]:-}"
-  if [[ -z $bin ]]; then
-    t="$(triple "$platform")"
-    if cargo build --release --locked -p kubectl-infera --target "$t" >&2; then
-      bin="$ROOT/target/$t/release/$exe"
-    elif ((ALLOW_MISSING)); then
-      echo "package.sh: cannot build $platform ($t); leaving it out of the manifest" >&2
-      continue
-    else
-      echo "package.sh: cannot build $platform ($t): install the target or pass --bin $platform=PATH" >&2
-      exit 1
-    fi
-  fi
-  [[ -f $bin ]] || { echo "package.sh: $bin does not exist" >&2; exit 1; }
+  [[ -n $bin ]] || bin="$RELEASE_TARGET_DIR/$(triple "$platform")/release/$exe"
+  [[ -f $bin ]] || { echo "package.sh: $bin does not exist: run release/build.sh or pass --bin $platform=PATH" >&2; exit 1; }
   stage="$(mktemp -d)"
   install -m 0755 "$bin" "$stage/$exe"
   install -m 0644 "$ROOT/LICENSE" "$stage/LICENSE"
@@ -75,12 +68,12 @@ for platform in $PLATFORMS; do
 done
 ((${#SHA[@]})) || { echo "package.sh: no platform was packaged" >&2; exit 1; }
 
-# Fill the template: keep only packaged platforms.
-shas=""
-for p in "${!SHA[@]}"; do shas+="$p=${SHA[$p]} "; done
-python3 - "$ROOT/krew/infera.yaml" "$OUT/infera.yaml" "$VERSION" $shas <<'PY'
+# Fill the template: keep only the packaged platforms, in the template's order.
+shas=()
+for p in "${!SHA[@]}"; do shas+=("$p=${SHA[$p]}"); done
+python3 - "$ROOT/krew/infera.yaml" "$OUT/infera.yaml" "$VERSION" "$BASE_URI" "${shas[@]}" <<'PY'
 import re, sys
-src, dst, version, *pairs = sys.argv[1:]
+src, dst, version, base_uri, *pairs = sys.argv[1:]
 sha = dict(p.split("=", 1) for p in pairs)
 text = open(src).read()
 head, _, rest = text.partition("  platforms:\n")
@@ -94,6 +87,8 @@ for block in blocks:
         kept.append(block.replace(m.group(0), sha[m.group(1)]))
 out = head + "  platforms:\n" + "".join(kept)
 out = "\n".join(l for l in out.split("\n") if not l.startswith("# ")).lstrip("\n")
+if base_uri:
+    out = re.sub(r"(?m)^(      uri: ).*/([^/]+)$", lambda m: m.group(1) + base_uri + "/" + m.group(2), out)
 open(dst, "w").write(out.replace("{{VERSION}}", version))
 PY
 echo "$OUT/infera.yaml"

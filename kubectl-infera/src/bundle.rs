@@ -18,6 +18,10 @@ pub const OPERATOR: &str = "infera-operator";
 pub const VERSION_LABEL: &str = "app.kubernetes.io/version";
 /// Label selector of the operator's pods.
 pub const OPERATOR_PODS: &str = "app.kubernetes.io/name=infera-operator";
+/// The operator image of a release build, by digest (`rocm/infera-operator@sha256:…`): `make release`
+/// (release/build.sh) builds the image first and sets `INFERA_OPERATOR_IMAGE` for this build. A
+/// development build leaves it unset and keeps the tag of deploy/deployment.yaml.
+pub const RELEASE_OPERATOR_IMAGE: Option<&str> = option_env!("INFERA_OPERATOR_IMAGE");
 
 /// The `deploy/` files, in apply order (the CRD comes first, from infera-core).
 const FILES: [(&str, &str); 7] = [
@@ -143,11 +147,49 @@ pub fn objects() -> Result<Vec<BundleObject>> {
                 problem: "not valid YAML".into(),
                 source: Some(Box::new(e)),
             })?;
-        for document in documents.into_iter().filter(|d| !d.is_null()) {
+        for mut document in documents.into_iter().filter(|d| !d.is_null()) {
+            if let Some(image) = RELEASE_OPERATOR_IMAGE {
+                pin_operator_image(&mut document, image);
+            }
             objects.push(to_bundle_object(source, document)?);
         }
     }
     Ok(objects)
+}
+
+/// Sets the image of every container of the operator Deployment (other documents are left alone).
+fn pin_operator_image(document: &mut serde_json::Value, image: &str) {
+    if document["kind"] != "Deployment" || document["metadata"]["name"] != OPERATOR {
+        return;
+    }
+    if let Some(containers) = document
+        .pointer_mut("/spec/template/spec/containers")
+        .and_then(serde_json::Value::as_array_mut)
+    {
+        for container in containers {
+            container["image"] = image.into();
+        }
+    }
+}
+
+/// The operator image `init` installs, and whether it is pinned by digest (a release build) rather
+/// than a tag (a development build).
+pub fn operator_image() -> Result<(String, bool)> {
+    let image = objects()?
+        .iter()
+        .find(|o| o.resource.kind == "Deployment" && o.name() == OPERATOR)
+        .and_then(|o| {
+            o.object.data["spec"]["template"]["spec"]["containers"][0]["image"]
+                .as_str()
+                .map(str::to_string)
+        })
+        .ok_or_else(|| Error::Bundle {
+            file: "deploy/deployment.yaml".into(),
+            problem: format!("the {OPERATOR} Deployment has no container image"),
+            source: None,
+        })?;
+    let pinned = image.contains("@sha256:");
+    Ok((image, pinned))
 }
 
 /// The name of the Infera CRD.
@@ -203,6 +245,36 @@ mod tests {
             );
             assert_eq!(o.namespaced, o.namespace().is_some(), "{}", o.display());
         }
+    }
+
+    #[test]
+    fn a_release_build_pins_the_operator_image_by_digest_and_a_development_build_keeps_the_tag() {
+        let mut deployment: serde_json::Value =
+            serde_saphyr::from_str(include_str!("../../deploy/deployment.yaml"))
+                .unwrap_or_default();
+        let tag = deployment["spec"]["template"]["spec"]["containers"][0]["image"].clone();
+        assert_eq!(tag, "rocm/infera-operator:0.1.0");
+        let digest = format!("rocm/infera-operator@sha256:{}", "0".repeat(64));
+        let mut other: serde_json::Value =
+            serde_json::json!({"kind": "Service", "metadata": {"name": OPERATOR}});
+        let before = other.clone();
+        pin_operator_image(&mut other, &digest);
+        assert_eq!(other, before);
+        pin_operator_image(&mut deployment, &digest);
+        assert_eq!(
+            deployment["spec"]["template"]["spec"]["containers"][0]["image"],
+            digest.as_str()
+        );
+        // This test binary is a development build (make release sets INFERA_OPERATOR_IMAGE only
+        // for the release binaries).
+        let (image, pinned) = operator_image().unwrap_or_default();
+        assert_eq!(
+            (image.as_str(), pinned),
+            match RELEASE_OPERATOR_IMAGE {
+                Some(release) => (release, true),
+                None => ("rocm/infera-operator:0.1.0", false),
+            }
+        );
     }
 
     #[test]

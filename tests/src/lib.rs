@@ -17,6 +17,7 @@
 //! * [`FakeNode`] — an extra kwok-managed node, e.g. for tests that need a node of their own;
 //! * [`cluster::PrivateCluster`] — a control plane of a test's own, which it may break;
 //! * [`proxy::Proxy`] — an HTTP (`CONNECT`) or SOCKS5 proxy on loopback, for `proxy-url`.
+//! * [`release`] — the artifacts of `make release`, its tools, and a static HTTP server on loopback.
 
 mod bins;
 mod clients;
@@ -31,6 +32,7 @@ pub mod operator;
 pub mod plugin;
 pub mod proxy;
 pub mod rng;
+pub mod release;
 
 pub use bins::{Process, binary, target_dir, test_bin_dir};
 pub use clients::{

@@ -65,6 +65,17 @@ pub async fn gather(global: &GlobalArgs) -> Result<Versions> {
     })
 }
 
+/// The operator image `init` installs, saying whether this is a release build (pinned by digest)
+/// or a development build (a tag: `make release` pins it).
+fn operator_image_line() -> Result<String> {
+    let (image, pinned) = bundle::operator_image()?;
+    Ok(if pinned {
+        format!("{image} (release build, pinned by digest)")
+    } else {
+        format!("{image} (development build: a tag, not a digest; `make release` pins it)")
+    })
+}
+
 /// Prints the versions; skew is a warning on stderr, never a failure. When the cluster cannot be
 /// read (no kubeconfig, unreachable, credentials refused) the plugin's version is still printed,
 /// then the error (its exit code), as `kubectl version` prints the client's version first.
@@ -94,6 +105,7 @@ fn print(args: &VersionArgs, versions: &Versions, printer: &Printer) -> Result<(
         Output::Table | Output::Wide => {
             let none = || "not installed".to_string();
             let mut text = format!("Plugin:   {}\n", versions.plugin);
+            text.push_str(&format!("Image:    {}\n", operator_image_line()?));
             if versions.server.is_some() {
                 text.push_str(&format!(
                     "Server:   {}\n",

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# `make release`: the five Krew archives of kubectl-infera, the filled-in Krew manifest and the
+# multi-arch operator image, reproducibly (same bytes twice), from this machine alone.
+#
+#   release/build.sh [--version V] [--image-repo REPO]
+#
+# 1. release/tools.sh: Go tools (crane, registry, actionlint), Zig + cargo-zigbuild, Rust targets.
+# 2. infera-operator for linux amd64 + arm64 (static, musl) -> target/image/ (OCI layout, one index).
+# 3. kubectl-infera for the five Krew platforms, with the image pinned by digest
+#    (INFERA_OPERATOR_IMAGE=REPO@sha256:..., read by kubectl-infera/src/bundle.rs).
+# 4. krew/package.sh -> target/krew/kubectl-infera_<V>_<platform>.tar.gz + infera.yaml, and
+#    target/krew/operator-image.txt (the pinned reference) and bundle.yaml (what `init` applies).
+#
+# Cargo builds go to $RELEASE_TARGET_DIR (~/.cache/infera-release/target), so a warm CI run reuses
+# them. Environment: RELEASE_PLATFORMS (default all five; the operator is always built for both
+# linux arches).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+# shellcheck source-path=SCRIPTDIR
+source release/versions.sh
+VERSION="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)"
+IMAGE_REPO="${IMAGE_REPO:-rocm/infera-operator}"
+while (($#)); do
+  case "$1" in
+    --version) VERSION="$2"; shift 2 ;;
+    --image-repo) IMAGE_REPO="$2"; shift 2 ;;
+    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "build.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+PLATFORMS="${RELEASE_PLATFORMS:-linux_amd64 linux_arm64 darwin_amd64 darwin_arm64 windows_amd64}"
+log() { printf '==> %s\n' "$*" >&2; }
+T0=$SECONDS
+
+release/tools.sh >/dev/null
+
+export CARGO_TARGET_DIR="$RELEASE_TARGET_DIR"
+export PATH="$ZIG_VENV/bin:$PATH"
+# Reproducible across machines too: no absolute path of this machine in the binaries. Workspace
+# crates are compiled with relative paths already; dependencies come from CARGO_HOME, generated
+# code from the target dir, std from /rustc/<commit>. (Stable per machine, so the cache stays warm.)
+CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}"
+export RUSTFLAGS="--remap-path-prefix=$CARGO_HOME=/cargo --remap-path-prefix=$RELEASE_TARGET_DIR=/target"
+export SOURCE_DATE_EPOCH=0
+
+triple() {
+  case "$1" in
+    linux_amd64) echo x86_64-unknown-linux-musl ;;
+    linux_arm64) echo aarch64-unknown-linux-musl ;;
+    darwin_amd64) echo x86_64-apple-darwin ;;
+    darwin_arm64) echo aarch64-apple-darwin ;;
+    windows_amd64) echo x86_64-pc-windows-gnu ;;
+    *) echo "build.sh: unknown platform $1" >&2; return 1 ;;
+  esac
+}
+
+# cargo-zigbuild links with `zig cc`; macOS frameworks (Security, CoreFoundation: rustls'
+# platform verifier) are not part of Zig, so link against text stubs (release/macos-stubs.py).
+if [[ " $PLATFORMS " == *" darwin_"* ]]; then
+  export SDKROOT="$RELEASE_TARGET_DIR/macos-sdk"
+  python3 release/macos-stubs.py "$SDKROOT"
+fi
+
+log "infera-operator for linux amd64 + arm64"
+cargo zigbuild --release --locked -p infera-operator \
+  --target x86_64-unknown-linux-musl --target aarch64-unknown-linux-musl
+log "operator image (OCI layout in target/image)"
+digest="$(python3 release/image.py --out target/image --version "$VERSION" \
+  amd64="$RELEASE_TARGET_DIR/x86_64-unknown-linux-musl/release/infera-operator" \
+  arm64="$RELEASE_TARGET_DIR/aarch64-unknown-linux-musl/release/infera-operator")"
+export INFERA_OPERATOR_IMAGE="$IMAGE_REPO@$digest"
+
+targets=()
+for p in $PLATFORMS; do targets+=(--target "$(triple "$p")"); done
+log "kubectl-infera for $PLATFORMS (operator image $INFERA_OPERATOR_IMAGE)"
+cargo zigbuild --release --locked -p kubectl-infera "${targets[@]}"
+
+log "Krew archives and manifest (target/krew)"
+rm -rf target/krew
+krew/package.sh --out target/krew --version "$VERSION" --platforms "$PLATFORMS" >/dev/null
+echo "$INFERA_OPERATOR_IMAGE" >target/krew/operator-image.txt
+host="$RELEASE_TARGET_DIR/x86_64-unknown-linux-musl/release/kubectl-infera"
+if [[ " $PLATFORMS " == *" linux_amd64 "* && $(uname -m) == x86_64 ]]; then
+  "$host" init --dry-run=client -o yaml >target/krew/bundle.yaml
+fi
+
+log "sizes (stripped)"
+for p in $PLATFORMS; do
+  exe=kubectl-infera; [[ $p == windows_* ]] && exe=kubectl-infera.exe
+  printf '  kubectl-infera %-14s %s bytes\n' "$p" "$(stat -c %s "$RELEASE_TARGET_DIR/$(triple "$p")/release/$exe")" >&2
+done
+for t in x86_64-unknown-linux-musl aarch64-unknown-linux-musl; do
+  printf '  infera-operator %-13s %s bytes\n' "$t" "$(stat -c %s "$RELEASE_TARGET_DIR/$t/release/infera-operator")" >&2
+done
+log "release $VERSION built in $((SECONDS - T0))s: target/krew/, target/image/ ($INFERA_OPERATOR_IMAGE)"

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Writes the operator image as an OCI image layout: one multi-arch index (linux/amd64 + linux/arm64).
+
+    release/image.py --out DIR --version V amd64=PATH arm64=PATH
+
+Each platform's image is one layer holding only the static operator binary at /infera-operator
+(mode 0755, owner 0:0, mtime 0): no shell, no libc, no CA certificates (in a cluster kube-rs
+trusts the ServiceAccount's CA, /var/run/secrets/kubernetes.io/serviceaccount/ca.crt, and the
+operator talks to nothing else). The config runs it as 65532:65532 (non-root, the uid
+deploy/deployment.yaml sets) and the root filesystem is never written to, so
+`readOnlyRootFilesystem: true` holds.
+
+Reproducible by construction: sorted JSON, fixed timestamps (created = the epoch), gzip without
+name or mtime. The same binaries give the same index digest, printed on stdout as sha256:....
+The layout follows the OCI image spec v1.1 (image-layout.md, manifest.md, config.md,
+image-index.md); `crane push DIR REF` (go-containerregistry, cmd/crane/cmd/push.go) reads it.
+"""
+
+import argparse
+import gzip
+import hashlib
+import io
+import json
+import os
+import shutil
+import sys
+import tarfile
+
+BINARY = "infera-operator"
+USER = "65532:65532"
+EPOCH = "1970-01-01T00:00:00Z"
+SOURCE = "https://github.com/amd/infera"
+MEDIA = {
+    "index": "application/vnd.oci.image.index.v1+json",
+    "manifest": "application/vnd.oci.image.manifest.v1+json",
+    "config": "application/vnd.oci.image.config.v1+json",
+    "layer": "application/vnd.oci.image.layer.v1.tar+gzip",
+}
+# OCI platform of each Krew/Go arch name (image-index.md: arm64 images carry variant v8).
+PLATFORMS = {
+    "amd64": {"architecture": "amd64", "os": "linux"},
+    "arm64": {"architecture": "arm64", "os": "linux", "variant": "v8"},
+}
+
+
+def canonical(value):
+    return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
+
+
+class Layout:
+    """An OCI image layout directory: blobs/sha256/<hex>, oci-layout, index.json."""
+
+    def __init__(self, root):
+        self.root = root
+        shutil.rmtree(root, ignore_errors=True)
+        os.makedirs(os.path.join(root, "blobs", "sha256"))
+
+    def blob(self, media_type, data, **extra):
+        digest = hashlib.sha256(data).hexdigest()
+        with open(os.path.join(self.root, "blobs", "sha256", digest), "wb") as f:
+            f.write(data)
+        return {"mediaType": media_type, "digest": f"sha256:{digest}", "size": len(data), **extra}
+
+    def finish(self, descriptor):
+        with open(os.path.join(self.root, "oci-layout"), "wb") as f:
+            f.write(canonical({"imageLayoutVersion": "1.0.0"}))
+        with open(os.path.join(self.root, "index.json"), "wb") as f:
+            f.write(canonical({"schemaVersion": 2, "mediaType": MEDIA["index"], "manifests": [descriptor]}))
+
+
+def layer(binary_path):
+    """The layer tar (uncompressed, for the diff_id) and its gzip (for the blob)."""
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        info = tarfile.TarInfo(BINARY)
+        info.size = os.path.getsize(binary_path)
+        info.mode = 0o755
+        info.mtime = 0
+        info.uid = info.gid = 0
+        info.uname = info.gname = ""
+        with open(binary_path, "rb") as f:
+            tar.addfile(info, f)
+    tar_bytes = raw.getvalue()
+    packed = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=packed, mtime=0, compresslevel=9) as gz:
+        gz.write(tar_bytes)
+    return tar_bytes, packed.getvalue()
+
+
+def image(layout, arch, binary_path, version):
+    tar_bytes, gz_bytes = layer(binary_path)
+    labels = {
+        "org.opencontainers.image.source": SOURCE,
+        "org.opencontainers.image.title": BINARY,
+        "org.opencontainers.image.version": version,
+        "org.opencontainers.image.licenses": "Apache-2.0",
+    }
+    config = {
+        **PLATFORMS[arch],
+        "created": EPOCH,
+        "config": {"User": USER, "Entrypoint": [f"/{BINARY}"], "Labels": labels},
+        "rootfs": {"type": "layers", "diff_ids": [f"sha256:{hashlib.sha256(tar_bytes).hexdigest()}"]},
+        "history": [{"created": EPOCH, "created_by": f"release/image.py: /{BINARY}"}],
+    }
+    manifest = {
+        "schemaVersion": 2,
+        "mediaType": MEDIA["manifest"],
+        "config": layout.blob(MEDIA["config"], canonical(config)),
+        "layers": [layout.blob(MEDIA["layer"], gz_bytes)],
+        "annotations": {"org.opencontainers.image.version": version},
+    }
+    return layout.blob(MEDIA["manifest"], canonical(manifest), platform=PLATFORMS[arch])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True, help="the OCI layout directory (replaced)")
+    parser.add_argument("--version", required=True)
+    parser.add_argument("binaries", nargs="+", metavar="ARCH=PATH")
+    args = parser.parse_args()
+    binaries = dict(b.split("=", 1) for b in args.binaries)
+    unknown = set(binaries) - set(PLATFORMS)
+    if unknown:
+        sys.exit(f"image.py: unknown arch {', '.join(sorted(unknown))} (known: {', '.join(PLATFORMS)})")
+    layout = Layout(args.out)
+    manifests = [image(layout, arch, binaries[arch], args.version) for arch in sorted(binaries)]
+    index = {
+        "schemaVersion": 2,
+        "mediaType": MEDIA["index"],
+        "manifests": manifests,
+        "annotations": {"org.opencontainers.image.version": args.version},
+    }
+    descriptor = layout.blob(
+        MEDIA["index"], canonical(index), annotations={"org.opencontainers.image.ref.name": args.version}
+    )
+    layout.finish(descriptor)
+    print(descriptor["digest"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Installs what `make release` and the release tests need, once, cached outside the repository.
+# Idempotent and quiet when everything is there.
+#
+#   release/tools.sh          # everything
+#   release/tools.sh go       # only the Go tools (crane, registry, actionlint): `make verify` needs actionlint
+#
+# - Go tools, built from their Go modules at the versions pinned below (GOTOOLCHAIN=local):
+#   crane (go-containerregistry) assembles and pushes the operator image, the Distribution registry
+#   serves it on loopback in the image test, actionlint lints .github/workflows.
+# - Zig and cargo-zigbuild (Python packages, in a venv): the linker for the four cross targets.
+# - The five Rust targets (`rustup target add`).
+# - Debian packages: qemu-user (runs the linux/arm64 binary in tests), wine (runs the Windows one),
+#   and ShellCheck (actionlint runs it on the scripts of the workflows).
+#
+# Prints the tool directories as shell assignments on its last lines (RELEASE_BIN=..., ZIG_VENV=...).
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source-path=SCRIPTDIR
+source "$HERE/versions.sh"
+WHAT="${1:-all}"
+log() { printf '==> %s\n' "$*" >&2; }
+
+# --- Go tools --------------------------------------------------------------------------------
+export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
+mkdir -p "$RELEASE_BIN"
+# wrapped NAME MODULE VERSION PACKAGE: builds PACKAGE into $RELEASE_BIN/NAME from a throw-away main
+# module that requires MODULE@VERSION with MODULE's own go line (as tests/cluster/build.sh does: it
+# resolves exactly the versions MODULE's go.mod pins and never reads the proxy's version list).
+wrapped() {
+  local name=$1 mod=$2 ver=$3 pkg=$4 work gomod
+  [[ -x $RELEASE_BIN/$name ]] && return 0
+  log "building $name ($mod $ver)"
+  work="$(mktemp -d)"
+  gomod="$(cd "$work" && go mod download -json "$mod@$ver" | jq -r .GoMod)"
+  (
+    cd "$work"
+    printf 'module local.test/%s-bin\n\n%s\n\nrequire %s %s\n' "$name" "$(awk '$1=="go"{print; exit}' "$gomod")" "$mod" "$ver" >go.mod
+    go build -mod=mod -trimpath -ldflags "-s -w" -o "$RELEASE_BIN/$name.tmp" "$pkg"
+  )
+  chmod -R u+w "$work"; rm -rf "$work"
+  mv "$RELEASE_BIN/$name.tmp" "$RELEASE_BIN/$name"
+}
+command -v go >/dev/null || { echo "error: Go is required (GOTOOLCHAIN=local)" >&2; exit 1; }
+command -v jq >/dev/null || "$HERE/../tests/cluster/deps.sh"
+wrapped actionlint github.com/rhysd/actionlint "$ACTIONLINT_VERSION" github.com/rhysd/actionlint/cmd/actionlint
+
+apt_install() {
+  log "installing Debian packages: $*"
+  SUDO=(); [[ $(id -u) -eq 0 ]] || SUDO=(sudo)
+  "${SUDO[@]}" apt-get update -qq
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+# actionlint checks the workflows' `run:` scripts with shellcheck when it is on PATH.
+command -v shellcheck >/dev/null || apt_install shellcheck
+if [[ $WHAT == all ]]; then
+  wrapped crane github.com/google/go-containerregistry "$CRANE_VERSION" github.com/google/go-containerregistry/cmd/crane
+  wrapped registry github.com/distribution/distribution/v3 "$DISTRIBUTION_VERSION" github.com/distribution/distribution/v3/cmd/registry
+
+  # --- Zig + cargo-zigbuild ------------------------------------------------------------------
+  if [[ ! -x $ZIG_VENV/bin/cargo-zigbuild ]] || ! "$ZIG_VENV/bin/python" -m ziglang version >/dev/null 2>&1; then
+    log "installing ziglang $ZIG_VERSION and cargo-zigbuild $CARGO_ZIGBUILD_VERSION into $ZIG_VENV"
+    rm -rf "$ZIG_VENV"
+    python3 -m venv "$ZIG_VENV"
+    "$ZIG_VENV/bin/pip" install --quiet --disable-pip-version-check \
+      "ziglang==$ZIG_VERSION" "cargo-zigbuild==$CARGO_ZIGBUILD_VERSION"
+  fi
+
+  # --- Rust targets --------------------------------------------------------------------------
+  installed="$(rustup target list --installed)"
+  missing=()
+  for t in $RUST_TARGETS; do grep -qx "$t" <<<"$installed" || missing+=("$t"); done
+  if ((${#missing[@]})); then
+    log "rustup target add ${missing[*]}"
+    rustup target add "${missing[@]}" >&2
+  fi
+
+  # --- Debian packages -----------------------------------------------------------------------
+  need=()
+  command -v qemu-aarch64 >/dev/null || need+=(qemu-user)
+  command -v wine >/dev/null || need+=(wine)
+  ((${#need[@]} == 0)) || apt_install "${need[@]}"
+fi
+echo "RELEASE_BIN=$RELEASE_BIN"
+echo "ZIG_VENV=$ZIG_VENV"

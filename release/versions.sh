@@ -1,0 +1,14 @@
+# shellcheck shell=bash disable=SC2034  # sourced: the variables are used by the scripts
+# Pinned versions of the release tools (sourced by release/*.sh). Changing a Go tool's version
+# changes its cache directory, so a stale build is never reused.
+CRANE_VERSION=v0.22.1          # github.com/google/go-containerregistry
+DISTRIBUTION_VERSION=v3.1.2    # github.com/distribution/distribution/v3 (the registry)
+ACTIONLINT_VERSION=v1.7.12     # github.com/rhysd/actionlint
+ZIG_VERSION=0.17.0             # Python package ziglang
+CARGO_ZIGBUILD_VERSION=0.24.0  # Python package cargo-zigbuild
+RUST_TARGETS="x86_64-unknown-linux-musl aarch64-unknown-linux-musl x86_64-apple-darwin aarch64-apple-darwin x86_64-pc-windows-gnu"
+RELEASE_CACHE="${RELEASE_CACHE:-$HOME/.cache/infera-release}"
+RELEASE_BIN="$RELEASE_CACHE/bin-crane-$CRANE_VERSION-registry-$DISTRIBUTION_VERSION-actionlint-$ACTIONLINT_VERSION"
+ZIG_VENV="$RELEASE_CACHE/venv-zig-$ZIG_VERSION-zigbuild-$CARGO_ZIGBUILD_VERSION"
+# The release builds' own cargo target dir: under ~/.cache so a warm CI run reuses it.
+RELEASE_TARGET_DIR="${RELEASE_TARGET_DIR:-$RELEASE_CACHE/target}"

@@ -1,0 +1,257 @@
+//! The operator image of `make release` (target/image, an OCI layout) pushes to a real registry on
+//! loopback — the Distribution registry, built from its Go module by release/tools.sh — with crane
+//! (go-containerregistry), and what comes back is what the release promises: one index for
+//! linux/amd64 + linux/arm64, each image only the static operator binary, run as 65532:65532, and
+//! the index digest is the one the release's bundle pins and the plugin installs.
+//! Needs `make release`; no cluster.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, bail, ensure};
+use infera_e2e::release::{VERSION, image_dir, krew_dir, release_tool, repo, run};
+use infera_e2e::{target_dir, unique_suffix};
+
+/// A Distribution registry (`registry serve`) on 127.0.0.1, storing into a directory of the test;
+/// killed on drop.
+struct Registry {
+    child: Child,
+    host: String,
+}
+
+impl Registry {
+    fn start(dir: &Path) -> anyhow::Result<Self> {
+        // A free port: bind, read it, release it for the registry.
+        let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let host = format!("127.0.0.1:{port}");
+        let config = dir.join("config.yml");
+        // distribution v3 configuration (docs/content/about/configuration.md): filesystem storage,
+        // HTTP on loopback, no auth, no TLS.
+        std::fs::write(
+            &config,
+            format!(
+                "version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: {}\n  delete:\n    enabled: true\nhttp:\n  addr: {host}\n",
+                dir.join("data").display()
+            ),
+        )?;
+        let log = std::fs::File::create(dir.join("registry.log"))?;
+        let child = Command::new(release_tool("registry")?)
+            .arg("serve")
+            .arg(&config)
+            .stdout(log.try_clone()?)
+            .stderr(log)
+            .stdin(Stdio::null())
+            // No OpenTelemetry exporter (distribution v3 traces with OTel when configured).
+            .env("OTEL_TRACES_EXPORTER", "none")
+            .spawn()
+            .context("starting the registry")?;
+        let mut registry = Self { child, host };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let ping = Command::new(release_tool("crane")?)
+                .args(["catalog", &registry.host])
+                .output()?;
+            if ping.status.success() {
+                return Ok(registry);
+            }
+            if let Some(status) = registry.child.try_wait()? {
+                bail!(
+                    "the registry exited ({status}); see {}",
+                    dir.join("registry.log").display()
+                );
+            }
+            if Instant::now() > deadline {
+                bail!(
+                    "the registry did not answer on {} within 20 s; see {}",
+                    registry.host,
+                    dir.join("registry.log").display()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn crane(args: &[&str]) -> anyhow::Result<String> {
+    run(Command::new(release_tool("crane")?).args(args))
+}
+
+fn json(text: &str) -> anyhow::Result<serde_json::Value> {
+    serde_json::from_str(text).with_context(|| format!("not JSON: {text}"))
+}
+
+fn work() -> anyhow::Result<PathBuf> {
+    let dir = target_dir()
+        .join("e2e-logs")
+        .join(format!("release-image-{}", unique_suffix()));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+#[test]
+fn the_operator_image_pushes_to_a_registry_and_comes_back_as_released() -> anyhow::Result<()> {
+    let work = work()?;
+    let pinned = std::fs::read_to_string(krew_dir()?.join("operator-image.txt"))?;
+    let (repository, digest) = pinned
+        .trim()
+        .split_once('@')
+        .with_context(|| format!("operator-image.txt is not REPO@DIGEST: {pinned}"))?;
+    ensure!(
+        digest.starts_with("sha256:") && digest.len() == 71,
+        "{pinned}"
+    );
+
+    // The bundle the release's plugin installs pins that digest.
+    let bundle: Vec<serde_json::Value> =
+        serde_saphyr::from_multiple(&std::fs::read_to_string(krew_dir()?.join("bundle.yaml"))?)?;
+    let images: Vec<&serde_json::Value> = bundle
+        .iter()
+        .filter(|o| o["kind"] == "Deployment")
+        .map(|o| &o["spec"]["template"]["spec"]["containers"][0]["image"])
+        .collect();
+    ensure!(
+        images == [&serde_json::Value::from(format!("{repository}@{digest}"))],
+        "bundle.yaml's Deployment images {images:?}, the release pins {repository}@{digest}"
+    );
+
+    let registry = Registry::start(&work)?;
+    let reference = format!("{}/infera-operator:{VERSION}", registry.host);
+    let pushed = crane(&["push", &image_dir()?.display().to_string(), &reference])?;
+    ensure!(
+        pushed.trim() == format!("{}/infera-operator@{digest}", registry.host),
+        "crane pushed {pushed}, the release pins {digest}"
+    );
+    ensure!(crane(&["digest", &reference])?.trim() == digest);
+
+    let index = json(&crane(&["manifest", &reference])?)?;
+    ensure!(
+        index["mediaType"] == "application/vnd.oci.image.index.v1+json",
+        "{index}"
+    );
+    let mut platforms: Vec<String> = index["manifests"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|m| {
+            format!(
+                "{}/{}",
+                m["platform"]["os"].as_str().unwrap_or_default(),
+                m["platform"]["architecture"].as_str().unwrap_or_default()
+            )
+        })
+        .collect();
+    platforms.sort();
+    ensure!(platforms == ["linux/amd64", "linux/arm64"], "{index}");
+
+    for (platform, machine) in [("linux/amd64", "x86-64"), ("linux/arm64", "aarch64")] {
+        let config = json(&crane(&["config", "--platform", platform, &reference])?)?;
+        ensure!(config["config"]["User"] == "65532:65532", "{config}");
+        ensure!(
+            config["config"]["Entrypoint"] == serde_json::json!(["/infera-operator"]),
+            "{config}"
+        );
+        // The whole filesystem is the one binary.
+        let rootfs = work.join(format!("rootfs-{}.tar", platform.replace('/', "-")));
+        crane(&[
+            "export",
+            "--platform",
+            platform,
+            &reference,
+            &rootfs.display().to_string(),
+        ])?;
+        let listing = run(Command::new("tar").arg("-tvf").arg(&rootfs))?;
+        let entries: Vec<&str> = listing.lines().collect();
+        ensure!(
+            entries.len() == 1 && entries[0].ends_with(" infera-operator"),
+            "{platform}: the image holds\n{listing}"
+        );
+        ensure!(
+            entries[0].starts_with("-rwxr-xr-x 0/0 "),
+            "{platform}: {listing}"
+        );
+        let dir = work.join(platform.replace('/', "-"));
+        std::fs::create_dir_all(&dir)?;
+        run(Command::new("tar")
+            .arg("-xf")
+            .arg(&rootfs)
+            .arg("-C")
+            .arg(&dir))?;
+        let kind = run(Command::new("file").arg(dir.join("infera-operator")))?;
+        ensure!(
+            kind.contains(machine) && kind.contains("statically linked"),
+            "{platform}: {kind}"
+        );
+    }
+    // The amd64 image's binary runs here, as the image runs it.
+    let version = run(Command::new(work.join("linux-amd64/infera-operator")).arg("--version"))?;
+    ensure!(version.contains(VERSION), "{version}");
+
+    drop(registry);
+    std::fs::remove_dir_all(&work).ok();
+    Ok(())
+}
+
+/// The image digest is a function of the operator binaries alone: the layout written again from the
+/// binaries the image holds has the digest the release pins.
+#[test]
+fn the_image_layout_is_reproducible() -> anyhow::Result<()> {
+    let work = work()?;
+    let pinned = std::fs::read_to_string(krew_dir()?.join("operator-image.txt"))?;
+    let digest = pinned.trim().split_once('@').map(|(_, d)| d.to_string());
+    // The binaries, out of the layout's own layers (OCI image-layout: blobs/sha256/<hex>).
+    let layout = image_dir()?;
+    let blob = |digest: &str| {
+        layout
+            .join("blobs/sha256")
+            .join(digest.trim_start_matches("sha256:"))
+    };
+    let top = json(&std::fs::read_to_string(layout.join("index.json"))?)?;
+    let index = json(&std::fs::read_to_string(blob(
+        top["manifests"][0]["digest"].as_str().unwrap_or_default(),
+    ))?)?;
+    let mut binaries = Vec::new();
+    for manifest in index["manifests"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        let arch = manifest["platform"]["architecture"]
+            .as_str()
+            .unwrap_or_default();
+        let image = json(&std::fs::read_to_string(blob(
+            manifest["digest"].as_str().unwrap_or_default(),
+        ))?)?;
+        let dir = work.join(arch);
+        std::fs::create_dir_all(&dir)?;
+        run(Command::new("tar")
+            .arg("-xzf")
+            .arg(blob(
+                image["layers"][0]["digest"].as_str().unwrap_or_default(),
+            ))
+            .arg("-C")
+            .arg(&dir))?;
+        binaries.push(format!("{arch}={}", dir.join("infera-operator").display()));
+    }
+    ensure!(binaries.len() == 2, "{index}");
+    let again = run(Command::new("python3")
+        .arg(repo().join("release/image.py"))
+        .args(["--out", &work.join("layout").display().to_string()])
+        .args(["--version", VERSION])
+        .args(&binaries))?;
+    ensure!(
+        Some(again.trim().to_string()) == digest,
+        "image.py wrote {again}, the release pins {pinned}"
+    );
+    std::fs::remove_dir_all(&work).ok();
+    Ok(())
+}
