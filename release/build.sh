@@ -2,7 +2,7 @@
 # `make release`: the five Krew archives of kubectl-infera, the filled-in Krew manifest and the
 # multi-arch operator image, reproducibly (same bytes twice), from this machine alone.
 #
-#   release/build.sh [--version V] [--image-repo REPO]
+#   release/build.sh [--version V] [--image-repo REPO] [--rebuild]
 #
 # 1. release/tools.sh: Go tools (crane, registry, actionlint), Zig + cargo-zigbuild, Rust targets.
 # 2. infera-operator for linux amd64 + arm64 (static, musl) -> target/image/ (OCI layout, one index).
@@ -12,8 +12,10 @@
 #    target/krew/operator-image.txt (the pinned reference) and bundle.yaml (what `init` applies).
 #
 # Cargo builds go to $RELEASE_TARGET_DIR (~/.cache/infera-release/target), so a warm CI run reuses
-# them. Environment: RELEASE_PLATFORMS (default all five; the operator is always built for both
-# linux arches).
+# them; the outputs of a build are kept by the hash of its inputs and reused when the same inputs
+# come again (--rebuild builds anyway, e.g. to check that a rebuild gives the same bytes).
+# Environment: RELEASE_PLATFORMS (default all five; the operator is always built for both linux
+# arches).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -21,11 +23,13 @@ cd "$ROOT"
 source release/versions.sh
 VERSION="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)"
 IMAGE_REPO="${IMAGE_REPO:-rocm/infera-operator}"
+REBUILD=
 while (($#)); do
   case "$1" in
     --version) VERSION="$2"; shift 2 ;;
     --image-repo) IMAGE_REPO="$2"; shift 2 ;;
-    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --rebuild) REBUILD=1; shift ;;
+    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "build.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -34,6 +38,24 @@ log() { printf '==> %s\n' "$*" >&2; }
 T0=$SECONDS
 
 release/tools.sh >/dev/null
+
+# The outputs depend only on the tracked sources below, the toolchain and the arguments: when a
+# release of exactly these inputs was built before on this machine, its outputs are reused (as a
+# build cache would), so a CI run on an unchanged tree does not spend ten minutes relinking.
+inputs=(Cargo.toml Cargo.lock LICENSE crds deploy infera-core infera-operator kubectl-infera krew release)
+key="$({
+  git ls-files -z --cached --others --exclude-standard -- "${inputs[@]}" | sort -z | xargs -0 sha256sum
+  rustc -vV
+  echo "$VERSION $IMAGE_REPO $PLATFORMS"
+} | sha256sum | cut -c1-16)"
+OUTPUTS="$RELEASE_CACHE/outputs"
+if [[ -z $REBUILD && -f "$OUTPUTS/$key/krew/infera.yaml" && -f "$OUTPUTS/$key/image/index.json" ]]; then
+  rm -rf target/krew target/image
+  mkdir -p target
+  cp -a "$OUTPUTS/$key/krew" "$OUTPUTS/$key/image" target/
+  log "release $VERSION: inputs unchanged since the build $key, outputs reused: target/krew/, target/image/ ($(cat target/krew/operator-image.txt))"
+  exit 0
+fi
 
 export CARGO_TARGET_DIR="$RELEASE_TARGET_DIR"
 export PATH="$ZIG_VENV/bin:$PATH"
@@ -93,4 +115,9 @@ done
 for t in x86_64-unknown-linux-musl aarch64-unknown-linux-musl; do
   printf '  infera-operator %-13s %s bytes\n' "$t" "$(stat -c %s "$RELEASE_TARGET_DIR/$t/release/infera-operator")" >&2
 done
+# Keep this build's outputs for the next run with the same inputs, and the two newest others.
+mkdir -p "$OUTPUTS/$key.tmp"
+cp -a target/krew target/image "$OUTPUTS/$key.tmp/"
+rm -rf "$OUTPUTS/$key" && mv "$OUTPUTS/$key.tmp" "$OUTPUTS/$key"
+ls -1dt "$OUTPUTS"/*/ | tail -n +4 | xargs -r rm -rf
 log "release $VERSION built in $((SECONDS - T0))s: target/krew/, target/image/ ($INFERA_OPERATOR_IMAGE)"

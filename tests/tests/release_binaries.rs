@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context as _, bail, ensure};
-use infera_e2e::release::{PLATFORMS, VERSION, archive, krew_dir, repo, run, sha256, unpack};
+use infera_e2e::release::{
+    PLATFORMS, VERSION, archive, krew_dir, release_var, repo, run, sha256, unpack,
+};
 use infera_e2e::{target_dir, unique_suffix};
 use object::{Architecture, BinaryFormat, Object as _, ObjectKind};
 
@@ -48,19 +50,27 @@ fn expected(platform: &str) -> (BinaryFormat, Architecture) {
     }
 }
 
-/// The DLLs a Windows binary may import: system libraries present on every Windows since 10.
+/// The DLLs a Windows binary may import: system libraries present on every Windows since 10,
+/// including the Universal CRT's `api-ms-win-crt-*` API sets (part of the operating system since
+/// Windows 10, Microsoft Learn "Universal CRT deployment"; Zig's MinGW links against it) and
+/// `bcryptprimitives.dll` (Rust's standard library draws random numbers from its `ProcessPrng`).
 /// No MinGW runtime (libgcc_s, libwinpthread, libstdc++): those are linked in statically.
-const WINDOWS_SYSTEM_DLLS: [&str; 9] = [
-    "kernel32.dll",
-    "ntdll.dll",
-    "ws2_32.dll",
-    "advapi32.dll",
-    "bcrypt.dll",
-    "userenv.dll",
-    "crypt32.dll",
-    "secur32.dll",
-    "api-ms-win-core-synch-l1-2-0.dll",
-];
+fn is_windows_system_dll(dll: &str) -> bool {
+    const SYSTEM: [&str; 11] = [
+        "kernel32.dll",
+        "ntdll.dll",
+        "user32.dll",
+        "ws2_32.dll",
+        "advapi32.dll",
+        "bcrypt.dll",
+        "bcryptprimitives.dll",
+        "userenv.dll",
+        "crypt32.dll",
+        "secur32.dll",
+        "ucrtbase.dll",
+    ];
+    SYSTEM.contains(&dll) || dll.starts_with("api-ms-win-core-") || dll.starts_with("api-ms-win-crt-")
+}
 
 #[test]
 fn every_archive_holds_a_binary_of_its_platform_within_15_mib() -> anyhow::Result<()> {
@@ -139,7 +149,7 @@ fn every_archive_holds_a_binary_of_its_platform_within_15_mib() -> anyhow::Resul
                 ensure!(!dlls.is_empty(), "{platform}: imports nothing?");
                 for dll in &dlls {
                     ensure!(
-                        WINDOWS_SYSTEM_DLLS.contains(&dll.as_str()),
+                        is_windows_system_dll(dll),
                         "{platform}: imports {dll}, which is not a Windows system DLL (imports: {dlls:?})"
                     );
                 }
@@ -189,6 +199,15 @@ fn the_windows_binary_runs_under_wine() -> anyhow::Result<()> {
             wine.display()
         );
     }
+    // Wine 8 has no bcryptprimitives.dll: a stand-in next to the binary (found first, as on
+    // Windows), compiled with the release's Zig (tests/support/bcryptprimitives.c says why).
+    let zig_python = PathBuf::from(release_var("ZIG_VENV")?).join("bin/python");
+    let shim = bin.with_file_name("bcryptprimitives.dll");
+    run(Command::new(zig_python)
+        .args(["-m", "ziglang", "cc", "-target", "x86_64-windows-gnu", "-shared", "-O2", "-o"])
+        .arg(&shim)
+        .arg(repo().join("tests/support/bcryptprimitives.c"))
+        .arg("-lbcrypt"))?;
     runs_and_prints_the_version(
         Command::new(wine)
             .arg(&bin)
