@@ -118,6 +118,6 @@ done
 # Keep this build's outputs for the next run with the same inputs, and the two newest others.
 mkdir -p "$OUTPUTS/$key.tmp"
 cp -a target/krew target/image "$OUTPUTS/$key.tmp/"
-rm -rf "$OUTPUTS/$key" && mv "$OUTPUTS/$key.tmp" "$OUTPUTS/$key"
-ls -1dt "$OUTPUTS"/*/ | tail -n +4 | xargs -r rm -rf
+rm -rf "${OUTPUTS:?}/$key" && mv "$OUTPUTS/$key.tmp" "$OUTPUTS/$key"
+find "$OUTPUTS" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' | sort -rn | tail -n +4 | cut -d" " -f2- | xargs -r rm -rf
 log "release $VERSION built in $((SECONDS - T0))s: target/krew/, target/image/ ($INFERA_OPERATOR_IMAGE)"
