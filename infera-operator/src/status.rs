@@ -80,6 +80,32 @@ impl ModelPhase {
         ))
     }
 
+    /// The phase of several downloads: failed if one failed, else downloading if one is, else
+    /// downloaded; `None` without downloads.
+    pub fn combined(phases: impl IntoIterator<Item = Self>) -> Option<Self> {
+        let phases: Vec<Self> = phases.into_iter().collect();
+        let messages = |failed: bool| -> Vec<String> {
+            phases
+                .iter()
+                .filter_map(|phase| match phase {
+                    Self::Failed(message) if failed => Some(message.clone()),
+                    Self::Downloading(message) if !failed => Some(message.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let (failed, downloading) = (messages(true), messages(false));
+        if phases.is_empty() {
+            None
+        } else if !failed.is_empty() {
+            Some(Self::Failed(failed.join("; ")))
+        } else if !downloading.is_empty() {
+            Some(Self::Downloading(downloading.join("; ")))
+        } else {
+            Some(Self::Downloaded)
+        }
+    }
+
     fn is_downloaded(&self) -> bool {
         *self == Self::Downloaded
     }

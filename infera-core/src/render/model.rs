@@ -29,14 +29,14 @@ const DOWNLOAD_CONTAINER: &str = "download";
 /// Tries of the download before the Job fails (Kubernetes' default `backoffLimit`).
 const DOWNLOAD_RETRIES: i32 = 6;
 
-/// The `hf://` model's PersistentVolumeClaim and download Job, both `<deployment>-model`;
-/// nothing for the other sources.
+/// The `hf://` model's PersistentVolumeClaim and download Job, both named
+/// [`Model::download_name`]; nothing for the other sources.
 pub fn download(cx: &Context<'_>, model: &Model) -> Vec<Child> {
     let ModelSource::HuggingFace { repo, revision } = &model.source else {
         return Vec::new();
     };
     let d = cx.deployment;
-    let name = Component::Model.object_name(&d.name);
+    let name = model.download_name.clone();
     let access_modes = if model.access_modes.is_empty() {
         vec!["ReadWriteMany".to_string()]
     } else {
@@ -118,7 +118,7 @@ pub fn download(cx: &Context<'_>, model: &Model) -> Vec<Child> {
 }
 
 /// The weights' volume in a worker pod (read-only) and its mount in the engine container.
-pub fn volume(deployment: &str, model: &Model) -> (Volume, VolumeMount) {
+pub fn volume(model: &Model) -> (Volume, VolumeMount) {
     let claim = |claim_name: String| Volume {
         name: MODEL_VOLUME.into(),
         persistent_volume_claim: Some(PersistentVolumeClaimVolumeSource {
@@ -132,7 +132,7 @@ pub fn volume(deployment: &str, model: &Model) -> (Volume, VolumeMount) {
             claim: name,
             sub_path,
         } => (claim(name.clone()), sub_path.clone()),
-        ModelSource::HuggingFace { .. } => (claim(Component::Model.object_name(deployment)), None),
+        ModelSource::HuggingFace { .. } => (claim(model.download_name.clone()), None),
         ModelSource::HostPath { path } => (
             Volume {
                 name: MODEL_VOLUME.into(),
