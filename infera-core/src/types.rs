@@ -735,6 +735,22 @@ pub struct InferaDeploymentStatus {
     /// them, which they carry as the `infera.amd.com/revision` label.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub update_revision: Option<String>,
+    /// The `hf://` downloads by Job name (`<deployment>-model`, `<deployment>-<service>-model`):
+    /// what each downloads and the commit it got.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub models: BTreeMap<String, ModelStatus>,
+}
+
+/// One `hf://` download.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelStatus {
+    /// The source it downloads, e.g. `hf://Qwen/Qwen3-0.6B@main`.
+    pub source: String,
+    /// The commit the download got (what the revision, or the default branch, resolved to),
+    /// once its Job has succeeded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolved_revision: Option<String>,
 }
 
 /// Summary state of a deployment.

@@ -23,7 +23,7 @@ use serde_json::json;
 use crate::{
     Error, REJECTED_RETRY, Result,
     context::Context,
-    status::{self, ModelPhase, Outcome, Workload},
+    status::{self, Download, ModelPhase, Outcome, Workload},
 };
 
 /// Reconciles one InferaDeployment; the controller calls it whenever the deployment, one of its
@@ -45,6 +45,7 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
         Err(errors) => Outcome::Invalid(errors),
         Ok(mut valid) => {
             // The GPU pools of an hf:// model wait for its download Job (rendered at zero).
+            let mut downloads = Vec::new();
             let phases: Vec<(String, ModelPhase)> = valid
                 .downloads()
                 .into_iter()
@@ -53,6 +54,7 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
                         return None;
                     };
                     let job = &model.download_name;
+                    downloads.push(Download::of(&snapshot, job, model.source.to_string()));
                     Some((job.clone(), ModelPhase::of(&snapshot, job, repo)))
                 })
                 .collect();
@@ -83,6 +85,7 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
                 endpoint: infera_core::render::endpoint(&valid),
                 workloads,
                 model,
+                downloads,
             }
         }
     };

@@ -2,14 +2,18 @@
 //! fake nodes carrying AMD's product label, a product no node has leaves the pool Pending with
 //! `InsufficientCapacity` naming it, and `doctor` lists the products per node; `network.rdma`
 //! pods request the NICs, carry the Multus annotation and IPC_LOCK, and land only on nodes that
-//! advertise the NICs; an `hf://` model is downloaded by a Job before any GPU pod exists.
+//! advertise the NICs; an `hf://` model is downloaded by a Job before any GPU pod exists, and
+//! the commit the Job's pod reports becomes `status.models.<job>.resolvedRevision`.
 
 use std::time::Duration;
 
 use infera_core::{InferaDeployment, State, gpu_product::PRODUCT_LABEL, naming::LABEL_SERVICE};
 use infera_e2e::{
     FakeNode, TestNamespace, admin, apply_yaml_in, eventually,
-    kube::{Api, api::ListParams},
+    kube::{
+        Api, ResourceExt,
+        api::{ListParams, Patch, PatchParams},
+    },
     operator::{Operator, install},
     plugin::kubectl,
 };
@@ -353,6 +357,55 @@ async fn an_hf_model_is_downloaded_before_any_gpu_pod_exists() -> anyhow::Result
     assert_eq!(
         model.map(|c| (c.status.as_str(), c.reason.as_str())),
         Some(("True", "Downloaded"))
+    );
+
+    // The kubelet puts what the container wrote to /dev/termination-log (the commit the download
+    // got) into its terminated state; kwok does not run the script, so the test writes it as the
+    // kubelet would, and the operator reports it as the resolved revision.
+    let commit = "c1e7ed4b1f4ea4bd5e1c41f8bb25c8b8d7f0e2a1";
+    let finished = download
+        .items
+        .iter()
+        .find(|pod| pod.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Succeeded"))
+        .ok_or_else(|| anyhow::anyhow!("no succeeded download pod"))?;
+    let mut statuses = finished
+        .status
+        .clone()
+        .unwrap_or_default()
+        .container_statuses
+        .unwrap_or_default();
+    for container in &mut statuses {
+        if let Some(terminated) = container.state.as_mut().and_then(|s| s.terminated.as_mut()) {
+            terminated.message = Some(format!("{commit}\n"));
+        }
+    }
+    pods.patch_status(
+        &finished.name_any(),
+        &PatchParams::default(),
+        &Patch::Merge(json!({"status": {"containerStatuses": statuses}})),
+    )
+    .await?;
+    let resolved = async || {
+        let status = ideps.get("cached").await?.status.unwrap_or_default();
+        let model = status
+            .models
+            .get("cached-model")
+            .cloned()
+            .unwrap_or_default();
+        anyhow::ensure!(
+            model.resolved_revision.as_deref() == Some(commit),
+            "status.models: {:?}",
+            status.models
+        );
+        anyhow::Ok(model)
+    };
+    let model = eventually(Duration::from_secs(30), resolved).await?;
+    assert_eq!(model.source, "hf://Qwen/Qwen3-0.6B");
+    let shown = kubectl(&["infera", "status", "cached", "-n", ns.name()]).await?;
+    assert!(
+        shown.stdout.contains("cached-model") && shown.stdout.contains(commit),
+        "{}",
+        shown.stdout
     );
 
     operator.ensure_running()?;

@@ -6,7 +6,11 @@
 //! "Download with token" and package_reference/environment_variables). Downloading into a local
 //! directory keeps metadata under `DIR/.cache/huggingface/`, so a re-run (the Job's retry, or a
 //! new Job on the kept volume) skips the files it already has (guides/download, "Download files
-//! to a local folder").
+//! to a local folder"). That metadata is one file per downloaded file,
+//! `DIR/.cache/huggingface/download/<file>.metadata`, whose first line is the commit the file was
+//! downloaded at (huggingface_hub src/huggingface_hub/_local_folder.py,
+//! `write_download_metadata`): the Job writes the first line of the newest one to its container's
+//! termination message, which the operator reports as the resolved revision.
 
 use k8s_openapi::api::{
     batch::v1::{Job, JobSpec},
@@ -26,6 +30,14 @@ use crate::{
 
 /// Container of the download Job.
 const DOWNLOAD_CONTAINER: &str = "download";
+/// The download Job's script: `$1` is the directory, the rest `hf download`'s arguments. After
+/// the download, the commit it got goes to the termination message (see the module's doc); a
+/// download without metadata still succeeds, without a resolved revision.
+const DOWNLOAD_SCRIPT: &str = r#"dir="$1"; shift
+hf download "$@" --local-dir "$dir" || exit
+newest=$(ls -t "$dir"/.cache/huggingface/download/*.metadata 2>/dev/null | head -n 1)
+[ -z "$newest" ] || head -n 1 "$newest" > /dev/termination-log
+exit 0"#;
 /// Tries of the download before the Job fails (Kubernetes' default `backoffLimit`).
 const DOWNLOAD_RETRIES: i32 = 6;
 
@@ -58,11 +70,17 @@ pub fn download(cx: &Context<'_>, model: &Model) -> Vec<Child> {
         }),
         ..Default::default()
     };
-    let mut command = vec!["hf".to_string(), "download".into(), repo.clone()];
+    let mut command = vec![
+        "sh".to_string(),
+        "-c".into(),
+        DOWNLOAD_SCRIPT.into(),
+        "hf-download".into(),
+        model.mount_path.clone(),
+        repo.clone(),
+    ];
     if let Some(revision) = revision {
         command.extend(["--revision".into(), revision.clone()]);
     }
-    command.extend(["--local-dir".into(), model.mount_path.clone()]);
     let token = model.token.as_ref().map(|(secret, key)| {
         vec![EnvVar {
             name: "HF_TOKEN".into(),

@@ -126,6 +126,23 @@ pub enum ModelSource {
     },
 }
 
+impl std::fmt::Display for ModelSource {
+    /// The source as `model.source` spells it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Pvc { claim, sub_path } => {
+                write!(f, "pvc://{claim}")?;
+                sub_path.iter().try_for_each(|p| write!(f, "/{p}"))
+            }
+            Self::HostPath { path } => write!(f, "hostPath://{path}"),
+            Self::HuggingFace { repo, revision } => {
+                write!(f, "hf://{repo}")?;
+                revision.iter().try_for_each(|r| write!(f, "@{r}"))
+            }
+        }
+    }
+}
+
 /// A worker's model (its own `model`, else `spec.model`), resolved.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Model {
@@ -388,6 +405,16 @@ mod tests {
                 revision: Some("main".into())
             })
         );
+        for source in [
+            "pvc://weights",
+            "pvc://weights/qwen/Qwen3-0.6B",
+            "hostPath:///data/models",
+            "hf://Qwen/Qwen3-0.6B",
+            "hf://Qwen/Qwen3-0.6B@refs/pr/1",
+        ] {
+            let parsed = parse_source(source).map(|s| s.to_string());
+            assert_eq!(parsed.as_deref(), Some(source));
+        }
         for bad in [
             "Qwen/Qwen3-0.6B",
             "pvc://",
