@@ -54,8 +54,10 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
                         return None;
                     };
                     let job = &model.download_name;
-                    downloads.push(Download::of(&snapshot, job, model.source.to_string()));
-                    Some((job.clone(), ModelPhase::of(&snapshot, job, repo)))
+                    let source = model.source.to_string();
+                    let phase = ModelPhase::of(&snapshot, job, repo, &source);
+                    downloads.push(Download::of(&snapshot, job, source));
+                    Some((job.clone(), phase))
                 })
                 .collect();
             for (job, phase) in &phases {

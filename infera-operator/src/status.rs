@@ -10,7 +10,7 @@ use infera_core::{
     ALL_IMAGES_PINNED, Child, ChildKind, DOWNLOAD_FAILED, DOWNLOADED, DOWNLOADING, IMAGES_PINNED,
     InferaDeploymentStatus, MODEL_READY, MUTABLE_IMAGES, ModelStatus, PROGRESSING, PodHealth,
     READY, ReadyReason, ServiceStatus, State, ValidationErrors, gpu_product,
-    naming::{LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME},
+    naming::{LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME, MODEL_SOURCE_ANNOTATION},
     pod_health::SchedulingCause,
     validate::MutableImage,
 };
@@ -54,13 +54,17 @@ pub struct Download {
 
 impl Download {
     /// The download of `source` by Job `job`, with the commit its pod's `download` container
-    /// wrote to its termination message (see infera_core's `render::model`), if a pod of the Job
-    /// succeeded with one.
+    /// wrote to its termination message (see infera_core's `render::model`), if a pod of the live
+    /// Job (by its uid, not an older Job of the name) succeeded with one.
     pub fn of(snapshot: &Snapshot, job: &str, source: String) -> Self {
+        let uid = snapshot
+            .children
+            .get(&(ChildKind::Job, job.to_string()))
+            .and_then(|live| live.uid());
         let resolved_revision = snapshot
             .pods
             .iter()
-            .filter(|pod| pod.labels().get(JOB_NAME_LABEL).map(String::as_str) == Some(job))
+            .filter(|pod| uid.is_some() && pod.labels().get(JOB_UID_LABEL) == uid.as_ref())
             .flat_map(|pod| {
                 pod.status
                     .iter()
@@ -80,9 +84,9 @@ impl Download {
     }
 }
 
-/// The label the Job controller puts on a Job's pods (Kubernetes' well-known labels,
-/// `batch.kubernetes.io/job-name`).
-const JOB_NAME_LABEL: &str = "batch.kubernetes.io/job-name";
+/// The label the Job controller puts on a Job's pods: the Job's uid (Kubernetes' well-known
+/// labels, `batch.kubernetes.io/controller-uid`).
+const JOB_UID_LABEL: &str = "batch.kubernetes.io/controller-uid";
 
 /// Whether `text` is a git commit id (40 lowercase hex digits), as a termination message should be.
 fn is_commit(text: &str) -> bool {
@@ -126,11 +130,21 @@ pub enum ModelPhase {
 }
 
 impl ModelPhase {
-    /// The download of `repo` by Job `job`, as the snapshot has it.
-    pub fn of(snapshot: &Snapshot, job: &str, repo: &str) -> Self {
+    /// The download of `repo` (the whole `source`) by Job `job`, as the snapshot has it. A Job
+    /// of another source is being replaced (see `apply::job_change`): it says nothing of ours.
+    pub fn of(snapshot: &Snapshot, job: &str, repo: &str, source: &str) -> Self {
         let Some(object) = snapshot.children.get(&(ChildKind::Job, job.to_string())) else {
             return Self::Downloading(format!("downloading {repo}: Job {job} is being created"));
         };
+        if let Some(other) = object
+            .annotations()
+            .get(MODEL_SOURCE_ANNOTATION)
+            .filter(|other| *other != source)
+        {
+            return Self::Downloading(format!(
+                "downloading {repo}: Job {job} of {other} is being replaced by one of {source}"
+            ));
+        }
         let status = &object.data["status"];
         if status["succeeded"].as_i64().unwrap_or(0) > 0 {
             return Self::Downloaded;
@@ -797,10 +811,10 @@ mod tests {
     #[test]
     fn the_resolved_revision_comes_from_the_download_pods_termination_message() {
         let commit = "c1e7ed4b1f4ea4bd5e1c41f8bb25c8b8d7f0e2a1";
-        let pod = |job: &str, exit: i32, message: &str| -> Arc<Pod> {
+        let pod = |job_uid: &str, exit: i32, message: &str| -> Arc<Pod> {
             Arc::new(
                 serde_json::from_value(json!({
-                    "metadata": {"name": format!("{job}-x"), "labels": {"batch.kubernetes.io/job-name": job}},
+                    "metadata": {"name": "demo-model-x", "labels": {"batch.kubernetes.io/controller-uid": job_uid}},
                     "status": {"containerStatuses": [{"name": "download", "image": "i", "imageID": "", "ready": false,
                         "restartCount": 0, "state": {"terminated": {"exitCode": exit, "message": message}}}]},
                 }))
@@ -808,19 +822,26 @@ mod tests {
             )
         };
         let resolved = |pods: Vec<Arc<Pod>>| {
+            let (key, job) = download_job(json!({"succeeded": 1}));
+            let mut job = (*job).clone();
+            job.metadata.uid = Some("uid-1".into());
             let snapshot = Snapshot {
                 pods,
+                children: [(key, Arc::new(job))].into(),
                 ..Snapshot::default()
             };
             Download::of(&snapshot, "demo-model", "hf://Qwen/Qwen3-0.6B".into()).resolved_revision
         };
         assert_eq!(
-            resolved(vec![pod("demo-model", 0, &format!("{commit}\n"))]).as_deref(),
+            resolved(vec![pod("uid-1", 0, &format!("{commit}\n"))]).as_deref(),
             Some(commit)
         );
-        assert_eq!(resolved(vec![pod("demo-model", 1, commit)]), None);
-        assert_eq!(resolved(vec![pod("other-model", 0, commit)]), None);
-        assert_eq!(resolved(vec![pod("demo-model", 0, "not a commit")]), None);
+        assert_eq!(resolved(vec![pod("uid-1", 1, commit)]), None);
+        assert_eq!(
+            resolved(vec![pod("uid-of-a-replaced-job", 0, commit)]),
+            None
+        );
+        assert_eq!(resolved(vec![pod("uid-1", 0, "not a commit")]), None);
 
         let download = |source: &str, resolved: Option<&str>| Download {
             job: "demo-model".into(),
@@ -858,6 +879,7 @@ mod tests {
                 },
                 "demo-model",
                 "Qwen/Qwen3-0.6B",
+                "hf://Qwen/Qwen3-0.6B",
             )
         };
         assert_eq!(

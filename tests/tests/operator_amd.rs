@@ -414,3 +414,66 @@ async fn an_hf_model_is_downloaded_before_any_gpu_pod_exists() -> anyhow::Result
         .await?;
     ns.cleanup().await
 }
+
+/// An `hf://` model of a downloaded deployment moves to another revision: the download Job's pod
+/// template is immutable, so the operator replaces the Job (a new uid, of the new source) rather
+/// than failing to apply it, and the deployment ends Ready with the new source in `status.models`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_new_model_revision_replaces_the_download_job() -> anyhow::Result<()> {
+    use k8s_openapi::api::batch::v1::Job;
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "amd-revision").await?;
+    let identity = install(&admin).await?;
+    let mut operator = Operator::start_in(&identity, ns.name()).await?;
+    let spec = |source: &str| {
+        json!({
+            "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+            "metadata": {"name": "swap"},
+            "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1",
+                "model": {"source": source, "cache": {"size": "1Gi"}},
+                "services": {
+                    "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+                    "worker": {"componentType": "worker", "resources": {"gpu": 1}, "args": ["--tp-size", "1"]},
+                }},
+        })
+        .to_string()
+    };
+    apply_yaml_in(&admin, ns.name(), &spec("hf://Qwen/Qwen3-0.6B@v1")).await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    wait_for(&ideps, "swap", State::Ready).await?;
+    let jobs: Api<Job> = ns.api();
+    let first = jobs.get("swap-model").await?.uid();
+
+    apply_yaml_in(&admin, ns.name(), &spec("hf://Qwen/Qwen3-0.6B@v2")).await?;
+    let replaced = async || {
+        let job = jobs.get("swap-model").await?;
+        let command = job
+            .spec
+            .as_ref()
+            .and_then(|s| s.template.spec.as_ref())
+            .and_then(|s| s.containers.first())
+            .and_then(|c| c.command.clone())
+            .unwrap_or_default();
+        let idep = ideps.get("swap").await?;
+        let status = idep.status.clone().unwrap_or_default();
+        anyhow::ensure!(
+            job.uid() != first
+                && command.contains(&"v2".to_string())
+                && job.status.as_ref().and_then(|s| s.succeeded) == Some(1)
+                && status.observed_generation == idep.metadata.generation
+                && status.state == Some(State::Ready),
+            "job {:?} {command:?}, status {:?}",
+            job.uid(),
+            status.conditions
+        );
+        anyhow::Ok(status)
+    };
+    let status = eventually(TIMEOUT, replaced).await?;
+    assert_eq!(
+        status.models.get("swap-model").map(|m| m.source.as_str()),
+        Some("hf://Qwen/Qwen3-0.6B@v2")
+    );
+
+    operator.ensure_running()?;
+    ns.cleanup().await
+}

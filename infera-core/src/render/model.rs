@@ -23,7 +23,7 @@ use k8s_openapi::api::{
 
 use super::{Child, Context, meta, pull_policy};
 use crate::{
-    naming::{Component, MODEL_VOLUME},
+    naming::{Component, MODEL_SOURCE_ANNOTATION, MODEL_VOLUME},
     types::AccessMode,
     validate::{Model, ModelSource},
 };
@@ -95,8 +95,11 @@ pub fn download(cx: &Context<'_>, model: &Model) -> Vec<Child> {
             ..Default::default()
         }]
     });
+    let mut job_meta = meta::object_meta(d, Component::Model, name.clone());
+    job_meta.annotations =
+        Some([(MODEL_SOURCE_ANNOTATION.into(), model.source.to_string())].into());
     let job = Job {
-        metadata: meta::object_meta(d, Component::Model, name.clone()),
+        metadata: job_meta,
         spec: Some(JobSpec {
             backoff_limit: Some(DOWNLOAD_RETRIES),
             template: PodTemplateSpec {
