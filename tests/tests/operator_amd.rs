@@ -477,3 +477,102 @@ async fn a_new_model_revision_replaces_the_download_job() -> anyhow::Result<()> 
     operator.ensure_running()?;
     ns.cleanup().await
 }
+
+/// A download that cannot start (its volume is never provisioned) times `deploy --wait` out with
+/// the Job to follow; once the Job fails (the test marks it as the Job controller's backoff
+/// limit does, `FailureTarget`, and the controller fails it), the deployment reports
+/// `ModelReady=False, reason=DownloadFailed` with the Job's message, no GPU pod exists, and
+/// `deploy --wait` stops at once naming the Job and the fix.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_download_is_download_failed_and_deploy_wait_explains_it() -> anyhow::Result<()> {
+    use k8s_openapi::api::batch::v1::Job;
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "amd-failed").await?;
+    let n = ns.name();
+    let identity = install(&admin).await?;
+    let mut operator = Operator::start_in(&identity, n).await?;
+    let spec = json!({
+        "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+        "metadata": {"name": "broken"},
+        "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1",
+            "model": {"source": "hf://Qwen/Qwen3-0.6B", "cache": {"size": "1Gi", "storageClassName": format!("held-{n}")}},
+            "services": {
+                "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+                "worker": {"componentType": "worker", "resources": {"gpu": 1}, "args": ["--tp-size", "1"]},
+            }},
+    });
+    let file = infera_e2e::target_dir()
+        .join("e2e-logs")
+        .join(format!("{n}-broken.yaml"));
+    std::fs::write(&file, spec.to_string())?;
+    let file = file.display().to_string();
+    let deploy = [
+        "infera",
+        "deploy",
+        "-f",
+        &file,
+        "-n",
+        n,
+        "--wait",
+        "--timeout",
+    ];
+    let stuck = kubectl(&[&deploy[..], &["5s"]].concat())
+        .await?
+        .expect_code(3)?;
+    assert!(
+        stuck.stderr.contains("ModelNotReady")
+            && stuck.stderr.contains(&format!(
+                "follow it with `kubectl logs -n {n} -f job/broken-model`"
+            )),
+        "{}",
+        stuck.stderr
+    );
+
+    let jobs: Api<Job> = ns.api();
+    let now = "2026-01-01T00:00:00Z";
+    let failing = json!({"status": {"conditions": [{
+        "type": "FailureTarget", "status": "True", "reason": "BackoffLimitExceeded",
+        "message": "Job has reached the specified backoff limit",
+        "lastProbeTime": now, "lastTransitionTime": now,
+    }]}});
+    jobs.patch_status(
+        "broken-model",
+        &PatchParams::default(),
+        &Patch::Merge(failing),
+    )
+    .await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    let failed = async || {
+        let status = ideps.get("broken").await?.status.unwrap_or_default();
+        let model = status.conditions.iter().find(|c| c.type_ == "ModelReady");
+        anyhow::ensure!(
+            model.is_some_and(|c| c.status == "False" && c.reason == "DownloadFailed"),
+            "{:?}",
+            status.conditions
+        );
+        anyhow::Ok(model.map(|c| c.message.clone()).unwrap_or_default())
+    };
+    let message = eventually(TIMEOUT, failed).await?;
+    assert_eq!(
+        message,
+        "downloading Qwen/Qwen3-0.6B failed: Job broken-model: BackoffLimitExceeded: Job has reached the specified backoff limit"
+    );
+    let pods: Api<Pod> = ns.api();
+    let gpu_pods = ListParams::default().labels(&format!("{LABEL_SERVICE}=worker"));
+    assert!(pods.list(&gpu_pods).await?.items.is_empty());
+
+    let explained = kubectl(&[&deploy[..], &["60s"]].concat())
+        .await?
+        .expect_code(1)?;
+    assert!(
+        explained.stderr.contains(&message)
+            && explained.stderr.contains(&format!(
+                "retry with `kubectl delete -n {n} job/broken-model`"
+            )),
+        "{}",
+        explained.stderr
+    );
+
+    operator.ensure_running()?;
+    ns.cleanup().await
+}
