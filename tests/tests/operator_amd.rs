@@ -576,3 +576,44 @@ async fn a_failed_download_is_download_failed_and_deploy_wait_explains_it() -> a
     operator.ensure_running()?;
     ns.cleanup().await
 }
+
+/// On a cluster whose nodes advertise RDMA NICs, the wizard offers them for a pd deployment
+/// (with the count on the nodes), then asks for the Multus networks and the IB device, and the
+/// spec gets `network.rdma` from the answers.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_wizard_offers_the_rdma_nics_the_nodes_advertise() -> anyhow::Result<()> {
+    use infera_e2e::plugin::{ENTER, Pty};
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "amd-wizard").await?;
+    let node = FakeNode::create_with(&admin, "wiz-nics", 8, &[], &[("rdma/hca", "8")]).await?;
+    let command = format!(
+        "kubectl infera deploy -n {} --backend sglang --model Qwen/Qwen3-0.6B --topology pd \
+         --image rocm/infera:sglang-v0.1.1 --gpus 1 --tp 1 --prefill-replicas 1 --decode-replicas 1 \
+         --memory 64Gi --shared-memory 32Gi --gpu-product MI300X --transfer-backend mori \
+         --router-policy kv-aware --nats --discovery kubernetes --dry-run=client -o yaml",
+        ns.name()
+    );
+    let mut pty = Pty::spawn(&command)?;
+    let wait = Duration::from_secs(30);
+    pty.expect("Name of the deployment", wait).await?;
+    pty.send(&format!("wiz-rdma{ENTER}")).await?;
+    pty.expect("RDMA NICs for the KV transfer", wait).await?;
+    pty.expect("rdma/hca — ", wait).await?;
+    // Typing filters the choices: the one resource, whatever else the cluster advertises.
+    pty.send(&format!("rdma/hca{ENTER}")).await?;
+    pty.expect("Multus networks to attach", wait).await?;
+    pty.send(&format!("rdma-net{ENTER}")).await?;
+    pty.expect("RDMA device", wait).await?;
+    pty.send(&format!("rdma0{ENTER}")).await?;
+    pty.expect("resourceName: rdma/hca", wait).await?;
+    let screen = pty.screen();
+    let code = pty.wait(wait).await?;
+    anyhow::ensure!(code == 0, "wizard exited {code}:\n{screen}");
+    for expected in ["- rdma-net", "device: rdma0", "--rdma-resource rdma/hca"] {
+        anyhow::ensure!(screen.contains(expected), "no {expected:?} in:\n{screen}");
+    }
+    anyhow::ensure!(!screen.contains("No node advertises RDMA NICs"), "{screen}");
+
+    node.delete(&admin).await?;
+    ns.cleanup().await
+}

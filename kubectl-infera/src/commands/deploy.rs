@@ -195,7 +195,7 @@ async fn from_wizard(
         Some(kube) => cluster_hints(kube).await,
         None => wizard::ClusterHints::default(),
     };
-    let plan = plan::resolve(&wizard::run(flags, &hints)?)?;
+    let plan = plan::resolve(&wizard::run(flags, &hints, &|line| printer.note(line))?)?;
     let idep = plan.to_deployment(global.namespace.as_deref());
     // The connection it is applied through, if it is (also with --dry-run=server): the
     // equivalent command names its namespace.
@@ -251,10 +251,22 @@ async fn cluster_hints(kube: &Kube) -> wizard::ClusterHints {
             })
             .filter(|g: &i32| *g > 0)
             .collect();
+        let mut rdma_per_resource = BTreeMap::new();
+        let allocatable = nodes
+            .iter()
+            .filter_map(|n| n.status.as_ref()?.allocatable.as_ref())
+            .flatten();
+        for (resource, quantity) in allocatable {
+            let count = quantity.0.parse::<i64>().unwrap_or(0);
+            if wizard::is_rdma_resource(resource) && count > 0 {
+                *rdma_per_resource.entry(resource.clone()).or_insert(0) += count;
+            }
+        }
         Some(wizard::ClusterHints {
             gpus_per_node: gpus.iter().max().copied(),
             gpu_nodes: gpus.len(),
             free_per_product,
+            rdma_per_resource,
         })
     };
     tokio::time::timeout(Duration::from_secs(5), lookup)
