@@ -77,7 +77,7 @@ fn ask_what(f: &mut SpecFlags, hints: &ClusterHints) -> Result<()> {
         f.model = Some(ask_text(
             "Model (Hugging Face id or path):",
             "Qwen/Qwen3-0.6B",
-            "passed to every worker",
+            "passed to every worker; or a volume: hf://ORG/NAME (downloaded first), pvc://CLAIM, hostPath:///PATH",
         )?);
     }
     if f.topology.is_none() {
