@@ -97,8 +97,6 @@ pub struct Injection<'a> {
     pub nats_url: Option<&'a str>,
     /// Whether an Inference Gateway fronts the graph (the server then routes directly).
     pub gaie: bool,
-    /// Where `spec.model` mounts the weights in the workers, if it is set.
-    pub model_path: Option<&'a str>,
 }
 
 impl Injection<'_> {
@@ -176,12 +174,12 @@ impl Injection<'_> {
         if rank == Rank::Follower && self.backend == BackendFramework::Vllm {
             flags.push("--headless".into());
         }
-        if let Some(path) = self.model_path {
+        if let Some(path) = worker.model.as_ref().map(|m| &m.mount_path) {
             let flag = match self.backend {
                 BackendFramework::Sglang => SGLANG_MODEL_FLAG,
                 BackendFramework::Vllm => VLLM_MODEL_FLAG,
             };
-            flags.extend([flag.into(), path.into()]);
+            flags.extend([flag.into(), path.clone()]);
         }
         if let Some(device) = worker.rdma.as_ref().and_then(|rdma| rdma.device.as_ref()) {
             flags.extend([IB_DEVICE_FLAG.into(), device.clone()]);

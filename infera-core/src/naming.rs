@@ -90,6 +90,9 @@ pub const ENGINE_CONTAINER: &str = "engine";
 pub const FRONTEND_CONTAINER: &str = "frontend";
 /// Name of the memory-backed volume mounted at `/dev/shm`.
 pub const SHM_VOLUME: &str = "dshm";
+/// Annotation of an `hf://` download Job: the source it downloads, as `model.source` spells it.
+/// A Job's pod template is immutable, so a Job of another source is replaced, not updated.
+pub const MODEL_SOURCE_ANNOTATION: &str = "infera.amd.com/model-source";
 /// Volume of the model weights (`spec.model`) in the worker pods.
 pub const MODEL_VOLUME: &str = "model";
 

@@ -73,6 +73,7 @@ use crate::{
     validation = cel::no_ib_device_on_vllm(),
     validation = cel::services_no_ib_device_on_vllm(),
     validation = cel::model_flag_not_in_args(),
+    validation = cel::deployment_overlay_model_volume(),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct InferaDeploymentSpec {
@@ -231,6 +232,8 @@ pub struct ImagePolicy {
     validation = cel::rdma_only_across_nodes(),
     validation = cel::ib_device_not_in_args(),
     validation = cel::replicas_or_autoscaling(),
+    validation = cel::server_has_no_model(),
+    validation = cel::service_overlay_model_volume(),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct ServiceSpec {
@@ -305,6 +308,11 @@ pub struct ServiceSpec {
     /// only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<NetworkSpec>,
+
+    /// This pool's model weights, instead of `spec.model` (workers only). An `hf://` source is
+    /// downloaded by a Job of its own, `<deployment>-<service>-model`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelSpec>,
 }
 
 /// Where the model weights come from and where the engines find them.
@@ -727,6 +735,22 @@ pub struct InferaDeploymentStatus {
     /// them, which they carry as the `infera.amd.com/revision` label.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub update_revision: Option<String>,
+    /// The `hf://` downloads by Job name (`<deployment>-model`, `<deployment>-<service>-model`):
+    /// what each downloads and the commit it got.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub models: BTreeMap<String, ModelStatus>,
+}
+
+/// One `hf://` download.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelStatus {
+    /// The source it downloads, e.g. `hf://Qwen/Qwen3-0.6B@main`.
+    pub source: String,
+    /// The commit the download got (what the revision, or the default branch, resolved to),
+    /// once its Job has succeeded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolved_revision: Option<String>,
 }
 
 /// Summary state of a deployment.

@@ -386,9 +386,7 @@ fn an_hf_model_holds_the_gpu_pools_until_its_download_succeeded() {
             row("mi300x-prefill", 0)
         ]
     );
-    if let Some(model) = valid.model.as_mut() {
-        model.downloaded = true;
-    }
+    valid.set_downloaded("mi300x-model");
     assert_eq!(
         replicas(&render(&valid)),
         [
@@ -397,6 +395,59 @@ fn an_hf_model_holds_the_gpu_pools_until_its_download_succeeded() {
             row("mi300x-prefill", 1)
         ]
     );
+}
+
+/// A pool's own `model` replaces `spec.model` for that pool alone: its volume, its flag and, for
+/// `hf://`, a download of its own (`<deployment>-<service>-model`) that holds only that pool.
+#[test]
+fn a_pools_own_model_replaces_spec_model_for_that_pool() {
+    let mut deployment = load("pd-mi300x.yaml");
+    let decode = deployment.spec.services.get_mut("decode").expect("decode");
+    decode.model = Some(infera_core::ModelSpec {
+        source: "hf://Qwen/Qwen3-1.7B@main".into(),
+        mount_path: Some("/weights".into()),
+        cache: Some(infera_core::ModelCache {
+            size: k8s_openapi::apimachinery::pkg::api::resource::Quantity("40Gi".into()),
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
+    let mut valid = validate(&deployment).expect("valid");
+    assert_eq!(
+        valid
+            .downloads()
+            .iter()
+            .map(|m| m.download_name.as_str())
+            .collect::<Vec<_>>(),
+        ["mi300x-decode-model", "mi300x-model"]
+    );
+    valid.set_downloaded("mi300x-model");
+    let mut out = Vec::new();
+    for child in render(&valid) {
+        let json = serde_json::to_value(&child).expect("json");
+        match child.kind() {
+            infera_core::ChildKind::Job => out.push(serde_json::json!({
+                "job": child.name(),
+                "command": json["spec"]["template"]["spec"]["containers"][0]["command"],
+            })),
+            infera_core::ChildKind::PersistentVolumeClaim => out.push(serde_json::json!({
+                "claim": child.name(),
+                "storage": json["spec"]["resources"]["requests"]["storage"],
+            })),
+            infera_core::ChildKind::Deployment if child.name() != "mi300x-server" => {
+                let pod = &json["spec"]["template"]["spec"];
+                out.push(serde_json::json!({
+                    "pool": child.name(),
+                    "replicas": json["spec"]["replicas"],
+                    "args": pod["containers"][0]["args"],
+                    "volumeMounts": pod["containers"][0]["volumeMounts"],
+                    "volumes": pod["volumes"],
+                }));
+            }
+            _ => {}
+        }
+    }
+    insta::assert_yaml_snapshot!(out);
 }
 
 /// `file` with `autoscaling` instead of `replicas` on `service`: the rendered workload of that

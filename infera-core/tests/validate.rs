@@ -345,6 +345,42 @@ fn every_rule_rejects_with_the_field_path() {
             ],
         ),
         (
+            "model flag in args with a pool's own model",
+            json!({"spec": {"services": {"decode": {"model": {"source": "hostPath:///data/qwen"}}}}}),
+            vec![
+                "spec.services.decode.args[0]: --model-path is injected from spec.services.decode.model; remove it from args or remove spec.services.decode.model",
+            ],
+        ),
+        (
+            "a model on the server, a pool's hf:// model without a cache",
+            json!({"spec": {"services": {
+                "server": {"model": {"source": "pvc://weights"}},
+                "decode": {"args": ["--tp-size", "1"], "model": {"source": "hf://Qwen/Qwen3-0.6B"}},
+            }}}),
+            vec![
+                "spec.services.decode.model.cache: is required with an hf:// source",
+                "spec.services.server.model: the server serves no model (it routes to the workers); remove model from the server",
+            ],
+        ),
+        (
+            "podTemplate volume and engine mount colliding with the model",
+            json!({"spec": {
+                "model": {"source": "pvc://weights"},
+                "podTemplate": {"spec": {"containers": [{"name": "engine", "volumeMounts": [{"name": "cache", "mountPath": "/models"}]}]}},
+                "services": {
+                    "prefill": {"args": ["--tp-size", "1"]},
+                    "decode": {"args": ["--tp-size", "1"], "model": {"source": "pvc://other", "mountPath": "/weights"},
+                        "podTemplate": {"spec": {"volumes": [{"name": "model", "emptyDir": {}}],
+                            "containers": [{"name": "engine", "volumeMounts": [{"name": "model", "mountPath": "/weights"}]}]}}},
+                },
+            }}),
+            vec![
+                "spec.podTemplate.spec.containers: the engine container's mount at the model's mountPath is the operator's (the model weights); mount at another path or change model.mountPath (now /models)",
+                "spec.services.decode.podTemplate.spec.containers: the engine container's mount at the model's mountPath is the operator's (the model weights); mount at another path or change model.mountPath (now /weights)",
+                "spec.services.decode.podTemplate.spec.volumes: model is the operator's volume of the model weights (spec.model or the service's model); give the volume another name",
+            ],
+        ),
+        (
             "hf:// model without a cache",
             json!({"spec": {"model": {"source": "hf://Qwen/Qwen3-0.6B"}, "services": {"prefill": {"args": ["--tp-size", "1"]}, "decode": {"args": ["--tp-size", "1"]}}}}),
             vec!["spec.model.cache: is required with an hf:// source"],
@@ -988,11 +1024,25 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
             "spec.services.decode.resources.gpuType: must be an extended resource name",
         ),
     ];
+    // The same limits on a pool's own model, at its path.
+    let service_model_cases: Vec<(String, Value, Value, String)> = model_cases
+        .iter()
+        .map(|(limit, value, patch, expected)| {
+            let at_service = |s: &str| s.replacen("spec.model", "spec.services.*.model", 1);
+            (
+                at_service(limit),
+                value.clone(),
+                json!({"spec": {"services": {"decode": {"model": patch["spec"]["model"]}}}}),
+                expected.replacen("spec.model", "spec.services.decode.model", 1),
+            )
+        })
+        .collect();
     cases.extend(model_cases);
     cases.extend(
         overlay_cases
             .iter()
             .chain(&rdma_cases)
+            .chain(&service_model_cases)
             .map(|(limit, value, patch, expected)| {
                 (
                     limit.as_str(),

@@ -23,7 +23,7 @@ use std::{
 
 use infera_core::{
     Child, ChildKind, InferaDeployment,
-    naming::{OPERATOR_MANAGER, REPLICAS_HANDOVER_MANAGER},
+    naming::{MODEL_SOURCE_ANNOTATION, OPERATOR_MANAGER, REPLICAS_HANDOVER_MANAGER},
     quota::{self, Usage},
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
@@ -226,9 +226,22 @@ pub async fn apply(
         floors: floors(&children),
     };
     let mut pending = Vec::new();
+    let mut replaced = Vec::new();
     for child in &children {
         let kind = child.kind();
         wanted.insert((kind, child.name().to_string()));
+        if let Some(live) = snapshot.children.get(&(kind, child.name().to_string()))
+            && kind == ChildKind::Job
+        {
+            match job_change(child, live) {
+                JobChange::Apply => {}
+                JobChange::Keep => continue,
+                JobChange::Replace => {
+                    replaced.push(live);
+                    continue;
+                }
+            }
+        }
         if !installed(kind) {
             let missing = missing_dependency(kind, child.service());
             if !applied.missing.contains(&missing) {
@@ -294,6 +307,10 @@ pub async fn apply(
         }
     }
     if applied.conflicts.is_empty() && applied.rejected.is_empty() {
+        // Deleted now, created by the reconcile its deletion triggers.
+        for live in replaced {
+            target.delete(ChildKind::Job, live).await?;
+        }
         for ((kind, name), object) in &snapshot.children {
             if !wanted.contains(&(*kind, name.clone())) {
                 target.delete(*kind, object).await?;
@@ -301,6 +318,43 @@ pub async fn apply(
         }
     }
     Ok(applied)
+}
+
+/// What to do with a live download Job.
+#[derive(Debug, PartialEq, Eq)]
+enum JobChange {
+    /// Apply the rendered Job as any child (it is what we applied last, or not ours yet).
+    Apply,
+    /// Leave it: it succeeded for the source we want, and a new one would only download again.
+    Keep,
+    /// Delete it, and create the rendered one afterwards: its pod template, immutable, differs.
+    Replace,
+}
+
+/// A Job's pod template cannot be updated (the API server refuses the apply): a rendered Job
+/// that differs from the live one (its [`APPLIED_HASH`]) replaces it, unless the live one already
+/// downloaded the same source ([`MODEL_SOURCE_ANNOTATION`]).
+fn job_change(child: &Child, live: &DynamicObject) -> JobChange {
+    let Ok(rendered) = serde_json::to_value(child) else {
+        return JobChange::Apply;
+    };
+    let Some(applied) = live.annotations().get(APPLIED_HASH) else {
+        return JobChange::Apply;
+    };
+    if *applied == hex(hash(&rendered)) {
+        return JobChange::Apply;
+    }
+    let wanted = rendered["metadata"]["annotations"][MODEL_SOURCE_ANNOTATION].as_str();
+    let downloaded = live
+        .annotations()
+        .get(MODEL_SOURCE_ANNOTATION)
+        .map(String::as_str);
+    let succeeded = live.data["status"]["succeeded"].as_i64().unwrap_or(0) > 0;
+    if succeeded && wanted.is_some() && downloaded == wanted {
+        JobChange::Keep
+    } else {
+        JobChange::Replace
+    }
 }
 
 impl Applied {
@@ -791,6 +845,63 @@ mod tests {
             1,
             Some("generation 2")
         ));
+    }
+
+    /// A download Job rendered as applied is applied as any child; one rendered differently is
+    /// replaced, unless it already downloaded the source we want.
+    #[test]
+    fn a_download_job_of_another_source_is_replaced_not_updated() {
+        let job = |source: &str| {
+            Child::Job(
+                serde_json::from_value(serde_json::json!({
+                    "metadata": {"name": "demo-model", "annotations": {MODEL_SOURCE_ANNOTATION: source}},
+                    "spec": {"template": {"spec": {"containers": [{"name": "download", "args": [source]}]}}},
+                }))
+                .expect("a job"),
+            )
+        };
+        let live = |applied: &Child, source: &str, succeeded: i64| {
+            let hash = hex(hash(&serde_json::to_value(applied).expect("json")));
+            let mut object = DynamicObject::new(
+                "demo-model",
+                &kube::core::ApiResource::erase::<k8s_openapi::api::batch::v1::Job>(&()),
+            )
+            .data(serde_json::json!({"status": {"succeeded": succeeded}}));
+            object.metadata.annotations = Some(
+                [
+                    (APPLIED_HASH.to_string(), hash),
+                    (MODEL_SOURCE_ANNOTATION.to_string(), source.to_string()),
+                ]
+                .into(),
+            );
+            object
+        };
+        let (v1, v2) = ("hf://Qwen/Qwen3-0.6B@v1", "hf://Qwen/Qwen3-0.6B@v2");
+        assert_eq!(
+            job_change(&job(v1), &live(&job(v1), v1, 0)),
+            JobChange::Apply
+        );
+        assert_eq!(
+            job_change(&job(v2), &live(&job(v1), v1, 0)),
+            JobChange::Replace
+        );
+        assert_eq!(
+            job_change(&job(v2), &live(&job(v1), v1, 1)),
+            JobChange::Replace
+        );
+        // An operator that renders the same source differently leaves a finished download be.
+        let mut restyled = job(v1);
+        if let Child::Job(j) = &mut restyled {
+            j.spec.get_or_insert_default().backoff_limit = Some(3);
+        }
+        assert_eq!(
+            job_change(&restyled, &live(&job(v1), v1, 1)),
+            JobChange::Keep
+        );
+        assert_eq!(
+            job_change(&restyled, &live(&job(v1), v1, 0)),
+            JobChange::Replace
+        );
     }
 
     #[test]

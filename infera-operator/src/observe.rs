@@ -19,7 +19,8 @@ use futures::{Stream, StreamExt, TryStreamExt};
 use infera_core::{
     ChildKind, InferaDeployment,
     naming::{
-        LABEL_DEPLOYMENT, LABEL_MANAGED_BY, LABEL_REVISION, OPERATOR_MANAGER, managed_selector,
+        LABEL_DEPLOYMENT, LABEL_MANAGED_BY, LABEL_REVISION, MODEL_SOURCE_ANNOTATION,
+        OPERATOR_MANAGER, managed_selector,
     },
 };
 use k8s_openapi::{
@@ -319,7 +320,7 @@ pub fn slim_child(object: &mut DynamicObject) {
         resource_version: meta.resource_version.clone(),
         generation: meta.generation,
         labels: keep(&meta.labels, &[LABEL_MANAGED_BY, LABEL_DEPLOYMENT]),
-        annotations: keep(&meta.annotations, &[APPLIED_HASH]),
+        annotations: keep(&meta.annotations, &[APPLIED_HASH, MODEL_SOURCE_ANNOTATION]),
         owner_references: meta.owner_references.as_ref().map(|owners| {
             owners
                 .iter()

@@ -4,7 +4,6 @@ use std::sync::Arc;
 
 use infera_core::{
     InferaDeployment, InferaDeploymentStatus, State,
-    naming::Component,
     render::{Apis, PoolApi, render_for},
     validate,
     validate::ModelSource,
@@ -24,7 +23,7 @@ use serde_json::json;
 use crate::{
     Error, REJECTED_RETRY, Result,
     context::Context,
-    status::{self, ModelPhase, Outcome, Workload},
+    status::{self, Download, ModelPhase, Outcome, Workload},
 };
 
 /// Reconciles one InferaDeployment; the controller calls it whenever the deployment, one of its
@@ -46,15 +45,27 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
         Err(errors) => Outcome::Invalid(errors),
         Ok(mut valid) => {
             // The GPU pools of an hf:// model wait for its download Job (rendered at zero).
-            let model = valid.model.as_mut().and_then(|model| {
-                let ModelSource::HuggingFace { repo, .. } = &model.source else {
-                    return None;
-                };
-                let job = Component::Model.object_name(&valid.name);
-                let phase = ModelPhase::of(&snapshot, &job, repo);
-                model.downloaded = phase == ModelPhase::Downloaded;
-                Some(phase)
-            });
+            let mut downloads = Vec::new();
+            let phases: Vec<(String, ModelPhase)> = valid
+                .downloads()
+                .into_iter()
+                .filter_map(|model| {
+                    let ModelSource::HuggingFace { repo, .. } = &model.source else {
+                        return None;
+                    };
+                    let job = &model.download_name;
+                    let source = model.source.to_string();
+                    let phase = ModelPhase::of(&snapshot, job, repo, &source);
+                    downloads.push(Download::of(&snapshot, job, source));
+                    Some((job.clone(), phase))
+                })
+                .collect();
+            for (job, phase) in &phases {
+                if *phase == ModelPhase::Downloaded {
+                    valid.set_downloaded(job);
+                }
+            }
+            let model = ModelPhase::combined(phases.into_iter().map(|(_, phase)| phase));
             let installed = |kind| ctx.observed.installed(kind);
             let apis = Apis {
                 inference_pool: PoolApi::served(installed),
@@ -76,6 +87,7 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
                 endpoint: infera_core::render::endpoint(&valid),
                 workloads,
                 model,
+                downloads,
             }
         }
     };

@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 
 use infera_core::{
     ALL_IMAGES_PINNED, Child, ChildKind, DOWNLOAD_FAILED, DOWNLOADED, DOWNLOADING, IMAGES_PINNED,
-    InferaDeploymentStatus, MODEL_READY, MUTABLE_IMAGES, PROGRESSING, PodHealth, READY,
-    ReadyReason, ServiceStatus, State, ValidationErrors, gpu_product,
-    naming::{LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME},
+    InferaDeploymentStatus, MODEL_READY, MUTABLE_IMAGES, ModelStatus, PROGRESSING, PodHealth,
+    READY, ReadyReason, ServiceStatus, State, ValidationErrors, gpu_product,
+    naming::{LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME, MODEL_SOURCE_ANNOTATION},
     pod_health::SchedulingCause,
     validate::MutableImage,
 };
@@ -34,9 +34,88 @@ pub enum Outcome {
         applied: Applied,
         endpoint: String,
         workloads: Vec<Workload>,
-        /// The `hf://` model's download, when the spec has one.
+        /// The `hf://` models' downloads together, when the spec has any.
         model: Option<ModelPhase>,
+        /// Each `hf://` download.
+        downloads: Vec<Download>,
     },
+}
+
+/// An `hf://` download the render asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Download {
+    /// Its Job (and volume).
+    pub job: String,
+    /// What it downloads, as `model.source` spells it.
+    pub source: String,
+    /// The commit its succeeded pod reported, if the pod is still there.
+    pub resolved_revision: Option<String>,
+}
+
+impl Download {
+    /// The download of `source` by Job `job`, with the commit its pod's `download` container
+    /// wrote to its termination message (see infera_core's `render::model`), if a pod of the live
+    /// Job (by its uid, not an older Job of the name) succeeded with one.
+    pub fn of(snapshot: &Snapshot, job: &str, source: String) -> Self {
+        let uid = snapshot
+            .children
+            .get(&(ChildKind::Job, job.to_string()))
+            .and_then(|live| live.uid());
+        let resolved_revision = snapshot
+            .pods
+            .iter()
+            .filter(|pod| uid.is_some() && pod.labels().get(JOB_UID_LABEL) == uid.as_ref())
+            .flat_map(|pod| {
+                pod.status
+                    .iter()
+                    .flat_map(|s| s.container_statuses.iter().flatten())
+            })
+            .filter_map(|c| c.state.as_ref()?.terminated.as_ref())
+            .filter(|terminated| terminated.exit_code == 0)
+            .filter_map(|terminated| terminated.message.as_deref())
+            .map(str::trim)
+            .find(|message| is_commit(message))
+            .map(String::from);
+        Self {
+            job: job.to_string(),
+            source,
+            resolved_revision,
+        }
+    }
+}
+
+/// The label the Job controller puts on a Job's pods: the Job's uid (Kubernetes' well-known
+/// labels, `batch.kubernetes.io/controller-uid`).
+const JOB_UID_LABEL: &str = "batch.kubernetes.io/controller-uid";
+
+/// Whether `text` is a git commit id (40 lowercase hex digits), as a termination message should be.
+fn is_commit(text: &str) -> bool {
+    text.len() == 40
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// `status.models`: every download, with the commit its pod reported or, when the pod is gone,
+/// the one reported before for the same source.
+fn models(
+    downloads: &[Download],
+    previous: Option<&InferaDeploymentStatus>,
+) -> BTreeMap<String, ModelStatus> {
+    downloads
+        .iter()
+        .map(|download| {
+            let before = previous
+                .and_then(|p| p.models.get(&download.job))
+                .filter(|before| before.source == download.source)
+                .and_then(|before| before.resolved_revision.clone());
+            let status = ModelStatus {
+                source: download.source.clone(),
+                resolved_revision: download.resolved_revision.clone().or(before),
+            };
+            (download.job.clone(), status)
+        })
+        .collect()
 }
 
 /// Where an `hf://` model's download Job is.
@@ -51,11 +130,21 @@ pub enum ModelPhase {
 }
 
 impl ModelPhase {
-    /// The download of `repo` by Job `job`, as the snapshot has it.
-    pub fn of(snapshot: &Snapshot, job: &str, repo: &str) -> Self {
+    /// The download of `repo` (the whole `source`) by Job `job`, as the snapshot has it. A Job
+    /// of another source is being replaced (see `apply::job_change`): it says nothing of ours.
+    pub fn of(snapshot: &Snapshot, job: &str, repo: &str, source: &str) -> Self {
         let Some(object) = snapshot.children.get(&(ChildKind::Job, job.to_string())) else {
             return Self::Downloading(format!("downloading {repo}: Job {job} is being created"));
         };
+        if let Some(other) = object
+            .annotations()
+            .get(MODEL_SOURCE_ANNOTATION)
+            .filter(|other| *other != source)
+        {
+            return Self::Downloading(format!(
+                "downloading {repo}: Job {job} of {other} is being replaced by one of {source}"
+            ));
+        }
         let status = &object.data["status"];
         if status["succeeded"].as_i64().unwrap_or(0) > 0 {
             return Self::Downloaded;
@@ -78,6 +167,32 @@ impl ModelPhase {
             count("active"),
             count("failed")
         ))
+    }
+
+    /// The phase of several downloads: failed if one failed, else downloading if one is, else
+    /// downloaded; `None` without downloads.
+    pub fn combined(phases: impl IntoIterator<Item = Self>) -> Option<Self> {
+        let phases: Vec<Self> = phases.into_iter().collect();
+        let messages = |failed: bool| -> Vec<String> {
+            phases
+                .iter()
+                .filter_map(|phase| match phase {
+                    Self::Failed(message) if failed => Some(message.clone()),
+                    Self::Downloading(message) if !failed => Some(message.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        let (failed, downloading) = (messages(true), messages(false));
+        if phases.is_empty() {
+            None
+        } else if !failed.is_empty() {
+            Some(Self::Failed(failed.join("; ")))
+        } else if !downloading.is_empty() {
+            Some(Self::Downloading(downloading.join("; ")))
+        } else {
+            Some(Self::Downloaded)
+        }
     }
 
     fn is_downloaded(&self) -> bool {
@@ -235,6 +350,10 @@ pub fn compute(
             (kept(|p| &p.current_revision), kept(|p| &p.update_revision))
         }
     };
+    let models = match outcome {
+        Outcome::Applied { downloads, .. } => models(downloads, previous),
+        Outcome::Invalid(_) => previous.map(|p| p.models.clone()).unwrap_or_default(),
+    };
     InferaDeploymentStatus {
         state: Some(state),
         observed_generation: generation,
@@ -243,6 +362,7 @@ pub fn compute(
         endpoint,
         current_revision,
         update_revision,
+        models,
     }
 }
 
@@ -563,6 +683,7 @@ mod tests {
             endpoint: "http://demo-server.ns.svc.cluster.local:8000".into(),
             workloads,
             model: None,
+            downloads: Vec::new(),
         }
     }
 
@@ -665,6 +786,7 @@ mod tests {
             endpoint,
             workloads,
             model: None,
+            downloads: Vec::new(),
         };
         let status = compute(Some(1), &snapshot, &outcome, &[], None, now());
         assert_eq!(
@@ -683,6 +805,66 @@ mod tests {
         ((ChildKind::Job, "demo-model".into()), Arc::new(object))
     }
 
+    /// The commit a succeeded download pod wrote to its termination message is the resolved
+    /// revision; without the pod, the one reported before for the same source stays, and a
+    /// message that is no commit is not taken.
+    #[test]
+    fn the_resolved_revision_comes_from_the_download_pods_termination_message() {
+        let commit = "c1e7ed4b1f4ea4bd5e1c41f8bb25c8b8d7f0e2a1";
+        let pod = |job_uid: &str, exit: i32, message: &str| -> Arc<Pod> {
+            Arc::new(
+                serde_json::from_value(json!({
+                    "metadata": {"name": "demo-model-x", "labels": {"batch.kubernetes.io/controller-uid": job_uid}},
+                    "status": {"containerStatuses": [{"name": "download", "image": "i", "imageID": "", "ready": false,
+                        "restartCount": 0, "state": {"terminated": {"exitCode": exit, "message": message}}}]},
+                }))
+                .expect("a pod"),
+            )
+        };
+        let resolved = |pods: Vec<Arc<Pod>>| {
+            let (key, job) = download_job(json!({"succeeded": 1}));
+            let mut job = (*job).clone();
+            job.metadata.uid = Some("uid-1".into());
+            let snapshot = Snapshot {
+                pods,
+                children: [(key, Arc::new(job))].into(),
+                ..Snapshot::default()
+            };
+            Download::of(&snapshot, "demo-model", "hf://Qwen/Qwen3-0.6B".into()).resolved_revision
+        };
+        assert_eq!(
+            resolved(vec![pod("uid-1", 0, &format!("{commit}\n"))]).as_deref(),
+            Some(commit)
+        );
+        assert_eq!(resolved(vec![pod("uid-1", 1, commit)]), None);
+        assert_eq!(
+            resolved(vec![pod("uid-of-a-replaced-job", 0, commit)]),
+            None
+        );
+        assert_eq!(resolved(vec![pod("uid-1", 0, "not a commit")]), None);
+
+        let download = |source: &str, resolved: Option<&str>| Download {
+            job: "demo-model".into(),
+            source: source.into(),
+            resolved_revision: resolved.map(String::from),
+        };
+        let before = InferaDeploymentStatus {
+            models: [(
+                "demo-model".to_string(),
+                ModelStatus {
+                    source: "hf://Qwen/Qwen3-0.6B".into(),
+                    resolved_revision: Some(commit.into()),
+                },
+            )]
+            .into(),
+            ..Default::default()
+        };
+        let kept = models(&[download("hf://Qwen/Qwen3-0.6B", None)], Some(&before));
+        assert_eq!(kept, before.models);
+        let moved = models(&[download("hf://Qwen/Qwen3-0.6B@v2", None)], Some(&before));
+        assert_eq!(moved["demo-model"].resolved_revision, None);
+    }
+
     /// The `hf://` download: Downloading while the Job runs (Ready waits with ModelNotReady),
     /// DownloadFailed with the Job's reason and message, Downloaded once it succeeded.
     #[test]
@@ -697,6 +879,7 @@ mod tests {
                 },
                 "demo-model",
                 "Qwen/Qwen3-0.6B",
+                "hf://Qwen/Qwen3-0.6B",
             )
         };
         assert_eq!(
@@ -739,6 +922,7 @@ mod tests {
                 endpoint,
                 workloads,
                 model: Some(model),
+                downloads: Vec::new(),
             };
             let status = compute(Some(1), &snapshot, &outcome, &[], None, now());
             let model = &status.conditions[2];
@@ -817,6 +1001,7 @@ mod tests {
             endpoint,
             workloads,
             model: None,
+            downloads: Vec::new(),
         };
         let status = compute(Some(1), &snapshot, &outcome, &[], None, now());
         let desired = |service: &str| status.services[service].desired_replicas;
@@ -877,6 +1062,7 @@ mod tests {
                 endpoint,
                 workloads,
                 model: None,
+                downloads: Vec::new(),
             };
             compute(Some(1), snapshot, &outcome, &[], previous, now())
         };

@@ -130,6 +130,13 @@ pub enum Error {
     /// The operator found the spec invalid (a rule admission cannot check).
     #[error("{object} was rejected by the operator: {message}")]
     RejectedByOperator { object: String, message: String },
+    /// An `hf://` download Job of the deployment failed while the command waited for it.
+    #[error("{object} cannot become Ready: {message}; {fix}")]
+    DownloadFailed {
+        object: String,
+        message: String,
+        fix: String,
+    },
     /// The object went away while the command waited for it.
     #[error("{object} was deleted while waiting for it to be Ready")]
     Deleted { object: String },
@@ -174,6 +181,7 @@ impl Error {
             | Self::NotConfirmed
             | Self::NotInstalled { .. }
             | Self::RejectedByOperator { .. }
+            | Self::DownloadFailed { .. }
             | Self::UnknownPools { .. }
             | Self::Deleted { .. } => Exit::Failed,
             Self::Kubeconfig(_) | Self::Unreachable { .. } => Exit::Unreachable,

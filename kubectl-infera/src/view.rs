@@ -106,6 +106,9 @@ pub struct Detail {
     pub services: Vec<ServiceRow>,
     pub pods: Vec<PodRow>,
     pub conditions: Vec<ConditionRow>,
+    /// The `hf://` downloads (`status.models`), by Job.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<ModelRow>,
     /// The most recent warnings, newest first; when Ready, only those since [`Self::warnings_since`].
     pub warnings: Vec<WarningRow>,
     /// When Ready: when it became Ready (the `Ready` condition's lastTransitionTime). Warnings
@@ -121,6 +124,18 @@ pub struct Detail {
     /// Filled in by `status NAME` ([`gateway_section`]), not by [`detail`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gateway: Option<GatewaySection>,
+}
+
+/// One `hf://` download of `status.models`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelRow {
+    /// The download Job (and its volume).
+    pub job: String,
+    /// What it downloads.
+    pub source: String,
+    /// The commit it got; empty until its Job has succeeded.
+    pub resolved_revision: String,
 }
 
 /// For `skip_serializing_if`.
@@ -198,6 +213,15 @@ pub fn detail(idep: &InferaDeployment, pods: &[Pod], events: &[Event], now: Time
         services: service_rows(idep, &status),
         pods: pod_rows,
         conditions,
+        models: status
+            .models
+            .iter()
+            .map(|(job, model)| ModelRow {
+                job: job.clone(),
+                source: model.source.clone(),
+                resolved_revision: model.resolved_revision.clone().unwrap_or_default(),
+            })
+            .collect(),
         warnings: warnings.rows,
         warnings_since: warnings.since.map(|t| t.to_string()),
         resolved_warnings: warnings.resolved,

@@ -22,14 +22,28 @@ pub struct ClusterHints {
     pub gpu_nodes: usize,
     /// Free `amd.com/gpu` per GPU product on schedulable nodes that AMD's node labeller labelled.
     pub free_per_product: BTreeMap<String, i64>,
+    /// Allocatable RDMA NICs per resource name (see [`is_rdma_resource`]), over all nodes.
+    pub rdma_per_resource: BTreeMap<String, i64>,
 }
 
+/// Whether a node's extended resource is RDMA NICs as the device plugins name them: the RDMA
+/// shared device plugin's `rdma/<name>` (k8snetworkplumbingwg/k8s-rdma-shared-dev-plugin, e.g.
+/// `rdma/hca`) and AMD's `amd.com/vnic`.
+pub fn is_rdma_resource(name: &str) -> bool {
+    name.starts_with("rdma/") || name == "amd.com/vnic"
+}
+
+/// The note printed once when the cluster has no RDMA NICs, instead of asking about them.
+pub const NO_RDMA: &str = "No node advertises RDMA NICs (an rdma/* or amd.com/vnic resource): the KV transfer goes over the pod network, so the wizard asks nothing about RDMA (--rdma-resource, --rdma-network and --ib-device set it anyway).";
+
 /// Asks for everything `given` does not already say, and returns the completed flags.
-pub fn run(given: &SpecFlags, hints: &ClusterHints) -> Result<SpecFlags> {
+/// `note` prints a line between the questions.
+pub fn run(given: &SpecFlags, hints: &ClusterHints, note: &dyn Fn(&str)) -> Result<SpecFlags> {
     let mut flags = given.clone();
     ask_what(&mut flags, hints)?;
     ask_product(&mut flags, hints)?;
     ask_sizes(&mut flags, hints)?;
+    ask_rdma(&mut flags, hints, note)?;
     ask_transfer(&mut flags)?;
     ask_services(&mut flags)?;
     Ok(flags)
@@ -63,7 +77,7 @@ fn ask_what(f: &mut SpecFlags, hints: &ClusterHints) -> Result<()> {
         f.model = Some(ask_text(
             "Model (Hugging Face id or path):",
             "Qwen/Qwen3-0.6B",
-            "passed to every worker",
+            "passed to every worker; or a volume: hf://ORG/NAME (downloaded first), pvc://CLAIM, hostPath:///PATH",
         )?);
     }
     if f.topology.is_none() {
@@ -198,12 +212,54 @@ fn ask_transfer(f: &mut SpecFlags) -> Result<()> {
         let help = "moves the KV cache from prefill to decode";
         f.transfer_backend = Some(choose("KV transfer backend:", &backends, help)?.into());
     }
-    if f.ib_device.is_none() {
+    if f.ib_device.is_none() && f.rdma_resource.is_some() {
         let device = Text::new("RDMA device (empty: let the engine choose):")
             .with_help_message("e.g. rdma0 or mlx5_0")
             .prompt()
             .map_err(cancelled)?;
         f.ib_device = (!device.trim().is_empty()).then(|| device.trim().to_string());
+    }
+    Ok(())
+}
+
+/// The RDMA NICs of the prefill, decode and multi-node pools, when the topology has such pools
+/// and no RDMA flag was given: offered only when the cluster's nodes advertise some, each with
+/// how many there are; otherwise said once.
+fn ask_rdma(f: &mut SpecFlags, hints: &ClusterHints, note: &dyn Fn(&str)) -> Result<()> {
+    let across_nodes = matches!(f.topology, Some(Topology::Pd | Topology::Multinode));
+    let given = f.rdma_resource.is_some() || !f.rdma_networks.is_empty() || f.ib_device.is_some();
+    if !across_nodes || given {
+        return Ok(());
+    }
+    if hints.rdma_per_resource.is_empty() {
+        note(NO_RDMA);
+        return Ok(());
+    }
+    let labels: Vec<String> = hints
+        .rdma_per_resource
+        .iter()
+        .map(|(resource, count)| format!("{resource} — {count} on the nodes"))
+        .collect();
+    let mut options: Vec<(&str, Option<&str>)> = vec![("none — the pod network", None)];
+    options.extend(
+        labels
+            .iter()
+            .zip(hints.rdma_per_resource.keys())
+            .map(|(label, resource)| (label.as_str(), Some(resource.as_str()))),
+    );
+    let help = "the NICs each prefill, decode and multi-node pod requests (one per GPU)";
+    f.rdma_resource = choose("RDMA NICs for the KV transfer:", &options, help)?.map(String::from);
+    if f.rdma_resource.is_some() {
+        let networks = Text::new("Multus networks to attach (comma-separated; empty: none):")
+            .with_help_message("NetworkAttachmentDefinition names, name or namespace/name")
+            .prompt()
+            .map_err(cancelled)?;
+        f.rdma_networks = networks
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(String::from)
+            .collect();
     }
     Ok(())
 }
@@ -366,6 +422,16 @@ mod tests {
             select("Engine:", &discovery, "both run on ROCm").help_message,
             Some("both run on ROCm")
         );
+    }
+
+    #[test]
+    fn rdma_resources_are_the_device_plugins_names() {
+        for rdma in ["rdma/hca", "rdma/rdma_shared_device_a", "amd.com/vnic"] {
+            assert!(is_rdma_resource(rdma), "{rdma}");
+        }
+        for other in ["amd.com/gpu", "cpu", "hugepages-2Mi", "example.com/rdma"] {
+            assert!(!is_rdma_resource(other), "{other}");
+        }
     }
 
     #[test]

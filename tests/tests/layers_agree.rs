@@ -77,6 +77,24 @@ fn mutations() -> Vec<(&'static str, Value)> {
             decode(json!({"args": ["--model-path", "m", "--tp-size", "1"]})),
         ),
         (
+            "pool model",
+            decode(json!({"model": {"source": "pvc://weights/qwen"}, "args": ["--tp-size", "1"]})),
+        ),
+        (
+            "pool model beside the model flag",
+            decode(json!({"model": {"source": "hostPath:///data/qwen"}})),
+        ),
+        (
+            "pool hf model without a cache",
+            decode(
+                json!({"model": {"source": "hf://Qwen/Qwen3-0.6B"}, "args": ["--tp-size", "1"]}),
+            ),
+        ),
+        (
+            "server with model",
+            server(json!({"model": {"source": "pvc://weights"}})),
+        ),
+        (
             "server with GPU product",
             server(json!({"resources": {"gpuProduct": "MI300X"}})),
         ),
@@ -191,6 +209,18 @@ fn mutations() -> Vec<(&'static str, Value)> {
                 "containers": [{"name": "engine", "volumeMounts": [{"name": "m", "mountPath": "/models"}]}],
                 "volumes": [{"name": "m", "persistentVolumeClaim": {"claimName": "m"}}],
             }})),
+        ),
+        (
+            "volume named model",
+            overlay(json!({"spec": {"volumes": [{"name": "model", "emptyDir": {}}]}})),
+        ),
+        (
+            "engine mount at /models",
+            json!({"spec": {"podTemplate": {"spec": {"containers": [{"name": "engine", "volumeMounts": [{"name": "m", "mountPath": "/models"}]}]}}}}),
+        ),
+        (
+            "deployment model",
+            json!({"spec": {"model": {"source": "pvc://weights"}, "services": {"prefill": {"args": ["--tp-size", "1"]}, "decode": {"args": ["--tp-size", "1"]}}}}),
         ),
         (
             "owned label",

@@ -2,14 +2,18 @@
 //! fake nodes carrying AMD's product label, a product no node has leaves the pool Pending with
 //! `InsufficientCapacity` naming it, and `doctor` lists the products per node; `network.rdma`
 //! pods request the NICs, carry the Multus annotation and IPC_LOCK, and land only on nodes that
-//! advertise the NICs; an `hf://` model is downloaded by a Job before any GPU pod exists.
+//! advertise the NICs; an `hf://` model is downloaded by a Job before any GPU pod exists, and
+//! the commit the Job's pod reports becomes `status.models.<job>.resolvedRevision`.
 
 use std::time::Duration;
 
 use infera_core::{InferaDeployment, State, gpu_product::PRODUCT_LABEL, naming::LABEL_SERVICE};
 use infera_e2e::{
     FakeNode, TestNamespace, admin, apply_yaml_in, eventually,
-    kube::{Api, api::ListParams},
+    kube::{
+        Api, ResourceExt,
+        api::{ListParams, Patch, PatchParams},
+    },
     operator::{Operator, install},
     plugin::kubectl,
 };
@@ -355,9 +359,261 @@ async fn an_hf_model_is_downloaded_before_any_gpu_pod_exists() -> anyhow::Result
         Some(("True", "Downloaded"))
     );
 
+    // The kubelet puts what the container wrote to /dev/termination-log (the commit the download
+    // got) into its terminated state; kwok does not run the script, so the test writes it as the
+    // kubelet would, and the operator reports it as the resolved revision.
+    let commit = "c1e7ed4b1f4ea4bd5e1c41f8bb25c8b8d7f0e2a1";
+    let finished = download
+        .items
+        .iter()
+        .find(|pod| pod.status.as_ref().and_then(|s| s.phase.as_deref()) == Some("Succeeded"))
+        .ok_or_else(|| anyhow::anyhow!("no succeeded download pod"))?;
+    let mut statuses = finished
+        .status
+        .clone()
+        .unwrap_or_default()
+        .container_statuses
+        .unwrap_or_default();
+    for container in &mut statuses {
+        if let Some(terminated) = container.state.as_mut().and_then(|s| s.terminated.as_mut()) {
+            terminated.message = Some(format!("{commit}\n"));
+        }
+    }
+    pods.patch_status(
+        &finished.name_any(),
+        &PatchParams::default(),
+        &Patch::Merge(json!({"status": {"containerStatuses": statuses}})),
+    )
+    .await?;
+    let resolved = async || {
+        let status = ideps.get("cached").await?.status.unwrap_or_default();
+        let model = status
+            .models
+            .get("cached-model")
+            .cloned()
+            .unwrap_or_default();
+        anyhow::ensure!(
+            model.resolved_revision.as_deref() == Some(commit),
+            "status.models: {:?}",
+            status.models
+        );
+        anyhow::Ok(model)
+    };
+    let model = eventually(Duration::from_secs(30), resolved).await?;
+    assert_eq!(model.source, "hf://Qwen/Qwen3-0.6B");
+    let shown = kubectl(&["infera", "status", "cached", "-n", ns.name()]).await?;
+    assert!(
+        shown.stdout.contains("cached-model") && shown.stdout.contains(commit),
+        "{}",
+        shown.stdout
+    );
+
     operator.ensure_running()?;
     volumes
         .delete(&format!("{}-model", ns.name()), &Default::default())
         .await?;
+    ns.cleanup().await
+}
+
+/// An `hf://` model of a downloaded deployment moves to another revision: the download Job's pod
+/// template is immutable, so the operator replaces the Job (a new uid, of the new source) rather
+/// than failing to apply it, and the deployment ends Ready with the new source in `status.models`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_new_model_revision_replaces_the_download_job() -> anyhow::Result<()> {
+    use k8s_openapi::api::batch::v1::Job;
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "amd-revision").await?;
+    let identity = install(&admin).await?;
+    let mut operator = Operator::start_in(&identity, ns.name()).await?;
+    let spec = |source: &str| {
+        json!({
+            "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+            "metadata": {"name": "swap"},
+            "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1",
+                "model": {"source": source, "cache": {"size": "1Gi"}},
+                "services": {
+                    "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+                    "worker": {"componentType": "worker", "resources": {"gpu": 1}, "args": ["--tp-size", "1"]},
+                }},
+        })
+        .to_string()
+    };
+    apply_yaml_in(&admin, ns.name(), &spec("hf://Qwen/Qwen3-0.6B@v1")).await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    wait_for(&ideps, "swap", State::Ready).await?;
+    let jobs: Api<Job> = ns.api();
+    let first = jobs.get("swap-model").await?.uid();
+
+    apply_yaml_in(&admin, ns.name(), &spec("hf://Qwen/Qwen3-0.6B@v2")).await?;
+    let replaced = async || {
+        let job = jobs.get("swap-model").await?;
+        let command = job
+            .spec
+            .as_ref()
+            .and_then(|s| s.template.spec.as_ref())
+            .and_then(|s| s.containers.first())
+            .and_then(|c| c.command.clone())
+            .unwrap_or_default();
+        let idep = ideps.get("swap").await?;
+        let status = idep.status.clone().unwrap_or_default();
+        anyhow::ensure!(
+            job.uid() != first
+                && command.contains(&"v2".to_string())
+                && job.status.as_ref().and_then(|s| s.succeeded) == Some(1)
+                && status.observed_generation == idep.metadata.generation
+                && status.state == Some(State::Ready),
+            "job {:?} {command:?}, status {:?}",
+            job.uid(),
+            status.conditions
+        );
+        anyhow::Ok(status)
+    };
+    let status = eventually(TIMEOUT, replaced).await?;
+    assert_eq!(
+        status.models.get("swap-model").map(|m| m.source.as_str()),
+        Some("hf://Qwen/Qwen3-0.6B@v2")
+    );
+
+    operator.ensure_running()?;
+    ns.cleanup().await
+}
+
+/// A download that cannot start (its volume is never provisioned) times `deploy --wait` out with
+/// the Job to follow; once the Job fails (the test marks it as the Job controller's backoff
+/// limit does, `FailureTarget`, and the controller fails it), the deployment reports
+/// `ModelReady=False, reason=DownloadFailed` with the Job's message, no GPU pod exists, and
+/// `deploy --wait` stops at once naming the Job and the fix.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_download_is_download_failed_and_deploy_wait_explains_it() -> anyhow::Result<()> {
+    use k8s_openapi::api::batch::v1::Job;
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "amd-failed").await?;
+    let n = ns.name();
+    let identity = install(&admin).await?;
+    let mut operator = Operator::start_in(&identity, n).await?;
+    let spec = json!({
+        "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+        "metadata": {"name": "broken"},
+        "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1",
+            "model": {"source": "hf://Qwen/Qwen3-0.6B", "cache": {"size": "1Gi", "storageClassName": format!("held-{n}")}},
+            "services": {
+                "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+                "worker": {"componentType": "worker", "resources": {"gpu": 1}, "args": ["--tp-size", "1"]},
+            }},
+    });
+    let file = infera_e2e::target_dir()
+        .join("e2e-logs")
+        .join(format!("{n}-broken.yaml"));
+    std::fs::write(&file, spec.to_string())?;
+    let file = file.display().to_string();
+    let deploy = [
+        "infera",
+        "deploy",
+        "-f",
+        &file,
+        "-n",
+        n,
+        "--wait",
+        "--timeout",
+    ];
+    let stuck = kubectl(&[&deploy[..], &["5s"]].concat())
+        .await?
+        .expect_code(3)?;
+    assert!(
+        stuck.stderr.contains("ModelNotReady")
+            && stuck.stderr.contains(&format!(
+                "follow it with `kubectl logs -n {n} -f job/broken-model`"
+            )),
+        "{}",
+        stuck.stderr
+    );
+
+    let jobs: Api<Job> = ns.api();
+    let now = "2026-01-01T00:00:00Z";
+    let failing = json!({"status": {"conditions": [{
+        "type": "FailureTarget", "status": "True", "reason": "BackoffLimitExceeded",
+        "message": "Job has reached the specified backoff limit",
+        "lastProbeTime": now, "lastTransitionTime": now,
+    }]}});
+    jobs.patch_status(
+        "broken-model",
+        &PatchParams::default(),
+        &Patch::Merge(failing),
+    )
+    .await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    let failed = async || {
+        let status = ideps.get("broken").await?.status.unwrap_or_default();
+        let model = status.conditions.iter().find(|c| c.type_ == "ModelReady");
+        anyhow::ensure!(
+            model.is_some_and(|c| c.status == "False" && c.reason == "DownloadFailed"),
+            "{:?}",
+            status.conditions
+        );
+        anyhow::Ok(model.map(|c| c.message.clone()).unwrap_or_default())
+    };
+    let message = eventually(TIMEOUT, failed).await?;
+    assert_eq!(
+        message,
+        "downloading Qwen/Qwen3-0.6B failed: Job broken-model: BackoffLimitExceeded: Job has reached the specified backoff limit"
+    );
+    let pods: Api<Pod> = ns.api();
+    let gpu_pods = ListParams::default().labels(&format!("{LABEL_SERVICE}=worker"));
+    assert!(pods.list(&gpu_pods).await?.items.is_empty());
+
+    let explained = kubectl(&[&deploy[..], &["60s"]].concat())
+        .await?
+        .expect_code(1)?;
+    assert!(
+        explained.stderr.contains(&message)
+            && explained.stderr.contains(&format!(
+                "retry with `kubectl delete -n {n} job/broken-model`"
+            )),
+        "{}",
+        explained.stderr
+    );
+
+    operator.ensure_running()?;
+    ns.cleanup().await
+}
+
+/// On a cluster whose nodes advertise RDMA NICs, the wizard offers them for a pd deployment
+/// (with the count on the nodes), then asks for the Multus networks and the IB device, and the
+/// spec gets `network.rdma` from the answers.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_wizard_offers_the_rdma_nics_the_nodes_advertise() -> anyhow::Result<()> {
+    use infera_e2e::plugin::{ENTER, Pty};
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "amd-wizard").await?;
+    let node = FakeNode::create_with(&admin, "wiz-nics", 8, &[], &[("rdma/hca", "8")]).await?;
+    let command = format!(
+        "kubectl infera deploy -n {} --backend sglang --model Qwen/Qwen3-0.6B --topology pd \
+         --image rocm/infera:sglang-v0.1.1 --gpus 1 --tp 1 --prefill-replicas 1 --decode-replicas 1 \
+         --memory 64Gi --shared-memory 32Gi --gpu-product MI300X --transfer-backend mori \
+         --router-policy kv-aware --nats --discovery kubernetes --dry-run=client -o yaml",
+        ns.name()
+    );
+    let mut pty = Pty::spawn(&command)?;
+    let wait = Duration::from_secs(30);
+    pty.expect("Name of the deployment", wait).await?;
+    pty.send(&format!("wiz-rdma{ENTER}")).await?;
+    pty.expect("RDMA NICs for the KV transfer", wait).await?;
+    pty.expect("rdma/hca — ", wait).await?;
+    // Typing filters the choices: the one resource, whatever else the cluster advertises.
+    pty.send(&format!("rdma/hca{ENTER}")).await?;
+    pty.expect("Multus networks to attach", wait).await?;
+    pty.send(&format!("rdma-net{ENTER}")).await?;
+    pty.expect("RDMA device", wait).await?;
+    pty.send(&format!("rdma0{ENTER}")).await?;
+    pty.expect("resourceName: rdma/hca", wait).await?;
+    let screen = pty.screen();
+    let code = pty.wait(wait).await?;
+    anyhow::ensure!(code == 0, "wizard exited {code}:\n{screen}");
+    for expected in ["- rdma-net", "device: rdma0", "--rdma-resource rdma/hca"] {
+        anyhow::ensure!(screen.contains(expected), "no {expected:?} in:\n{screen}");
+    }
+    anyhow::ensure!(!screen.contains("No node advertises RDMA NICs"), "{screen}");
+
+    node.delete(&admin).await?;
     ns.cleanup().await
 }

@@ -473,10 +473,9 @@ async fn the_wizard_on_a_terminal_makes_pd_and_multinode_specs_that_deploy() -> 
             ("Memory per worker pod", ENTER),           // 64Gi
             ("Shared memory", &format!("16Gi{ENTER}")), // instead of 32Gi
             ("KV transfer backend", ENTER),             // mori
-            ("RDMA device", &format!("rdma0{ENTER}")),
-            ("Router policy", ENTER),     // kv-aware
-            ("NATS JetStream", ENTER),    // yes
-            ("Discovery backend", ENTER), // kubernetes
+            ("Router policy", ENTER),                   // kv-aware
+            ("NATS JetStream", ENTER),                  // yes
+            ("Discovery backend", ENTER),               // kubernetes
             ("Apply wiz-pd", ENTER),
         ],
     )
@@ -495,11 +494,16 @@ async fn the_wizard_on_a_terminal_makes_pd_and_multinode_specs_that_deploy() -> 
     anyhow::ensure!(without.contains(&format!("-n {n} \\")), "{screen}");
     // No question draws an empty help line.
     anyhow::ensure!(!screen.contains("[]"), "an empty help line:\n{screen}");
+    // No RDMA NICs on this cluster's nodes: said once, and nothing asked about them.
+    anyhow::ensure!(
+        screen.matches("No node advertises RDMA NICs").count() == 1
+            && !screen.contains("RDMA device"),
+        "{screen}"
+    );
     let saved = std::fs::read_to_string(&pd_file)?;
     anyhow::ensure!(
         saved.contains("role: prefill")
             && saved.contains("role: decode")
-            && saved.contains("--disaggregation-ib-device")
             && saved.contains("memory: 64Gi")
             && saved.contains("sharedMemory: 16Gi"),
         "{saved}"

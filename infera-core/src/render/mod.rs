@@ -293,7 +293,6 @@ impl<'a> Context<'a> {
                 discovery: &deployment.discovery,
                 nats_url,
                 gaie: deployment.gaie.is_some(),
-                model_path: deployment.model.as_ref().map(|m| m.mount_path.as_str()),
             },
             apis,
             revision: None,
@@ -326,7 +325,7 @@ pub fn render_for(deployment: &ValidDeployment, apis: Apis) -> Vec<Child> {
     if let Nats::Managed { storage } = &deployment.nats {
         children.extend(nats::managed(&cx, storage));
     }
-    if let Some(model) = &deployment.model {
+    for model in deployment.downloads() {
         children.extend(model::download(&cx, model));
     }
     children.extend(workloads::server(&cx));

@@ -6,7 +6,11 @@
 //! "Download with token" and package_reference/environment_variables). Downloading into a local
 //! directory keeps metadata under `DIR/.cache/huggingface/`, so a re-run (the Job's retry, or a
 //! new Job on the kept volume) skips the files it already has (guides/download, "Download files
-//! to a local folder").
+//! to a local folder"). That metadata is one file per downloaded file,
+//! `DIR/.cache/huggingface/download/<file>.metadata`, whose first line is the commit the file was
+//! downloaded at (huggingface_hub src/huggingface_hub/_local_folder.py,
+//! `write_download_metadata`): the Job writes the first line of the newest one to its container's
+//! termination message, which the operator reports as the resolved revision.
 
 use k8s_openapi::api::{
     batch::v1::{Job, JobSpec},
@@ -19,24 +23,32 @@ use k8s_openapi::api::{
 
 use super::{Child, Context, meta, pull_policy};
 use crate::{
-    naming::{Component, MODEL_VOLUME},
+    naming::{Component, MODEL_SOURCE_ANNOTATION, MODEL_VOLUME},
     types::AccessMode,
     validate::{Model, ModelSource},
 };
 
 /// Container of the download Job.
 const DOWNLOAD_CONTAINER: &str = "download";
+/// The download Job's script: `$1` is the directory, the rest `hf download`'s arguments. After
+/// the download, the commit it got goes to the termination message (see the module's doc); a
+/// download without metadata still succeeds, without a resolved revision.
+const DOWNLOAD_SCRIPT: &str = r#"dir="$1"; shift
+hf download "$@" --local-dir "$dir" || exit
+newest=$(ls -t "$dir"/.cache/huggingface/download/*.metadata 2>/dev/null | head -n 1)
+[ -z "$newest" ] || head -n 1 "$newest" > /dev/termination-log
+exit 0"#;
 /// Tries of the download before the Job fails (Kubernetes' default `backoffLimit`).
 const DOWNLOAD_RETRIES: i32 = 6;
 
-/// The `hf://` model's PersistentVolumeClaim and download Job, both `<deployment>-model`;
-/// nothing for the other sources.
+/// The `hf://` model's PersistentVolumeClaim and download Job, both named
+/// [`Model::download_name`]; nothing for the other sources.
 pub fn download(cx: &Context<'_>, model: &Model) -> Vec<Child> {
     let ModelSource::HuggingFace { repo, revision } = &model.source else {
         return Vec::new();
     };
     let d = cx.deployment;
-    let name = Component::Model.object_name(&d.name);
+    let name = model.download_name.clone();
     let access_modes = if model.access_modes.is_empty() {
         vec!["ReadWriteMany".to_string()]
     } else {
@@ -58,11 +70,17 @@ pub fn download(cx: &Context<'_>, model: &Model) -> Vec<Child> {
         }),
         ..Default::default()
     };
-    let mut command = vec!["hf".to_string(), "download".into(), repo.clone()];
+    let mut command = vec![
+        "sh".to_string(),
+        "-c".into(),
+        DOWNLOAD_SCRIPT.into(),
+        "hf-download".into(),
+        model.mount_path.clone(),
+        repo.clone(),
+    ];
     if let Some(revision) = revision {
         command.extend(["--revision".into(), revision.clone()]);
     }
-    command.extend(["--local-dir".into(), model.mount_path.clone()]);
     let token = model.token.as_ref().map(|(secret, key)| {
         vec![EnvVar {
             name: "HF_TOKEN".into(),
@@ -77,8 +95,11 @@ pub fn download(cx: &Context<'_>, model: &Model) -> Vec<Child> {
             ..Default::default()
         }]
     });
+    let mut job_meta = meta::object_meta(d, Component::Model, name.clone());
+    job_meta.annotations =
+        Some([(MODEL_SOURCE_ANNOTATION.into(), model.source.to_string())].into());
     let job = Job {
-        metadata: meta::object_meta(d, Component::Model, name.clone()),
+        metadata: job_meta,
         spec: Some(JobSpec {
             backoff_limit: Some(DOWNLOAD_RETRIES),
             template: PodTemplateSpec {
@@ -118,7 +139,7 @@ pub fn download(cx: &Context<'_>, model: &Model) -> Vec<Child> {
 }
 
 /// The weights' volume in a worker pod (read-only) and its mount in the engine container.
-pub fn volume(deployment: &str, model: &Model) -> (Volume, VolumeMount) {
+pub fn volume(model: &Model) -> (Volume, VolumeMount) {
     let claim = |claim_name: String| Volume {
         name: MODEL_VOLUME.into(),
         persistent_volume_claim: Some(PersistentVolumeClaimVolumeSource {
@@ -132,7 +153,7 @@ pub fn volume(deployment: &str, model: &Model) -> (Volume, VolumeMount) {
             claim: name,
             sub_path,
         } => (claim(name.clone()), sub_path.clone()),
-        ModelSource::HuggingFace { .. } => (claim(Component::Model.object_name(deployment)), None),
+        ModelSource::HuggingFace { .. } => (claim(model.download_name.clone()), None),
         ModelSource::HostPath { path } => (
             Volume {
                 name: MODEL_VOLUME.into(),

@@ -199,8 +199,8 @@ pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec 
             ..Default::default()
         });
     }
-    if let Some(model) = &cx.deployment.model {
-        let (volume, mount) = super::model::volume(&cx.deployment.name, model);
+    if let Some(model) = &worker.model {
+        let (volume, mount) = super::model::volume(model);
         engine
             .volume_mounts
             .get_or_insert_with(Vec::new)

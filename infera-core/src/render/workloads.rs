@@ -62,7 +62,8 @@ pub fn worker(cx: &Context<'_>, worker: &Worker) -> Child {
         Child::LeaderWorkerSet(LeaderWorkerSet {
             metadata: object_meta(d, component, name),
             spec: LeaderWorkerSetSpec {
-                replicas: replicas(&worker.pod).map(|n| model::gpu_replicas(d.model.as_ref(), n)),
+                replicas: replicas(&worker.pod)
+                    .map(|n| model::gpu_replicas(worker.model.as_ref(), n)),
                 leader_worker_template: LeaderWorkerSetLeaderWorkerTemplate {
                     size: Some(worker.nodes),
                     restart_policy: Some(
@@ -84,7 +85,8 @@ pub fn worker(cx: &Context<'_>, worker: &Worker) -> Child {
         Child::Deployment(Deployment {
             metadata: object_meta(d, component, name),
             spec: Some(DeploymentSpec {
-                replicas: replicas(&worker.pod).map(|n| model::gpu_replicas(d.model.as_ref(), n)),
+                replicas: replicas(&worker.pod)
+                    .map(|n| model::gpu_replicas(worker.model.as_ref(), n)),
                 selector: selector(&d.name, component),
                 template: pod::worker(cx, worker, Rank::Single),
                 ..Default::default()

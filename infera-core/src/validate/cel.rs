@@ -17,7 +17,7 @@ use crate::{
     flags,
     naming::{
         DNS_LABEL_PATTERN, ENGINE_CONTAINER, FRONTEND_CONTAINER, MAX_DEPLOYMENT_NAME,
-        MAX_DEPLOYMENT_PLUS_SERVICE, OWNED_LABEL_PREFIX, OWNED_STANDARD_LABELS,
+        MAX_DEPLOYMENT_PLUS_SERVICE, MODEL_VOLUME, OWNED_LABEL_PREFIX, OWNED_STANDARD_LABELS,
         RESERVED_SERVICE_NAMES, SHM_VOLUME,
     },
 };
@@ -270,11 +270,11 @@ pub(crate) fn services_no_ib_device_on_vllm() -> Rule {
     .field_path(".services")
 }
 
-/// `model.cache` exactly with an `hf://` source.
+/// `model.cache` exactly with an `hf://` source (`spec.model` or a service's `model`).
 pub(crate) fn model_cache_with_hf() -> Rule {
     rule(
         "self.source.startsWith('hf://') == has(self.cache)",
-        "spec.model.cache",
+        "model.cache",
         model::CACHE_WITH_HF,
     )
     .field_path(".cache")
@@ -284,26 +284,76 @@ pub(crate) fn model_cache_with_hf() -> Rule {
 pub(crate) fn model_hf_fields() -> Rule {
     rule(
         "self.source.startsWith('hf://') || (!has(self.tokenSecretRef) && !has(self.downloadImage))",
-        "spec.model",
+        "model",
         model::HF_ONLY,
     )
 }
 
-/// With `spec.model`, no worker sets the engine's model flag in `args` (the Rust rule names it).
+/// The server serves no model: no `model` of its own.
+pub(crate) fn server_has_no_model() -> Rule {
+    rule(
+        "self.componentType != 'server' || !has(self.model)",
+        "model",
+        model::SERVER_MODEL,
+    )
+    .field_path(".model")
+}
+
+/// No worker with a model (`spec.model` or its own) sets the engine's model flag in `args` (the
+/// Rust rule names the argument).
 pub(crate) fn model_flag_not_in_args() -> Rule {
     let flag = format!(
         "(self.backendFramework == 'sglang' ? '{}' : '{}')",
         flags::SGLANG_MODEL_FLAG,
         flags::VLLM_MODEL_FLAG
     );
+    let service = "self.services[s]";
     rule(
         format!(
-            "!has(self.model) || self.services.all(s, self.services[s].componentType != 'worker' || !has(self.services[s].args) || self.services[s].args.all(a, a.split('=')[0] != {flag}))"
+            "self.services.all(s, (!has(self.model) && !has({service}.model)) || {service}.componentType != 'worker' || !has({service}.args) || {service}.args.all(a, a.split('=')[0] != {flag}))"
         ),
         "spec.services",
-        "sets the model flag spec.model injects (--model-path for sglang, --model for vllm); remove it from args or remove spec.model",
+        "sets the model flag spec.model or the service's model injects (--model-path for sglang, --model for vllm); remove it from args or remove the model",
     )
     .field_path(".services")
+}
+
+/// CEL: the `podTemplate` at CEL path `overlay` adds no volume named like the model's.
+fn no_model_volume(overlay: &str) -> String {
+    format!(
+        "(!has({overlay}) || !has({overlay}.spec) || !has({overlay}.spec.volumes) || {overlay}.spec.volumes.all(v, v.name != '{MODEL_VOLUME}'))"
+    )
+}
+
+/// A worker's own `model`: its `podTemplate` adds no volume named like the model's.
+pub(crate) fn service_overlay_model_volume() -> Rule {
+    rule(
+        format!(
+            "!has(self.model) || {}",
+            no_model_volume("self.podTemplate")
+        ),
+        "podTemplate.spec.volumes",
+        model::MODEL_VOLUME_OURS,
+    )
+    .field_path(".podTemplate.spec.volumes")
+}
+
+/// With a model anywhere, `spec.podTemplate` (on every pod) adds no volume named like the
+/// model's, nor does the `podTemplate` of a worker that takes `spec.model`. (The mount-path rule
+/// is the Rust rule's alone: a CEL rule over every container's `volumeMounts`, a list without a
+/// schema limit, exceeds the API server's cost budget.)
+pub(crate) fn deployment_overlay_model_volume() -> Rule {
+    let any_model = "(has(self.model) || self.services.exists(s, has(self.services[s].model)))";
+    let service = "self.services[s]";
+    rule(
+        format!(
+            "!{any_model} || ({} && (!has(self.model) || self.services.all(s, has({service}.model) || {service}.componentType != 'worker' || {})))",
+            no_model_volume("self.podTemplate"),
+            no_model_volume(&format!("{service}.podTemplate")),
+        ),
+        "spec.podTemplate.spec.volumes",
+        model::MODEL_VOLUME_OURS,
+    )
 }
 
 /// A worker has at least one GPU.

@@ -92,8 +92,6 @@ pub struct ValidDeployment {
     pub nats: Nats,
     /// The Inference Gateway in front of the graph, if any.
     pub gaie: Option<Gaie>,
-    /// The model weights every worker serves, if `spec.model` is set.
-    pub model: Option<Model>,
     /// The router server.
     pub server: Pod,
     /// The worker pools, in the spec's (sorted) service order.
@@ -220,6 +218,41 @@ pub struct Worker {
     pub gpu_product: Option<String>,
     /// Size of the memory-backed `/dev/shm`.
     pub shared_memory: Option<Quantity>,
+    /// The weights the pool serves: its own `model`, else `spec.model`, if either is set.
+    pub model: Option<Model>,
+}
+
+impl ValidDeployment {
+    /// The `hf://` models the workers serve, each once (pools sharing `spec.model` share its
+    /// download).
+    pub fn downloads(&self) -> Vec<&Model> {
+        let mut downloads: Vec<&Model> = Vec::new();
+        for model in self.workers.iter().filter_map(|w| w.model.as_ref()) {
+            let hf = matches!(model.source, ModelSource::HuggingFace { .. });
+            if hf
+                && !downloads
+                    .iter()
+                    .any(|d| d.download_name == model.download_name)
+            {
+                downloads.push(model);
+            }
+        }
+        downloads
+    }
+
+    /// Marks the download `download_name` as done in every worker that serves it, so its GPU
+    /// pools are rendered with their replicas.
+    pub fn set_downloaded(&mut self, download_name: &str) {
+        for worker in &mut self.workers {
+            if let Some(model) = worker
+                .model
+                .as_mut()
+                .filter(|m| m.download_name == download_name)
+            {
+                model.downloaded = true;
+            }
+        }
+    }
 }
 
 impl Worker {
@@ -257,8 +290,12 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
             spec.backend_framework,
         );
     }
-    let model = model::model(&mut errors, spec);
-    let (server, workers) = services::server_and_workers(&mut errors, spec);
+    let mut models = model::models(&mut errors, &name, spec);
+    model::overlay_collisions(&mut errors, spec, &models);
+    let (server, mut workers) = services::server_and_workers(&mut errors, spec);
+    for worker in &mut workers {
+        worker.model = models.remove(&worker.pod.service);
+    }
     images::require_digest(&mut errors, spec);
     overlay::overlays(&mut errors, spec, discovery == DiscoveryFlags::Kubernetes);
 
@@ -275,7 +312,6 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
             discovery,
             nats,
             gaie,
-            model,
             server,
             workers,
             paused: spec.rollout.as_ref().is_some_and(|r| r.paused),

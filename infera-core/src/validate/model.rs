@@ -1,5 +1,7 @@
-//! `spec.model`: where the weights come from (`pvc://`, `hostPath://`, `hf://`), where the
-//! engines find them, and the engine's model flag it injects.
+//! `spec.model` and a worker's own `model`: where the weights come from (`pvc://`,
+//! `hostPath://`, `hf://`), where the engines find them, and the engine's model flag it injects.
+
+use std::collections::BTreeMap;
 
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
@@ -10,8 +12,11 @@ use super::{
 };
 use crate::{
     flags,
-    naming::MAX_DNS_SUBDOMAIN,
-    types::{AccessMode, BackendFramework, ComponentType, InferaDeploymentSpec, ModelSpec},
+    naming::{Component, ENGINE_CONTAINER, MAX_DNS_SUBDOMAIN, MODEL_VOLUME},
+    types::{
+        AccessMode, BackendFramework, ComponentType, InferaDeploymentSpec, ModelSpec,
+        PodTemplateOverlay,
+    },
 };
 
 /// Default `model.mountPath`.
@@ -28,9 +33,73 @@ pub(super) const CACHE_WITH_HF: &str =
 /// `tokenSecretRef` or `downloadImage` with a source that downloads nothing.
 pub(super) const HF_ONLY: &str =
     "tokenSecretRef and downloadImage are only used with an hf:// source; remove them";
-/// The model flag in a worker's `args` while `spec.model` injects it.
-pub(super) fn model_flag_in_args(flag: &str) -> String {
-    format!("{flag} is injected from spec.model; remove it from args or remove spec.model")
+/// A `model` on the server.
+pub(super) const SERVER_MODEL: &str =
+    "the server serves no model (it routes to the workers); remove model from the server";
+/// The model flag in a worker's `args` while its model (`from`) injects it.
+pub(super) fn model_flag_in_args(flag: &str, from: &str) -> String {
+    format!("{flag} is injected from {from}; remove it from args or remove {from}")
+}
+
+/// A `podTemplate` volume named like the operator's model volume.
+pub(super) const MODEL_VOLUME_OURS: &str = "model is the operator's volume of the model weights (spec.model or the service's model); give the volume another name";
+/// A `podTemplate` mount of the engine container at the model's mount path.
+pub(super) const MODEL_MOUNT_OURS: &str = "the engine container's mount at the model's mountPath is the operator's (the model weights); mount at another path or change model.mountPath";
+
+/// Checks that no `podTemplate` that reaches a worker with a model adds a volume named like the
+/// model's, or mounts into the engine container where the weights are mounted: the pod would be
+/// refused by the API server (duplicate volume name or mount path). `models` are the workers'.
+pub(super) fn overlay_collisions(
+    errors: &mut Errors,
+    spec: &InferaDeploymentSpec,
+    models: &BTreeMap<String, Model>,
+) {
+    let mut check = |path: &str, overlay: Option<&PodTemplateOverlay>, mount_paths: Vec<&str>| {
+        let Some(overlay) = overlay.and_then(|o| o.spec.as_ref()) else {
+            return;
+        };
+        if mount_paths.is_empty() {
+            return;
+        }
+        if overlay.volumes.iter().any(|v| v.name == MODEL_VOLUME) {
+            errors.push(format!("{path}.spec.volumes"), MODEL_VOLUME_OURS);
+        }
+        let mut taken: Vec<&str> = overlay
+            .containers
+            .iter()
+            .filter(|c| c.name == ENGINE_CONTAINER)
+            .flat_map(|c| c.volume_mounts.iter().flatten())
+            .map(|m| m.mount_path.as_str())
+            .filter(|mount| mount_paths.contains(mount))
+            .collect();
+        taken.dedup();
+        if !taken.is_empty() {
+            errors.push(
+                format!("{path}.spec.containers"),
+                format!("{MODEL_MOUNT_OURS} (now {})", taken.join(", ")),
+            );
+        }
+    };
+    // Every model's mount path, `spec.model`'s even when each pool has its own (as the CRD's
+    // rule, which cannot tell, has it).
+    let deployment_mount = spec
+        .model
+        .as_ref()
+        .map(|m| m.mount_path.as_deref().unwrap_or(DEFAULT_MOUNT_PATH));
+    let mut every_model: Vec<&str> = models.values().map(|m| m.mount_path.as_str()).collect();
+    every_model.extend(deployment_mount);
+    check("spec.podTemplate", spec.pod_template.as_ref(), every_model);
+    for (service, model) in models {
+        let overlay = spec
+            .services
+            .get(service)
+            .and_then(|s| s.pod_template.as_ref());
+        check(
+            &format!("spec.services.{service}.podTemplate"),
+            overlay,
+            vec![model.mount_path.as_str()],
+        );
+    }
 }
 
 /// Where the weights come from.
@@ -57,11 +126,31 @@ pub enum ModelSource {
     },
 }
 
-/// `spec.model`, resolved.
+impl std::fmt::Display for ModelSource {
+    /// The source as `model.source` spells it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Pvc { claim, sub_path } => {
+                write!(f, "pvc://{claim}")?;
+                sub_path.iter().try_for_each(|p| write!(f, "/{p}"))
+            }
+            Self::HostPath { path } => write!(f, "hostPath://{path}"),
+            Self::HuggingFace { repo, revision } => {
+                write!(f, "hf://{repo}")?;
+                revision.iter().try_for_each(|r| write!(f, "@{r}"))
+            }
+        }
+    }
+}
+
+/// A worker's model (its own `model`, else `spec.model`), resolved.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Model {
     /// Where the weights come from.
     pub source: ModelSource,
+    /// `hf://`: name of the PersistentVolumeClaim and the download Job, `<deployment>-model` for
+    /// `spec.model` and `<deployment>-<service>-model` for a worker's own.
+    pub download_name: String,
     /// Where the engine containers find them.
     pub mount_path: String,
     /// `hf://`: the download volume's size.
@@ -141,24 +230,51 @@ pub fn parse_source(source: &str) -> Option<ModelSource> {
     }
 }
 
-/// Validates `spec.model` and the workers' args against it.
-pub(super) fn model(errors: &mut Errors, spec: &InferaDeploymentSpec) -> Option<Model> {
-    let model = spec.model.as_ref()?;
+/// Validates `spec.model` and every service's `model`, and the workers' args against them: the
+/// model of each worker by service name (none for a worker without any).
+pub(super) fn models(
+    errors: &mut Errors,
+    deployment: &str,
+    spec: &InferaDeploymentSpec,
+) -> BTreeMap<String, Model> {
+    let image = spec.image.as_deref();
+    let shared = spec.model.as_ref().and_then(|model| {
+        let download_name = Component::Model.object_name(deployment);
+        resolve(errors, "spec.model", model, image, download_name)
+    });
     let flag = model_flag(spec.backend_framework);
+    let mut models = BTreeMap::new();
     for (service, svc) in &spec.services {
+        let path = format!("spec.services.{service}.model");
         if svc.component_type != ComponentType::Worker {
+            if svc.model.is_some() {
+                errors.push(path, SERVER_MODEL);
+            }
             continue;
         }
+        let (model, from) = match &svc.model {
+            Some(own) => {
+                let download_name =
+                    format!("{deployment}-{service}-{}", Component::Model.service());
+                let image = svc.image.as_deref().or(image);
+                (resolve(errors, &path, own, image, download_name), path)
+            }
+            None if spec.model.is_some() => (shared.clone(), "spec.model".to_string()),
+            None => continue,
+        };
         for (i, arg) in svc.args.iter().enumerate() {
             if flags::flag_name(arg) == Some(flag) {
                 errors.push(
                     format!("spec.services.{service}.args[{i}]"),
-                    model_flag_in_args(flag),
+                    model_flag_in_args(flag, &from),
                 );
             }
         }
+        if let Some(model) = model {
+            models.insert(service.clone(), model);
+        }
     }
-    resolve(errors, "spec.model", model, spec.image.as_deref())
+    models
 }
 
 fn resolve(
@@ -166,6 +282,7 @@ fn resolve(
     path: &str,
     model: &ModelSpec,
     image: Option<&str>,
+    download_name: String,
 ) -> Option<Model> {
     check_length(
         errors,
@@ -235,6 +352,7 @@ fn resolve(
     }
     Some(Model {
         source: source?,
+        download_name,
         mount_path,
         cache_size: model.cache.as_ref().map(|c| c.size.clone()),
         storage_class_name: model
@@ -287,6 +405,16 @@ mod tests {
                 revision: Some("main".into())
             })
         );
+        for source in [
+            "pvc://weights",
+            "pvc://weights/qwen/Qwen3-0.6B",
+            "hostPath:///data/models",
+            "hf://Qwen/Qwen3-0.6B",
+            "hf://Qwen/Qwen3-0.6B@refs/pr/1",
+        ] {
+            let parsed = parse_source(source).map(|s| s.to_string());
+            assert_eq!(parsed.as_deref(), Some(source));
+        }
         for bad in [
             "Qwen/Qwen3-0.6B",
             "pvc://",

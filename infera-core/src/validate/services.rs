@@ -265,6 +265,7 @@ fn worker(
         rdma,
         gpu_product: resources.gpu_product,
         shared_memory: resources.shared_memory,
+        model: None,
     }
 }
 

@@ -7,7 +7,10 @@ use std::{collections::BTreeMap, time::Duration};
 
 use futures::StreamExt;
 
-use infera_core::{InferaDeployment, READY, ReadyReason, State};
+use infera_core::{
+    DOWNLOAD_FAILED, DOWNLOADING, InferaDeployment, InferaDeploymentStatus, MODEL_READY, READY,
+    ReadyReason, State,
+};
 use k8s_openapi::api::core::v1::{Node, Pod};
 use kube::{
     Api,
@@ -192,7 +195,7 @@ async fn from_wizard(
         Some(kube) => cluster_hints(kube).await,
         None => wizard::ClusterHints::default(),
     };
-    let plan = plan::resolve(&wizard::run(flags, &hints)?)?;
+    let plan = plan::resolve(&wizard::run(flags, &hints, &|line| printer.note(line))?)?;
     let idep = plan.to_deployment(global.namespace.as_deref());
     // The connection it is applied through, if it is (also with --dry-run=server): the
     // equivalent command names its namespace.
@@ -248,10 +251,22 @@ async fn cluster_hints(kube: &Kube) -> wizard::ClusterHints {
             })
             .filter(|g: &i32| *g > 0)
             .collect();
+        let mut rdma_per_resource = BTreeMap::new();
+        let allocatable = nodes
+            .iter()
+            .filter_map(|n| n.status.as_ref()?.allocatable.as_ref())
+            .flatten();
+        for (resource, quantity) in allocatable {
+            let count = quantity.0.parse::<i64>().unwrap_or(0);
+            if wizard::is_rdma_resource(resource) && count > 0 {
+                *rdma_per_resource.entry(resource.clone()).or_insert(0) += count;
+            }
+        }
         Some(wizard::ClusterHints {
             gpus_per_node: gpus.iter().max().copied(),
             gpu_nodes: gpus.len(),
             free_per_product,
+            rdma_per_resource,
         })
     };
     tokio::time::timeout(Duration::from_secs(5), lookup)
@@ -390,6 +405,17 @@ async fn follow(waited: &Waited, deadline: Instant, printer: &Printer) -> Result
                 let message = c.message.clone();
                 return Err(Error::RejectedByOperator { object, message });
             }
+            let failed = status
+                .conditions
+                .iter()
+                .find(|c| c.type_ == MODEL_READY && c.reason == DOWNLOAD_FAILED);
+            if let Some(c) = failed {
+                return Err(Error::DownloadFailed {
+                    object,
+                    message: c.message.clone(),
+                    fix: download_failed_fix(&waited.namespace, &status),
+                });
+            }
         }
         let line = progress_line(&idep);
         if line != last_line {
@@ -399,6 +425,38 @@ async fn follow(waited: &Waited, deadline: Instant, printer: &Printer) -> Result
         last = Some(Box::new(idep));
     }
     Ok(Followed::TimedOut(last))
+}
+
+/// The download Jobs of a status (`status.models`), in a `kubectl` argument list.
+fn download_jobs(status: &InferaDeploymentStatus) -> String {
+    let jobs: Vec<String> = status
+        .models
+        .keys()
+        .map(|job| format!("job/{job}"))
+        .collect();
+    jobs.join(" ")
+}
+
+/// What to do about a failed `hf://` download: read its logs, fix what it downloads, and delete
+/// the Job, which the operator then creates again (the volume keeps the files already fetched).
+fn download_failed_fix(namespace: &str, status: &InferaDeploymentStatus) -> String {
+    let jobs = download_jobs(status);
+    format!(
+        "see why with `kubectl logs -n {namespace} {jobs}`; fix model.source (its repository or revision), model.tokenSecretRef for a gated model, or model.downloadImage (it needs the hf CLI), then retry with `kubectl delete -n {namespace} {jobs}` (the operator creates the Job again and the download resumes)"
+    )
+}
+
+/// While an `hf://` download holds the GPU pools: which Jobs to follow (a download pod that
+/// cannot start, e.g. on an unbound volume, is named with the pods).
+fn downloading_hint(namespace: &str, status: &InferaDeploymentStatus) -> Option<String> {
+    status
+        .conditions
+        .iter()
+        .find(|c| c.type_ == MODEL_READY && c.reason == DOWNLOADING)?;
+    Some(format!(
+        "the GPU pools wait for the model download: follow it with `kubectl logs -n {namespace} -f {}`, or wait longer (--timeout); if its pod is Pending, check that model.cache.storageClassName provisions a volume with the access mode asked for",
+        download_jobs(status)
+    ))
 }
 
 /// Why the deployment is not Ready, from its last state (read once if the watch never delivered
@@ -439,6 +497,47 @@ async fn not_ready_because(
     if pods.is_empty() && status.state.is_some() {
         why.push_str("; no pods exist yet");
     }
+    if let Some(hint) = downloading_hint(namespace, &status) {
+        why.push_str(&format!("; {hint}"));
+    }
     why.push_str(&diagnose::summary(&detail.blocking, ""));
     Ok(why)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(reason: &str) -> InferaDeploymentStatus {
+        serde_json::from_value(serde_json::json!({
+            "conditions": [{"type": MODEL_READY, "status": "False", "reason": reason, "message": "m",
+                "lastTransitionTime": "2026-01-01T00:00:00Z"}],
+            "models": {"demo-model": {"source": "hf://Qwen/Qwen3-0.6B"}},
+        }))
+        .expect("a status")
+    }
+
+    /// A failed download names its Job in the commands that show why and retry it.
+    #[test]
+    fn a_failed_download_is_explained_with_its_job_and_the_fix() {
+        assert_eq!(
+            download_failed_fix("team-a", &status(DOWNLOAD_FAILED)),
+            "see why with `kubectl logs -n team-a job/demo-model`; fix model.source (its repository or revision), model.tokenSecretRef for a gated model, or model.downloadImage (it needs the hf CLI), then retry with `kubectl delete -n team-a job/demo-model` (the operator creates the Job again and the download resumes)"
+        );
+    }
+
+    /// A download still running says which Job to follow; without one, nothing is added.
+    #[test]
+    fn a_running_download_says_which_job_to_follow() {
+        let hint = downloading_hint("team-a", &status(DOWNLOADING)).unwrap_or_default();
+        assert!(
+            hint.starts_with("the GPU pools wait for the model download: follow it with `kubectl logs -n team-a -f job/demo-model`"),
+            "{hint}"
+        );
+        assert_eq!(downloading_hint("team-a", &status(DOWNLOAD_FAILED)), None);
+        assert_eq!(
+            downloading_hint("team-a", &InferaDeploymentStatus::default()),
+            None
+        );
+    }
 }

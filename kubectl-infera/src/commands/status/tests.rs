@@ -183,3 +183,41 @@ fn warnings_line_up_in_columns() {
         .unwrap_or_default();
     insta::assert_snapshot!("warnings_columns", warnings);
 }
+
+/// `status.models` is shown after the conditions: each download Job, its source and the commit
+/// it got, or that it has not got one yet.
+#[test]
+fn the_models_section_shows_each_download_and_its_resolved_revision() {
+    let now = Timestamp::from_second(1_500).unwrap_or_default();
+    let mut idep = ready_idep();
+    let status = idep.status.get_or_insert_with(Default::default);
+    for (job, source, revision) in [
+        (
+            "big-model",
+            "hf://Qwen/Qwen3-0.6B",
+            Some("c1e7ed4b1f4ea4bd5e1c41f8bb25c8b8d7f0e2a1"),
+        ),
+        ("big-decode-model", "hf://Qwen/Qwen3-1.7B@main", None),
+    ] {
+        status.models.insert(
+            job.into(),
+            infera_core::ModelStatus {
+                source: source.into(),
+                resolved_revision: revision.map(String::from),
+            },
+        );
+    }
+    let text = detail_text(&Printer::plain(), &detail(&idep, &[], &[], now));
+    let models = text
+        .split_once("\nModels:\n")
+        .and_then(|(_, rest)| rest.split_once("\n\n"))
+        .map(|(models, _)| models)
+        .unwrap_or_default();
+    assert_eq!(
+        models,
+        "  JOB                SOURCE                      RESOLVED REVISION\n  big-decode-model   hf://Qwen/Qwen3-1.7B@main   <not downloaded yet>\n  big-model          hf://Qwen/Qwen3-0.6B        c1e7ed4b1f4ea4bd5e1c41f8bb25c8b8d7f0e2a1"
+    );
+    assert!(
+        !detail_text(&Printer::plain(), &detail(&ready_idep(), &[], &[], now)).contains("Models:")
+    );
+}

@@ -64,6 +64,7 @@ pub fn detail_text(printer: &Printer, d: &Detail) -> String {
         format!("\nServices:\n{}", services(printer, d)),
         format!("\nPods:\n{}", pods(printer, d)),
         format!("\nConditions:\n{}", conditions(printer, d)),
+        models(printer, d),
         d.gateway
             .as_ref()
             .map(|g| format!("\nGateway:\n{}", gateway(printer, g)))
@@ -165,6 +166,28 @@ fn conditions(printer: &Printer, d: &Detail) -> String {
     let headers = ["TYPE", "STATUS", "REASON", "MESSAGE"];
     let empty = "<none: the operator has not reported yet>";
     section(printer, &headers, rows.collect(), empty)
+}
+
+/// The `hf://` downloads with the commit each got, when the deployment has any.
+fn models(printer: &Printer, d: &Detail) -> String {
+    if d.models.is_empty() {
+        return String::new();
+    }
+    let rows = d.models.iter().map(|m| {
+        let revision = if m.resolved_revision.is_empty() {
+            "<not downloaded yet>"
+        } else {
+            &m.resolved_revision
+        };
+        [m.job.as_str(), m.source.as_str(), revision]
+            .map(Cell::from)
+            .to_vec()
+    });
+    let headers = ["JOB", "SOURCE", "RESOLVED REVISION"];
+    format!(
+        "\nModels:\n{}",
+        section(printer, &headers, rows.collect(), "")
+    )
 }
 
 /// The Gateway the route attaches to, then the HTTPRoute and the InferencePool, each with what
