@@ -31,8 +31,8 @@ mod nodes;
 pub mod operator;
 pub mod plugin;
 pub mod proxy;
-pub mod rng;
 pub mod release;
+pub mod rng;
 
 pub use bins::{Process, binary, target_dir, test_bin_dir};
 pub use clients::{

@@ -69,7 +69,9 @@ fn is_windows_system_dll(dll: &str) -> bool {
         "secur32.dll",
         "ucrtbase.dll",
     ];
-    SYSTEM.contains(&dll) || dll.starts_with("api-ms-win-core-") || dll.starts_with("api-ms-win-crt-")
+    SYSTEM.contains(&dll)
+        || dll.starts_with("api-ms-win-core-")
+        || dll.starts_with("api-ms-win-crt-")
 }
 
 #[test]
@@ -204,7 +206,16 @@ fn the_windows_binary_runs_under_wine() -> anyhow::Result<()> {
     let zig_python = PathBuf::from(release_var("ZIG_VENV")?).join("bin/python");
     let shim = bin.with_file_name("bcryptprimitives.dll");
     run(Command::new(zig_python)
-        .args(["-m", "ziglang", "cc", "-target", "x86_64-windows-gnu", "-shared", "-O2", "-o"])
+        .args([
+            "-m",
+            "ziglang",
+            "cc",
+            "-target",
+            "x86_64-windows-gnu",
+            "-shared",
+            "-O2",
+            "-o",
+        ])
         .arg(&shim)
         .arg(repo().join("tests/support/bcryptprimitives.c"))
         .arg("-lbcrypt"))?;
