@@ -103,6 +103,7 @@ fn service() -> impl Strategy<Value = ServiceSpec> {
                     health,
                     pod_template,
                     network: None,
+                    rollout: None,
                 }
             },
         )

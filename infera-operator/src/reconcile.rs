@@ -68,7 +68,7 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
                 &idep,
                 &snapshot,
                 children,
-                valid.paused,
+                valid.rollout.paused,
             )
             .await?;
             Outcome::Applied {

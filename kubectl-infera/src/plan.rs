@@ -302,6 +302,7 @@ impl Plan {
             }),
             pod_template: None,
             network: None,
+            rollout: None,
         }
     }
 
@@ -329,6 +330,7 @@ impl Plan {
             health: None,
             pod_template: None,
             network: None,
+            rollout: None,
         };
         let mut services = BTreeMap::from([("server".to_string(), server)]);
         match self.topology {
