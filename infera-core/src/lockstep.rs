@@ -162,6 +162,23 @@ fn pool_step(
     gpus_short: bool,
 ) -> (Step, Option<String>) {
     let allowed = (pool.updated + room).min(pool.desired).max(pool.updated);
+    if pool.old == 0 {
+        // Not rolling out (a first deployment, or scaling): its controller's own pace.
+        let step = Step {
+            allowed: pool.desired,
+            hold: false,
+            max_surge: pool.bounds.max_surge,
+            max_unavailable: pool.bounds.max_unavailable,
+        };
+        let blocked = pool.waiting_for_gpu.then(|| {
+            format!(
+                "{} pool {}: a new replica waits for a free GPU; free one",
+                side_name(pool.side),
+                pool.name
+            )
+        });
+        return (step, blocked);
+    }
     let held = Step {
         allowed,
         hold: true,
@@ -249,13 +266,17 @@ fn pool_step(
     (step, stuck.then(|| blocked(pool, gpus_short)))
 }
 
-/// Why `pool` can neither surge nor replace a replica; `gpus_short`: no GPU is free.
-fn blocked(pool: &Pool, gpus_short: bool) -> String {
-    let side = match pool.side {
+fn side_name(side: Side) -> &'static str {
+    match side {
         Side::Prefill => "prefill",
         Side::Decode => "decode",
         Side::Mixed => "worker",
-    };
+    }
+}
+
+/// Why `pool` can neither surge nor replace a replica; `gpus_short`: no GPU is free.
+fn blocked(pool: &Pool, gpus_short: bool) -> String {
+    let side = side_name(pool.side);
     let no_surge = if pool.waiting_for_gpu {
         "a new replica waits for a free GPU to surge into"
     } else if gpus_short {

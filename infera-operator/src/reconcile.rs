@@ -59,7 +59,8 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
             let apis = Apis {
                 inference_pool: PoolApi::served(installed),
             };
-            let children = render_for(&valid, apis);
+            let mut children = render_for(&valid, apis);
+            let blocked = crate::lockstep::step(&valid, &snapshot, &mut children);
             let workloads = Workload::of(&children);
             let applied = crate::apply::apply(
                 &ctx.client,
@@ -76,6 +77,7 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
                 endpoint: infera_core::render::endpoint(&valid),
                 workloads,
                 model,
+                blocked,
             }
         }
     };

@@ -56,13 +56,15 @@ pub struct Rollout {
 
 /// The rollout of the worker pools (`pools`, by service, with their status) to `revision`;
 /// `ready` is the Ready condition's reason and message, which says why pods cannot start;
-/// `held` the pools a paused rollout holds, as `service (revision r)`.
+/// `held` the pools a paused rollout holds, as `service (revision r)`; `blocked` why pools can
+/// neither surge nor replace a replica (see [`infera_core::lockstep`]).
 pub fn rollout(
     pods: &[Arc<Pod>],
     pools: &[(&str, &ServiceStatus)],
     revision: &str,
     ready: (ReadyReason, &str),
     held: &[String],
+    blocked: &[String],
 ) -> Rollout {
     let pool_done = |(service, status): &(&str, &ServiceStatus)| {
         let updated = status.updated_replicas.unwrap_or(0);
@@ -86,6 +88,12 @@ pub fn rollout(
         return Rollout {
             complete: false,
             progressing: (false, ROLLOUT_PAUSED, message),
+        };
+    }
+    if !blocked.is_empty() {
+        return Rollout {
+            complete: false,
+            progressing: (false, ROLLOUT_BLOCKED, blocked.join("; ")),
         };
     }
     let (reason, message) = ready;
@@ -180,7 +188,7 @@ mod tests {
             pod("decode", "old", None, true),
         ];
         let decode = pool(1, 1, 1);
-        let done = rollout(&pods, &[("decode", &decode)], "new", ready, &[]);
+        let done = rollout(&pods, &[("decode", &decode)], "new", ready, &[], &[]);
         assert_eq!(
             done,
             Rollout {
@@ -196,7 +204,7 @@ mod tests {
             pod("decode", "new", None, false),
             pod("decode", "old", None, false),
         ];
-        let surging = rollout(&pods, &[("decode", &decode)], "new", ready, &[]);
+        let surging = rollout(&pods, &[("decode", &decode)], "new", ready, &[], &[]);
         assert!(!surging.complete, "an old pod still runs");
         let prefill = pool(2, 2, 1);
         let rolling = rollout(
@@ -204,6 +212,7 @@ mod tests {
             &[("decode", &decode), ("prefill", &prefill)],
             "new",
             ready,
+            &[],
             &[],
         );
         assert_eq!(
@@ -228,6 +237,7 @@ mod tests {
             "new",
             ready,
             &["decode (revision old)".into()],
+            &[],
         );
         assert_eq!(
             paused,
@@ -252,6 +262,7 @@ mod tests {
             &[("decode", &pool(1, 0, 0))],
             "new",
             (ReadyReason::InsufficientCapacity, message),
+            &[],
             &[],
         );
         assert_eq!(

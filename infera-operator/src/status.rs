@@ -36,6 +36,8 @@ pub enum Outcome {
         workloads: Vec<Workload>,
         /// The `hf://` model's download, when the spec has one.
         model: Option<ModelPhase>,
+        /// Worker pools whose rollout can neither surge nor replace, and what is missing.
+        blocked: Vec<String>,
     },
 }
 
@@ -167,11 +169,20 @@ pub fn compute(
                 .collect(),
             Outcome::Invalid(_) => Vec::new(),
         };
-        let held = match outcome {
-            Outcome::Applied { applied, .. } => applied.held.as_slice(),
-            Outcome::Invalid(_) => &[],
+        let (held, blocked) = match outcome {
+            Outcome::Applied {
+                applied, blocked, ..
+            } => (applied.held.as_slice(), blocked.as_slice()),
+            Outcome::Invalid(_) => (&[][..], &[][..]),
         };
-        rollout::rollout(&snapshot.pods, &pools, revision, (reason, &message), held)
+        rollout::rollout(
+            &snapshot.pods,
+            &pools,
+            revision,
+            (reason, &message),
+            held,
+            blocked,
+        )
     });
     let condition = |type_: &str, holds: bool, reason: &str, message: String| {
         let status = if holds { "True" } else { "False" };
@@ -342,11 +353,7 @@ fn services(snapshot: &Snapshot, workloads: &[Workload]) -> BTreeMap<String, Ser
         let ready_groups = workload
             .group_size
             .map(|size| ready_groups(&snapshot.pods, &workload.name, size));
-        // An autoscaled workload wants what its live spec says (the API server's default, 1,
-        // until it exists).
-        let live_replicas = observed
-            .and_then(|object| object.data["spec"]["replicas"].as_i64())
-            .and_then(|replicas| i32::try_from(replicas).ok());
+        let live_replicas = live_replicas(snapshot, workload);
         let updated_replicas = workload.revision.as_deref().map(|revision| {
             rollout::updated_replicas(
                 &snapshot.pods,
@@ -357,6 +364,8 @@ fn services(snapshot: &Snapshot, workloads: &[Workload]) -> BTreeMap<String, Ser
         });
         let status = ServiceStatus {
             kind: workload.kind.api_resource().kind,
+            // An autoscaled workload wants what its live spec says (the API server's default,
+            // 1, until it exists).
             desired_replicas: workload.replicas.or(live_replicas).unwrap_or(1),
             ready_replicas: observed.map_or(0, |object| ready_replicas(object)),
             ready_groups,
@@ -365,6 +374,14 @@ fn services(snapshot: &Snapshot, workloads: &[Workload]) -> BTreeMap<String, Ser
         services.insert(workload.service.clone(), status);
     }
     services
+}
+
+/// The replicas the live `workload` asks for, if it exists.
+pub fn live_replicas(snapshot: &Snapshot, workload: &Workload) -> Option<i32> {
+    let object = snapshot
+        .children
+        .get(&(workload.kind, workload.name.clone()))?;
+    i32::try_from(object.data["spec"]["replicas"].as_i64()?).ok()
 }
 
 /// Ready replicas of a workload; a status older than its spec counts as nothing ready.
@@ -563,6 +580,7 @@ mod tests {
             endpoint: "http://demo-server.ns.svc.cluster.local:8000".into(),
             workloads,
             model: None,
+            blocked: Vec::new(),
         }
     }
 
@@ -665,6 +683,7 @@ mod tests {
             endpoint,
             workloads,
             model: None,
+            blocked: Vec::new(),
         };
         let status = compute(Some(1), &snapshot, &outcome, &[], None, now());
         assert_eq!(
@@ -739,6 +758,7 @@ mod tests {
                 endpoint,
                 workloads,
                 model: Some(model),
+                blocked: Vec::new(),
             };
             let status = compute(Some(1), &snapshot, &outcome, &[], None, now());
             let model = &status.conditions[2];
@@ -817,6 +837,7 @@ mod tests {
             endpoint,
             workloads,
             model: None,
+            blocked: Vec::new(),
         };
         let status = compute(Some(1), &snapshot, &outcome, &[], None, now());
         let desired = |service: &str| status.services[service].desired_replicas;
@@ -877,6 +898,7 @@ mod tests {
                 endpoint,
                 workloads,
                 model: None,
+                blocked: Vec::new(),
             };
             compute(Some(1), snapshot, &outcome, &[], previous, now())
         };
