@@ -188,31 +188,32 @@ fn pool_step(
     let surge = if gpus_short { 0 } else { pool.bounds.max_surge };
     let created_all = pool.updated >= pool.desired;
     let mut old_budget = old_budget;
-    if created_all && let Some(budget) = old_budget.as_deref_mut() {
+    if created_all
+        && !pool.waiting_for_gpu
+        && let Some(budget) = old_budget.as_deref_mut()
+    {
         // What is left is removing its old replicas: held while they are the last of the side.
         let old_ready = i64::from(pool.old_ready);
         if old_ready > *budget {
-            let blocked = pool.waiting_for_gpu.then(|| blocked(pool, gpus_short));
-            return (held, blocked);
+            return (held, None);
         }
         *budget -= old_ready;
         old_budget = None;
     }
-    // One sync of its controller creates up to `desired + maxSurge` replicas in all, and takes
-    // old ready ones down to `desired − maxUnavailable` ready (the operator sees both and holds
-    // the pool before the next): what maxUnavailable takes down beyond the surplus is created
-    // again, and so are the replicas missing now.
+    // Its controller creates replicas up to `desired + maxSurge` in all, and takes old ready
+    // ones down to `desired − maxUnavailable` ready, then creates what it took down again (the
+    // operator sees both and holds the pool, but the controller may be quicker): a step may
+    // create `maxSurge + maxUnavailable` replicas, besides those missing now.
     let missing = (pool.desired - pool.old - pool.updated).max(0);
     let surplus = (pool.old + pool.updated - pool.desired).max(0);
     let (surge, unavailable) = if room == 0 && pool.waiting_for_gpu && surplus > 0 {
-        // Its surge replica waits for a GPU: free one by taking down old replicas. A surge of
-        // exactly the surplus creates nothing; maxUnavailable takes down no more than the
-        // updated replicas not ready yet make up for.
-        let unready = pool.updated - pool.updated_ready;
-        (
-            surplus,
-            pool.bounds.max_unavailable.min(unready.min(surplus)),
-        )
+        // Its surge replica waits for a GPU: free one by taking one old replica down. With no
+        // surge, its controller creates nothing while the replica waiting makes up the count.
+        let unavailable = pool.bounds.max_unavailable.min(1);
+        if unavailable == 0 {
+            return (held, Some(blocked(pool, gpus_short)));
+        }
+        (0, unavailable)
     } else {
         let creatable = room - missing;
         if creatable < 0 || (creatable == 0 && missing == 0 && !created_all) {

@@ -345,7 +345,8 @@ fn two_prefill_and_four_decode_step_by_half_of_the_prefill_side() {
         [step(1, false, 1, 0), step(2, false, 1, 0)]
     );
     // Decode has its two new replicas, not ready yet; a prefill is ready: decode may go on to
-    // all four (1/2 + 1/2), prefill must wait for a ready decode.
+    // all four (1/2 + 1/2), prefill holds until a decode is ready (taking its surplus old
+    // replica down would let its controller create another new one).
     let waiting = [
         pool("prefill", Side::Prefill, 2, (1, 1), 2),
         pool("decode", Side::Decode, 4, (2, 0), 4),
