@@ -231,6 +231,14 @@ fn progressing(idep: &InferaDeployment) -> Option<(String, String)> {
     Some((condition.reason.clone(), condition.message.clone()))
 }
 
+/// What the watcher recorded, taken out of the shared record.
+fn taken(record: &Mutex<Record>) -> anyhow::Result<Record> {
+    let mut record = record
+        .lock()
+        .map_err(|_| anyhow::anyhow!("the watcher panicked"))?;
+    Ok(std::mem::take(&mut *record))
+}
+
 /// Waits until `name` has rolled out completely; returns its revision.
 async fn rolled_out(
     ideps: &Api<InferaDeployment>,
@@ -261,7 +269,7 @@ async fn roll_out(
     ns: &TestNamespace,
     name: &str,
     pools: &'static [PoolSpec],
-) -> anyhow::Result<(Arc<Mutex<Record>>, Duration)> {
+) -> anyhow::Result<(Record, Duration)> {
     let ideps: Api<InferaDeployment> = ns.api();
     let old = rolled_out(&ideps, name, "").await?;
     let (record, task) = watch(admin, ns.name(), name, pools, old.clone());
@@ -280,7 +288,7 @@ async fn roll_out(
     rolled_out(&ideps, name, &old).await?;
     let took = start.elapsed();
     task.abort();
-    Ok((record, took))
+    Ok((taken(&record)?, took))
 }
 
 static UNEVEN: [PoolSpec; 2] = [
@@ -317,7 +325,6 @@ async fn lockstep_keeps_prefill_and_decode_together_where_independent_pools_drif
     )
     .await?;
     let (lockstep, took) = roll_out(&admin, &ns, "steady", &UNEVEN).await?;
-    let lockstep = lockstep.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
     eprintln!(
         "Lockstep rollout of 4 prefill (maxSurge 4) + 4 decode (maxSurge 1): {:.1} s, {} pod events",
         took.as_secs_f64(),
@@ -325,7 +332,6 @@ async fn lockstep_keeps_prefill_and_decode_together_where_independent_pools_drif
     );
     anyhow::ensure!(lockstep.events > 20, "too few events: {}", lockstep.events);
     anyhow::ensure!(lockstep.violations.is_empty(), "{:#?}", lockstep.violations);
-    drop(lockstep);
 
     let ideps: Api<InferaDeployment> = ns.api();
     ideps.delete("steady", &Default::default()).await?;
@@ -336,9 +342,6 @@ async fn lockstep_keeps_prefill_and_decode_together_where_independent_pools_drif
     )
     .await?;
     let (independent, took) = roll_out(&admin, &ns, "drift", &UNEVEN).await?;
-    let independent = independent
-        .lock()
-        .map_err(|_| anyhow::anyhow!("poisoned"))?;
     eprintln!(
         "Independent rollout of the same: {:.1} s, {} pod events, {} violating",
         took.as_secs_f64(),
@@ -353,7 +356,6 @@ async fn lockstep_keeps_prefill_and_decode_together_where_independent_pools_drif
         "independent pools stayed together: {:#?}",
         independent.violations
     );
-    drop(independent);
     ns.cleanup().await?;
     node.delete(&admin).await
 }
@@ -411,14 +413,12 @@ async fn without_a_spare_gpu_lockstep_replaces_within_max_unavailable_or_reports
     )
     .await?;
     let (replaced, took) = roll_out(&admin, &ns, "full", &FULL).await?;
-    let replaced = replaced.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
     eprintln!(
         "Lockstep rollout by replacement (no spare GPU, maxSurge 0, maxUnavailable 1): {:.1} s, {} pod events",
         took.as_secs_f64(),
         replaced.events
     );
     anyhow::ensure!(replaced.violations.is_empty(), "{:#?}", replaced.violations);
-    drop(replaced);
 
     // maxSurge 1 and maxUnavailable 0: the surge replicas find no GPU and nothing may go down.
     let ideps: Api<InferaDeployment> = ns.api();
@@ -446,9 +446,8 @@ async fn without_a_spare_gpu_lockstep_replaces_within_max_unavailable_or_reports
     // Blocked, not broken: every pool kept its old replicas ready throughout.
     tokio::time::sleep(Duration::from_secs(2)).await;
     task.abort();
-    let blocked = record.lock().map_err(|_| anyhow::anyhow!("poisoned"))?;
+    let blocked = taken(&record)?;
     anyhow::ensure!(blocked.violations.is_empty(), "{:#?}", blocked.violations);
-    drop(blocked);
     ns.cleanup().await?;
     node.delete(&admin).await
 }
