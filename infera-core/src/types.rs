@@ -782,6 +782,10 @@ pub struct InferaDeploymentStatus {
     /// them, which they carry as the `infera.amd.com/revision` label.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub update_revision: Option<String>,
+    /// When the rollout to `updateRevision` started; unset once it is complete.
+    /// `spec.rollout.progressDeadlineSeconds` counts from here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout_start_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>,
 }
 
 /// Summary state of a deployment.

@@ -8,8 +8,9 @@ use std::collections::BTreeMap;
 
 use infera_core::{
     ALL_IMAGES_PINNED, Child, ChildKind, DOWNLOAD_FAILED, DOWNLOADED, DOWNLOADING, IMAGES_PINNED,
-    InferaDeploymentStatus, MODEL_READY, MUTABLE_IMAGES, PROGRESSING, PodHealth, READY,
-    ReadyReason, ServiceStatus, State, ValidationErrors, gpu_product,
+    InferaDeploymentStatus, MODEL_READY, MUTABLE_IMAGES, PROGRESS_DEADLINE_EXCEEDED, PROGRESSING,
+    PodHealth, READY, ROLLOUT_PAUSED, ReadyReason, ServiceStatus, State, ValidationErrors,
+    gpu_product,
     naming::{LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME},
     pod_health::SchedulingCause,
     validate::MutableImage,
@@ -38,6 +39,8 @@ pub enum Outcome {
         model: Option<ModelPhase>,
         /// Worker pools whose rollout can neither surge nor replace, and what is missing.
         blocked: Vec<String>,
+        /// `spec.rollout.progressDeadlineSeconds`.
+        deadline_seconds: i32,
     },
 }
 
@@ -229,9 +232,32 @@ pub fn compute(
     let kept = |field: fn(&InferaDeploymentStatus) -> &Option<String>| {
         previous.and_then(|p| field(p).clone())
     };
+    let mut rollout_start_time = previous.and_then(|p| p.rollout_start_time.clone());
     let (current_revision, update_revision) = match (&rollout, revision) {
         (Some(rollout), Some(revision)) => {
-            let (holds, reason, message) = rollout.progressing.clone();
+            let same = previous.is_some_and(|p| p.update_revision.as_ref() == Some(&revision));
+            rollout_start_time = (!rollout.complete).then(|| {
+                previous
+                    .and_then(|p| p.rollout_start_time.clone())
+                    .filter(|_| same)
+                    .unwrap_or_else(|| now.clone())
+            });
+            let (mut holds, mut reason, mut message) = rollout.progressing.clone();
+            let deadline = match outcome {
+                Outcome::Applied {
+                    deadline_seconds, ..
+                } => *deadline_seconds,
+                Outcome::Invalid(_) => i32::MAX,
+            };
+            let late = rollout_start_time
+                .as_ref()
+                .is_some_and(|start| seconds_since(start, &now) > i64::from(deadline));
+            if late && reason != ROLLOUT_PAUSED {
+                message = format!(
+                    "the rollout to revision {revision} has not finished within progressDeadlineSeconds ({deadline}s): {message}"
+                );
+                (holds, reason) = (false, PROGRESS_DEADLINE_EXCEEDED);
+            }
             conditions.push(condition(PROGRESSING, holds, reason, message));
             let current = if rollout.complete {
                 Some(revision.clone())
@@ -254,7 +280,28 @@ pub fn compute(
         endpoint,
         current_revision,
         update_revision,
+        rollout_start_time,
     }
+}
+
+/// Whole seconds from `start` to `now`.
+fn seconds_since(start: &Time, now: &Time) -> i64 {
+    now.0.duration_since(start.0).as_secs()
+}
+
+/// How long until the rollout `status` reports would pass its deadline, if it is rolling out
+/// and has not yet: the reconcile to look again then.
+pub fn until_deadline(
+    status: &InferaDeploymentStatus,
+    deadline_seconds: i32,
+    now: &Time,
+) -> Option<std::time::Duration> {
+    let start = status.rollout_start_time.as_ref()?;
+    let left = i64::from(deadline_seconds) - seconds_since(start, now) + 1;
+    u64::try_from(left)
+        .ok()
+        .filter(|left| *left > 0)
+        .map(std::time::Duration::from_secs)
 }
 
 /// The `ImagesPinned` reason and message: every mutable image with its field path.
@@ -581,6 +628,7 @@ mod tests {
             workloads,
             model: None,
             blocked: Vec::new(),
+            deadline_seconds: 600,
         }
     }
 
@@ -684,6 +732,7 @@ mod tests {
             workloads,
             model: None,
             blocked: Vec::new(),
+            deadline_seconds: 600,
         };
         let status = compute(Some(1), &snapshot, &outcome, &[], None, now());
         assert_eq!(
@@ -759,6 +808,7 @@ mod tests {
                 workloads,
                 model: Some(model),
                 blocked: Vec::new(),
+                deadline_seconds: 600,
             };
             let status = compute(Some(1), &snapshot, &outcome, &[], None, now());
             let model = &status.conditions[2];
@@ -838,6 +888,7 @@ mod tests {
             workloads,
             model: None,
             blocked: Vec::new(),
+            deadline_seconds: 600,
         };
         let status = compute(Some(1), &snapshot, &outcome, &[], None, now());
         let desired = |service: &str| status.services[service].desired_replicas;
@@ -899,6 +950,7 @@ mod tests {
                 workloads,
                 model: None,
                 blocked: Vec::new(),
+                deadline_seconds: 600,
             };
             compute(Some(1), snapshot, &outcome, &[], previous, now())
         };
@@ -942,6 +994,29 @@ mod tests {
             "{:?}",
             progressing(&rolling)
         );
+        // The rollout started now (the fixtures' clock), and says when its deadline passes.
+        assert_eq!(rolling.rollout_start_time, Some(now()));
+        let at = |seconds: i64| Time(Timestamp::from_second(seconds).expect("a time"));
+        assert_eq!(
+            until_deadline(&rolling, 600, &at(100)),
+            Some(std::time::Duration::from_secs(501))
+        );
+        assert_eq!(done.rollout_start_time, None, "a complete rollout has none");
+        // Started 601 s before the clock: past its deadline, reported, still rolling out.
+        let mut late = rolling.clone();
+        late.rollout_start_time = Some(at(-601));
+        let reported = status(&snapshot(&["new", "old"]), Some(&late));
+        assert_eq!(
+            progressing(&reported),
+            (
+                "Progressing".into(),
+                "False".into(),
+                "ProgressDeadlineExceeded".into(),
+                "the rollout to revision new has not finished within progressDeadlineSeconds (600s): to revision new: decode 1/2 updated".into()
+            )
+        );
+        assert_eq!(reported.rollout_start_time, Some(at(-601)));
+        assert_eq!(until_deadline(&reported, 600, &now()), None);
     }
 
     #[test]
