@@ -179,11 +179,16 @@ fn pool_step(
         });
         return (step, blocked);
     }
+    // A paused Deployment still scales: proportionally, up or down to `desired + maxSurge` pods
+    // in all (kubernetes pkg/controller/deployment/sync.go, scale). A held pool's maxSurge is
+    // what it has above desired, so that is nothing; maxUnavailable does nothing while paused,
+    // and is 1 only where the API server refuses both 0.
+    let surplus = (pool.old + pool.updated - pool.desired).max(0);
     let held = Step {
         allowed,
         hold: true,
-        max_surge: pool.bounds.max_surge,
-        max_unavailable: pool.bounds.max_unavailable,
+        max_surge: surplus,
+        max_unavailable: i32::from(surplus == 0),
     };
     let surge = if gpus_short { 0 } else { pool.bounds.max_surge };
     let created_all = pool.updated >= pool.desired;
@@ -205,7 +210,6 @@ fn pool_step(
     // operator sees both and holds the pool, but the controller may be quicker): a step may
     // create `maxSurge + maxUnavailable` replicas, besides those missing now.
     let missing = (pool.desired - pool.old - pool.updated).max(0);
-    let surplus = (pool.old + pool.updated - pool.desired).max(0);
     let (surge, unavailable) = if room == 0 && pool.waiting_for_gpu && surplus > 0 {
         // Its surge replica waits for a GPU: free one by taking one old replica down. With no
         // surge, its controller creates nothing while the replica waiting makes up the count.

@@ -169,3 +169,113 @@ fn put(child: &mut Child, pool: &Pool, step: &Step) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use infera_core::{
+        InferaDeployment,
+        naming::{LABEL_REVISION, LABEL_SERVICE, LWS_LABEL_WORKER_INDEX},
+        validate,
+    };
+    use k8s_openapi::api::core::v1::{PodCondition, PodStatus};
+    use serde_json::json;
+
+    use super::*;
+
+    /// A prefill Deployment pool and a decode LeaderWorkerSet pool (2-pod groups), 2 replicas
+    /// each, rolling out in Lockstep.
+    fn graph() -> ValidDeployment {
+        let idep: InferaDeployment = serde_json::from_value(json!({
+            "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+            "metadata": {"name": "pd", "namespace": "demo"},
+            "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "services": {
+                "server": {"componentType": "server"},
+                "prefill": {"componentType": "worker", "role": "prefill", "replicas": 2, "resources": {"gpu": 1}},
+                "decode": {"componentType": "worker", "role": "decode", "replicas": 2, "numberOfNodes": 2,
+                    "resources": {"gpu": 1}, "args": ["--tp-size", "2"]},
+            }},
+        }))
+        .expect("an InferaDeployment");
+        validate(&idep).expect("valid")
+    }
+
+    fn pod(service: &str, revision: &str, leader: bool, ready: bool) -> Arc<Pod> {
+        let mut pod = Pod::default();
+        let mut labels = std::collections::BTreeMap::from([
+            (LABEL_SERVICE.to_string(), service.to_string()),
+            (LABEL_REVISION.to_string(), revision.to_string()),
+        ]);
+        labels.insert(
+            LWS_LABEL_WORKER_INDEX.into(),
+            if leader { "0" } else { "1" }.into(),
+        );
+        pod.metadata.labels = Some(labels);
+        pod.status = Some(PodStatus {
+            conditions: Some(vec![PodCondition {
+                type_: "Ready".into(),
+                status: if ready { "True" } else { "False" }.into(),
+                ..PodCondition::default()
+            }]),
+            ..PodStatus::default()
+        });
+        Arc::new(pod)
+    }
+
+    /// The rendered workloads after the step over `pods`: the prefill Deployment's `paused` and
+    /// bounds, the decode LeaderWorkerSet's partition and bounds.
+    fn stepped(pods: Vec<Arc<Pod>>) -> (serde_json::Value, serde_json::Value) {
+        let valid = graph();
+        let mut children = infera_core::render(&valid);
+        let snapshot = Snapshot {
+            pods,
+            ..Snapshot::default()
+        };
+        assert_eq!(step(&valid, &snapshot, &mut children), Vec::<String>::new());
+        let spec = |name: &str| {
+            let child = children
+                .iter()
+                .find(|c| c.name() == name)
+                .expect("rendered");
+            serde_json::to_value(child).expect("JSON")["spec"].clone()
+        };
+        let (prefill, decode) = (spec("pd-prefill"), spec("pd-decode"));
+        (
+            json!({"paused": prefill["paused"], "strategy": prefill["strategy"]}),
+            decode["rolloutStrategy"].clone(),
+        )
+    }
+
+    #[test]
+    fn each_pool_gets_its_step_a_deployment_paused_a_leader_worker_set_partitioned() {
+        let old = |service, leader| pod(service, "old", leader, true);
+        let start = vec![
+            old("prefill", true),
+            old("prefill", true),
+            old("decode", true),
+            old("decode", false),
+            old("decode", true),
+            old("decode", false),
+        ];
+        let one =
+            json!({"rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}, "type": "RollingUpdate"});
+        // One replica of each side first: the Deployment may surge one, the LeaderWorkerSet
+        // updates groups from 1 up.
+        assert_eq!(
+            stepped(start.clone()),
+            (
+                json!({"paused": null, "strategy": one}),
+                json!({"type": "RollingUpdate", "rollingUpdateConfiguration":
+                    {"maxSurge": 1, "maxUnavailable": 0, "partition": 1}}),
+            )
+        );
+        // Its new pod exists, not ready: the prefill Deployment is paused.
+        let valid = graph();
+        let revision = Workload::of(&infera_core::render(&valid))
+            .into_iter()
+            .find_map(|w| w.revision)
+            .expect("a revision");
+        let mut surged = start;
+        surged.push(pod("prefill", &revision, true, false));
+        assert_eq!(stepped(surged).0, json!({"paused": true, "strategy": one}));
+    }
+}
