@@ -30,6 +30,7 @@ use infera_e2e::{
         runtime::{WatchStreamExt, watcher},
     },
     operator::{Operator, install},
+    plugin::kubectl,
 };
 use k8s_openapi::api::core::v1::Pod;
 use serde_json::json;
@@ -331,6 +332,16 @@ async fn lockstep_keeps_prefill_and_decode_together_where_independent_pools_drif
         lockstep.events
     );
     anyhow::ensure!(lockstep.events > 20, "too few events: {}", lockstep.events);
+    // `rollout status` of a complete rollout says so and exits 0.
+    let status = kubectl(&["infera", "rollout", "status", "steady", "-n", ns.name()])
+        .await?
+        .expect_code(0)?;
+    anyhow::ensure!(
+        status
+            .stdout
+            .starts_with("RolloutComplete: every worker pool runs revision"),
+        "{status:?}"
+    );
     anyhow::ensure!(lockstep.violations.is_empty(), "{:#?}", lockstep.violations);
 
     let ideps: Api<InferaDeployment> = ns.api();
@@ -448,6 +459,30 @@ async fn without_a_spare_gpu_lockstep_replaces_within_max_unavailable_or_reports
     task.abort();
     let blocked = taken(&record)?;
     anyhow::ensure!(blocked.violations.is_empty(), "{:#?}", blocked.violations);
+
+    // Past its deadline the rollout is reported, with what blocks it: `rollout status` exits 3.
+    let patch = json!({"spec": {"rollout": {"progressDeadlineSeconds": 1}}});
+    ideps
+        .patch("full", &PatchParams::default(), &Patch::Merge(&patch))
+        .await?;
+    let late = kubectl(&[
+        "infera",
+        "rollout",
+        "status",
+        "full",
+        "-n",
+        ns.name(),
+        "--timeout",
+        "60s",
+    ])
+    .await?
+    .expect_code(3)?;
+    anyhow::ensure!(
+        late.stdout.contains("ProgressDeadlineExceeded")
+            && late.stderr.contains("progressDeadlineSeconds (1s)")
+            && late.stderr.contains("waits for a free GPU"),
+        "{late:?}"
+    );
     ns.cleanup().await?;
     node.delete(&admin).await
 }
