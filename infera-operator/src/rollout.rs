@@ -41,6 +41,21 @@ fn has_old_pods(pods: &[Arc<Pod>], service: &str, revision: &str) -> bool {
     })
 }
 
+/// Ready, not terminating pods of the pool `service` that run `revision`.
+fn ready_pods(pods: &[Arc<Pod>], service: &str, revision: &str) -> i32 {
+    let ready = pods.iter().filter(|pod| {
+        pod.metadata.deletion_timestamp.is_none()
+            && label(pod, LABEL_SERVICE) == Some(service)
+            && label(pod, LABEL_REVISION) == Some(revision)
+            && pod
+                .status
+                .as_ref()
+                .and_then(|s| s.conditions.as_ref())
+                .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
+    });
+    i32::try_from(ready.count()).unwrap_or(i32::MAX)
+}
+
 fn label<'a>(pod: &'a Pod, key: &str) -> Option<&'a str> {
     pod.labels().get(key).map(String::as_str)
 }
@@ -68,7 +83,11 @@ pub fn rollout(
 ) -> Rollout {
     let pool_done = |(service, status): &(&str, &ServiceStatus)| {
         let updated = status.updated_replicas.unwrap_or(0);
-        let ready = status.ready_groups.unwrap_or(status.ready_replicas);
+        // A single-node pool's ready pods of the revision, from the pods themselves: the
+        // workload's status lags the pod it just replaced.
+        let ready = status
+            .ready_groups
+            .unwrap_or_else(|| ready_pods(pods, service, revision));
         updated >= status.desired_replicas
             && ready >= status.desired_replicas
             && !has_old_pods(pods, service, revision)
@@ -147,6 +166,14 @@ mod tests {
                     .then_some(Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH)),
                 ..ObjectMeta::default()
             },
+            status: Some(k8s_openapi::api::core::v1::PodStatus {
+                conditions: Some(vec![k8s_openapi::api::core::v1::PodCondition {
+                    type_: "Ready".into(),
+                    status: "True".into(),
+                    ..Default::default()
+                }]),
+                ..Default::default()
+            }),
             ..Pod::default()
         })
     }

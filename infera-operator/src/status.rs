@@ -926,6 +926,14 @@ mod tests {
                         ]
                         .into(),
                     );
+                    pod.status = Some(k8s_openapi::api::core::v1::PodStatus {
+                        conditions: Some(vec![k8s_openapi::api::core::v1::PodCondition {
+                            type_: "Ready".into(),
+                            status: "True".into(),
+                            ..Default::default()
+                        }]),
+                        ..Default::default()
+                    });
                     Arc::new(pod)
                 })
                 .collect(),
