@@ -100,6 +100,9 @@ _kubectl__infera() {
             kubectl__infera__subcmd__help__subcmd__rollout,resume)
                 cmd="kubectl__infera__subcmd__help__subcmd__rollout__subcmd__resume"
                 ;;
+            kubectl__infera__subcmd__help__subcmd__rollout,status)
+                cmd="kubectl__infera__subcmd__help__subcmd__rollout__subcmd__status"
+                ;;
             kubectl__infera__subcmd__rollout,help)
                 cmd="kubectl__infera__subcmd__rollout__subcmd__help"
                 ;;
@@ -109,6 +112,9 @@ _kubectl__infera() {
             kubectl__infera__subcmd__rollout,resume)
                 cmd="kubectl__infera__subcmd__rollout__subcmd__resume"
                 ;;
+            kubectl__infera__subcmd__rollout,status)
+                cmd="kubectl__infera__subcmd__rollout__subcmd__status"
+                ;;
             kubectl__infera__subcmd__rollout__subcmd__help,help)
                 cmd="kubectl__infera__subcmd__rollout__subcmd__help__subcmd__help"
                 ;;
@@ -117,6 +123,9 @@ _kubectl__infera() {
                 ;;
             kubectl__infera__subcmd__rollout__subcmd__help,resume)
                 cmd="kubectl__infera__subcmd__rollout__subcmd__help__subcmd__resume"
+                ;;
+            kubectl__infera__subcmd__rollout__subcmd__help,status)
+                cmd="kubectl__infera__subcmd__rollout__subcmd__help__subcmd__status"
                 ;;
             *)
                 ;;
@@ -771,7 +780,7 @@ _kubectl__infera() {
             return 0
             ;;
         kubectl__subcmd__infera__subcmd__help__subcmd__rollout)
-            opts="pause resume"
+            opts="pause resume status"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -799,6 +808,20 @@ _kubectl__infera() {
             return 0
             ;;
         kubectl__subcmd__infera__subcmd__help__subcmd__rollout__subcmd__resume)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__infera__subcmd__help__subcmd__rollout__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1025,7 +1048,7 @@ _kubectl__infera() {
             return 0
             ;;
         kubectl__subcmd__infera__subcmd__rollout)
-            opts="-n -v -h -V --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --color --v --help --version pause resume help"
+            opts="-n -v -h -V --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --color --v --help --version pause resume status help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1087,7 +1110,7 @@ _kubectl__infera() {
             return 0
             ;;
         kubectl__subcmd__infera__subcmd__rollout__subcmd__help)
-            opts="pause resume help"
+            opts="pause resume status help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1129,6 +1152,20 @@ _kubectl__infera() {
             return 0
             ;;
         kubectl__subcmd__infera__subcmd__rollout__subcmd__help__subcmd__resume)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__infera__subcmd__rollout__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1211,6 +1248,72 @@ _kubectl__infera() {
                 return 0
             fi
             case "${prev}" in
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__infera__subcmd__rollout__subcmd__status)
+            opts="-n -v -h -V --timeout --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --color --v --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --kubeconfig)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -44,7 +44,7 @@ complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -f -a "docto
 complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -f -a "deploy" -d 'Create or update an InferaDeployment (from a file, flags, or an interactive wizard)'
 complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -f -a "status" -d 'Show InferaDeployments: a list, or one in detail'
 complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -f -a "scale" -d 'Set the replicas of pools: `scale NAME decode=4 prefill=2`'
-complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -f -a "rollout" -d 'Pause or resume the rollout of a deployment\'s worker pools'
+complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -f -a "rollout" -d 'Follow, pause or resume the rollout of a deployment\'s worker pools'
 complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -f -a "render" -d 'Print every object the operator would create for a spec (offline)'
 complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -f -a "version" -d 'Show the plugin, CRD and operator versions'
 complete -c kubectl-infera -n "__fish_kubectl_infera_needs_command" -f -a "completion" -d 'Print a shell completion script (or install the kubectl completion shim)'
@@ -210,23 +210,24 @@ complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand scale" -s 
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand scale" -l wait -d 'Wait until the deployment is Ready with the new replicas; on timeout, explain what blocks it'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand scale" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand scale" -s V -l version -d 'Print version'
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume help" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume help" -l cluster -d 'The kubeconfig cluster to use' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume help" -l user -d 'The kubeconfig user to use' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume help" -s n -l namespace -d 'Namespace (default: the context\'s namespace, else `default`)' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume help" -l as -d 'Username to impersonate' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume help" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume help" -l request-timeout -d 'Timeout of a single API request, e.g. 30s or 1m; 0 means none' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume help" -l color -d 'Colour: auto (on a terminal unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -s n -l namespace -d 'Namespace (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -l as -d 'Username to impersonate' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -l request-timeout -d 'Timeout of a single API request, e.g. 30s or 1m; 0 means none' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -l color -d 'Colour: auto (on a terminal unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume help" -s v -l v -d 'Log verbosity like kubectl\'s -v: 6 logs every API request to stderr' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume help" -s h -l help -d 'Print help'
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume help" -s V -l version -d 'Print version'
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume help" -f -a "pause" -d 'Hold the worker pools at the revision they run (`spec.rollout.paused: true`)'
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume help" -f -a "resume" -d 'Let the worker pools roll out to the spec\'s revision again'
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -s v -l v -d 'Log verbosity like kubectl\'s -v: 6 logs every API request to stderr' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -s h -l help -d 'Print help'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -s V -l version -d 'Print version'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -f -a "pause" -d 'Hold the worker pools at the revision they run (`spec.rollout.paused: true`)'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -f -a "resume" -d 'Let the worker pools roll out to the spec\'s revision again'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -f -a "status" -d 'Follow the rollout until it is complete (exit 0), or past its progressDeadlineSeconds (exit 3, with what blocks it); a line per change of the Progressing condition'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from pause" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from pause" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from pause" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -255,8 +256,24 @@ never\t''"
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from resume" -s v -l v -d 'Log verbosity like kubectl\'s -v: 6 logs every API request to stderr' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from resume" -s h -l help -d 'Print help'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from resume" -s V -l version -d 'Print version'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from status" -l timeout -d 'Give up after this long (exit 3); default: follow until complete or past the deadline' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from status" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from status" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from status" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from status" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from status" -s n -l namespace -d 'Namespace (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from status" -l as -d 'Username to impersonate' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from status" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from status" -l request-timeout -d 'Timeout of a single API request, e.g. 30s or 1m; 0 means none' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from status" -l color -d 'Colour: auto (on a terminal unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from status" -s v -l v -d 'Log verbosity like kubectl\'s -v: 6 logs every API request to stderr' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from help" -f -a "pause" -d 'Hold the worker pools at the revision they run (`spec.rollout.paused: true`)'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from help" -f -a "resume" -d 'Let the worker pools roll out to the spec\'s revision again'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from help" -f -a "status" -d 'Follow the rollout until it is complete (exit 0), or past its progressDeadlineSeconds (exit 3, with what blocks it); a line per change of the Progressing condition'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand render" -s f -l filename -d 'The InferaDeployment YAML (or JSON); `-` reads stdin' -r -F
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand render" -s o -l output -d 'Output format' -r -f -a "yaml\t''
@@ -343,7 +360,7 @@ complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and 
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and not __fish_seen_subcommand_from init uninstall doctor deploy status scale rollout render version completion __complete __generate help" -f -a "deploy" -d 'Create or update an InferaDeployment (from a file, flags, or an interactive wizard)'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and not __fish_seen_subcommand_from init uninstall doctor deploy status scale rollout render version completion __complete __generate help" -f -a "status" -d 'Show InferaDeployments: a list, or one in detail'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and not __fish_seen_subcommand_from init uninstall doctor deploy status scale rollout render version completion __complete __generate help" -f -a "scale" -d 'Set the replicas of pools: `scale NAME decode=4 prefill=2`'
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and not __fish_seen_subcommand_from init uninstall doctor deploy status scale rollout render version completion __complete __generate help" -f -a "rollout" -d 'Pause or resume the rollout of a deployment\'s worker pools'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and not __fish_seen_subcommand_from init uninstall doctor deploy status scale rollout render version completion __complete __generate help" -f -a "rollout" -d 'Follow, pause or resume the rollout of a deployment\'s worker pools'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and not __fish_seen_subcommand_from init uninstall doctor deploy status scale rollout render version completion __complete __generate help" -f -a "render" -d 'Print every object the operator would create for a spec (offline)'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and not __fish_seen_subcommand_from init uninstall doctor deploy status scale rollout render version completion __complete __generate help" -f -a "version" -d 'Show the plugin, CRD and operator versions'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and not __fish_seen_subcommand_from init uninstall doctor deploy status scale rollout render version completion __complete __generate help" -f -a "completion" -d 'Print a shell completion script (or install the kubectl completion shim)'
@@ -352,3 +369,4 @@ complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and 
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and not __fish_seen_subcommand_from init uninstall doctor deploy status scale rollout render version completion __complete __generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and __fish_seen_subcommand_from rollout" -f -a "pause" -d 'Hold the worker pools at the revision they run (`spec.rollout.paused: true`)'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and __fish_seen_subcommand_from rollout" -f -a "resume" -d 'Let the worker pools roll out to the spec\'s revision again'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and __fish_seen_subcommand_from rollout" -f -a "status" -d 'Follow the rollout until it is complete (exit 0), or past its progressDeadlineSeconds (exit 3, with what blocks it); a line per change of the Progressing condition'

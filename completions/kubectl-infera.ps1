@@ -43,7 +43,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             [CompletionResult]::new('deploy', 'deploy', [CompletionResultType]::ParameterValue, 'Create or update an InferaDeployment (from a file, flags, or an interactive wizard)')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show InferaDeployments: a list, or one in detail')
             [CompletionResult]::new('scale', 'scale', [CompletionResultType]::ParameterValue, 'Set the replicas of pools: `scale NAME decode=4 prefill=2`')
-            [CompletionResult]::new('rollout', 'rollout', [CompletionResultType]::ParameterValue, 'Pause or resume the rollout of a deployment''s worker pools')
+            [CompletionResult]::new('rollout', 'rollout', [CompletionResultType]::ParameterValue, 'Follow, pause or resume the rollout of a deployment''s worker pools')
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Print every object the operator would create for a spec (offline)')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Show the plugin, CRD and operator versions')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (or install the kubectl completion shim)')
@@ -247,6 +247,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Hold the worker pools at the revision they run (`spec.rollout.paused: true`)')
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Let the worker pools roll out to the spec''s revision again')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Follow the rollout until it is complete (exit 0), or past its progressDeadlineSeconds (exit 3, with what blocks it); a line per change of the Progressing condition')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -288,9 +289,30 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kubectl-infera;rollout;status' {
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Give up after this long (exit 3); default: follow until complete or past the deadline')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (default: the context''s namespace, else `default`)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace (default: the context''s namespace, else `default`)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Timeout of a single API request, e.g. 30s or 1m; 0 means none')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (on a terminal unless NO_COLOR is set), always or never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity like kubectl''s -v: 6 logs every API request to stderr')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity like kubectl''s -v: 6 logs every API request to stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kubectl-infera;rollout;help' {
             [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Hold the worker pools at the revision they run (`spec.rollout.paused: true`)')
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Let the worker pools roll out to the spec''s revision again')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Follow the rollout until it is complete (exit 0), or past its progressDeadlineSeconds (exit 3, with what blocks it); a line per change of the Progressing condition')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -298,6 +320,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             break
         }
         'kubectl-infera;rollout;help;resume' {
+            break
+        }
+        'kubectl-infera;rollout;help;status' {
             break
         }
         'kubectl-infera;rollout;help;help' {
@@ -413,7 +438,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             [CompletionResult]::new('deploy', 'deploy', [CompletionResultType]::ParameterValue, 'Create or update an InferaDeployment (from a file, flags, or an interactive wizard)')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show InferaDeployments: a list, or one in detail')
             [CompletionResult]::new('scale', 'scale', [CompletionResultType]::ParameterValue, 'Set the replicas of pools: `scale NAME decode=4 prefill=2`')
-            [CompletionResult]::new('rollout', 'rollout', [CompletionResultType]::ParameterValue, 'Pause or resume the rollout of a deployment''s worker pools')
+            [CompletionResult]::new('rollout', 'rollout', [CompletionResultType]::ParameterValue, 'Follow, pause or resume the rollout of a deployment''s worker pools')
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Print every object the operator would create for a spec (offline)')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Show the plugin, CRD and operator versions')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (or install the kubectl completion shim)')
@@ -443,12 +468,16 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
         'kubectl-infera;help;rollout' {
             [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Hold the worker pools at the revision they run (`spec.rollout.paused: true`)')
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Let the worker pools roll out to the spec''s revision again')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Follow the rollout until it is complete (exit 0), or past its progressDeadlineSeconds (exit 3, with what blocks it); a line per change of the Progressing condition')
             break
         }
         'kubectl-infera;help;rollout;pause' {
             break
         }
         'kubectl-infera;help;rollout;resume' {
+            break
+        }
+        'kubectl-infera;help;rollout;status' {
             break
         }
         'kubectl-infera;help;render' {

@@ -34,8 +34,12 @@ pub const PROGRESSING: &str = "Progressing";
 /// updated replicas are ready yet.
 pub const ROLLING_OUT: &str = "RollingOut";
 /// `Progressing=False`: a rollout cannot go on — the pods of the new revision cannot be
-/// scheduled (the Ready condition's message says why).
+/// scheduled, or a pool can neither surge nor replace a replica (the message says what is
+/// missing).
 pub const ROLLOUT_BLOCKED: &str = "RolloutBlocked";
+/// `Progressing=False`: the rollout has not finished within `spec.rollout.progressDeadlineSeconds`
+/// (it goes on; the message says where it stands).
+pub const PROGRESS_DEADLINE_EXCEEDED: &str = "ProgressDeadlineExceeded";
 /// `Progressing=False`: `spec.rollout.paused` holds worker pools at the revision they run.
 pub const ROLLOUT_PAUSED: &str = "RolloutPaused";
 /// `Progressing=True`: every worker pool runs `updateRevision` on all its replicas, ready.

@@ -14,6 +14,7 @@ pub mod external;
 pub mod flags;
 pub mod gpu_product;
 pub mod hash;
+pub mod lockstep;
 pub mod naming;
 pub mod pod_health;
 pub mod quota;
@@ -24,8 +25,8 @@ pub mod yaml;
 
 pub use condition::{
     ALL_IMAGES_PINNED, DOWNLOAD_FAILED, DOWNLOADED, DOWNLOADING, IMAGES_PINNED, MODEL_READY,
-    MUTABLE_IMAGES, PROGRESSING, READY, ROLLING_OUT, ROLLOUT_BLOCKED, ROLLOUT_COMPLETE,
-    ROLLOUT_PAUSED, ReadyReason,
+    MUTABLE_IMAGES, PROGRESS_DEADLINE_EXCEEDED, PROGRESSING, READY, ROLLING_OUT, ROLLOUT_BLOCKED,
+    ROLLOUT_COMPLETE, ROLLOUT_PAUSED, ReadyReason,
 };
 pub use pod_health::PodHealth;
 pub use render::{Child, ChildKind, Crd, render};

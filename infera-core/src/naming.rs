@@ -100,6 +100,9 @@ pub const MODEL_VOLUME: &str = "model";
 pub const LWS_LABEL_NAME: &str = "leaderworkerset.sigs.k8s.io/name";
 /// The group a pod of a LeaderWorkerSet belongs to.
 pub const LWS_LABEL_GROUP_INDEX: &str = "leaderworkerset.sigs.k8s.io/group-index";
+/// A pod's index within its LeaderWorkerSet group: `0` is the leader (LeaderWorkerSet v0.9,
+/// api/leaderworkerset/v1/leaderworkerset_types.go, WorkerIndexLabelKey).
+pub const LWS_LABEL_WORKER_INDEX: &str = "leaderworkerset.sigs.k8s.io/worker-index";
 
 /// Value of `app.kubernetes.io/name` on every child.
 pub const APP_NAME: &str = "infera";

@@ -28,9 +28,10 @@ use crate::{
             MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS, MAX_DURATION_LENGTH,
             MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_IB_DEVICE_LENGTH, MAX_METRICS,
             MAX_NETWORK_NAME_LENGTH, MAX_NODES, MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES,
-            MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT, MAX_RDMA_NETWORKS, MAX_REFERENCE_LENGTH,
-            MAX_REPLICAS, MAX_SERVICES, MIN_SERVICES, MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN,
-            NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
+            MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT, MAX_PROGRESS_DEADLINE_SECONDS,
+            MAX_RDMA_NETWORKS, MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES, MIN_SERVICES,
+            MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN, NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN,
+            RESOURCE_NAME_PATTERN,
         },
     },
 };
@@ -74,6 +75,8 @@ use crate::{
     validation = cel::services_no_ib_device_on_vllm(),
     validation = cel::model_flag_not_in_args(),
     validation = cel::deployment_overlay_model_volume(),
+    validation = cel::lockstep_needs_prefill_and_decode(),
+    validation = cel::rollout_can_progress(),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct InferaDeploymentSpec {
@@ -143,6 +146,52 @@ pub struct RolloutSpec {
     /// is false again. Status reports `Progressing=False` with reason `RolloutPaused`.
     #[serde(default)]
     pub paused: bool,
+    /// `Lockstep` (the default when the graph has prefill and decode pools): the operator steps
+    /// the prefill and decode pools together, so their updated-and-ready fractions never differ
+    /// by more than one step of the smaller side and a prefill and a decode of one revision are
+    /// always ready. `Independent`: each pool rolls out on its own (the default otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strategy: Option<RolloutStrategy>,
+    /// Replicas (groups, for a multi-node pool) a pool may have above its desired count while it
+    /// rolls out, when a free GPU allows it (default 1). A pool's `rollout` overrides it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = MAX_REPLICAS))]
+    pub max_surge: Option<i32>,
+    /// Replicas (groups) a pool may have below its desired count while it rolls out (default 0).
+    /// A pool's `rollout` overrides it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = MAX_REPLICAS))]
+    pub max_unavailable: Option<i32>,
+    /// Seconds a rollout may take before status reports `Progressing=False` with reason
+    /// `ProgressDeadlineExceeded` (default 600). The rollout goes on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = MAX_PROGRESS_DEADLINE_SECONDS))]
+    pub progress_deadline_seconds: Option<i32>,
+}
+
+/// How the worker pools of a graph roll out relative to each other.
+#[allow(
+    missing_docs,
+    reason = "the variants are the CRD enum values; doc comments on them would change the schema"
+)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+pub enum RolloutStrategy {
+    Lockstep,
+    Independent,
+}
+
+/// A pool's own rollout bounds, instead of `spec.rollout`'s.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PoolRolloutSpec {
+    /// Replicas (groups) this pool may have above its desired count while it rolls out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = MAX_REPLICAS))]
+    pub max_surge: Option<i32>,
+    /// Replicas (groups) this pool may have below its desired count while it rolls out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = MAX_REPLICAS))]
+    pub max_unavailable: Option<i32>,
 }
 
 /// Inference engine.
@@ -234,6 +283,7 @@ pub struct ImagePolicy {
     validation = cel::replicas_or_autoscaling(),
     validation = cel::server_has_no_model(),
     validation = cel::service_overlay_model_volume(),
+    validation = cel::server_has_no_rollout(),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct ServiceSpec {
@@ -313,6 +363,10 @@ pub struct ServiceSpec {
     /// downloaded by a Job of its own, `<deployment>-<service>-model`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<ModelSpec>,
+    /// This pool's rollout bounds (`maxSurge`, `maxUnavailable`), instead of `spec.rollout`'s
+    /// (worker pools only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<PoolRolloutSpec>,
 }
 
 /// Where the model weights come from and where the engines find them.
@@ -735,6 +789,10 @@ pub struct InferaDeploymentStatus {
     /// them, which they carry as the `infera.amd.com/revision` label.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub update_revision: Option<String>,
+    /// When the rollout to `updateRevision` started; unset once it is complete.
+    /// `spec.rollout.progressDeadlineSeconds` counts from here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout_start_time: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Time>,
     /// The `hf://` downloads by Job name (`<deployment>-model`, `<deployment>-<service>-model`):
     /// what each downloads and the commit it got.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

@@ -104,6 +104,7 @@ fn service() -> impl Strategy<Value = ServiceSpec> {
                     pod_template,
                     network: None,
                     model: None,
+                    rollout: None,
                 }
             },
         )

@@ -11,6 +11,7 @@ pub mod controller;
 mod fixtures;
 pub mod http;
 pub mod leader;
+pub mod lockstep;
 pub mod metrics;
 pub mod observe;
 pub mod reconcile;

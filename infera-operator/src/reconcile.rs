@@ -70,7 +70,8 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
             let apis = Apis {
                 inference_pool: PoolApi::served(installed),
             };
-            let children = render_for(&valid, apis);
+            let mut children = render_for(&valid, apis);
+            let blocked = crate::lockstep::step(&valid, &snapshot, &mut children);
             let workloads = Workload::of(&children);
             let applied = crate::apply::apply(
                 &ctx.client,
@@ -79,7 +80,7 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
                 &idep,
                 &snapshot,
                 children,
-                valid.paused,
+                valid.rollout.paused,
             )
             .await?;
             Outcome::Applied {
@@ -88,6 +89,8 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
                 workloads,
                 model,
                 downloads,
+                blocked,
+                deadline_seconds: valid.rollout.progress_deadline_seconds,
             }
         }
     };
@@ -99,7 +102,7 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
         &outcome,
         &infera_core::validate::mutable_images(&idep),
         idep.status.as_ref(),
-        now,
+        now.clone(),
     );
     if idep.status.as_ref() != Some(&new) {
         write_status(&ctx, &idep, &new).await?;
@@ -108,10 +111,18 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
     // Nothing watches what made the API server refuse a child (a quota, a webhook): look again soon.
     let refused =
         matches!(&outcome, Outcome::Applied { applied, .. } if !applied.rejected.is_empty());
+    // Nor the clock: a rollout's deadline is looked at when it passes.
+    let deadline = match &outcome {
+        Outcome::Applied {
+            deadline_seconds, ..
+        } => status::until_deadline(&new, *deadline_seconds, &now),
+        Outcome::Invalid(_) => None,
+    };
+    let resync = deadline.map_or(ctx.resync, |deadline| deadline.min(ctx.resync));
     Ok(Action::requeue(if refused {
         REJECTED_RETRY
     } else {
-        ctx.resync
+        resync
     }))
 }
 

@@ -41,6 +41,21 @@ fn has_old_pods(pods: &[Arc<Pod>], service: &str, revision: &str) -> bool {
     })
 }
 
+/// Ready, not terminating pods of the pool `service` that run `revision`.
+fn ready_pods(pods: &[Arc<Pod>], service: &str, revision: &str) -> i32 {
+    let ready = pods.iter().filter(|pod| {
+        pod.metadata.deletion_timestamp.is_none()
+            && label(pod, LABEL_SERVICE) == Some(service)
+            && label(pod, LABEL_REVISION) == Some(revision)
+            && pod
+                .status
+                .as_ref()
+                .and_then(|s| s.conditions.as_ref())
+                .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
+    });
+    i32::try_from(ready.count()).unwrap_or(i32::MAX)
+}
+
 fn label<'a>(pod: &'a Pod, key: &str) -> Option<&'a str> {
     pod.labels().get(key).map(String::as_str)
 }
@@ -56,17 +71,23 @@ pub struct Rollout {
 
 /// The rollout of the worker pools (`pools`, by service, with their status) to `revision`;
 /// `ready` is the Ready condition's reason and message, which says why pods cannot start;
-/// `held` the pools a paused rollout holds, as `service (revision r)`.
+/// `held` the pools a paused rollout holds, as `service (revision r)`; `blocked` why pools can
+/// neither surge nor replace a replica (see [`infera_core::lockstep`]).
 pub fn rollout(
     pods: &[Arc<Pod>],
     pools: &[(&str, &ServiceStatus)],
     revision: &str,
     ready: (ReadyReason, &str),
     held: &[String],
+    blocked: &[String],
 ) -> Rollout {
     let pool_done = |(service, status): &(&str, &ServiceStatus)| {
         let updated = status.updated_replicas.unwrap_or(0);
-        let ready = status.ready_groups.unwrap_or(status.ready_replicas);
+        // A single-node pool's ready pods of the revision, from the pods themselves: the
+        // workload's status lags the pod it just replaced.
+        let ready = status
+            .ready_groups
+            .unwrap_or_else(|| ready_pods(pods, service, revision));
         updated >= status.desired_replicas
             && ready >= status.desired_replicas
             && !has_old_pods(pods, service, revision)
@@ -86,6 +107,12 @@ pub fn rollout(
         return Rollout {
             complete: false,
             progressing: (false, ROLLOUT_PAUSED, message),
+        };
+    }
+    if !blocked.is_empty() {
+        return Rollout {
+            complete: false,
+            progressing: (false, ROLLOUT_BLOCKED, blocked.join("; ")),
         };
     }
     let (reason, message) = ready;
@@ -139,6 +166,14 @@ mod tests {
                     .then_some(Time(k8s_openapi::jiff::Timestamp::UNIX_EPOCH)),
                 ..ObjectMeta::default()
             },
+            status: Some(k8s_openapi::api::core::v1::PodStatus {
+                conditions: Some(vec![k8s_openapi::api::core::v1::PodCondition {
+                    type_: "Ready".into(),
+                    status: "True".into(),
+                    ..Default::default()
+                }]),
+                ..Default::default()
+            }),
             ..Pod::default()
         })
     }
@@ -180,7 +215,7 @@ mod tests {
             pod("decode", "old", None, true),
         ];
         let decode = pool(1, 1, 1);
-        let done = rollout(&pods, &[("decode", &decode)], "new", ready, &[]);
+        let done = rollout(&pods, &[("decode", &decode)], "new", ready, &[], &[]);
         assert_eq!(
             done,
             Rollout {
@@ -196,7 +231,7 @@ mod tests {
             pod("decode", "new", None, false),
             pod("decode", "old", None, false),
         ];
-        let surging = rollout(&pods, &[("decode", &decode)], "new", ready, &[]);
+        let surging = rollout(&pods, &[("decode", &decode)], "new", ready, &[], &[]);
         assert!(!surging.complete, "an old pod still runs");
         let prefill = pool(2, 2, 1);
         let rolling = rollout(
@@ -204,6 +239,7 @@ mod tests {
             &[("decode", &decode), ("prefill", &prefill)],
             "new",
             ready,
+            &[],
             &[],
         );
         assert_eq!(
@@ -228,6 +264,7 @@ mod tests {
             "new",
             ready,
             &["decode (revision old)".into()],
+            &[],
         );
         assert_eq!(
             paused,
@@ -252,6 +289,7 @@ mod tests {
             &[("decode", &pool(1, 0, 0))],
             "new",
             (ReadyReason::InsufficientCapacity, message),
+            &[],
             &[],
         );
         assert_eq!(

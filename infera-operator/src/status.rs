@@ -8,8 +8,9 @@ use std::collections::BTreeMap;
 
 use infera_core::{
     ALL_IMAGES_PINNED, Child, ChildKind, DOWNLOAD_FAILED, DOWNLOADED, DOWNLOADING, IMAGES_PINNED,
-    InferaDeploymentStatus, MODEL_READY, MUTABLE_IMAGES, ModelStatus, PROGRESSING, PodHealth,
-    READY, ReadyReason, ServiceStatus, State, ValidationErrors, gpu_product,
+    InferaDeploymentStatus, MODEL_READY, MUTABLE_IMAGES, ModelStatus, PROGRESS_DEADLINE_EXCEEDED,
+    PROGRESSING, PodHealth, READY, ROLLOUT_PAUSED, ReadyReason, ServiceStatus, State,
+    ValidationErrors, gpu_product,
     naming::{LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME, MODEL_SOURCE_ANNOTATION},
     pod_health::SchedulingCause,
     validate::MutableImage,
@@ -38,6 +39,10 @@ pub enum Outcome {
         model: Option<ModelPhase>,
         /// Each `hf://` download.
         downloads: Vec<Download>,
+        /// Worker pools whose rollout can neither surge nor replace, and what is missing.
+        blocked: Vec<String>,
+        /// `spec.rollout.progressDeadlineSeconds`.
+        deadline_seconds: i32,
     },
 }
 
@@ -282,11 +287,20 @@ pub fn compute(
                 .collect(),
             Outcome::Invalid(_) => Vec::new(),
         };
-        let held = match outcome {
-            Outcome::Applied { applied, .. } => applied.held.as_slice(),
-            Outcome::Invalid(_) => &[],
+        let (held, blocked) = match outcome {
+            Outcome::Applied {
+                applied, blocked, ..
+            } => (applied.held.as_slice(), blocked.as_slice()),
+            Outcome::Invalid(_) => (&[][..], &[][..]),
         };
-        rollout::rollout(&snapshot.pods, &pools, revision, (reason, &message), held)
+        rollout::rollout(
+            &snapshot.pods,
+            &pools,
+            revision,
+            (reason, &message),
+            held,
+            blocked,
+        )
     });
     let condition = |type_: &str, holds: bool, reason: &str, message: String| {
         let status = if holds { "True" } else { "False" };
@@ -333,9 +347,32 @@ pub fn compute(
     let kept = |field: fn(&InferaDeploymentStatus) -> &Option<String>| {
         previous.and_then(|p| field(p).clone())
     };
+    let mut rollout_start_time = previous.and_then(|p| p.rollout_start_time.clone());
     let (current_revision, update_revision) = match (&rollout, revision) {
         (Some(rollout), Some(revision)) => {
-            let (holds, reason, message) = rollout.progressing.clone();
+            let same = previous.is_some_and(|p| p.update_revision.as_ref() == Some(&revision));
+            rollout_start_time = (!rollout.complete).then(|| {
+                previous
+                    .and_then(|p| p.rollout_start_time.clone())
+                    .filter(|_| same)
+                    .unwrap_or_else(|| now.clone())
+            });
+            let (mut holds, mut reason, mut message) = rollout.progressing.clone();
+            let deadline = match outcome {
+                Outcome::Applied {
+                    deadline_seconds, ..
+                } => *deadline_seconds,
+                Outcome::Invalid(_) => i32::MAX,
+            };
+            let late = rollout_start_time
+                .as_ref()
+                .is_some_and(|start| seconds_since(start, &now) > i64::from(deadline));
+            if late && reason != ROLLOUT_PAUSED {
+                message = format!(
+                    "the rollout to revision {revision} has not finished within progressDeadlineSeconds ({deadline}s): {message}"
+                );
+                (holds, reason) = (false, PROGRESS_DEADLINE_EXCEEDED);
+            }
             conditions.push(condition(PROGRESSING, holds, reason, message));
             let current = if rollout.complete {
                 Some(revision.clone())
@@ -363,7 +400,28 @@ pub fn compute(
         current_revision,
         update_revision,
         models,
+        rollout_start_time,
     }
+}
+
+/// Whole seconds from `start` to `now`.
+fn seconds_since(start: &Time, now: &Time) -> i64 {
+    now.0.duration_since(start.0).as_secs()
+}
+
+/// How long until the rollout `status` reports would pass its deadline, if it is rolling out
+/// and has not yet: the reconcile to look again then.
+pub fn until_deadline(
+    status: &InferaDeploymentStatus,
+    deadline_seconds: i32,
+    now: &Time,
+) -> Option<std::time::Duration> {
+    let start = status.rollout_start_time.as_ref()?;
+    let left = i64::from(deadline_seconds) - seconds_since(start, now) + 1;
+    u64::try_from(left)
+        .ok()
+        .filter(|left| *left > 0)
+        .map(std::time::Duration::from_secs)
 }
 
 /// The `ImagesPinned` reason and message: every mutable image with its field path.
@@ -462,11 +520,7 @@ fn services(snapshot: &Snapshot, workloads: &[Workload]) -> BTreeMap<String, Ser
         let ready_groups = workload
             .group_size
             .map(|size| ready_groups(&snapshot.pods, &workload.name, size));
-        // An autoscaled workload wants what its live spec says (the API server's default, 1,
-        // until it exists).
-        let live_replicas = observed
-            .and_then(|object| object.data["spec"]["replicas"].as_i64())
-            .and_then(|replicas| i32::try_from(replicas).ok());
+        let live_replicas = live_replicas(snapshot, workload);
         let updated_replicas = workload.revision.as_deref().map(|revision| {
             rollout::updated_replicas(
                 &snapshot.pods,
@@ -477,6 +531,8 @@ fn services(snapshot: &Snapshot, workloads: &[Workload]) -> BTreeMap<String, Ser
         });
         let status = ServiceStatus {
             kind: workload.kind.api_resource().kind,
+            // An autoscaled workload wants what its live spec says (the API server's default,
+            // 1, until it exists).
             desired_replicas: workload.replicas.or(live_replicas).unwrap_or(1),
             ready_replicas: observed.map_or(0, |object| ready_replicas(object)),
             ready_groups,
@@ -485,6 +541,14 @@ fn services(snapshot: &Snapshot, workloads: &[Workload]) -> BTreeMap<String, Ser
         services.insert(workload.service.clone(), status);
     }
     services
+}
+
+/// The replicas the live `workload` asks for, if it exists.
+pub fn live_replicas(snapshot: &Snapshot, workload: &Workload) -> Option<i32> {
+    let object = snapshot
+        .children
+        .get(&(workload.kind, workload.name.clone()))?;
+    i32::try_from(object.data["spec"]["replicas"].as_i64()?).ok()
 }
 
 /// Ready replicas of a workload; a status older than its spec counts as nothing ready.
@@ -684,6 +748,8 @@ mod tests {
             workloads,
             model: None,
             downloads: Vec::new(),
+            blocked: Vec::new(),
+            deadline_seconds: 600,
         }
     }
 
@@ -787,6 +853,8 @@ mod tests {
             workloads,
             model: None,
             downloads: Vec::new(),
+            blocked: Vec::new(),
+            deadline_seconds: 600,
         };
         let status = compute(Some(1), &snapshot, &outcome, &[], None, now());
         assert_eq!(
@@ -923,6 +991,8 @@ mod tests {
                 workloads,
                 model: Some(model),
                 downloads: Vec::new(),
+                blocked: Vec::new(),
+                deadline_seconds: 600,
             };
             let status = compute(Some(1), &snapshot, &outcome, &[], None, now());
             let model = &status.conditions[2];
@@ -1002,6 +1072,8 @@ mod tests {
             workloads,
             model: None,
             downloads: Vec::new(),
+            blocked: Vec::new(),
+            deadline_seconds: 600,
         };
         let status = compute(Some(1), &snapshot, &outcome, &[], None, now());
         let desired = |service: &str| status.services[service].desired_replicas;
@@ -1039,6 +1111,14 @@ mod tests {
                         ]
                         .into(),
                     );
+                    pod.status = Some(k8s_openapi::api::core::v1::PodStatus {
+                        conditions: Some(vec![k8s_openapi::api::core::v1::PodCondition {
+                            type_: "Ready".into(),
+                            status: "True".into(),
+                            ..Default::default()
+                        }]),
+                        ..Default::default()
+                    });
                     Arc::new(pod)
                 })
                 .collect(),
@@ -1063,6 +1143,8 @@ mod tests {
                 workloads,
                 model: None,
                 downloads: Vec::new(),
+                blocked: Vec::new(),
+                deadline_seconds: 600,
             };
             compute(Some(1), snapshot, &outcome, &[], previous, now())
         };
@@ -1106,6 +1188,29 @@ mod tests {
             "{:?}",
             progressing(&rolling)
         );
+        // The rollout started now (the fixtures' clock), and says when its deadline passes.
+        assert_eq!(rolling.rollout_start_time, Some(now()));
+        let at = |seconds: i64| Time(Timestamp::from_second(seconds).expect("a time"));
+        assert_eq!(
+            until_deadline(&rolling, 600, &at(100)),
+            Some(std::time::Duration::from_secs(501))
+        );
+        assert_eq!(done.rollout_start_time, None, "a complete rollout has none");
+        // Started 601 s before the clock: past its deadline, reported, still rolling out.
+        let mut late = rolling.clone();
+        late.rollout_start_time = Some(at(-601));
+        let reported = status(&snapshot(&["new", "old"]), Some(&late));
+        assert_eq!(
+            progressing(&reported),
+            (
+                "Progressing".into(),
+                "False".into(),
+                "ProgressDeadlineExceeded".into(),
+                "the rollout to revision new has not finished within progressDeadlineSeconds (600s): to revision new: decode 1/2 updated".into()
+            )
+        );
+        assert_eq!(reported.rollout_start_time, Some(at(-601)));
+        assert_eq!(until_deadline(&reported, 600, &now()), None);
     }
 
     #[test]

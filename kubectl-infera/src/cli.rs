@@ -124,7 +124,7 @@ pub enum Command {
     Status(StatusArgs),
     /// Set the replicas of pools: `scale NAME decode=4 prefill=2`.
     Scale(ScaleArgs),
-    /// Pause or resume the rollout of a deployment's worker pools.
+    /// Follow, pause or resume the rollout of a deployment's worker pools.
     Rollout(RolloutArgs),
     /// Print every object the operator would create for a spec (offline).
     Render(RenderArgs),
@@ -423,6 +423,15 @@ pub enum RolloutAction {
     Resume {
         /// The InferaDeployment.
         name: String,
+    },
+    /// Follow the rollout until it is complete (exit 0), or past its progressDeadlineSeconds
+    /// (exit 3, with what blocks it); a line per change of the Progressing condition.
+    Status {
+        /// The InferaDeployment.
+        name: String,
+        /// Give up after this long (exit 3); default: follow until complete or past the deadline.
+        #[arg(long, value_parser = parse_duration)]
+        timeout: Option<Duration>,
     },
 }
 

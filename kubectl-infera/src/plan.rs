@@ -303,6 +303,7 @@ impl Plan {
             pod_template: None,
             network: None,
             model: None,
+            rollout: None,
         }
     }
 
@@ -331,6 +332,7 @@ impl Plan {
             pod_template: None,
             network: None,
             model: None,
+            rollout: None,
         };
         let mut services = BTreeMap::from([("server".to_string(), server)]);
         match self.topology {

@@ -252,7 +252,21 @@ if ((TIER == 2)); then
   # --- kwok + fake GPU nodes -------------------------------------------------------------------------
   log "kwok $KWOK_VERSION + nodes gpu-node-0, gpu-node-1 (amd.com/gpu: 8 each)"
   S="$BIN/share/kwok-stages"
-  stages="$S/node-initialize.yaml,$S/node-heartbeat-with-lease.yaml,$S/pod-ready.yaml,$S/pod-complete.yaml"
+  # kwok's fast pod-ready stage, with the delay its general stages read from an annotation
+  # (kwok v0.8 kustomize/stage/pod/general/pod-ready.yaml: durationFrom
+  # `.metadata.annotations["pod-ready.stage.kwok.x-k8s.io/delay"]`), so a test can make a
+  # rollout observable; without the annotation a pod is Ready at once, as before.
+  {
+    sed -n '1,/^spec:$/p' "$S/pod-ready.yaml"
+    cat <<'EOF'
+  delay:
+    durationMilliseconds: 0
+    durationFrom:
+      expressionFrom: '.metadata.annotations["pod-ready.stage.kwok.x-k8s.io/delay"]'
+EOF
+    sed '1,/^spec:$/d' "$S/pod-ready.yaml"
+  } >"$DIR/pod-ready.yaml"
+  stages="$S/node-initialize.yaml,$S/node-heartbeat-with-lease.yaml,$DIR/pod-ready.yaml,$S/pod-complete.yaml"
   stages+=",$S/pod-delete.yaml,$S/pvc-provision.yaml,$S/pv-bind.yaml,$S/pvc-delete.yaml,$S/pv-delete.yaml"
   start kwok "$BIN/kwok" --kubeconfig="$KUBECONFIG_FILE" \
     --manage-all-nodes=false --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \

@@ -168,6 +168,42 @@ fn mutations() -> Vec<(&'static str, Value)> {
             autoscale(json!({"minReplicas": 0, "maxReplicas": 4, "metrics": [metric.clone()]})),
         ),
         (
+            "lockstep",
+            json!({"spec": {"rollout": {"strategy": "Lockstep", "maxSurge": 2, "maxUnavailable": 1}}}),
+        ),
+        (
+            "lockstep without prefill",
+            json!({"spec": {"rollout": {"strategy": "Lockstep"}, "services": {"prefill": null, "decode": {"role": null}}}}),
+        ),
+        (
+            "independent",
+            json!({"spec": {"rollout": {"strategy": "Independent", "progressDeadlineSeconds": 60}}}),
+        ),
+        (
+            "rollout that cannot progress",
+            json!({"spec": {"rollout": {"maxSurge": 0}}}),
+        ),
+        (
+            "pool rollout that cannot progress",
+            decode(json!({"rollout": {"maxSurge": 0, "maxUnavailable": 0}})),
+        ),
+        (
+            "pool rollout over the graph's",
+            json!({"spec": {"rollout": {"maxSurge": 0, "maxUnavailable": 1}, "services": {"decode": {"rollout": {"maxSurge": 1}}}}}),
+        ),
+        (
+            "negative max surge",
+            decode(json!({"rollout": {"maxSurge": -1}})),
+        ),
+        (
+            "deadline 0",
+            json!({"spec": {"rollout": {"progressDeadlineSeconds": 0}}}),
+        ),
+        (
+            "server rollout",
+            server(json!({"rollout": {"maxSurge": 1}})),
+        ),
+        (
             "startup 0s",
             decode(json!({"health": {"startupTimeout": "0s"}})),
         ),

@@ -2,7 +2,7 @@
 
 use k8s_openapi::{
     api::{
-        apps::v1::{Deployment, DeploymentSpec},
+        apps::v1::{Deployment, DeploymentSpec, DeploymentStrategy, RollingUpdateDeployment},
         core::v1::{Service, ServicePort, ServiceSpec},
     },
     apimachinery::pkg::{apis::meta::v1::LabelSelector, util::intstr::IntOrString},
@@ -12,7 +12,9 @@ use super::{Child, Context, meta::object_meta, model, pod};
 use crate::{
     external::lws::{
         LeaderWorkerSet, LeaderWorkerSetLeaderWorkerTemplate,
-        LeaderWorkerSetLeaderWorkerTemplateRestartPolicy, LeaderWorkerSetSpec,
+        LeaderWorkerSetLeaderWorkerTemplateRestartPolicy, LeaderWorkerSetRolloutStrategy,
+        LeaderWorkerSetRolloutStrategyRollingUpdateConfiguration,
+        LeaderWorkerSetRolloutStrategyType, LeaderWorkerSetSpec,
     },
     flags::{Rank, SERVER_PORT},
     naming::{self, Component},
@@ -53,7 +55,9 @@ pub fn server(cx: &Context<'_>) -> [Child; 2] {
     [Child::Deployment(deployment), Child::Service(service)]
 }
 
-/// A worker pool: a Deployment, or a LeaderWorkerSet of `nodes` pods per group.
+/// A worker pool: a Deployment, or a LeaderWorkerSet of `nodes` pods per group, rolling out
+/// within its `maxSurge` and `maxUnavailable` (the operator narrows them step by step, see
+/// [`crate::lockstep`]).
 pub fn worker(cx: &Context<'_>, worker: &Worker) -> Child {
     let d = cx.deployment;
     let component = Component::Worker(&worker.pod.service, worker.role);
@@ -77,6 +81,16 @@ pub fn worker(cx: &Context<'_>, worker: &Worker) -> Child {
                     worker_template: super::to_json_map(&pod::worker(cx, worker, Rank::Follower)),
                     ..Default::default()
                 },
+                rollout_strategy: Some(LeaderWorkerSetRolloutStrategy {
+                    r#type: LeaderWorkerSetRolloutStrategyType::RollingUpdate,
+                    rolling_update_configuration: Some(
+                        LeaderWorkerSetRolloutStrategyRollingUpdateConfiguration {
+                            max_surge: Some(IntOrString::Int(worker.rollout.max_surge)),
+                            max_unavailable: Some(IntOrString::Int(worker.rollout.max_unavailable)),
+                            partition: None,
+                        },
+                    ),
+                }),
                 ..Default::default()
             },
             status: None,
@@ -89,6 +103,13 @@ pub fn worker(cx: &Context<'_>, worker: &Worker) -> Child {
                     .map(|n| model::gpu_replicas(worker.model.as_ref(), n)),
                 selector: selector(&d.name, component),
                 template: pod::worker(cx, worker, Rank::Single),
+                strategy: Some(DeploymentStrategy {
+                    type_: Some("RollingUpdate".into()),
+                    rolling_update: Some(RollingUpdateDeployment {
+                        max_surge: Some(IntOrString::Int(worker.rollout.max_surge)),
+                        max_unavailable: Some(IntOrString::Int(worker.rollout.max_unavailable)),
+                    }),
+                }),
                 ..Default::default()
             }),
             ..Default::default()

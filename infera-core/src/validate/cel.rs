@@ -11,7 +11,7 @@ use super::{
     limits::{DURATION_PATTERN, MAX_STARTUP_SECONDS},
     model, names, network,
     overlay::{self, ENGINE_OWNED_FIELDS},
-    services, topology,
+    rollout, services, topology,
 };
 use crate::{
     flags,
@@ -120,6 +120,46 @@ pub(crate) fn prefill_with_decode() -> Rule {
         "prefill pools need decode pools and vice versa; add the missing role or use role: mixed",
     )
     .field_path(".services")
+}
+
+/// `rollout.strategy: Lockstep` only on a graph with prefill (hence decode) pools.
+pub(crate) fn lockstep_needs_prefill_and_decode() -> Rule {
+    rule(
+        "!has(self.rollout) || !has(self.rollout.strategy) || self.rollout.strategy != 'Lockstep' || self.services.exists(s, self.services[s].componentType == 'worker' && has(self.services[s].role) && self.services[s].role == 'prefill')",
+        "spec.rollout.strategy",
+        rollout::LOCKSTEP_WITHOUT_PD,
+    )
+    .field_path(".rollout.strategy")
+}
+
+/// Every worker pool's `maxSurge` and `maxUnavailable` (its own, else `spec.rollout`'s, else
+/// the defaults) are not both 0.
+pub(crate) fn rollout_can_progress() -> Rule {
+    let bound = |field: &str, default: i32| {
+        format!(
+            "(has(self.services[s].rollout) && has(self.services[s].rollout.{field}) ? self.services[s].rollout.{field} : (has(self.rollout) && has(self.rollout.{field}) ? self.rollout.{field} : {default}))"
+        )
+    };
+    rule(
+        format!(
+            "self.services.all(s, self.services[s].componentType != 'worker' || {} + {} > 0)",
+            bound("maxSurge", rollout::DEFAULT_MAX_SURGE),
+            bound("maxUnavailable", rollout::DEFAULT_MAX_UNAVAILABLE),
+        ),
+        "spec.services",
+        rollout::CANNOT_PROGRESS,
+    )
+    .field_path(".services")
+}
+
+/// `rollout` only on worker pools.
+pub(crate) fn server_has_no_rollout() -> Rule {
+    rule(
+        "self.componentType != 'server' || !has(self.rollout)",
+        "rollout",
+        rollout::SERVER_ROLLOUT,
+    )
+    .field_path(".rollout")
 }
 
 /// `etcdEndpoint` exactly when discovery is etcd (the Rust rule says which way it is wrong).

@@ -46,6 +46,8 @@ pub const LIVENESS_PATH_PATTERN: &str = "^(none|/[!-~]*)$";
 pub const MAX_PROBE_PATH_LENGTH: usize = 256;
 /// Longest probe timeout, in seconds (`health.timeoutSeconds`).
 pub const MAX_PROBE_TIMEOUT: i32 = 300;
+/// Longest `spec.rollout.progressDeadlineSeconds`: a day.
+pub const MAX_PROGRESS_DEADLINE_SECONDS: i32 = 24 * 60 * 60;
 /// Longest drain, in seconds (`health.drainSeconds`).
 pub const MAX_DRAIN_SECONDS: i32 = 3600;
 /// An extended resource name, `prefix/name` (`resources.gpuType`); `is_resource_name` checks it.

@@ -19,6 +19,7 @@ mod nats;
 mod network;
 mod overlay;
 mod parallelism;
+mod rollout;
 mod services;
 mod syntax;
 mod topology;
@@ -35,6 +36,10 @@ use kube::Resource;
 pub use model::{DEFAULT_MOUNT_PATH, Model, ModelSource, model_flag, parse_source};
 pub use network::Rdma;
 pub use overlay::{ENGINE_OWNED_FIELDS, PodOverlay, merge_engine};
+pub use rollout::{
+    DEFAULT_MAX_SURGE, DEFAULT_MAX_UNAVAILABLE, DEFAULT_PROGRESS_DEADLINE_SECONDS, PoolBounds,
+    Rollout,
+};
 pub use syntax::is_quantity;
 
 use crate::{
@@ -96,8 +101,8 @@ pub struct ValidDeployment {
     pub server: Pod,
     /// The worker pools, in the spec's (sorted) service order.
     pub workers: Vec<Worker>,
-    /// `spec.rollout.paused`: existing worker pools are held at the revision they run.
-    pub paused: bool,
+    /// How the worker pools roll out to a new revision.
+    pub rollout: Rollout,
 }
 
 /// The KV-event plane.
@@ -214,6 +219,8 @@ pub struct Worker {
     pub gpu_type: String,
     /// The RDMA NICs of the pool's pods, if it uses RDMA.
     pub rdma: Option<Rdma>,
+    /// How many replicas (groups) above and below desired the pool may have while rolling out.
+    pub rollout: PoolBounds,
     /// The GPU product the pods must run on (see [`crate::gpu_product`]).
     pub gpu_product: Option<String>,
     /// Size of the memory-backed `/dev/shm`.
@@ -292,6 +299,7 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
     }
     let mut models = model::models(&mut errors, &name, spec);
     model::overlay_collisions(&mut errors, spec, &models);
+    let rollout = rollout::graph(&mut errors, spec);
     let (server, mut workers) = services::server_and_workers(&mut errors, spec);
     for worker in &mut workers {
         worker.model = models.remove(&worker.pod.service);
@@ -314,7 +322,7 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
             gaie,
             server,
             workers,
-            paused: spec.rollout.as_ref().is_some_and(|r| r.paused),
+            rollout,
         }),
         _ => Err(errors.into_sorted()),
     }

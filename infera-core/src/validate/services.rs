@@ -2,13 +2,14 @@
 //! without injected flags, sizes), what the server must not have, and what a worker pool needs.
 
 use super::{
-    DEFAULT_GPU_TYPE, Errors, Pod, PodOverlay, Rdma, Worker, autoscaling, health,
+    DEFAULT_GPU_TYPE, Errors, Pod, PodOverlay, PoolBounds, Rdma, Worker, autoscaling, health,
     limits::{
         MAX_ARG_LENGTH, MAX_ARGS, MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_NODES,
         MAX_REFERENCE_LENGTH, MAX_REPLICAS, check_length, check_max_length, check_range,
     },
     network,
     parallelism::parallelism,
+    rollout,
     syntax::{check_quantity, is_gpu_product, is_resource_name},
 };
 use crate::{
@@ -56,9 +57,14 @@ pub(super) fn server_and_workers(
         match svc.component_type {
             ComponentType::Server => {
                 server_rules(errors, &path, svc);
+                rollout::server(errors, &path, svc.rollout.as_ref());
                 server = Some(pod);
             }
-            ComponentType::Worker => workers.push(worker(errors, &path, svc, pod, rdma)),
+            ComponentType::Worker => {
+                let bounds =
+                    rollout::pool(errors, &path, svc.rollout.as_ref(), spec.rollout.as_ref());
+                workers.push(worker(errors, &path, svc, pod, rdma, bounds));
+            }
         }
     }
     (server, workers)
@@ -232,6 +238,7 @@ fn worker(
     svc: &ServiceSpec,
     pod: Pod,
     rdma: Option<Rdma>,
+    rollout: PoolBounds,
 ) -> Worker {
     let resources = svc.resources.clone().unwrap_or_default();
     let gpu = resources.gpu.unwrap_or(0);
@@ -263,6 +270,7 @@ fn worker(
             .gpu_type
             .unwrap_or_else(|| DEFAULT_GPU_TYPE.into()),
         rdma,
+        rollout,
         gpu_product: resources.gpu_product,
         shared_memory: resources.shared_memory,
         model: None,

@@ -2,8 +2,18 @@
 //! patch as field manager [`ROLLOUT_MANAGER`] that owns exactly that field (as `scale` does for
 //! `replicas`). While paused, the operator holds every existing worker pool at the revision its
 //! pods run; `status` shows `Progressing=False, RolloutPaused` and the pools it holds.
+//!
+//! `kubectl infera rollout status NAME` follows the `Progressing` condition with a watch, a line
+//! per change, until the rollout of the spec's generation is complete (exit 0) or past its
+//! `progressDeadlineSeconds` (exit 3, the condition's message says what blocks it).
 
-use infera_core::{InferaDeployment, naming::ROLLOUT_MANAGER};
+use std::time::Duration;
+
+use futures::StreamExt;
+use infera_core::{
+    InferaDeployment, PROGRESS_DEADLINE_EXCEEDED, PROGRESSING, ROLLOUT_COMPLETE,
+    naming::ROLLOUT_MANAGER,
+};
 use kube::{
     Api,
     api::{Patch, PatchParams},
@@ -14,12 +24,16 @@ use crate::{
     client,
     error::{Error, Result},
     printer::Printer,
+    watch,
 };
 
 pub async fn run(args: &RolloutArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
     let (name, paused) = match &args.action {
         RolloutAction::Pause { name } => (name, true),
         RolloutAction::Resume { name } => (name, false),
+        RolloutAction::Status { name, timeout } => {
+            return status(name, *timeout, global, printer).await;
+        }
     };
     let kube = client::connect(global).await?;
     let api: Api<InferaDeployment> = Api::namespaced(kube.client.clone(), &kube.namespace);
@@ -48,4 +62,83 @@ pub async fn run(args: &RolloutArgs, global: &GlobalArgs, printer: &Printer) -> 
         .map_err(|e| Error::kube(format!("updating {object}"), e))?;
     printer.out(&line(if paused { "paused" } else { "resumed" }));
     Ok(())
+}
+
+/// Where a rollout stands, from the deployment as the operator last reported it.
+#[derive(Debug, PartialEq, Eq)]
+enum Standing {
+    /// The operator has not reported on this generation yet.
+    Unseen,
+    /// `Progressing`'s reason and message.
+    Progressing(String, String),
+}
+
+fn standing(idep: &InferaDeployment) -> Standing {
+    let Some(status) = &idep.status else {
+        return Standing::Unseen;
+    };
+    if status.observed_generation < idep.metadata.generation {
+        return Standing::Unseen;
+    }
+    status
+        .conditions
+        .iter()
+        .find(|c| c.type_ == PROGRESSING)
+        .map_or(Standing::Unseen, |c| {
+            Standing::Progressing(c.reason.clone(), c.message.clone())
+        })
+}
+
+/// Follows the rollout of `name` until it is complete or past its deadline (or `timeout`).
+async fn status(
+    name: &str,
+    timeout: Option<Duration>,
+    global: &GlobalArgs,
+    printer: &Printer,
+) -> Result<()> {
+    let kube = client::connect(global).await?;
+    let api: Api<InferaDeployment> = Api::namespaced(kube.client.clone(), &kube.namespace);
+    let object = format!("InferaDeployment {}/{name}", kube.namespace);
+    let follow = async {
+        let mut updates = Box::pin(watch::object(api, name, object.clone()));
+        let mut last = Standing::Unseen;
+        while let Some(update) = updates.next().await {
+            let Some(idep) = update? else {
+                return Err(Error::Deleted {
+                    object: object.clone(),
+                });
+            };
+            let now = standing(&idep);
+            if now == last {
+                continue;
+            }
+            if let Standing::Progressing(reason, message) = &now {
+                printer.out(&format!("{reason}: {message}"));
+                if reason == ROLLOUT_COMPLETE {
+                    return Ok(());
+                }
+                if reason == PROGRESS_DEADLINE_EXCEEDED {
+                    return Err(Error::Timeout {
+                        after: "spec.rollout.progressDeadlineSeconds".into(),
+                        why: message.clone(),
+                    });
+                }
+            }
+            last = now;
+        }
+        Err(Error::Deleted {
+            object: object.clone(),
+        })
+    };
+    match timeout {
+        None => follow.await,
+        Some(limit) => tokio::time::timeout(limit, follow)
+            .await
+            .unwrap_or_else(|_| {
+                Err(Error::Timeout {
+                    after: format!("{}s", limit.as_secs()),
+                    why: format!("the rollout of {object} is not complete"),
+                })
+            }),
+    }
 }

@@ -1,0 +1,281 @@
+//! The rollout's next step, put into the rendered worker workloads: what
+//! [`infera_core::lockstep::plan`] decides from the pods in the cache becomes a Deployment's
+//! `paused` and `strategy.rollingUpdate`, or a LeaderWorkerSet's `rolloutStrategy` (its
+//! `partition` holds groups at the old revision). The apply then writes only what changed.
+
+use std::sync::Arc;
+
+use infera_core::{
+    Child, Role,
+    external::lws::{
+        LeaderWorkerSetRolloutStrategy, LeaderWorkerSetRolloutStrategyRollingUpdateConfiguration,
+        LeaderWorkerSetRolloutStrategyType,
+    },
+    lockstep::{self, Pool, Side, Step},
+    naming::{LABEL_REVISION, LABEL_SERVICE, LWS_LABEL_WORKER_INDEX},
+    validate::ValidDeployment,
+};
+use k8s_openapi::{
+    api::{
+        apps::v1::{DeploymentStrategy, RollingUpdateDeployment},
+        core::v1::Pod,
+    },
+    apimachinery::pkg::util::intstr::IntOrString,
+};
+use kube::ResourceExt;
+
+use crate::{
+    observe::Snapshot,
+    status::{Workload, live_replicas},
+};
+
+/// Puts the next rollout step of every worker pool of `valid` into `children` (as rendered for
+/// it), from what `snapshot` holds; returns why pools that cannot move are blocked.
+pub fn step(valid: &ValidDeployment, snapshot: &Snapshot, children: &mut [Child]) -> Vec<String> {
+    let workloads = Workload::of(children);
+    let pools: Vec<(String, Pool)> = valid
+        .workers
+        .iter()
+        .filter_map(|worker| {
+            let workload = workloads
+                .iter()
+                .find(|w| w.service == worker.pod.service && w.revision.is_some())?;
+            let revision = workload.revision.as_deref()?;
+            let desired = workload
+                .replicas
+                .or_else(|| live_replicas(snapshot, workload))
+                .unwrap_or(0);
+            let side = match worker.role {
+                Role::Prefill => Side::Prefill,
+                Role::Decode => Side::Decode,
+                Role::Mixed => Side::Mixed,
+            };
+            let pool = observe(
+                &snapshot.pods,
+                &worker.pod.service,
+                revision,
+                worker.multi_node(),
+            );
+            Some((
+                workload.name.clone(),
+                Pool {
+                    name: worker.pod.service.clone(),
+                    side,
+                    desired,
+                    bounds: worker.rollout,
+                    ..pool
+                },
+            ))
+        })
+        .collect();
+    let observed: Vec<Pool> = pools.iter().map(|(_, pool)| pool.clone()).collect();
+    let plan = lockstep::plan(valid.rollout.strategy, &observed);
+    for ((name, pool), step) in pools.iter().zip(&plan.steps) {
+        if let Some(child) = children.iter_mut().find(|child| child.name() == name) {
+            put(child, pool, step);
+        }
+    }
+    plan.blocked
+}
+
+/// The counts of pool `service` from its pods (for a multi-node pool, its groups' leaders);
+/// the caller fills in the rest.
+fn observe(pods: &[Arc<Pod>], service: &str, revision: &str, multi_node: bool) -> Pool {
+    let mut pool = Pool {
+        name: String::new(),
+        side: Side::Mixed,
+        desired: 0,
+        bounds: infera_core::validate::PoolBounds {
+            max_surge: 0,
+            max_unavailable: 0,
+        },
+        updated: 0,
+        updated_ready: 0,
+        old: 0,
+        old_ready: 0,
+        waiting_for_gpu: false,
+    };
+    let replicas = pods.iter().filter(|pod| {
+        pod.metadata.deletion_timestamp.is_none()
+            && label(pod, LABEL_SERVICE) == Some(service)
+            && (!multi_node || label(pod, LWS_LABEL_WORKER_INDEX) == Some("0"))
+    });
+    for pod in replicas {
+        let ready = condition(pod, "Ready").is_some_and(|(status, _)| status == "True");
+        if label(pod, LABEL_REVISION) == Some(revision) {
+            pool.updated += 1;
+            pool.updated_ready += i32::from(ready);
+            pool.waiting_for_gpu |= condition(pod, "PodScheduled")
+                .is_some_and(|(status, reason)| status == "False" && reason == "Unschedulable");
+        } else {
+            pool.old += 1;
+            pool.old_ready += i32::from(ready);
+        }
+    }
+    pool
+}
+
+fn label<'a>(pod: &'a Pod, key: &str) -> Option<&'a str> {
+    pod.labels().get(key).map(String::as_str)
+}
+
+/// The status and reason of the pod's condition `type_`.
+fn condition<'a>(pod: &'a Pod, type_: &str) -> Option<(&'a str, &'a str)> {
+    let conditions = pod.status.as_ref()?.conditions.as_ref()?;
+    let condition = conditions.iter().find(|c| c.type_ == type_)?;
+    Some((
+        condition.status.as_str(),
+        condition.reason.as_deref().unwrap_or_default(),
+    ))
+}
+
+/// Puts `step` into the workload `child` of `pool`.
+fn put(child: &mut Child, pool: &Pool, step: &Step) {
+    match child {
+        Child::Deployment(deployment) => {
+            if let Some(spec) = deployment.spec.as_mut() {
+                // A paused Deployment neither creates nor removes replicas; its controller only
+                // scales (kubernetes pkg/controller/deployment/deployment_controller.go, sync).
+                spec.paused = step.hold.then_some(true);
+                spec.strategy = Some(DeploymentStrategy {
+                    type_: Some("RollingUpdate".into()),
+                    rolling_update: Some(RollingUpdateDeployment {
+                        max_surge: Some(IntOrString::Int(step.max_surge)),
+                        max_unavailable: Some(IntOrString::Int(step.max_unavailable)),
+                    }),
+                });
+            }
+        }
+        Child::LeaderWorkerSet(lws) => {
+            // Groups from `partition` up are updated, the others keep their revision
+            // (LeaderWorkerSet v0.9 api/leaderworkerset/v1 RollingUpdateConfiguration).
+            let updated = if step.hold {
+                pool.updated
+            } else {
+                step.allowed
+            };
+            let partition = (pool.desired - updated).max(0);
+            lws.spec.rollout_strategy = Some(LeaderWorkerSetRolloutStrategy {
+                r#type: LeaderWorkerSetRolloutStrategyType::RollingUpdate,
+                rolling_update_configuration: Some(
+                    LeaderWorkerSetRolloutStrategyRollingUpdateConfiguration {
+                        max_surge: Some(IntOrString::Int(step.max_surge)),
+                        max_unavailable: Some(IntOrString::Int(step.max_unavailable)),
+                        partition: (partition > 0).then_some(partition),
+                    },
+                ),
+            });
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use infera_core::{
+        InferaDeployment,
+        naming::{LABEL_REVISION, LABEL_SERVICE, LWS_LABEL_WORKER_INDEX},
+        validate,
+    };
+    use k8s_openapi::api::core::v1::{PodCondition, PodStatus};
+    use serde_json::json;
+
+    use super::*;
+
+    /// A prefill Deployment pool and a decode LeaderWorkerSet pool (2-pod groups), 2 replicas
+    /// each, rolling out in Lockstep.
+    fn graph() -> ValidDeployment {
+        let idep: InferaDeployment = serde_json::from_value(json!({
+            "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+            "metadata": {"name": "pd", "namespace": "demo"},
+            "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "services": {
+                "server": {"componentType": "server"},
+                "prefill": {"componentType": "worker", "role": "prefill", "replicas": 2, "resources": {"gpu": 1}},
+                "decode": {"componentType": "worker", "role": "decode", "replicas": 2, "numberOfNodes": 2,
+                    "resources": {"gpu": 1}, "args": ["--tp-size", "2"]},
+            }},
+        }))
+        .expect("an InferaDeployment");
+        validate(&idep).expect("valid")
+    }
+
+    fn pod(service: &str, revision: &str, leader: bool, ready: bool) -> Arc<Pod> {
+        let mut pod = Pod::default();
+        let mut labels = std::collections::BTreeMap::from([
+            (LABEL_SERVICE.to_string(), service.to_string()),
+            (LABEL_REVISION.to_string(), revision.to_string()),
+        ]);
+        labels.insert(
+            LWS_LABEL_WORKER_INDEX.into(),
+            if leader { "0" } else { "1" }.into(),
+        );
+        pod.metadata.labels = Some(labels);
+        pod.status = Some(PodStatus {
+            conditions: Some(vec![PodCondition {
+                type_: "Ready".into(),
+                status: if ready { "True" } else { "False" }.into(),
+                ..PodCondition::default()
+            }]),
+            ..PodStatus::default()
+        });
+        Arc::new(pod)
+    }
+
+    /// The rendered workloads after the step over `pods`: the prefill Deployment's `paused` and
+    /// bounds, the decode LeaderWorkerSet's partition and bounds.
+    fn stepped(pods: Vec<Arc<Pod>>) -> (serde_json::Value, serde_json::Value) {
+        let valid = graph();
+        let mut children = infera_core::render(&valid);
+        let snapshot = Snapshot {
+            pods,
+            ..Snapshot::default()
+        };
+        assert_eq!(step(&valid, &snapshot, &mut children), Vec::<String>::new());
+        let spec = |name: &str| {
+            let child = children
+                .iter()
+                .find(|c| c.name() == name)
+                .expect("rendered");
+            serde_json::to_value(child).expect("JSON")["spec"].clone()
+        };
+        let (prefill, decode) = (spec("pd-prefill"), spec("pd-decode"));
+        (
+            json!({"paused": prefill["paused"], "strategy": prefill["strategy"]}),
+            decode["rolloutStrategy"].clone(),
+        )
+    }
+
+    #[test]
+    fn each_pool_gets_its_step_a_deployment_paused_a_leader_worker_set_partitioned() {
+        let old = |service, leader| pod(service, "old", leader, true);
+        let start = vec![
+            old("prefill", true),
+            old("prefill", true),
+            old("decode", true),
+            old("decode", false),
+            old("decode", true),
+            old("decode", false),
+        ];
+        let one =
+            json!({"rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}, "type": "RollingUpdate"});
+        // One replica of each side first: the Deployment may surge one, the LeaderWorkerSet
+        // updates groups from 1 up.
+        assert_eq!(
+            stepped(start.clone()),
+            (
+                json!({"paused": null, "strategy": one}),
+                json!({"type": "RollingUpdate", "rollingUpdateConfiguration":
+                    {"maxSurge": 1, "maxUnavailable": 0, "partition": 1}}),
+            )
+        );
+        // Its new pod exists, not ready: the prefill Deployment is paused.
+        let valid = graph();
+        let revision = Workload::of(&infera_core::render(&valid))
+            .into_iter()
+            .find_map(|w| w.revision)
+            .expect("a revision");
+        let mut surged = start;
+        surged.push(pod("prefill", &revision, true, false));
+        assert_eq!(stepped(surged).0, json!({"paused": true, "strategy": one}));
+    }
+}

@@ -1,0 +1,488 @@
+//! Lockstep rollouts on the tier-2 cluster, observed pod by pod.
+//!
+//! kwok makes the pods of these tests Ready only after a delay (the pod annotation
+//! `pod-ready.stage.kwok.x-k8s.io/delay`, see tests/cluster/README.md), so a rollout takes steps
+//! that can be watched. A watcher records every pod event during the rollout of a prefill/decode
+//! graph and checks, at every recorded moment, the three invariants of `infera_core::lockstep`:
+//! each pool has at least `desired − maxUnavailable` ready pods, the updated-and-ready fractions
+//! of the prefill and decode sides differ by at most one replica of the smaller side, and a
+//! ready prefill and a ready decode of one revision exist. The same rollout with
+//! `strategy: Independent` breaks them (so the check can fail). On a node with no spare GPU the
+//! rollout replaces within `maxUnavailable` (`maxSurge: 0`), and with `maxSurge: 1,
+//! maxUnavailable: 0` reports `RolloutBlocked`, naming the surge replica that waits for a GPU. Each graph runs on a dedicated fake node, so other tests never take its GPUs.
+
+use std::{
+    collections::BTreeMap,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use futures::StreamExt;
+use infera_core::{
+    InferaDeployment, PROGRESSING, ROLLOUT_BLOCKED, ROLLOUT_COMPLETE,
+    naming::{LABEL_REVISION, LABEL_SERVICE},
+};
+use infera_e2e::{
+    FakeNode, TestNamespace, admin, apply_yaml_in, eventually,
+    kube::{
+        Api,
+        api::{Patch, PatchParams},
+        runtime::{WatchStreamExt, watcher},
+    },
+    operator::{Operator, install},
+    plugin::kubectl,
+};
+use k8s_openapi::api::core::v1::Pod;
+use serde_json::json;
+
+const TIMEOUT: Duration = Duration::from_secs(180);
+/// How long kwok keeps a new pod of these tests from being Ready.
+const READY_DELAY: &str = "1s";
+
+/// A pool of the graph: its service name, replicas, and its own `rollout` bounds.
+struct PoolSpec {
+    service: &'static str,
+    role: &'static str,
+    replicas: i32,
+    max_surge: i32,
+    max_unavailable: i32,
+}
+
+/// The prefill/decode graph `name` on `node`, with `strategy` and `image`.
+fn graph(name: &str, node: &FakeNode, strategy: &str, pools: &[PoolSpec], image: &str) -> String {
+    let mut services = serde_json::Map::new();
+    services.insert(
+        "server".into(),
+        json!({"componentType": "server", "args": ["--router-policy", "round-robin"]}),
+    );
+    for pool in pools {
+        services.insert(
+            pool.service.into(),
+            json!({
+                "componentType": "worker", "role": pool.role, "replicas": pool.replicas,
+                "resources": {"gpu": 1}, "args": ["--model-path", "Qwen/Qwen3-0.6B"],
+                "tolerations": [node.toleration()],
+                "nodeSelector": {"kubernetes.io/hostname": node.name()},
+                "rollout": {"maxSurge": pool.max_surge, "maxUnavailable": pool.max_unavailable},
+            }),
+        );
+    }
+    json!({
+        "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+        "metadata": {"name": name},
+        "spec": {
+            "backendFramework": "sglang", "image": image,
+            "rollout": {"strategy": strategy},
+            "podTemplate": {"metadata": {"annotations": {
+                "pod-ready.stage.kwok.x-k8s.io/delay": READY_DELAY,
+            }}},
+            "services": services,
+        },
+    })
+    .to_string()
+}
+
+/// What the watcher knows of one pod.
+#[derive(Clone, Debug)]
+struct Seen {
+    service: String,
+    revision: String,
+    ready: bool,
+    terminating: bool,
+}
+
+/// Every pod event of one deployment, the pods as they stand, and the invariants each event
+/// broke.
+#[derive(Default)]
+struct Record {
+    pods: BTreeMap<String, Seen>,
+    /// The pods of a (re)list, until it is complete.
+    listing: BTreeMap<String, Seen>,
+    events: usize,
+    violations: Vec<String>,
+}
+
+impl Record {
+    /// Ready, not terminating pods of `service` with revision `revision` (any, if `None`).
+    fn ready(&self, service: &str, revision: Option<&str>) -> i64 {
+        let count = self
+            .pods
+            .values()
+            .filter(|pod| {
+                pod.service == service
+                    && pod.ready
+                    && !pod.terminating
+                    && revision.is_none_or(|r| pod.revision == r)
+            })
+            .count();
+        i64::try_from(count).unwrap_or(i64::MAX)
+    }
+
+    /// The invariants at this moment, for a rollout from `old` of `pools`.
+    fn check(&mut self, pools: &[PoolSpec], old: &str) {
+        let mut broken = Vec::new();
+        for pool in pools {
+            let ready = self.ready(pool.service, None);
+            let floor = i64::from(pool.replicas - pool.max_unavailable);
+            if ready < floor {
+                broken.push(format!("{} has {ready} ready, below {floor}", pool.service));
+            }
+        }
+        let revisions: std::collections::BTreeSet<String> =
+            self.pods.values().map(|pod| pod.revision.clone()).collect();
+        let side = |role: &str, revision: &str| -> (i64, i64) {
+            pools
+                .iter()
+                .filter(|pool| pool.role == role)
+                .fold((0, 0), |(ready, desired), pool| {
+                    (
+                        ready + self.ready(pool.service, Some(revision)),
+                        desired + i64::from(pool.replicas),
+                    )
+                })
+        };
+        for revision in revisions.iter().filter(|r| r.as_str() != old) {
+            let ((rp, dp), (rd, dd)) = (side("prefill", revision), side("decode", revision));
+            if (rp * dd - rd * dp).abs() * dp.min(dd) > dp * dd {
+                broken.push(format!(
+                    "revision {revision}: prefill {rp}/{dp} and decode {rd}/{dd} ready"
+                ));
+            }
+        }
+        let paired = revisions
+            .iter()
+            .any(|revision| side("prefill", revision).0 >= 1 && side("decode", revision).0 >= 1);
+        if !paired {
+            broken.push("no ready prefill and decode of one revision".into());
+        }
+        if !broken.is_empty() {
+            self.violations
+                .push(format!("event {}: {}", self.events, broken.join("; ")));
+        }
+    }
+}
+
+/// Watches the pods of deployment `name` in `ns`, checking the invariants after every event.
+fn watch(
+    admin: &infera_e2e::kube::Client,
+    ns: &str,
+    name: &str,
+    pools: &'static [PoolSpec],
+    old: String,
+) -> (Arc<Mutex<Record>>, tokio::task::JoinHandle<()>) {
+    let record = Arc::new(Mutex::new(Record::default()));
+    let pods: Api<Pod> = Api::namespaced(admin.clone(), ns);
+    let config = watcher::Config::default().labels(&format!("infera.amd.com/deployment={name}"));
+    let shared = record.clone();
+    let task = tokio::spawn(async move {
+        let mut stream = watcher(pods, config).default_backoff().boxed();
+        while let Some(event) = stream.next().await {
+            let Ok(event) = event else { continue };
+            let mut record = shared
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let name = |pod: &Pod| pod.metadata.name.clone().unwrap_or_default();
+            match event {
+                watcher::Event::Init => {
+                    record.listing.clear();
+                    continue;
+                }
+                watcher::Event::InitApply(pod) => {
+                    if let Some(seen) = seen(&pod) {
+                        record.listing.insert(name(&pod), seen);
+                    }
+                    continue;
+                }
+                watcher::Event::InitDone => record.pods = std::mem::take(&mut record.listing),
+                watcher::Event::Apply(pod) => {
+                    let Some(seen) = seen(&pod) else { continue };
+                    record.pods.insert(name(&pod), seen);
+                }
+                watcher::Event::Delete(pod) => {
+                    record.pods.remove(&name(&pod));
+                }
+            }
+            record.events += 1;
+            record.check(pools, &old);
+        }
+    });
+    (record, task)
+}
+
+/// A worker pod as the watcher sees it; `None` for the server's.
+fn seen(pod: &Pod) -> Option<Seen> {
+    let labels = pod.metadata.labels.as_ref()?;
+    let ready = pod
+        .status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
+    Some(Seen {
+        service: labels.get(LABEL_SERVICE)?.clone(),
+        revision: labels.get(LABEL_REVISION)?.clone(),
+        ready,
+        terminating: pod.metadata.deletion_timestamp.is_some(),
+    })
+}
+
+/// The Progressing condition's reason and message.
+fn progressing(idep: &InferaDeployment) -> Option<(String, String)> {
+    let status = idep.status.as_ref()?;
+    let condition = status.conditions.iter().find(|c| c.type_ == PROGRESSING)?;
+    Some((condition.reason.clone(), condition.message.clone()))
+}
+
+/// What the watcher recorded, taken out of the shared record.
+fn taken(record: &Mutex<Record>) -> anyhow::Result<Record> {
+    let mut record = record
+        .lock()
+        .map_err(|_| anyhow::anyhow!("the watcher panicked"))?;
+    Ok(std::mem::take(&mut *record))
+}
+
+/// Waits until `name` has rolled out completely; returns its revision.
+async fn rolled_out(
+    ideps: &Api<InferaDeployment>,
+    name: &str,
+    not: &str,
+) -> anyhow::Result<String> {
+    eventually(TIMEOUT, || async {
+        let idep = ideps.get(name).await?;
+        let status = idep.status.clone().unwrap_or_default();
+        let revision = status.update_revision.clone().unwrap_or_default();
+        anyhow::ensure!(
+            revision != not
+                && status.current_revision.as_deref() == Some(revision.as_str())
+                && progressing(&idep).is_some_and(|(reason, _)| reason == ROLLOUT_COMPLETE),
+            "revision {revision}, current {:?}, progressing {:?}",
+            status.current_revision,
+            progressing(&idep)
+        );
+        Ok(revision)
+    })
+    .await
+}
+
+/// Rolls `name` out to a new image while the watcher records; returns the record and how long
+/// the rollout took.
+async fn roll_out(
+    admin: &infera_e2e::kube::Client,
+    ns: &TestNamespace,
+    name: &str,
+    pools: &'static [PoolSpec],
+) -> anyhow::Result<(Record, Duration)> {
+    let ideps: Api<InferaDeployment> = ns.api();
+    let old = rolled_out(&ideps, name, "").await?;
+    let (record, task) = watch(admin, ns.name(), name, pools, old.clone());
+    // The watcher's initial list is in before the rollout starts.
+    eventually(TIMEOUT, || async {
+        let events = record.lock().map_or(0, |r| r.events);
+        anyhow::ensure!(events > 0, "no pod listed yet");
+        Ok(())
+    })
+    .await?;
+    let start = Instant::now();
+    let patch = json!({"spec": {"image": "rocm/infera:sglang-v0.1.2"}});
+    ideps
+        .patch(name, &PatchParams::default(), &Patch::Merge(&patch))
+        .await?;
+    rolled_out(&ideps, name, &old).await?;
+    let took = start.elapsed();
+    task.abort();
+    Ok((taken(&record)?, took))
+}
+
+static UNEVEN: [PoolSpec; 2] = [
+    // The prefill pool may surge all at once; the decode pool one at a time.
+    PoolSpec {
+        service: "prefill",
+        role: "prefill",
+        replicas: 4,
+        max_surge: 4,
+        max_unavailable: 0,
+    },
+    PoolSpec {
+        service: "decode",
+        role: "decode",
+        replicas: 4,
+        max_surge: 1,
+        max_unavailable: 0,
+    },
+];
+
+#[tokio::test(flavor = "multi_thread")]
+async fn lockstep_keeps_prefill_and_decode_together_where_independent_pools_drift_apart()
+-> anyhow::Result<()> {
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "op-lockstep").await?;
+    let node = FakeNode::create(&admin, "lockstep", 16).await?;
+    let identity = install(&admin).await?;
+    let _operator = Operator::start_in(&identity, ns.name()).await?;
+    let image = "rocm/infera:sglang-v0.1.1";
+    apply_yaml_in(
+        &admin,
+        ns.name(),
+        &graph("steady", &node, "Lockstep", &UNEVEN, image),
+    )
+    .await?;
+    let (lockstep, took) = roll_out(&admin, &ns, "steady", &UNEVEN).await?;
+    eprintln!(
+        "Lockstep rollout of 4 prefill (maxSurge 4) + 4 decode (maxSurge 1): {:.1} s, {} pod events",
+        took.as_secs_f64(),
+        lockstep.events
+    );
+    anyhow::ensure!(lockstep.events > 20, "too few events: {}", lockstep.events);
+    // `rollout status` of a complete rollout says so and exits 0.
+    let status = kubectl(&["infera", "rollout", "status", "steady", "-n", ns.name()])
+        .await?
+        .expect_code(0)?;
+    anyhow::ensure!(
+        status
+            .stdout
+            .starts_with("RolloutComplete: every worker pool runs revision"),
+        "{status:?}"
+    );
+    anyhow::ensure!(lockstep.violations.is_empty(), "{:#?}", lockstep.violations);
+
+    let ideps: Api<InferaDeployment> = ns.api();
+    ideps.delete("steady", &Default::default()).await?;
+    apply_yaml_in(
+        &admin,
+        ns.name(),
+        &graph("drift", &node, "Independent", &UNEVEN, image),
+    )
+    .await?;
+    let (independent, took) = roll_out(&admin, &ns, "drift", &UNEVEN).await?;
+    eprintln!(
+        "Independent rollout of the same: {:.1} s, {} pod events, {} violating",
+        took.as_secs_f64(),
+        independent.events,
+        independent.violations.len()
+    );
+    anyhow::ensure!(
+        independent
+            .violations
+            .iter()
+            .any(|v| v.contains("prefill 4/4") || v.contains("prefill 3/4")),
+        "independent pools stayed together: {:#?}",
+        independent.violations
+    );
+    ns.cleanup().await?;
+    node.delete(&admin).await
+}
+
+/// Replacement only: no surge, one replica down at a time.
+static FULL: [PoolSpec; 2] = [
+    PoolSpec {
+        service: "prefill",
+        role: "prefill",
+        replicas: 4,
+        max_surge: 0,
+        max_unavailable: 1,
+    },
+    PoolSpec {
+        service: "decode",
+        role: "decode",
+        replicas: 4,
+        max_surge: 0,
+        max_unavailable: 1,
+    },
+];
+
+/// Surge only: one replica above desired, none below.
+static SURGE_ONLY: [PoolSpec; 2] = [
+    PoolSpec {
+        service: "prefill",
+        role: "prefill",
+        replicas: 4,
+        max_surge: 1,
+        max_unavailable: 0,
+    },
+    PoolSpec {
+        service: "decode",
+        role: "decode",
+        replicas: 4,
+        max_surge: 1,
+        max_unavailable: 0,
+    },
+];
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_spare_gpu_lockstep_replaces_within_max_unavailable_or_reports_blocked()
+-> anyhow::Result<()> {
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "op-lockstep-full").await?;
+    // Exactly the GPUs of the graph: no surge fits.
+    let node = FakeNode::create(&admin, "full", 8).await?;
+    let identity = install(&admin).await?;
+    let _operator = Operator::start_in(&identity, ns.name()).await?;
+    let image = "rocm/infera:sglang-v0.1.1";
+    apply_yaml_in(
+        &admin,
+        ns.name(),
+        &graph("full", &node, "Lockstep", &FULL, image),
+    )
+    .await?;
+    let (replaced, took) = roll_out(&admin, &ns, "full", &FULL).await?;
+    eprintln!(
+        "Lockstep rollout by replacement (no spare GPU, maxSurge 0, maxUnavailable 1): {:.1} s, {} pod events",
+        took.as_secs_f64(),
+        replaced.events
+    );
+    anyhow::ensure!(replaced.violations.is_empty(), "{:#?}", replaced.violations);
+
+    // maxSurge 1 and maxUnavailable 0: the surge replicas find no GPU and nothing may go down.
+    let ideps: Api<InferaDeployment> = ns.api();
+    let old = rolled_out(&ideps, "full", "").await?;
+    let (record, task) = watch(&admin, ns.name(), "full", &SURGE_ONLY, old);
+    let bounds = json!({"rollout": {"maxSurge": 1, "maxUnavailable": 0}});
+    let patch = json!({"spec": {
+        "image": "rocm/infera:sglang-v0.1.3",
+        "services": {"prefill": bounds, "decode": bounds},
+    }});
+    ideps
+        .patch("full", &PatchParams::default(), &Patch::Merge(&patch))
+        .await?;
+    let (reason, message) = eventually(TIMEOUT, || async {
+        let idep = ideps.get("full").await?;
+        let progressing = progressing(&idep).unwrap_or_default();
+        anyhow::ensure!(progressing.0 == ROLLOUT_BLOCKED, "{progressing:?}");
+        Ok(progressing)
+    })
+    .await?;
+    anyhow::ensure!(
+        message.contains("waits for a free GPU") && message.contains("maxUnavailable is 0"),
+        "{reason}: {message}"
+    );
+    // Blocked, not broken: every pool kept its old replicas ready throughout.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    task.abort();
+    let blocked = taken(&record)?;
+    anyhow::ensure!(blocked.violations.is_empty(), "{:#?}", blocked.violations);
+
+    // Past its deadline the rollout is reported, with what blocks it: `rollout status` exits 3.
+    let patch = json!({"spec": {"rollout": {"progressDeadlineSeconds": 1}}});
+    ideps
+        .patch("full", &PatchParams::default(), &Patch::Merge(&patch))
+        .await?;
+    let late = kubectl(&[
+        "infera",
+        "rollout",
+        "status",
+        "full",
+        "-n",
+        ns.name(),
+        "--timeout",
+        "60s",
+    ])
+    .await?
+    .expect_code(3)?;
+    anyhow::ensure!(
+        late.stdout.contains("ProgressDeadlineExceeded")
+            && late.stderr.contains("progressDeadlineSeconds (1s)")
+            && late.stderr.contains("waits for a free GPU"),
+        "{late:?}"
+    );
+    ns.cleanup().await?;
+    node.delete(&admin).await
+}
