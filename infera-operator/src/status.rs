@@ -28,6 +28,9 @@ use crate::{
 };
 
 /// What reconciling found, besides the observed objects.
+// One value per reconcile, passed by value to the status step and dropped: never stored in
+// bulk, so the size of its largest variant costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
     Invalid(ValidationErrors),
