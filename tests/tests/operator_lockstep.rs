@@ -20,7 +20,7 @@ use std::{
 use futures::StreamExt;
 use infera_core::{
     InferaDeployment, PROGRESSING, ROLLOUT_BLOCKED, ROLLOUT_COMPLETE,
-    naming::{LABEL_REVISION, LABEL_SERVICE},
+    naming::{LABEL_REVISION, LABEL_SERVICE, LWS_LABEL_WORKER_INDEX},
 };
 use infera_e2e::{
     FakeNode, TestNamespace, admin, apply_yaml_in, eventually,
@@ -39,11 +39,13 @@ const TIMEOUT: Duration = Duration::from_secs(180);
 /// How long kwok keeps a new pod of these tests from being Ready.
 const READY_DELAY: &str = "1s";
 
-/// A pool of the graph: its service name, replicas, and its own `rollout` bounds.
+/// A pool of the graph: its service name, replicas (groups of `nodes` pods), and its own
+/// `rollout` bounds.
 struct PoolSpec {
     service: &'static str,
     role: &'static str,
     replicas: i32,
+    nodes: i32,
     max_surge: i32,
     max_unavailable: i32,
 }
@@ -60,7 +62,8 @@ fn graph(name: &str, node: &FakeNode, strategy: &str, pools: &[PoolSpec], image:
             pool.service.into(),
             json!({
                 "componentType": "worker", "role": pool.role, "replicas": pool.replicas,
-                "resources": {"gpu": 1}, "args": ["--model-path", "Qwen/Qwen3-0.6B"],
+                "numberOfNodes": pool.nodes, "resources": {"gpu": 1},
+                "args": ["--model-path", "Qwen/Qwen3-0.6B", "--tp-size", pool.nodes.to_string()],
                 "tolerations": [node.toleration()],
                 "nodeSelector": {"kubernetes.io/hostname": node.name()},
                 "rollout": {"maxSurge": pool.max_surge, "maxUnavailable": pool.max_unavailable},
@@ -209,9 +212,16 @@ fn watch(
     (record, task)
 }
 
-/// A worker pod as the watcher sees it; `None` for the server's.
+/// A worker pod as the watcher sees it; `None` for the server's and for a LeaderWorkerSet's
+/// followers (a group counts once, by its leader, as the operator counts it).
 fn seen(pod: &Pod) -> Option<Seen> {
     let labels = pod.metadata.labels.as_ref()?;
+    if labels
+        .get(LWS_LABEL_WORKER_INDEX)
+        .is_some_and(|index| index != "0")
+    {
+        return None;
+    }
     let ready = pod
         .status
         .as_ref()
@@ -298,6 +308,7 @@ static UNEVEN: [PoolSpec; 2] = [
         service: "prefill",
         role: "prefill",
         replicas: 4,
+        nodes: 1,
         max_surge: 4,
         max_unavailable: 0,
     },
@@ -305,6 +316,7 @@ static UNEVEN: [PoolSpec; 2] = [
         service: "decode",
         role: "decode",
         replicas: 4,
+        nodes: 1,
         max_surge: 1,
         max_unavailable: 0,
     },
@@ -377,6 +389,7 @@ static FULL: [PoolSpec; 2] = [
         service: "prefill",
         role: "prefill",
         replicas: 4,
+        nodes: 1,
         max_surge: 0,
         max_unavailable: 1,
     },
@@ -384,6 +397,7 @@ static FULL: [PoolSpec; 2] = [
         service: "decode",
         role: "decode",
         replicas: 4,
+        nodes: 1,
         max_surge: 0,
         max_unavailable: 1,
     },
@@ -395,6 +409,7 @@ static SURGE_ONLY: [PoolSpec; 2] = [
         service: "prefill",
         role: "prefill",
         replicas: 4,
+        nodes: 1,
         max_surge: 1,
         max_unavailable: 0,
     },
@@ -402,6 +417,7 @@ static SURGE_ONLY: [PoolSpec; 2] = [
         service: "decode",
         role: "decode",
         replicas: 4,
+        nodes: 1,
         max_surge: 1,
         max_unavailable: 0,
     },
@@ -483,6 +499,52 @@ async fn without_a_spare_gpu_lockstep_replaces_within_max_unavailable_or_reports
             && late.stderr.contains("waits for a free GPU"),
         "{late:?}"
     );
+    ns.cleanup().await?;
+    node.delete(&admin).await
+}
+
+/// Multi-node pools: LeaderWorkerSets of 2-pod groups, 2 groups each.
+static GROUPS: [PoolSpec; 2] = [
+    PoolSpec {
+        service: "prefill",
+        role: "prefill",
+        replicas: 2,
+        nodes: 2,
+        max_surge: 1,
+        max_unavailable: 0,
+    },
+    PoolSpec {
+        service: "decode",
+        role: "decode",
+        replicas: 2,
+        nodes: 2,
+        max_surge: 1,
+        max_unavailable: 0,
+    },
+];
+
+#[tokio::test(flavor = "multi_thread")]
+async fn lockstep_keeps_multi_node_pools_together() -> anyhow::Result<()> {
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "op-lockstep-lws").await?;
+    let node = FakeNode::create(&admin, "lockstep-lws", 16).await?;
+    let identity = install(&admin).await?;
+    let _operator = Operator::start_in(&identity, ns.name()).await?;
+    let image = "rocm/infera:sglang-v0.1.1";
+    apply_yaml_in(
+        &admin,
+        ns.name(),
+        &graph("wide", &node, "Lockstep", &GROUPS, image),
+    )
+    .await?;
+    let (record, took) = roll_out(&admin, &ns, "wide", &GROUPS).await?;
+    eprintln!(
+        "Lockstep rollout of 2 prefill + 2 decode groups of 2 pods: {:.1} s, {} pod events",
+        took.as_secs_f64(),
+        record.events
+    );
+    anyhow::ensure!(record.events > 8, "too few events: {}", record.events);
+    anyhow::ensure!(record.violations.is_empty(), "{:#?}", record.violations);
     ns.cleanup().await?;
     node.delete(&admin).await
 }
