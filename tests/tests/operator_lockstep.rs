@@ -20,7 +20,7 @@ use std::{
 use futures::StreamExt;
 use infera_core::{
     InferaDeployment, PROGRESSING, ROLLOUT_BLOCKED, ROLLOUT_COMPLETE,
-    naming::{LABEL_REVISION, LABEL_SERVICE, LWS_LABEL_WORKER_INDEX},
+    naming::{LABEL_REVISION, LABEL_SERVICE},
 };
 use infera_e2e::{
     FakeNode, TestNamespace, admin, apply_yaml_in, eventually,
@@ -39,13 +39,11 @@ const TIMEOUT: Duration = Duration::from_secs(180);
 /// How long kwok keeps a new pod of these tests from being Ready.
 const READY_DELAY: &str = "1s";
 
-/// A pool of the graph: its service name, replicas (groups of `nodes` pods), and its own
-/// `rollout` bounds.
+/// A pool of the graph: its service name, replicas, and its own `rollout` bounds.
 struct PoolSpec {
     service: &'static str,
     role: &'static str,
     replicas: i32,
-    nodes: i32,
     max_surge: i32,
     max_unavailable: i32,
 }
@@ -62,8 +60,7 @@ fn graph(name: &str, node: &FakeNode, strategy: &str, pools: &[PoolSpec], image:
             pool.service.into(),
             json!({
                 "componentType": "worker", "role": pool.role, "replicas": pool.replicas,
-                "numberOfNodes": pool.nodes, "resources": {"gpu": 1},
-                "args": ["--model-path", "Qwen/Qwen3-0.6B", "--tp-size", pool.nodes.to_string()],
+                "resources": {"gpu": 1}, "args": ["--model-path", "Qwen/Qwen3-0.6B"],
                 "tolerations": [node.toleration()],
                 "nodeSelector": {"kubernetes.io/hostname": node.name()},
                 "rollout": {"maxSurge": pool.max_surge, "maxUnavailable": pool.max_unavailable},
@@ -212,16 +209,9 @@ fn watch(
     (record, task)
 }
 
-/// A worker pod as the watcher sees it; `None` for the server's and for a LeaderWorkerSet's
-/// followers (a group counts once, by its leader, as the operator counts it).
+/// A worker pod as the watcher sees it; `None` for the server's.
 fn seen(pod: &Pod) -> Option<Seen> {
     let labels = pod.metadata.labels.as_ref()?;
-    if labels
-        .get(LWS_LABEL_WORKER_INDEX)
-        .is_some_and(|index| index != "0")
-    {
-        return None;
-    }
     let ready = pod
         .status
         .as_ref()
@@ -308,7 +298,6 @@ static UNEVEN: [PoolSpec; 2] = [
         service: "prefill",
         role: "prefill",
         replicas: 4,
-        nodes: 1,
         max_surge: 4,
         max_unavailable: 0,
     },
@@ -316,7 +305,6 @@ static UNEVEN: [PoolSpec; 2] = [
         service: "decode",
         role: "decode",
         replicas: 4,
-        nodes: 1,
         max_surge: 1,
         max_unavailable: 0,
     },
@@ -389,7 +377,6 @@ static FULL: [PoolSpec; 2] = [
         service: "prefill",
         role: "prefill",
         replicas: 4,
-        nodes: 1,
         max_surge: 0,
         max_unavailable: 1,
     },
@@ -397,7 +384,6 @@ static FULL: [PoolSpec; 2] = [
         service: "decode",
         role: "decode",
         replicas: 4,
-        nodes: 1,
         max_surge: 0,
         max_unavailable: 1,
     },
@@ -409,7 +395,6 @@ static SURGE_ONLY: [PoolSpec; 2] = [
         service: "prefill",
         role: "prefill",
         replicas: 4,
-        nodes: 1,
         max_surge: 1,
         max_unavailable: 0,
     },
@@ -417,7 +402,6 @@ static SURGE_ONLY: [PoolSpec; 2] = [
         service: "decode",
         role: "decode",
         replicas: 4,
-        nodes: 1,
         max_surge: 1,
         max_unavailable: 0,
     },
@@ -503,47 +487,76 @@ async fn without_a_spare_gpu_lockstep_replaces_within_max_unavailable_or_reports
     node.delete(&admin).await
 }
 
-/// Multi-node pools: LeaderWorkerSets of 2-pod groups, 2 groups each.
-static GROUPS: [PoolSpec; 2] = [
-    PoolSpec {
-        service: "prefill",
-        role: "prefill",
-        replicas: 2,
-        nodes: 2,
-        max_surge: 1,
-        max_unavailable: 0,
-    },
-    PoolSpec {
-        service: "decode",
-        role: "decode",
-        replicas: 2,
-        nodes: 2,
-        max_surge: 1,
-        max_unavailable: 0,
-    },
-];
-
 #[tokio::test(flavor = "multi_thread")]
-async fn lockstep_keeps_multi_node_pools_together() -> anyhow::Result<()> {
+async fn a_rollout_paused_part_way_holds_its_pods_and_resumes() -> anyhow::Result<()> {
     let admin = admin().await?;
-    let ns = TestNamespace::new(&admin, "op-lockstep-lws").await?;
-    let node = FakeNode::create(&admin, "lockstep-lws", 16).await?;
+    let ns = TestNamespace::new(&admin, "op-lockstep-pause").await?;
+    let node = FakeNode::create(&admin, "lockstep-pause", 16).await?;
     let identity = install(&admin).await?;
     let _operator = Operator::start_in(&identity, ns.name()).await?;
     let image = "rocm/infera:sglang-v0.1.1";
     apply_yaml_in(
         &admin,
         ns.name(),
-        &graph("wide", &node, "Lockstep", &GROUPS, image),
+        &graph("held", &node, "Lockstep", &UNEVEN, image),
     )
     .await?;
-    let (record, took) = roll_out(&admin, &ns, "wide", &GROUPS).await?;
-    eprintln!(
-        "Lockstep rollout of 2 prefill + 2 decode groups of 2 pods: {:.1} s, {} pod events",
-        took.as_secs_f64(),
-        record.events
+    let ideps: Api<InferaDeployment> = ns.api();
+    let old = rolled_out(&ideps, "held", "").await?;
+    let (record, task) = watch(&admin, ns.name(), "held", &UNEVEN, old.clone());
+    let patch = json!({"spec": {"image": "rocm/infera:sglang-v0.1.2"}});
+    ideps
+        .patch("held", &PatchParams::default(), &Patch::Merge(&patch))
+        .await?;
+    // Part-way: some pods of the new revision exist, not all.
+    eventually(TIMEOUT, || async {
+        let idep = ideps.get("held").await?;
+        let status = idep.status.unwrap_or_default();
+        let updated: i32 = status
+            .services
+            .values()
+            .filter_map(|s| s.updated_replicas)
+            .sum();
+        anyhow::ensure!((1..8).contains(&updated), "{updated} updated");
+        Ok(())
+    })
+    .await?;
+    kubectl(&["infera", "rollout", "pause", "held", "-n", ns.name()])
+        .await?
+        .expect_code(0)?;
+    eventually(TIMEOUT, || async {
+        let idep = ideps.get("held").await?;
+        let (reason, message) = progressing(&idep).unwrap_or_default();
+        anyhow::ensure!(
+            reason == "RolloutPaused" && message.contains("updated)"),
+            "{reason}: {message}"
+        );
+        Ok(())
+    })
+    .await?;
+    // Held: after the pods created before the pause are Ready, nothing changes.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let pods = |record: &Mutex<Record>| -> anyhow::Result<Vec<String>> {
+        let record = record
+            .lock()
+            .map_err(|_| anyhow::anyhow!("the watcher panicked"))?;
+        Ok(record.pods.keys().cloned().collect())
+    };
+    let before = pods(&record)?;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    anyhow::ensure!(pods(&record)? == before, "pods changed while paused");
+    let idep = ideps.get("held").await?;
+    let status = idep.status.clone().unwrap_or_default();
+    anyhow::ensure!(
+        status.current_revision.as_deref() == Some(old.as_str()),
+        "{status:?}"
     );
-    anyhow::ensure!(record.events > 8, "too few events: {}", record.events);
+    kubectl(&["infera", "rollout", "resume", "held", "-n", ns.name()])
+        .await?
+        .expect_code(0)?;
+    rolled_out(&ideps, "held", &old).await?;
+    task.abort();
+    let record = taken(&record)?;
     anyhow::ensure!(record.violations.is_empty(), "{:#?}", record.violations);
     ns.cleanup().await?;
     node.delete(&admin).await
