@@ -179,16 +179,9 @@ fn pool_step(
         });
         return (step, blocked);
     }
-    // A paused Deployment still scales: proportionally, up or down to `desired + maxSurge` pods
-    // in all (kubernetes pkg/controller/deployment/sync.go, scale). A held pool's maxSurge is
-    // what it has above desired, so that is nothing; maxUnavailable does nothing while paused,
-    // and is 1 only where the API server refuses both 0.
-    let surplus = (pool.old + pool.updated - pool.desired).max(0);
     let held = Step {
         allowed,
-        hold: true,
-        max_surge: surplus,
-        max_unavailable: i32::from(surplus == 0),
+        ..hold(pool)
     };
     let surge = if gpus_short { 0 } else { pool.bounds.max_surge };
     let created_all = pool.updated >= pool.desired;
@@ -210,6 +203,7 @@ fn pool_step(
     // operator sees both and holds the pool, but the controller may be quicker): a step may
     // create `maxSurge + maxUnavailable` replicas, besides those missing now.
     let missing = (pool.desired - pool.old - pool.updated).max(0);
+    let surplus = (pool.old + pool.updated - pool.desired).max(0);
     let (surge, unavailable) = if room == 0 && pool.waiting_for_gpu && surplus > 0 {
         // Its surge replica waits for a GPU: free one by taking one old replica down. With no
         // surge, its controller creates nothing while the replica waiting makes up the count.
@@ -276,6 +270,21 @@ fn side_name(side: Side) -> &'static str {
         Side::Prefill => "prefill",
         Side::Decode => "decode",
         Side::Mixed => "worker",
+    }
+}
+
+/// `pool` held where it is: its controller neither creates nor removes replicas.
+pub fn hold(pool: &Pool) -> Step {
+    // A paused Deployment still scales: proportionally, up or down to `desired + maxSurge` pods
+    // in all (kubernetes pkg/controller/deployment/sync.go, scale). A held pool's maxSurge is
+    // what it has above desired, so that is nothing; maxUnavailable does nothing while paused,
+    // and is 1 only where the API server refuses both 0.
+    let surplus = (pool.old + pool.updated - pool.desired).max(0);
+    Step {
+        allowed: pool.updated,
+        hold: true,
+        max_surge: surplus,
+        max_unavailable: i32::from(surplus == 0),
     }
 }
 

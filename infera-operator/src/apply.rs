@@ -54,7 +54,8 @@ pub struct Applied {
     /// Children the API server refused (admission, quota, validation), one line per child.
     pub rejected: Vec<String>,
     /// Worker workloads not applied because `spec.rollout.paused` holds them at the revision
-    /// they run, as `service (revision r)`.
+    /// they run, as `service (revision r)` (the reconcile adds those it holds part-way through
+    /// a rollout, as `service (n/m updated)`).
     pub held: Vec<String>,
 }
 

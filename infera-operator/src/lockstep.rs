@@ -29,9 +29,19 @@ use crate::{
     status::{Workload, live_replicas},
 };
 
+/// What [`step`] decided beyond the workloads themselves.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Stepped {
+    /// Why pools that cannot move are blocked.
+    pub blocked: Vec<String>,
+    /// Pools a paused rollout holds part-way, as `service (n/m updated)`.
+    pub paused: Vec<String>,
+}
+
 /// Puts the next rollout step of every worker pool of `valid` into `children` (as rendered for
-/// it), from what `snapshot` holds; returns why pools that cannot move are blocked.
-pub fn step(valid: &ValidDeployment, snapshot: &Snapshot, children: &mut [Child]) -> Vec<String> {
+/// it), from what `snapshot` holds. With `spec.rollout.paused`, a pool part-way through its
+/// rollout is held where it is.
+pub fn step(valid: &ValidDeployment, snapshot: &Snapshot, children: &mut [Child]) -> Stepped {
     let workloads = Workload::of(children);
     let pools: Vec<(String, Pool)> = valid
         .workers
@@ -69,13 +79,31 @@ pub fn step(valid: &ValidDeployment, snapshot: &Snapshot, children: &mut [Child]
         })
         .collect();
     let observed: Vec<Pool> = pools.iter().map(|(_, pool)| pool.clone()).collect();
-    let plan = lockstep::plan(valid.rollout.strategy, &observed);
+    let mut plan = lockstep::plan(valid.rollout.strategy, &observed);
+    let mut paused = Vec::new();
+    if valid.rollout.paused {
+        for (pool, step) in observed.iter().zip(plan.steps.iter_mut()) {
+            if pool.old > 0 {
+                *step = lockstep::hold(pool);
+                // One that has not started is reported by the apply, which holds its template.
+                if pool.updated > 0 {
+                    paused.push(format!(
+                        "{} ({}/{} updated)",
+                        pool.name, pool.updated, pool.desired
+                    ));
+                }
+            }
+        }
+    }
     for ((name, pool), step) in pools.iter().zip(&plan.steps) {
         if let Some(child) = children.iter_mut().find(|child| child.name() == name) {
             put(child, pool, step);
         }
     }
-    plan.blocked
+    Stepped {
+        blocked: plan.blocked,
+        paused,
+    }
 }
 
 /// The counts of pool `service` from its pods (for a multi-node pool, its groups' leaders);
@@ -230,7 +258,7 @@ mod tests {
             pods,
             ..Snapshot::default()
         };
-        assert_eq!(step(&valid, &snapshot, &mut children), Vec::<String>::new());
+        assert_eq!(step(&valid, &snapshot, &mut children), Stepped::default());
         let spec = |name: &str| {
             let child = children
                 .iter()

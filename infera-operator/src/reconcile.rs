@@ -71,9 +71,9 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
                 inference_pool: PoolApi::served(installed),
             };
             let mut children = render_for(&valid, apis);
-            let blocked = crate::lockstep::step(&valid, &snapshot, &mut children);
+            let stepped = crate::lockstep::step(&valid, &snapshot, &mut children);
             let workloads = Workload::of(&children);
-            let applied = crate::apply::apply(
+            let mut applied = crate::apply::apply(
                 &ctx.client,
                 &ctx.applies,
                 installed,
@@ -83,13 +83,14 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
                 valid.rollout.paused,
             )
             .await?;
+            applied.held.extend(stepped.paused);
             Outcome::Applied {
                 applied,
                 endpoint: infera_core::render::endpoint(&valid),
                 workloads,
                 model,
                 downloads,
-                blocked,
+                blocked: stepped.blocked,
                 deadline_seconds: valid.rollout.progress_deadline_seconds,
             }
         }

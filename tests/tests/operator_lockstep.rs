@@ -486,3 +486,78 @@ async fn without_a_spare_gpu_lockstep_replaces_within_max_unavailable_or_reports
     ns.cleanup().await?;
     node.delete(&admin).await
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rollout_paused_part_way_holds_its_pods_and_resumes() -> anyhow::Result<()> {
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "op-lockstep-pause").await?;
+    let node = FakeNode::create(&admin, "lockstep-pause", 16).await?;
+    let identity = install(&admin).await?;
+    let _operator = Operator::start_in(&identity, ns.name()).await?;
+    let image = "rocm/infera:sglang-v0.1.1";
+    apply_yaml_in(
+        &admin,
+        ns.name(),
+        &graph("held", &node, "Lockstep", &UNEVEN, image),
+    )
+    .await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    let old = rolled_out(&ideps, "held", "").await?;
+    let (record, task) = watch(&admin, ns.name(), "held", &UNEVEN, old.clone());
+    let patch = json!({"spec": {"image": "rocm/infera:sglang-v0.1.2"}});
+    ideps
+        .patch("held", &PatchParams::default(), &Patch::Merge(&patch))
+        .await?;
+    // Part-way: some pods of the new revision exist, not all.
+    eventually(TIMEOUT, || async {
+        let idep = ideps.get("held").await?;
+        let status = idep.status.unwrap_or_default();
+        let updated: i32 = status
+            .services
+            .values()
+            .filter_map(|s| s.updated_replicas)
+            .sum();
+        anyhow::ensure!((1..8).contains(&updated), "{updated} updated");
+        Ok(())
+    })
+    .await?;
+    kubectl(&["infera", "rollout", "pause", "held", "-n", ns.name()])
+        .await?
+        .expect_code(0)?;
+    eventually(TIMEOUT, || async {
+        let idep = ideps.get("held").await?;
+        let (reason, message) = progressing(&idep).unwrap_or_default();
+        anyhow::ensure!(
+            reason == "RolloutPaused" && message.contains("updated)"),
+            "{reason}: {message}"
+        );
+        Ok(())
+    })
+    .await?;
+    // Held: after the pods created before the pause are Ready, nothing changes.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let pods = |record: &Mutex<Record>| -> anyhow::Result<Vec<String>> {
+        let record = record
+            .lock()
+            .map_err(|_| anyhow::anyhow!("the watcher panicked"))?;
+        Ok(record.pods.keys().cloned().collect())
+    };
+    let before = pods(&record)?;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    anyhow::ensure!(pods(&record)? == before, "pods changed while paused");
+    let idep = ideps.get("held").await?;
+    let status = idep.status.clone().unwrap_or_default();
+    anyhow::ensure!(
+        status.current_revision.as_deref() == Some(old.as_str()),
+        "{status:?}"
+    );
+    kubectl(&["infera", "rollout", "resume", "held", "-n", ns.name()])
+        .await?
+        .expect_code(0)?;
+    rolled_out(&ideps, "held", &old).await?;
+    task.abort();
+    let record = taken(&record)?;
+    anyhow::ensure!(record.violations.is_empty(), "{:#?}", record.violations);
+    ns.cleanup().await?;
+    node.delete(&admin).await
+}
