@@ -16,8 +16,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="$ROOT/target/krew"
 VERSION=""
-PLATFORMS="linux_amd64 linux_arm64 darwin_amd64 darwin_arm64 windows_amd64"
 BASE_URI=""
+PLATFORMS=""
 declare -A BIN=()
 while (($#)); do
   case "$1" in
@@ -39,16 +39,7 @@ OUT="$(cd "$OUT" && pwd)"
 
 # shellcheck source=release/versions.sh
 source "$ROOT/release/versions.sh"
-triple() {
-  case "$1" in
-    linux_amd64) echo x86_64-unknown-linux-musl ;;
-    linux_arm64) echo aarch64-unknown-linux-musl ;;
-    darwin_amd64) echo x86_64-apple-darwin ;;
-    darwin_arm64) echo aarch64-apple-darwin ;;
-    windows_amd64) echo x86_64-pc-windows-gnu ;;
-    *) echo "package.sh: unknown platform $1" >&2; return 1 ;;
-  esac
-}
+PLATFORMS="${PLATFORMS:-$KREW_PLATFORMS}"
 
 declare -A SHA=()
 for platform in $PLATFORMS; do

@@ -33,7 +33,7 @@ while (($#)); do
     *) echo "build.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-PLATFORMS="${RELEASE_PLATFORMS:-linux_amd64 linux_arm64 darwin_amd64 darwin_arm64 windows_amd64}"
+PLATFORMS="${RELEASE_PLATFORMS:-$KREW_PLATFORMS}"
 log() { printf '==> %s\n' "$*" >&2; }
 T0=$SECONDS
 
@@ -66,17 +66,6 @@ CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}"
 export RUSTFLAGS="--remap-path-prefix=$CARGO_HOME=/cargo --remap-path-prefix=$RELEASE_TARGET_DIR=/target"
 export SOURCE_DATE_EPOCH=0
 
-triple() {
-  case "$1" in
-    linux_amd64) echo x86_64-unknown-linux-musl ;;
-    linux_arm64) echo aarch64-unknown-linux-musl ;;
-    darwin_amd64) echo x86_64-apple-darwin ;;
-    darwin_arm64) echo aarch64-apple-darwin ;;
-    windows_amd64) echo x86_64-pc-windows-gnu ;;
-    *) echo "build.sh: unknown platform $1" >&2; return 1 ;;
-  esac
-}
-
 # cargo-zigbuild links with `zig cc`; macOS frameworks (Security, CoreFoundation: rustls'
 # platform verifier) are not part of Zig, so link against text stubs (release/macos-stubs.py).
 if [[ " $PLATFORMS " == *" darwin_"* ]]; then
@@ -84,19 +73,22 @@ if [[ " $PLATFORMS " == *" darwin_"* ]]; then
   python3 release/macos-stubs.py "$SDKROOT"
 fi
 
+# One cargo invocation per target: with several `--target`s, cargo unifies the features of a
+# dependency across them (tokio gains `windows-sys` on Linux when windows_amd64 is built in the same
+# run), which changes the crates' metadata hashes and so the binary's layout. Built alone, each
+# binary is the same bytes whichever other platforms the run builds.
+build() { cargo zigbuild --release --locked -p "$1" --target "$2"; }
+
 log "infera-operator for linux amd64 + arm64"
-cargo zigbuild --release --locked -p infera-operator \
-  --target x86_64-unknown-linux-musl --target aarch64-unknown-linux-musl
+for t in x86_64-unknown-linux-musl aarch64-unknown-linux-musl; do build infera-operator "$t"; done
 log "operator image (OCI layout in target/image)"
 digest="$(python3 release/image.py --out target/image --version "$VERSION" \
   amd64="$RELEASE_TARGET_DIR/x86_64-unknown-linux-musl/release/infera-operator" \
   arm64="$RELEASE_TARGET_DIR/aarch64-unknown-linux-musl/release/infera-operator")"
 export INFERA_OPERATOR_IMAGE="$IMAGE_REPO@$digest"
 
-targets=()
-for p in $PLATFORMS; do targets+=(--target "$(triple "$p")"); done
 log "kubectl-infera for $PLATFORMS (operator image $INFERA_OPERATOR_IMAGE)"
-cargo zigbuild --release --locked -p kubectl-infera "${targets[@]}"
+for p in $PLATFORMS; do build kubectl-infera "$(triple "$p")"; done
 
 log "Krew archives and manifest (target/krew)"
 rm -rf target/krew

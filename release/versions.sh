@@ -1,12 +1,25 @@
 # shellcheck shell=bash disable=SC2034  # sourced: the variables are used by the scripts
-# Pinned versions of the release tools (sourced by release/*.sh). Changing a Go tool's version
-# changes its cache directory, so a stale build is never reused.
+# Pinned versions of the release tools, and the Krew platforms (sourced by release/*.sh and
+# krew/package.sh). Changing a Go tool's version changes its cache directory, so a stale build is
+# never reused.
 CRANE_VERSION=v0.22.1          # github.com/google/go-containerregistry
 DISTRIBUTION_VERSION=v3.1.2    # github.com/distribution/distribution/v3 (the registry)
 ACTIONLINT_VERSION=v1.7.12     # github.com/rhysd/actionlint
 ZIG_VERSION=0.17.0             # Python package ziglang
 CARGO_ZIGBUILD_VERSION=0.24.0  # Python package cargo-zigbuild
-RUST_TARGETS="x86_64-unknown-linux-musl aarch64-unknown-linux-musl x86_64-apple-darwin aarch64-apple-darwin x86_64-pc-windows-gnu"
+# The five Krew platforms and the Rust target each is built for (Linux static, with musl).
+KREW_PLATFORMS="linux_amd64 linux_arm64 darwin_amd64 darwin_arm64 windows_amd64"
+triple() {
+  case "$1" in
+    linux_amd64) echo x86_64-unknown-linux-musl ;;
+    linux_arm64) echo aarch64-unknown-linux-musl ;;
+    darwin_amd64) echo x86_64-apple-darwin ;;
+    darwin_arm64) echo aarch64-apple-darwin ;;
+    windows_amd64) echo x86_64-pc-windows-gnu ;;
+    *) echo "unknown platform $1 (known: $KREW_PLATFORMS)" >&2; return 1 ;;
+  esac
+}
+RUST_TARGETS="$(for p in $KREW_PLATFORMS; do triple "$p"; done | xargs)"
 RELEASE_CACHE="${RELEASE_CACHE:-$HOME/.cache/infera-release}"
 RELEASE_BIN="$RELEASE_CACHE/bin-crane-$CRANE_VERSION-registry-$DISTRIBUTION_VERSION-actionlint-$ACTIONLINT_VERSION"
 ZIG_VENV="$RELEASE_CACHE/venv-zig-$ZIG_VERSION-zigbuild-$CARGO_ZIGBUILD_VERSION"
