@@ -20,6 +20,7 @@ use tracing::{debug, info, warn};
 use crate::{
     Error, chain,
     context::Context,
+    fairness::{self, Ended},
     metrics::Metrics,
     observe::{paged, slim_deployment},
 };
@@ -62,8 +63,15 @@ pub async fn run(
     let (deployments, writer) = reflector::store();
     let refused = deployments.clone();
     let deployment_watch = watcher(ideps, paged()).modify(slim_deployment);
+    // Reconciles that ended, for the gate that keeps a burst from queueing ahead of a change.
+    let (ended, ended_rx) = futures::channel::mpsc::unbounded();
     let mut controller = Controller::for_stream(
-        crate::observe::reflect(writer, deployment_watch, "inferadeployments".into()),
+        fairness::gate(
+            crate::observe::reflect(writer, deployment_watch, "inferadeployments".into()),
+            ended_rx,
+            deployments.clone(),
+            usize::from(settings.concurrency),
+        ),
         deployments,
     )
     .with_config(Config::default().concurrency(settings.concurrency));
@@ -111,14 +119,30 @@ pub async fn run(
         .graceful_shutdown_on(shutdown)
         .run(crate::reconcile::reconcile, error_policy, ctx.clone())
         .for_each(|result| {
-            match result {
-                Ok((object, _)) => debug!(deployment = %object, "reconciled"),
+            let ended_one = match result {
+                Ok((object, _)) => {
+                    debug!(deployment = %object, "reconciled");
+                    Some(Ended::Reconciled(object))
+                }
                 // A trigger for a deployment that is gone: nothing to do but forget it.
                 Err(controller::Error::ObjectNotFound(object)) => {
                     debug!(deployment = %object, "deleted");
-                    ctx.forget(&deployment_ref(&object));
+                    let object = deployment_ref(&object);
+                    ctx.forget(&object);
+                    Some(Ended::Gone(object))
                 }
-                Err(error) => warn!(error = %chain(&error), "reconcile failed"),
+                Err(controller::Error::ReconcilerFailed(error, object)) => {
+                    warn!(error = %chain(&error), deployment = %object, "reconcile failed");
+                    Some(Ended::Reconciled(deployment_ref(&object)))
+                }
+                Err(error) => {
+                    warn!(error = %chain(&error), "reconcile failed");
+                    None
+                }
+            };
+            // The gate lives as long as the controller; a send fails only while shutting down.
+            if let Some(one) = ended_one {
+                ended.unbounded_send(one).ok();
             }
             std::future::ready(())
         })

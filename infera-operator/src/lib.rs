@@ -7,6 +7,7 @@
 pub mod apply;
 pub mod context;
 pub mod controller;
+pub mod fairness;
 #[cfg(test)]
 mod fixtures;
 pub mod http;

@@ -26,12 +26,13 @@ use std::time::{Duration, Instant};
 use futures::{StreamExt, TryStreamExt, stream};
 use infera_core::{ChildKind, InferaDeployment, naming::OPERATOR_MANAGER, render, validate};
 use infera_e2e::{
-    ServiceAccountIdentity, TestNamespace, admin, fleet,
+    ServiceAccountIdentity, TestNamespace, admin, binary, fleet,
     kube::{
         Api, Client,
         api::{DynamicObject, Patch, PatchParams},
     },
     operator::{Operator, install, sample, sum, writes},
+    plugin::kubectl,
 };
 
 /// Requests in flight of the direct client: the operator's default `--concurrency`.
@@ -132,9 +133,15 @@ async fn operator(
     let operator = Operator::start(identity, &args, "operator-bench").await?;
     let names = fleet::names("bench", size);
     let started = Instant::now();
+    let probe = tokio::spawn(fleet::change_while_converging(
+        admin.clone(),
+        ns.name().to_string(),
+        names[0].clone(),
+        names.len(),
+    ));
     fleet::create(admin, ns.name(), &names).await?;
     let last_create = Instant::now();
-    let converged = fleet::wait_reconciled(admin, ns.name(), Duration::from_secs(1800)).await?;
+    let converged = fleet::wait_reconciled(admin, ns.name(), Duration::from_secs(3600)).await?;
     let convergence = converged - last_create;
     let metrics = operator.metrics().await?;
     let requests = sum(&metrics, "infera_api_requests_total{");
@@ -154,6 +161,11 @@ async fn operator(
         "  operator peak RSS converging: {:.1} MiB",
         mib(operator.peak_rss_kib())
     );
+    let (waited, backlog) = probe.await??;
+    println!(
+        "  a deployment changed while {backlog} others were being created or converging: reconciled {waited:.2?} after the change"
+    );
+    plugin_vs_kubectl(ns.name(), size).await?;
 
     // Soak: nothing changes; every resync reconciles every deployment again.
     let before = operator.writes().await?;
@@ -204,6 +216,63 @@ async fn operator(
     drop(operator);
     ns.cleanup_and_wait(Duration::from_secs(900)).await
 }
+
+/// `kubectl infera status -A` against `kubectl get idep -A`, through the real kubectl, over the
+/// converged deployments (median of three runs each), and the plugin's peak RSS (run directly, so
+/// kubectl's own memory before its exec of the plugin is not counted).
+async fn plugin_vs_kubectl(namespace: &str, size: usize) -> anyhow::Result<()> {
+    const RUNS: usize = 3;
+    let mut medians = Vec::new();
+    for args in [["infera", "status", "-A"], ["get", "idep", "-A"]] {
+        let mut times = Vec::new();
+        for _ in 0..RUNS {
+            let started = Instant::now();
+            let run = kubectl(&args).await?.expect_code(0)?;
+            times.push(started.elapsed());
+            let rows = run.stdout.lines().filter(|l| l.contains(namespace)).count();
+            anyhow::ensure!(
+                rows == size,
+                "kubectl {} printed {rows} of {size} rows",
+                args.join(" ")
+            );
+        }
+        times.sort();
+        medians.push(times[RUNS / 2]);
+    }
+    let plugin = binary("kubectl-infera")?;
+    let measured = tokio::process::Command::new("python3")
+        .args(["-c", MAX_RSS_OF_CHILD])
+        .arg(&plugin)
+        .args(["status", "-A"])
+        .output()
+        .await?;
+    anyhow::ensure!(
+        measured.status.success(),
+        "measuring the plugin's RSS failed: {}",
+        String::from_utf8_lossy(&measured.stderr)
+    );
+    let kib: f64 = String::from_utf8_lossy(&measured.stderr)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .trim()
+        .parse()?;
+    println!(
+        "  kubectl infera status -A {:.2?}, kubectl get idep -A {:.2?} (median of {RUNS}): ratio {:.2}; plugin peak RSS {:.1} MiB",
+        medians[0],
+        medians[1],
+        medians[0].as_secs_f64() / medians[1].as_secs_f64(),
+        kib / 1024.0
+    );
+    Ok(())
+}
+
+/// Runs `argv[1:]` with its stdout discarded and prints the child's peak RSS in KiB (Linux
+/// `ru_maxrss`) on stderr.
+const MAX_RSS_OF_CHILD: &str = "import resource, subprocess, sys
+code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)
+sys.exit(code)";
 
 fn mib(kib: Option<u64>) -> f64 {
     kib.unwrap_or_default() as f64 / 1024.0

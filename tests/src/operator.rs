@@ -66,6 +66,7 @@ pub struct Operator {
 
 impl Operator {
     /// Starts the operator with `args` as `identity` and waits until `/readyz` answers 200.
+    /// `$INFERA_E2E_OPERATOR`, when set, is the binary to run instead of the workspace's.
     pub async fn start(
         identity: &ServiceAccountIdentity,
         args: &[&str],
@@ -76,7 +77,11 @@ impl Operator {
             .join("e2e-logs")
             .join(format!("{log_name}.log"));
         let out = std::fs::File::create(&log)?;
-        let child = tokio::process::Command::new(binary("infera-operator")?)
+        let program = match std::env::var_os("INFERA_E2E_OPERATOR") {
+            Some(path) => path.into(),
+            None => binary("infera-operator")?,
+        };
+        let child = tokio::process::Command::new(program)
             .args(args)
             .arg(format!("--http-addr=127.0.0.1:{port}"))
             .env("KUBECONFIG", &identity.kubeconfig)
