@@ -1,0 +1,136 @@
+//! Keeps a deployment's revision history in the cluster: one ControllerRevision (apps/v1) per
+//! revision of its worker pods, owned by the InferaDeployment (garbage collection removes them with
+//! it), carrying our labels and the revision hash, holding the spec that revision was created
+//! from. Which to create, renumber or delete is [`infera_core::history`]'s; this module reads the
+//! watch cache and sends the requests, and sends none when the history is as it should be.
+
+use std::collections::BTreeSet;
+
+use infera_core::{
+    InferaDeployment,
+    history::{self, Record, Stored},
+    naming::{LABEL_DEPLOYMENT, LABEL_MANAGED_BY, LABEL_REVISION, OPERATOR_MANAGER},
+};
+use k8s_openapi::{
+    api::apps::v1::ControllerRevision, apimachinery::pkg::runtime::RawExtension,
+};
+use kube::{
+    Api, Resource, ResourceExt,
+    api::{DeleteParams, Patch, PatchParams, PostParams},
+};
+use serde_json::json;
+
+use crate::{Error, Result, context::Context, observe::Snapshot};
+
+/// The revisions a history sync must keep whatever the limit: the update and current revisions
+/// and those pods run.
+pub struct Live<'a> {
+    pub update: &'a str,
+    pub current: Option<&'a str>,
+}
+
+/// Makes `update` the newest revision of `idep`'s history and prunes it to
+/// `spec.revisionHistoryLimit` (`limit`).
+pub async fn sync(
+    ctx: &Context,
+    idep: &InferaDeployment,
+    snapshot: &Snapshot,
+    live: Live<'_>,
+    limit: i32,
+) -> Result<()> {
+    let name = idep.name_any();
+    let namespace = idep
+        .namespace()
+        .ok_or_else(|| Error::NoNamespace { name: name.clone() })?;
+    let api = Api::<ControllerRevision>::namespaced(ctx.client.clone(), &namespace);
+    let stored: Vec<Stored> = snapshot
+        .revisions
+        .iter()
+        .filter_map(|revision| {
+            Some(Stored {
+                name: revision.name_any(),
+                hash: revision.labels().get(LABEL_REVISION)?.clone(),
+                revision: revision.revision,
+            })
+        })
+        .collect();
+    match history::record(&name, &stored, live.update) {
+        None => {}
+        Some(Record::Create { name: object, revision }) => {
+            let created = ControllerRevision {
+                metadata: kube::api::ObjectMeta {
+                    name: Some(object.clone()),
+                    namespace: Some(namespace.clone()),
+                    labels: Some(
+                        [
+                            (LABEL_MANAGED_BY, OPERATOR_MANAGER),
+                            (LABEL_DEPLOYMENT, name.as_str()),
+                            (LABEL_REVISION, live.update),
+                        ]
+                        .into_iter()
+                        .map(|(key, value)| (key.to_string(), value.to_string()))
+                        .collect(),
+                    ),
+                    owner_references: idep.controller_owner_ref(&()).map(|owner| vec![owner]),
+                    ..Default::default()
+                },
+                data: Some(RawExtension(history::data(&json!(idep.spec)))),
+                revision,
+            };
+            let post = PostParams {
+                field_manager: Some(OPERATOR_MANAGER.into()),
+                ..PostParams::default()
+            };
+            match api.create(&post, &created).await {
+                Ok(_) => {}
+                // Created by an earlier reconcile whose watch event has not arrived yet.
+                Err(kube::Error::Api(status)) if status.code == 409 => {}
+                Err(source) => {
+                    return Err(Error::History {
+                        action: "create",
+                        name: object,
+                        source,
+                    });
+                }
+            }
+        }
+        // `revision` is the one field of a ControllerRevision that may change after creation
+        // (its `data` is immutable), so a rollback renumbers it with a merge patch of that field.
+        Some(Record::Renumber { name: object, revision }) => {
+            let patch = json!({"revision": revision});
+            let params = PatchParams {
+                field_manager: Some(OPERATOR_MANAGER.into()),
+                ..PatchParams::default()
+            };
+            api.patch(&object, &params, &Patch::Merge(&patch))
+                .await
+                .map_err(|source| Error::History {
+                    action: "renumber",
+                    name: object.clone(),
+                    source,
+                })?;
+        }
+    }
+    let mut kept: BTreeSet<&str> = snapshot
+        .pods
+        .iter()
+        .filter_map(|pod| pod.labels().get(LABEL_REVISION).map(String::as_str))
+        .collect();
+    kept.insert(live.update);
+    kept.extend(live.current);
+    for object in history::prune(&stored, &kept, limit) {
+        match api.delete(&object, &DeleteParams::default()).await {
+            Ok(_) => {}
+            Err(kube::Error::Api(status)) if status.code == 404 => {}
+            Err(source) => {
+                return Err(Error::History {
+                    action: "delete",
+                    name: object,
+                    source,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
