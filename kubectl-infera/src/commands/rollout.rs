@@ -3,6 +3,8 @@
 //! `replicas`). While paused, the operator holds every existing worker pool at the revision its
 //! pods run; `status` shows `Progressing=False, RolloutPaused` and the pools it holds.
 //!
+//! `kubectl infera rollout history|undo NAME` are in [`revisions`].
+//!
 //! `kubectl infera rollout status NAME` follows the `Progressing` condition with a watch, a line
 //! per change, until the rollout of the spec's generation is complete (exit 0) or past its
 //! `progressDeadlineSeconds` (exit 3, the condition's message says what blocks it).
@@ -22,6 +24,7 @@ use kube::{
 use crate::{
     cli::{GlobalArgs, RolloutAction, RolloutArgs},
     client,
+    commands::revisions,
     error::{Error, Result},
     printer::Printer,
     watch,
@@ -33,6 +36,14 @@ pub async fn run(args: &RolloutArgs, global: &GlobalArgs, printer: &Printer) -> 
         RolloutAction::Resume { name } => (name, false),
         RolloutAction::Status { name, timeout } => {
             return status(name, *timeout, global, printer).await;
+        }
+        RolloutAction::History {
+            name,
+            revision,
+            output,
+        } => return revisions::history(name, *revision, *output, global, printer).await,
+        RolloutAction::Undo { name, to_revision } => {
+            return revisions::undo(name, *to_revision, global, printer).await;
         }
     };
     let kube = client::connect(global).await?;
