@@ -139,7 +139,12 @@ pub fn changes(before: Option<&Value>, after: &Value, revision: i64) -> String {
                 let keys: BTreeSet<&String> = old.keys().chain(new.keys()).collect();
                 for key in keys {
                     if !SERVICE_KEPT.contains(&key.as_str()) {
-                        diff(&format!("{name}.{key}"), old.get(key), new.get(key), &mut changes);
+                        diff(
+                            &format!("{name}.{key}"),
+                            old.get(key),
+                            new.get(key),
+                            &mut changes,
+                        );
                     }
                 }
             }
@@ -161,7 +166,12 @@ fn diff(path: &str, old: Option<&Value>, new: Option<&Value>, changes: &mut Vec<
     if let (Some(Value::Object(old)), Some(Value::Object(new))) = (old, new) {
         let keys: BTreeSet<&String> = old.keys().chain(new.keys()).collect();
         for key in keys {
-            diff(&format!("{path}.{key}"), old.get(key), new.get(key), changes);
+            diff(
+                &format!("{path}.{key}"),
+                old.get(key),
+                new.get(key),
+                changes,
+            );
         }
         return;
     }
@@ -243,7 +253,9 @@ pub enum UndoError {
     #[error("there is no earlier revision to return to: the history has {0}")]
     NoPrevious(String),
     /// `--to-revision` names a revision the history does not have.
-    #[error("revision {revision} is not in the history, which has {have}; see `kubectl infera rollout history`")]
+    #[error(
+        "revision {revision} is not in the history, which has {have}; see `kubectl infera rollout history`"
+    )]
     NotFound {
         /// The revision asked for.
         revision: i64,

@@ -55,8 +55,7 @@ impl Caches {
 
     /// A ControllerRevision of the history was created or changed.
     pub fn apply_revision(&mut self, revision: ControllerRevision) {
-        self.revisions
-            .apply_watcher_event(&Event::Apply(revision));
+        self.revisions.apply_watcher_event(&Event::Apply(revision));
     }
 
     /// A child was deleted.

@@ -11,9 +11,7 @@ use infera_core::{
     history::{self, Record, Stored},
     naming::{LABEL_DEPLOYMENT, LABEL_MANAGED_BY, LABEL_REVISION, OPERATOR_MANAGER},
 };
-use k8s_openapi::{
-    api::apps::v1::ControllerRevision, apimachinery::pkg::runtime::RawExtension,
-};
+use k8s_openapi::{api::apps::v1::ControllerRevision, apimachinery::pkg::runtime::RawExtension};
 use kube::{
     Api, Resource, ResourceExt,
     api::{DeleteParams, Patch, PatchParams, PostParams},
@@ -56,7 +54,10 @@ pub async fn sync(
         .collect();
     match history::record(&name, &stored, live.update) {
         None => {}
-        Some(Record::Create { name: object, revision }) => {
+        Some(Record::Create {
+            name: object,
+            revision,
+        }) => {
             let created = ControllerRevision {
                 metadata: kube::api::ObjectMeta {
                     name: Some(object.clone()),
@@ -96,7 +97,10 @@ pub async fn sync(
         }
         // `revision` is the one field of a ControllerRevision that may change after creation
         // (its `data` is immutable), so a rollback renumbers it with a merge patch of that field.
-        Some(Record::Renumber { name: object, revision }) => {
+        Some(Record::Renumber {
+            name: object,
+            revision,
+        }) => {
             let patch = json!({"revision": revision});
             let params = PatchParams {
                 field_manager: Some(OPERATOR_MANAGER.into()),
@@ -133,4 +137,3 @@ pub async fn sync(
     }
     Ok(())
 }
-

@@ -114,8 +114,7 @@ pub struct Watches {
         Result<PartialObjectMeta<CustomResourceDefinition>, watcher::Error>,
     >,
     pub quotas: futures::stream::BoxStream<'static, Result<ResourceQuota, watcher::Error>>,
-    pub revisions:
-        futures::stream::BoxStream<'static, Result<ControllerRevision, watcher::Error>>,
+    pub revisions: futures::stream::BoxStream<'static, Result<ControllerRevision, watcher::Error>>,
 }
 
 /// Starts one LIST+WATCH per child kind, for pods of our deployments and for CRD metadata, in

@@ -85,7 +85,10 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
             .await?;
             applied.held.extend(stepped.paused);
             if let Some(update) = workloads.iter().find_map(|w| w.revision.as_deref()) {
-                let current = idep.status.as_ref().and_then(|s| s.current_revision.as_deref());
+                let current = idep
+                    .status
+                    .as_ref()
+                    .and_then(|s| s.current_revision.as_deref());
                 let live = crate::history::Live { update, current };
                 let limit = valid.rollout.revision_history_limit;
                 crate::history::sync(&ctx, &idep, &snapshot, live, limit).await?;
@@ -309,7 +312,9 @@ mod tests {
 
     /// The ControllerRevision the first reconcile created, as the watch delivers it.
     fn created_revision(sent: &[fixtures::Sent]) -> ControllerRevision {
-        let created = sent.iter().find(|s| s.line.contains("/controllerrevisions?"));
+        let created = sent
+            .iter()
+            .find(|s| s.line.contains("/controllerrevisions?"));
         let mut revision: ControllerRevision =
             serde_json::from_value(created.map(|s| s.body.clone()).unwrap_or_default())
                 .expect("a ControllerRevision");
@@ -364,12 +369,18 @@ mod tests {
             revision["metadata"]["labels"]["app.kubernetes.io/managed-by"],
             "infera-operator"
         );
-        assert_eq!(revision["metadata"]["labels"]["infera.amd.com/deployment"], "calm");
+        assert_eq!(
+            revision["metadata"]["labels"]["infera.amd.com/deployment"],
+            "calm"
+        );
         assert_eq!(
             revision["metadata"]["ownerReferences"][0]["uid"],
             "calm-uid"
         );
-        assert_eq!(revision["metadata"]["ownerReferences"][0]["controller"], true);
+        assert_eq!(
+            revision["metadata"]["ownerReferences"][0]["controller"],
+            true
+        );
         assert_eq!(revision["revision"], 1);
         assert_eq!(revision["data"]["spec"], calm()["spec"]);
         let status = &sent[14].body["status"];

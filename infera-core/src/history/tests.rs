@@ -60,7 +60,10 @@ fn pruning_deletes_the_oldest_revisions_no_pod_runs_beyond_the_limit() {
     // eee is the update revision, bbb still runs on a pod: of aaa, ccc, ddd two are kept.
     let live = BTreeSet::from(["eee", "bbb"]);
     assert_eq!(prune(&history, &live, 2), ["demo-aaa"]);
-    assert_eq!(prune(&history, &live, 0), ["demo-aaa", "demo-ccc", "demo-ddd"]);
+    assert_eq!(
+        prune(&history, &live, 0),
+        ["demo-aaa", "demo-ccc", "demo-ddd"]
+    );
     assert_eq!(prune(&history, &live, 10), Vec::<String>::new());
 }
 
@@ -131,8 +134,7 @@ fn restore_returns_to_the_stored_spec_keeping_live_scaling_and_rollout_settings(
     expected["revisionHistoryLimit"] = json!(2);
     expected["rollout"] = json!({"paused": true});
     expected["services"]["decode"]["replicas"] = json!(4);
-    expected["services"]["prefill"] =
-        json!({"componentType": "worker", "role": "prefill", "args": ["--a"], "autoscaling": {"minReplicas": 1, "maxReplicas": 3}});
+    expected["services"]["prefill"] = json!({"componentType": "worker", "role": "prefill", "args": ["--a"], "autoscaling": {"minReplicas": 1, "maxReplicas": 3}});
     assert_eq!(restore(&live, &stored), expected);
     // Only what differs is sent, removed fields as null.
     assert_eq!(

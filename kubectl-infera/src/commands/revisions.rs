@@ -17,7 +17,9 @@
 use infera_core::{
     InferaDeployment,
     history::{self, UndoError},
-    naming::{LABEL_DEPLOYMENT, LABEL_MANAGED_BY, LABEL_REVISION, OPERATOR_MANAGER, ROLLOUT_MANAGER},
+    naming::{
+        LABEL_DEPLOYMENT, LABEL_MANAGED_BY, LABEL_REVISION, OPERATOR_MANAGER, ROLLOUT_MANAGER,
+    },
 };
 use k8s_openapi::{api::apps::v1::ControllerRevision, jiff::Timestamp};
 use kube::{
@@ -28,8 +30,7 @@ use serde_json::{Value, json};
 
 use crate::{
     cli::{GlobalArgs, Output},
-    client,
-    duration,
+    client, duration,
     error::{Error, Result},
     printer::{self, Cell, Printer, Style},
 };

@@ -7,7 +7,8 @@
 //!
 //! `kubectl infera rollout status NAME` follows the `Progressing` condition with a watch, a line
 //! per change, until the rollout of the spec's generation is complete (exit 0) or past its
-//! `progressDeadlineSeconds` (exit 3, the condition's message says what blocks it).
+//! `progressDeadlineSeconds` (exit 3, the condition's message says what blocks it). On a terminal,
+//! a bar per worker pool on stderr shows its updated replicas of the desired ones as they move.
 
 use std::time::Duration;
 
@@ -26,7 +27,7 @@ use crate::{
     client,
     commands::revisions,
     error::{Error, Result},
-    printer::Printer,
+    printer::{PoolProgress, Printer},
     watch,
 };
 
@@ -100,6 +101,22 @@ fn standing(idep: &InferaDeployment) -> Standing {
         })
 }
 
+/// Each worker pool's updated, desired and ready replicas, for its bar.
+fn pool_progress(idep: &InferaDeployment) -> Vec<PoolProgress> {
+    let services = idep.status.iter().flat_map(|status| &status.services);
+    services
+        .filter_map(|(pool, service)| {
+            let updated = service.updated_replicas?;
+            Some(PoolProgress {
+                pool: pool.clone(),
+                updated: u64::try_from(updated).unwrap_or(0),
+                desired: u64::try_from(service.desired_replicas).unwrap_or(0),
+                ready: service.ready_replicas,
+            })
+        })
+        .collect()
+}
+
 /// Follows the rollout of `name` until it is complete or past its deadline (or `timeout`).
 async fn status(
     name: &str,
@@ -119,6 +136,7 @@ async fn status(
                     object: object.clone(),
                 });
             };
+            printer.pool_progress(&pool_progress(&idep));
             let now = standing(&idep);
             if now == last {
                 continue;
@@ -141,7 +159,7 @@ async fn status(
             object: object.clone(),
         })
     };
-    match timeout {
+    let result = match timeout {
         None => follow.await,
         Some(limit) => tokio::time::timeout(limit, follow)
             .await
@@ -151,5 +169,7 @@ async fn status(
                     why: format!("the rollout of {object} is not complete"),
                 })
             }),
-    }
+    };
+    printer.clear_progress();
+    result
 }
