@@ -291,3 +291,65 @@ pub async fn undo(
     ));
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn revision(hash: &str, number: i64, image: &str, created: &str) -> ControllerRevision {
+        serde_json::from_value(json!({
+            "metadata": {
+                "name": format!("demo-{hash}"),
+                "labels": {LABEL_REVISION: hash},
+                "creationTimestamp": created,
+            },
+            "data": {"spec": {"image": image, "services": {"decode": {"replicas": number}}}},
+            "revision": number,
+        }))
+        .expect("a ControllerRevision")
+    }
+
+    #[test]
+    fn rows_say_what_changed_from_the_revision_before_and_which_is_current() {
+        let idep: InferaDeployment = serde_json::from_value(json!({
+            "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+            "metadata": {"name": "demo"},
+            "spec": {"backendFramework": "sglang", "services": {}},
+            "status": {"observedGeneration": 1, "currentRevision": "bbb", "updateRevision": "ccc"},
+        }))
+        .expect("an InferaDeployment");
+        let history = History {
+            idep,
+            revisions: vec![
+                revision("bbb", 2, "a:2", "2026-01-01T00:00:00Z"),
+                revision("ccc", 3, "a:1", "2026-01-01T00:59:00Z"),
+            ],
+            object: "InferaDeployment team/demo".into(),
+        };
+        let now: Timestamp = "2026-01-01T01:00:00Z".parse().expect("a time");
+        assert_eq!(
+            rows(&history, now),
+            [
+                Row {
+                    revision: 2,
+                    hash: "bbb".into(),
+                    change: "-".into(),
+                    age: "60m".into(),
+                    state: "current",
+                },
+                Row {
+                    revision: 3,
+                    hash: "ccc".into(),
+                    change: "image: a:2 → a:1".into(),
+                    age: "60s".into(),
+                    state: "rolling out",
+                },
+            ]
+        );
+        assert_eq!(
+            history.revision(Some(1)).map(|r| r.revision).map_err(|e| e.to_string()),
+            Err("InferaDeployment team/demo: revision 1 is not in the history, which has revisions 2, 3; see `kubectl infera rollout history`".into())
+        );
+        assert_eq!(history.revision(None).map(|r| r.revision).ok(), Some(2));
+    }
+}

@@ -173,3 +173,31 @@ async fn status(
     printer.clear_progress();
     result
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_worker_pool_gets_a_bar_of_its_updated_replicas() {
+        let idep: InferaDeployment = serde_json::from_value(serde_json::json!({
+            "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+            "metadata": {"name": "demo"},
+            "spec": {"backendFramework": "sglang", "services": {}},
+            "status": {"observedGeneration": 1, "services": {
+                "server": {"kind": "Deployment", "desiredReplicas": 1, "readyReplicas": 1},
+                "decode": {"kind": "Deployment", "desiredReplicas": 4, "readyReplicas": 3, "updatedReplicas": 2},
+            }},
+        }))
+        .expect("an InferaDeployment");
+        assert_eq!(
+            pool_progress(&idep),
+            [PoolProgress {
+                pool: "decode".into(),
+                updated: 2,
+                desired: 4,
+                ready: 3,
+            }]
+        );
+    }
+}
