@@ -227,9 +227,9 @@ impl Printer {
                     bar
                 }
             };
+            bar.set_message(format!("{} ready", pool.ready));
             bar.set_length(pool.desired);
             bar.set_position(pool.updated.min(pool.desired));
-            bar.set_message(format!("{} ready", pool.ready));
         }
     }
 

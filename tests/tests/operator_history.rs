@@ -2,7 +2,7 @@
 //! revision of the worker pods (owned by the InferaDeployment), `kubectl infera rollout history`
 //! lists them with what changed, `rollout undo` returns to an earlier one (renumbering it, as a
 //! StatefulSet's rollback does) and the pods follow, and `spec.revisionHistoryLimit` prunes the
-//! oldest.
+//! oldest. `rollout status` draws a bar per pool on a terminal, and only there.
 
 use std::time::Duration;
 
@@ -17,7 +17,7 @@ use infera_e2e::{
         api::{ListParams, Patch, PatchParams},
     },
     operator::{Operator, install},
-    plugin::kubectl,
+    plugin::{Pty, kubectl},
 };
 use k8s_openapi::api::{apps::v1::ControllerRevision, core::v1::Pod};
 use serde_json::json;
@@ -341,6 +341,51 @@ async fn revision_history_limit_prunes_the_oldest_revisions() -> anyhow::Result<
         Ok(())
     })
     .await?;
+    operator.ensure_running()?;
+    ns.cleanup().await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rollout_status_draws_a_bar_per_pool_on_a_terminal_only() -> anyhow::Result<()> {
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "op-history-bars").await?;
+    let identity = install(&admin).await?;
+    let mut operator = Operator::start_in(&identity, ns.name()).await?;
+    apply_yaml_in(&admin, ns.name(), &graph("bars", "v0.1.1", None)).await?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    let pods: Api<Pod> = ns.api();
+    rolled_out(&ideps, &pods, "bars").await?;
+    let n = ns.name();
+    // Paused before the change, so the rollout waits for the terminal to show it.
+    kubectl(&["infera", "rollout", "pause", "bars", "-n", n])
+        .await?
+        .expect_code(0)?;
+    set_image(&ideps, "bars", "v0.1.2").await?;
+    let mut terminal = Pty::spawn(&format!("kubectl infera rollout status bars -n {n}"))?;
+    terminal
+        .expect("RolloutPaused", Duration::from_secs(30))
+        .await?;
+    terminal.expect("decode [", Duration::from_secs(30)).await?;
+    terminal
+        .expect("0/2 updated, 2 ready", Duration::from_secs(30))
+        .await?;
+    kubectl(&["infera", "rollout", "resume", "bars", "-n", n])
+        .await?
+        .expect_code(0)?;
+    terminal
+        .expect("RolloutComplete", Duration::from_secs(60))
+        .await?;
+    assert_eq!(terminal.wait(Duration::from_secs(30)).await?, 0);
+    // Piped: the lines only.
+    let piped = kubectl(&["infera", "rollout", "status", "bars", "-n", n])
+        .await?
+        .expect_code(0)?;
+    assert!(
+        piped.stdout.starts_with("RolloutComplete: "),
+        "{}",
+        piped.stdout
+    );
+    assert_eq!(piped.stderr, "");
     operator.ensure_running()?;
     ns.cleanup().await
 }
