@@ -20,8 +20,8 @@ use serde_json::json;
 
 use crate::{Error, Result, context::Context, observe::Snapshot};
 
-/// The revisions a history sync must keep whatever the limit: the update and current revisions
-/// and those pods run.
+/// The revisions the history keeps whatever its limit, besides those pods still run (which
+/// [`sync`] reads from the snapshot): the update revision and the current one.
 pub struct Live<'a> {
     pub update: &'a str,
     pub current: Option<&'a str>,
@@ -123,9 +123,23 @@ pub async fn sync(
     kept.insert(live.update);
     kept.extend(live.current);
     for object in history::prune(&stored, &kept, limit) {
-        match api.delete(&object, &DeleteParams::default()).await {
+        // Only the ControllerRevision the cache showed, not one re-created under its name since.
+        let uid = snapshot
+            .revisions
+            .iter()
+            .find(|revision| revision.name_any() == object)
+            .and_then(|revision| revision.uid());
+        let params = DeleteParams {
+            preconditions: uid.map(|uid| kube::api::Preconditions {
+                uid: Some(uid),
+                resource_version: None,
+            }),
+            ..DeleteParams::default()
+        };
+        match api.delete(&object, &params).await {
             Ok(_) => {}
-            Err(kube::Error::Api(status)) if status.code == 404 => {}
+            // Gone already, or another object under its name now (the precondition failed).
+            Err(kube::Error::Api(status)) if status.code == 404 || status.code == 409 => {}
             Err(source) => {
                 return Err(Error::History {
                     action: "delete",

@@ -1,7 +1,7 @@
 //! What exists: one watch per resource type, cached in reflector stores, read without API calls.
 //!
 //! The caches hold only what reconcile and status read (see [`slim_child`], [`slim_pod`],
-//! [`slim_deployment`]), so the operator's memory grows by a few hundred bytes per child, not by
+//! [`slim_deployment`], [`slim_revision`]), so the operator's memory grows by a few hundred bytes per child, not by
 //! the size of whole objects with their pod templates and `managedFields`. Kinds whose status is not
 //! read are watched metadata-only. The initial LIST of every watch is read in pages of [`PAGE`]
 //! objects, and each page is slimmed before the next is read.
