@@ -151,3 +151,90 @@ pub async fn sync(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::core::v1::Pod;
+    use serde_json::Value;
+
+    use super::*;
+    use crate::fixtures;
+
+    fn idep() -> Value {
+        json!({
+            "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+            "metadata": {"name": "calm", "namespace": "demo", "uid": "calm-uid", "generation": 1},
+            "spec": {"backendFramework": "sglang", "services": {}},
+        })
+    }
+
+    /// A ControllerRevision of `calm`'s history, as the slim cache holds it.
+    fn stored(hash: &str, revision: i64) -> ControllerRevision {
+        serde_json::from_value(json!({
+            "metadata": {
+                "name": format!("calm-{hash}"), "namespace": "demo", "uid": format!("{hash}-uid"),
+                "labels": {LABEL_MANAGED_BY: OPERATOR_MANAGER, LABEL_DEPLOYMENT: "calm", LABEL_REVISION: hash},
+                "ownerReferences": [{"apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+                    "name": "calm", "uid": "calm-uid", "controller": true}],
+            },
+            "revision": revision,
+        }))
+        .expect("a ControllerRevision")
+    }
+
+    /// The requests one sync of `calm`'s history sends, with the cache holding `history` and a
+    /// pod of revision `running`.
+    async fn sync_with(
+        history: &[(&str, i64)],
+        running: &str,
+        live: Live<'_>,
+        limit: i32,
+    ) -> Vec<fixtures::Sent> {
+        let (ctx, mut caches, mut server) = fixtures::context(idep(), vec![]).await;
+        for (hash, revision) in history {
+            caches.apply_revision(stored(hash, *revision));
+        }
+        let idep: InferaDeployment = serde_json::from_value(idep()).expect("an InferaDeployment");
+        let mut snapshot = ctx.observed.snapshot(&idep);
+        let pod: Pod =
+            serde_json::from_value(json!({"metadata": {"labels": {LABEL_REVISION: running}}}))
+                .expect("a pod");
+        snapshot.pods.push(pod.into());
+        let (result, sent) = server
+            .serve(sync(&ctx, &idep, &snapshot, live, limit))
+            .await;
+        assert!(result.is_ok(), "{result:?}");
+        sent
+    }
+
+    #[tokio::test]
+    async fn a_rollback_renumbers_and_the_oldest_revision_no_pod_runs_is_pruned() {
+        let history = [("aaa", 1), ("bbb", 2), ("ccc", 3), ("ddd", 4)];
+        // Back to bbb while pods still run ddd, with room for one revision besides the live ones.
+        let live = Live {
+            update: "bbb",
+            current: Some("ddd"),
+        };
+        let sent = sync_with(&history, "ddd", live, 1).await;
+        let lines: Vec<&str> = sent.iter().map(|s| s.line.as_str()).collect();
+        assert_eq!(
+            lines,
+            [
+                "PATCH /apis/apps/v1/namespaces/demo/controllerrevisions/calm-bbb?&fieldManager=infera-operator",
+                "DELETE /apis/apps/v1/namespaces/demo/controllerrevisions/calm-aaa?",
+            ]
+        );
+        assert_eq!(sent[0].body, json!({"revision": 5}));
+        assert_eq!(sent[1].body, json!({"preconditions": {"uid": "aaa-uid"}}));
+    }
+
+    #[tokio::test]
+    async fn a_history_as_it_should_be_costs_no_request() {
+        let history = [("aaa", 1), ("bbb", 2)];
+        let live = Live {
+            update: "bbb",
+            current: Some("bbb"),
+        };
+        assert!(sync_with(&history, "bbb", live, 10).await.is_empty());
+    }
+}
