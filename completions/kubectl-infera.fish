@@ -210,24 +210,26 @@ complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand scale" -s 
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand scale" -l wait -d 'Wait until the deployment is Ready with the new replicas; on timeout, explain what blocks it'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand scale" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand scale" -s V -l version -d 'Print version'
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -l context -d 'The kubeconfig context to use' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -l cluster -d 'The kubeconfig cluster to use' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -l user -d 'The kubeconfig user to use' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -s n -l namespace -d 'Namespace (default: the context\'s namespace, else `default`)' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -l as -d 'Username to impersonate' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -l as-group -d 'Group to impersonate (repeatable)' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -l request-timeout -d 'Timeout of a single API request, e.g. 30s or 1m; 0 means none' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -l color -d 'Colour: auto (on a terminal unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status history undo help" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status history undo help" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status history undo help" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status history undo help" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status history undo help" -s n -l namespace -d 'Namespace (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status history undo help" -l as -d 'Username to impersonate' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status history undo help" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status history undo help" -l request-timeout -d 'Timeout of a single API request, e.g. 30s or 1m; 0 means none' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status history undo help" -l color -d 'Colour: auto (on a terminal unless NO_COLOR is set), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -s v -l v -d 'Log verbosity like kubectl\'s -v: 6 logs every API request to stderr' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -s h -l help -d 'Print help'
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -s V -l version -d 'Print version'
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -f -a "pause" -d 'Hold the worker pools at the revision they run (`spec.rollout.paused: true`)'
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -f -a "resume" -d 'Let the worker pools roll out to the spec\'s revision again'
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -f -a "status" -d 'Follow the rollout until it is complete (exit 0), or past its progressDeadlineSeconds (exit 3, with what blocks it); a line per change of the Progressing condition'
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status history undo help" -s v -l v -d 'Log verbosity like kubectl\'s -v: 6 logs every API request to stderr' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status history undo help" -s h -l help -d 'Print help'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status history undo help" -s V -l version -d 'Print version'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status history undo help" -f -a "pause" -d 'Hold the worker pools at the revision they run (`spec.rollout.paused: true`)'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status history undo help" -f -a "resume" -d 'Let the worker pools roll out to the spec\'s revision again'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status history undo help" -f -a "status" -d 'Follow the rollout until it is complete (exit 0), or past its progressDeadlineSeconds (exit 3, with what blocks it); a line per change of the Progressing condition'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status history undo help" -f -a "history" -d 'List the revisions of the worker pods kept in the cluster: what changed in each, its age, which is current; with --revision, one revision\'s spec'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status history undo help" -f -a "undo" -d 'Return to an earlier revision (default: the one before the newest): re-applies its spec, keeping today\'s replicas, autoscaling and rollout settings; it rolls out like any change'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and not __fish_seen_subcommand_from pause resume status history undo help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from pause" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from pause" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from pause" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -271,9 +273,45 @@ never\t''"
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from status" -s v -l v -d 'Log verbosity like kubectl\'s -v: 6 logs every API request to stderr' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from history" -l revision -d 'Show this revision\'s spec' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from history" -s o -l output -d 'Output format (table, json or yaml; json and yaml print the ControllerRevisions)' -r -f -a "table\t''
+wide\t''
+json\t''
+yaml\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from history" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from history" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from history" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from history" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from history" -s n -l namespace -d 'Namespace (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from history" -l as -d 'Username to impersonate' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from history" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from history" -l request-timeout -d 'Timeout of a single API request, e.g. 30s or 1m; 0 means none' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from history" -l color -d 'Colour: auto (on a terminal unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from history" -s v -l v -d 'Log verbosity like kubectl\'s -v: 6 logs every API request to stderr' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from history" -s h -l help -d 'Print help'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from history" -s V -l version -d 'Print version'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from undo" -l to-revision -d 'The revision to return to (see `rollout history`)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from undo" -l kubeconfig -d 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)' -r -F
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from undo" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from undo" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from undo" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from undo" -s n -l namespace -d 'Namespace (default: the context\'s namespace, else `default`)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from undo" -l as -d 'Username to impersonate' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from undo" -l as-group -d 'Group to impersonate (repeatable)' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from undo" -l request-timeout -d 'Timeout of a single API request, e.g. 30s or 1m; 0 means none' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from undo" -l color -d 'Colour: auto (on a terminal unless NO_COLOR is set), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from undo" -s v -l v -d 'Log verbosity like kubectl\'s -v: 6 logs every API request to stderr' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from undo" -s h -l help -d 'Print help'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from undo" -s V -l version -d 'Print version'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from help" -f -a "pause" -d 'Hold the worker pools at the revision they run (`spec.rollout.paused: true`)'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from help" -f -a "resume" -d 'Let the worker pools roll out to the spec\'s revision again'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from help" -f -a "status" -d 'Follow the rollout until it is complete (exit 0), or past its progressDeadlineSeconds (exit 3, with what blocks it); a line per change of the Progressing condition'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from help" -f -a "history" -d 'List the revisions of the worker pods kept in the cluster: what changed in each, its age, which is current; with --revision, one revision\'s spec'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from help" -f -a "undo" -d 'Return to an earlier revision (default: the one before the newest): re-applies its spec, keeping today\'s replicas, autoscaling and rollout settings; it rolls out like any change'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand rollout; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand render" -s f -l filename -d 'The InferaDeployment YAML (or JSON); `-` reads stdin' -r -F
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand render" -s o -l output -d 'Output format' -r -f -a "yaml\t''
@@ -370,3 +408,5 @@ complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and 
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and __fish_seen_subcommand_from rollout" -f -a "pause" -d 'Hold the worker pools at the revision they run (`spec.rollout.paused: true`)'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and __fish_seen_subcommand_from rollout" -f -a "resume" -d 'Let the worker pools roll out to the spec\'s revision again'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and __fish_seen_subcommand_from rollout" -f -a "status" -d 'Follow the rollout until it is complete (exit 0), or past its progressDeadlineSeconds (exit 3, with what blocks it); a line per change of the Progressing condition'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and __fish_seen_subcommand_from rollout" -f -a "history" -d 'List the revisions of the worker pods kept in the cluster: what changed in each, its age, which is current; with --revision, one revision\'s spec'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand help; and __fish_seen_subcommand_from rollout" -f -a "undo" -d 'Return to an earlier revision (default: the one before the newest): re-applies its spec, keeping today\'s replicas, autoscaling and rollout settings; it rolls out like any change'

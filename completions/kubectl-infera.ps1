@@ -248,6 +248,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Hold the worker pools at the revision they run (`spec.rollout.paused: true`)')
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Let the worker pools roll out to the spec''s revision again')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Follow the rollout until it is complete (exit 0), or past its progressDeadlineSeconds (exit 3, with what blocks it); a line per change of the Progressing condition')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'List the revisions of the worker pods kept in the cluster: what changed in each, its age, which is current; with --revision, one revision''s spec')
+            [CompletionResult]::new('undo', 'undo', [CompletionResultType]::ParameterValue, 'Return to an earlier revision (default: the one before the newest): re-applies its spec, keeping today''s replicas, autoscaling and rollout settings; it rolls out like any change')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -309,10 +311,54 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kubectl-infera;rollout;history' {
+            [CompletionResult]::new('--revision', '--revision', [CompletionResultType]::ParameterName, 'Show this revision''s spec')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (table, json or yaml; json and yaml print the ControllerRevisions)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (table, json or yaml; json and yaml print the ControllerRevisions)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (default: the context''s namespace, else `default`)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace (default: the context''s namespace, else `default`)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Timeout of a single API request, e.g. 30s or 1m; 0 means none')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (on a terminal unless NO_COLOR is set), always or never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity like kubectl''s -v: 6 logs every API request to stderr')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity like kubectl''s -v: 6 logs every API request to stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-infera;rollout;undo' {
+            [CompletionResult]::new('--to-revision', '--to-revision', [CompletionResultType]::ParameterName, 'The revision to return to (see `rollout history`)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (default: the context''s namespace, else `default`)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace (default: the context''s namespace, else `default`)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Timeout of a single API request, e.g. 30s or 1m; 0 means none')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (on a terminal unless NO_COLOR is set), always or never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity like kubectl''s -v: 6 logs every API request to stderr')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity like kubectl''s -v: 6 logs every API request to stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kubectl-infera;rollout;help' {
             [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Hold the worker pools at the revision they run (`spec.rollout.paused: true`)')
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Let the worker pools roll out to the spec''s revision again')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Follow the rollout until it is complete (exit 0), or past its progressDeadlineSeconds (exit 3, with what blocks it); a line per change of the Progressing condition')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'List the revisions of the worker pods kept in the cluster: what changed in each, its age, which is current; with --revision, one revision''s spec')
+            [CompletionResult]::new('undo', 'undo', [CompletionResultType]::ParameterValue, 'Return to an earlier revision (default: the one before the newest): re-applies its spec, keeping today''s replicas, autoscaling and rollout settings; it rolls out like any change')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -323,6 +369,12 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             break
         }
         'kubectl-infera;rollout;help;status' {
+            break
+        }
+        'kubectl-infera;rollout;help;history' {
+            break
+        }
+        'kubectl-infera;rollout;help;undo' {
             break
         }
         'kubectl-infera;rollout;help;help' {
@@ -469,6 +521,8 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Hold the worker pools at the revision they run (`spec.rollout.paused: true`)')
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Let the worker pools roll out to the spec''s revision again')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Follow the rollout until it is complete (exit 0), or past its progressDeadlineSeconds (exit 3, with what blocks it); a line per change of the Progressing condition')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'List the revisions of the worker pods kept in the cluster: what changed in each, its age, which is current; with --revision, one revision''s spec')
+            [CompletionResult]::new('undo', 'undo', [CompletionResultType]::ParameterValue, 'Return to an earlier revision (default: the one before the newest): re-applies its spec, keeping today''s replicas, autoscaling and rollout settings; it rolls out like any change')
             break
         }
         'kubectl-infera;help;rollout;pause' {
@@ -478,6 +532,12 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             break
         }
         'kubectl-infera;help;rollout;status' {
+            break
+        }
+        'kubectl-infera;help;rollout;history' {
+            break
+        }
+        'kubectl-infera;help;rollout;undo' {
             break
         }
         'kubectl-infera;help;render' {

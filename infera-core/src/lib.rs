@@ -14,6 +14,7 @@ pub mod external;
 pub mod flags;
 pub mod gpu_product;
 pub mod hash;
+pub mod history;
 pub mod lockstep;
 pub mod naming;
 pub mod pod_health;

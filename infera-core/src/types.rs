@@ -29,9 +29,9 @@ use crate::{
             MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_IB_DEVICE_LENGTH, MAX_METRICS,
             MAX_NETWORK_NAME_LENGTH, MAX_NODES, MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES,
             MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT, MAX_PROGRESS_DEADLINE_SECONDS,
-            MAX_RDMA_NETWORKS, MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES, MIN_SERVICES,
-            MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN, NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN,
-            RESOURCE_NAME_PATTERN,
+            MAX_RDMA_NETWORKS, MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_REVISION_HISTORY_LIMIT,
+            MAX_SERVICES, MIN_SERVICES, MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN,
+            NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
         },
     },
 };
@@ -129,6 +129,13 @@ pub struct InferaDeploymentSpec {
     /// How the worker pools roll out to a new revision.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollout: Option<RolloutSpec>,
+
+    /// Earlier revisions of the worker pods kept for `kubectl infera rollout history` and `undo`,
+    /// as ControllerRevisions owned by the deployment (default 10). The oldest beyond it that no
+    /// pod runs are deleted; 0 keeps only the revisions pods run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = MAX_REVISION_HISTORY_LIMIT))]
+    pub revision_history_limit: Option<i32>,
 
     /// The services of the graph by name: exactly one `server` and at least one `worker` pool.
     /// Names are DNS labels; they become part of every child's name.

@@ -157,6 +157,7 @@ fn deployment() -> impl Strategy<Value = InferaDeployment> {
                     &name,
                     InferaDeploymentSpec {
                         rollout: None,
+                        revision_history_limit: None,
                         backend_framework: backend,
                         image: Some("rocm/infera:test".into()),
                         discovery_backend: discovery,

@@ -18,8 +18,9 @@ use infera_core::{
         MAX_GPUS, MAX_IB_DEVICE_LENGTH, MAX_METRICS, MAX_NETWORK_NAME_LENGTH, MAX_NODES,
         MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT,
         MAX_PROGRESS_DEADLINE_SECONDS, MAX_RDMA_NETWORKS, MAX_REFERENCE_LENGTH, MAX_REPLICAS,
-        MAX_SERVICES, MAX_STARTUP_SECONDS, MIN_SERVICES, MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN,
-        NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
+        MAX_REVISION_HISTORY_LIMIT, MAX_SERVICES, MAX_STARTUP_SECONDS, MIN_SERVICES,
+        MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN, NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN,
+        RESOURCE_NAME_PATTERN,
     },
     yaml,
 };
@@ -866,6 +867,18 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
             json!(MAX_REPLICAS),
             worker(json!({"rollout": {"maxUnavailable": MAX_REPLICAS + 1}})),
             "spec.services.decode.rollout.maxUnavailable: must be at most 1000",
+        ),
+        (
+            "spec.revisionHistoryLimit minimum",
+            json!(0),
+            json!({"spec": {"revisionHistoryLimit": -1}}),
+            "spec.revisionHistoryLimit: must be at least 0",
+        ),
+        (
+            "spec.revisionHistoryLimit maximum",
+            json!(MAX_REVISION_HISTORY_LIMIT),
+            json!({"spec": {"revisionHistoryLimit": MAX_REVISION_HISTORY_LIMIT + 1}}),
+            "spec.revisionHistoryLimit: must be at most 100",
         ),
         (
             "spec.rollout.progressDeadlineSeconds minimum",

@@ -83,6 +83,11 @@ pub async fn run(
         let deployment = pod.labels().get(LABEL_DEPLOYMENT)?;
         Some(ObjectRef::new(deployment).within(&pod.namespace()?))
     });
+    // A revision of the history deleted or changed by someone else is put back as it should be.
+    controller = controller.watches_stream(watches.revisions, |revision| {
+        let deployment = revision.labels().get(LABEL_DEPLOYMENT)?;
+        Some(ObjectRef::new(deployment).within(&revision.namespace()?))
+    });
     // A quota that changes may now take a graph it refused: retry those of its namespace.
     controller = controller.watches_stream(watches.quotas, move |quota| {
         let namespace = quota.namespace();

@@ -6,7 +6,10 @@ use std::{collections::BTreeMap, sync::Arc, time::Duration};
 use http::{Method, Request, Response};
 use infera_core::ChildKind;
 use k8s_openapi::{
-    api::core::v1::{Pod, ResourceQuota},
+    api::{
+        apps::v1::ControllerRevision,
+        core::v1::{Pod, ResourceQuota},
+    },
     apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
 };
 use kube::{
@@ -39,6 +42,7 @@ pub struct Caches {
     _pods: Writer<Pod>,
     _crds: Writer<PartialObjectMeta<CustomResourceDefinition>>,
     _quotas: Writer<ResourceQuota>,
+    revisions: Writer<ControllerRevision>,
 }
 
 impl Caches {
@@ -47,6 +51,11 @@ impl Caches {
         if let Some(writer) = self.children.get_mut(&kind) {
             writer.apply_watcher_event(&Event::Apply(object));
         }
+    }
+
+    /// A ControllerRevision of the history was created or changed.
+    pub fn apply_revision(&mut self, revision: ControllerRevision) {
+        self.revisions.apply_watcher_event(&Event::Apply(revision));
     }
 
     /// A child was deleted.
@@ -87,6 +96,9 @@ pub async fn context(
     let mut quotas = Writer::default();
     observed.quotas = quotas.as_reader();
     quotas.apply_watcher_event(&Event::InitDone);
+    let mut revisions = Writer::default();
+    observed.revisions = revisions.as_reader();
+    revisions.apply_watcher_event(&Event::InitDone);
     observed.track_sync();
     let synced = async {
         while !observed.synced() {
@@ -108,6 +120,7 @@ pub async fn context(
         _pods: pods,
         _crds: crds,
         _quotas: quotas,
+        revisions,
     };
     (Arc::new(ctx), caches, ApiServer { handle, deployment })
 }

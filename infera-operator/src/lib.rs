@@ -10,6 +10,7 @@ pub mod controller;
 pub mod fairness;
 #[cfg(test)]
 mod fixtures;
+pub mod history;
 pub mod http;
 pub mod leader;
 pub mod lockstep;
@@ -51,6 +52,14 @@ pub enum Error {
         #[source]
         source: kube::Error,
     },
+    /// Creating, renumbering or deleting a ControllerRevision of the history failed.
+    #[error("cannot {action} ControllerRevision {name}")]
+    History {
+        action: &'static str,
+        name: String,
+        #[source]
+        source: kube::Error,
+    },
     #[error("cannot write the status of InferaDeployment {name}")]
     WriteStatus {
         name: String,
@@ -73,6 +82,7 @@ impl Error {
         match self {
             Self::NoNamespace { .. } => "observe",
             Self::Encode { .. } | Self::Apply { .. } | Self::Delete { .. } => "apply",
+            Self::History { .. } => "history",
             Self::WriteStatus { .. } => "status",
             Self::LeaseTaken { .. } | Self::LeaseNotRenewed { .. } => "leader_election",
         }

@@ -1,7 +1,7 @@
 //! What exists: one watch per resource type, cached in reflector stores, read without API calls.
 //!
 //! The caches hold only what reconcile and status read (see [`slim_child`], [`slim_pod`],
-//! [`slim_deployment`]), so the operator's memory grows by a few hundred bytes per child, not by
+//! [`slim_deployment`], [`slim_revision`]), so the operator's memory grows by a few hundred bytes per child, not by
 //! the size of whole objects with their pod templates and `managedFields`. Kinds whose status is not
 //! read are watched metadata-only. The initial LIST of every watch is read in pages of [`PAGE`]
 //! objects, and each page is slimmed before the next is read.
@@ -24,6 +24,7 @@ use infera_core::{
     },
 };
 use k8s_openapi::{
+    api::apps::v1::ControllerRevision,
     api::core::v1::{
         Affinity, Container, NodeAffinity, NodeSelector, NodeSelectorTerm, Pod, PodSpec,
         ResourceQuota,
@@ -86,6 +87,8 @@ pub struct Observed {
     pub pods: Store<Pod>,
     pub crds: Store<PartialObjectMeta<CustomResourceDefinition>>,
     pub quotas: Store<ResourceQuota>,
+    /// The ControllerRevisions of the revision history (see [`slim_revision`]).
+    pub revisions: Store<ControllerRevision>,
     synced: Arc<Synced>,
 }
 
@@ -95,6 +98,7 @@ struct Synced {
     pods: Arc<AtomicBool>,
     crds: Arc<AtomicBool>,
     quotas: Arc<AtomicBool>,
+    revisions: Arc<AtomicBool>,
     kinds: BTreeMap<ChildKind, Arc<AtomicBool>>,
 }
 
@@ -110,6 +114,7 @@ pub struct Watches {
         Result<PartialObjectMeta<CustomResourceDefinition>, watcher::Error>,
     >,
     pub quotas: futures::stream::BoxStream<'static, Result<ResourceQuota, watcher::Error>>,
+    pub revisions: futures::stream::BoxStream<'static, Result<ControllerRevision, watcher::Error>>,
 }
 
 /// Starts one LIST+WATCH per child kind, for pods of our deployments and for CRD metadata, in
@@ -175,12 +180,21 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
         quota.managed_fields_mut().clear();
         quota.annotations_mut().clear();
     });
+    // Ours only, like the children: the label selector keeps other controllers' revisions
+    // (every StatefulSet's and DaemonSet's) out of the LIST and the cache.
+    let (revisions, revision_writer) = reflector::store();
+    let revision_api = namespace.map_or_else(
+        || Api::all(client.clone()),
+        |ns| Api::namespaced(client.clone(), ns),
+    );
+    let revision_watch = watcher(revision_api, managed).modify(slim_revision);
     (
         Observed {
             children: stores,
             pods,
             crds,
             quotas,
+            revisions,
             synced: Arc::new(Synced {
                 kinds: ChildKind::ALL
                     .iter()
@@ -194,6 +208,11 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
             pods: reflect(pod_writer, pod_watch.modify(slim_pod), "pods".into()),
             crds: reflect(crd_writer, crd_watch, "customresourcedefinitions".into()),
             quotas: reflect(quota_writer, quota_watch, "resourcequotas".into()),
+            revisions: reflect(
+                revision_writer,
+                revision_watch,
+                "controllerrevisions".into(),
+            ),
         },
     )
 }
@@ -363,6 +382,38 @@ pub fn slim_child(object: &mut DynamicObject) {
     object.metadata = slim;
 }
 
+/// Strips a ControllerRevision of the history to what reconcile reads: its identity, our labels
+/// (the revision hash among them), its controller reference and its `revision` number. The
+/// `data` — a whole spec, read only by `kubectl infera rollout history` and `undo` — is dropped.
+pub fn slim_revision(revision: &mut ControllerRevision) {
+    let meta = &revision.metadata;
+    let labels = meta.labels.as_ref().map(|labels| {
+        labels
+            .iter()
+            .filter(|(key, _)| {
+                [LABEL_MANAGED_BY, LABEL_DEPLOYMENT, LABEL_REVISION].contains(&key.as_str())
+            })
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect()
+    });
+    revision.metadata = ObjectMeta {
+        name: meta.name.clone(),
+        namespace: meta.namespace.clone(),
+        uid: meta.uid.clone(),
+        resource_version: meta.resource_version.clone(),
+        labels,
+        owner_references: meta.owner_references.as_ref().map(|owners| {
+            owners
+                .iter()
+                .filter(|owner| owner.controller == Some(true))
+                .cloned()
+                .collect()
+        }),
+        ..ObjectMeta::default()
+    };
+    revision.data = None;
+}
+
 /// A Job's `Failed` condition (what `ModelPhase::of` reports), or null.
 fn failed_conditions(status: &Value) -> Value {
     let failed: Vec<Value> = status["conditions"]
@@ -461,6 +512,8 @@ pub struct Snapshot {
     pub pods: Vec<Arc<Pod>>,
     /// The ResourceQuotas of the deployment's namespace.
     pub quotas: Vec<Arc<ResourceQuota>>,
+    /// The ControllerRevisions of its history: our labels and its controller reference.
+    pub revisions: Vec<Arc<ControllerRevision>>,
 }
 
 impl Observed {
@@ -486,6 +539,10 @@ impl Observed {
         snapshot.quotas = self
             .quotas
             .state_filter(|quota| quota.namespace().as_deref() == Some(namespace.as_str()));
+        snapshot.revisions = self.revisions.state_filter(|revision| {
+            revision.namespace().as_deref() == Some(namespace.as_str())
+                && is_ours(revision, &name, uid.as_deref())
+        });
         snapshot
     }
 
@@ -496,6 +553,7 @@ impl Observed {
         synced(&self.synced.pods)
             && synced(&self.synced.crds)
             && synced(&self.synced.quotas)
+            && synced(&self.synced.revisions)
             && self
                 .synced
                 .kinds
@@ -520,6 +578,7 @@ impl Observed {
         track(self.pods.clone(), self.synced.pods.clone());
         track(self.crds.clone(), self.synced.crds.clone());
         track(self.quotas.clone(), self.synced.quotas.clone());
+        track(self.revisions.clone(), self.synced.revisions.clone());
         for (kind, store) in &self.children {
             track(store.clone(), self.synced.kinds[kind].clone());
         }
@@ -533,7 +592,7 @@ impl Observed {
 }
 
 /// Ours: our managed-by label, this deployment's label and its controller reference.
-fn is_ours(object: &DynamicObject, deployment: &str, uid: Option<&str>) -> bool {
+fn is_ours(object: &impl ResourceExt, deployment: &str, uid: Option<&str>) -> bool {
     let labels = object.labels();
     labels.get(LABEL_MANAGED_BY).map(String::as_str) == Some(OPERATOR_MANAGER)
         && labels.get(LABEL_DEPLOYMENT).map(String::as_str) == Some(deployment)

@@ -84,6 +84,15 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
             )
             .await?;
             applied.held.extend(stepped.paused);
+            if let Some(update) = workloads.iter().find_map(|w| w.revision.as_deref()) {
+                let current = idep
+                    .status
+                    .as_ref()
+                    .and_then(|s| s.current_revision.as_deref());
+                let live = crate::history::Live { update, current };
+                let limit = valid.rollout.revision_history_limit;
+                crate::history::sync(&ctx, &idep, &snapshot, live, limit).await?;
+            }
             Outcome::Applied {
                 applied,
                 endpoint: infera_core::render::endpoint(&valid),
@@ -201,6 +210,7 @@ async fn publish_transition(
 #[cfg(test)]
 mod tests {
     use infera_core::{Child, ChildKind};
+    use k8s_openapi::api::apps::v1::ControllerRevision;
     use kube::api::DynamicObject;
     use serde_json::{Value, json};
 
@@ -253,8 +263,8 @@ mod tests {
 
     /// What the first reconcile of `calm` sends: a strict dry run of every child, then every
     /// child applied, not forced, in two batches (RoleBindings last), the child no longer rendered
-    /// deleted, the status, an Event.
-    const FIRST_RECONCILE: [&str; 15] = [
+    /// deleted, the first ControllerRevision of the history created, the status, an Event.
+    const FIRST_RECONCILE: [&str; 16] = [
         "PATCH /api/v1/namespaces/demo/serviceaccounts/calm-discovery?&dryRun=All&fieldManager=infera-operator&fieldValidation=Strict",
         "PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/demo/roles/calm-discovery?&dryRun=All&fieldManager=infera-operator&fieldValidation=Strict",
         "PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/demo/rolebindings/calm-discovery?&dryRun=All&fieldManager=infera-operator&fieldValidation=Strict",
@@ -268,6 +278,7 @@ mod tests {
         "PATCH /apis/apps/v1/namespaces/demo/deployments/calm-worker?&fieldManager=infera-operator&fieldValidation=Strict",
         "PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/demo/rolebindings/calm-discovery?&fieldManager=infera-operator&fieldValidation=Strict",
         "DELETE /apis/apps/v1/namespaces/demo/deployments/calm-old?",
+        "POST /apis/apps/v1/namespaces/demo/controllerrevisions?&fieldManager=infera-operator",
         "PATCH /apis/infera.amd.com/v1alpha1/namespaces/demo/inferadeployments/calm/status?&force=true&fieldManager=infera-operator",
         "POST /apis/events.k8s.io/v1/namespaces/demo/events?",
     ];
@@ -292,10 +303,23 @@ mod tests {
             .await;
         assert!(result.is_ok(), "{result:?}");
         caches.delete(ChildKind::Deployment, stale());
+        caches.apply_revision(created_revision(&sent));
         let status = sent.iter().find(|s| s.line.contains("/status?"));
         let status = status.map(|s| s.body["status"].clone());
         idep.status = serde_json::from_value(status.unwrap_or_default()).expect("a status");
         (ctx, caches, server, idep, sent)
+    }
+
+    /// The ControllerRevision the first reconcile created, as the watch delivers it.
+    fn created_revision(sent: &[fixtures::Sent]) -> ControllerRevision {
+        let created = sent
+            .iter()
+            .find(|s| s.line.contains("/controllerrevisions?"));
+        let mut revision: ControllerRevision =
+            serde_json::from_value(created.map(|s| s.body.clone()).unwrap_or_default())
+                .expect("a ControllerRevision");
+        revision.metadata.uid = Some("revision-uid".into());
+        revision
     }
 
     fn lines(sent: &[fixtures::Sent]) -> Vec<&str> {
@@ -335,11 +359,36 @@ mod tests {
             sent[12].body,
             json!({"preconditions": {"uid": "old-uid"}, "propagationPolicy": "Background"})
         );
-        let status = &sent[13].body["status"];
+        // The history's first revision: ours, owned by the deployment, holding its spec.
+        let revision = &sent[13].body;
+        let hash = revision["metadata"]["labels"]["infera.amd.com/revision"]
+            .as_str()
+            .expect("the revision hash");
+        assert_eq!(revision["metadata"]["name"], format!("calm-{hash}"));
+        assert_eq!(
+            revision["metadata"]["labels"]["app.kubernetes.io/managed-by"],
+            "infera-operator"
+        );
+        assert_eq!(
+            revision["metadata"]["labels"]["infera.amd.com/deployment"],
+            "calm"
+        );
+        assert_eq!(
+            revision["metadata"]["ownerReferences"][0]["uid"],
+            "calm-uid"
+        );
+        assert_eq!(
+            revision["metadata"]["ownerReferences"][0]["controller"],
+            true
+        );
+        assert_eq!(revision["revision"], 1);
+        assert_eq!(revision["data"]["spec"], calm()["spec"]);
+        let status = &sent[14].body["status"];
         assert_eq!(status["state"], "Deploying");
         assert_eq!(status["conditions"][0]["reason"], "PodsNotReady");
+        assert_eq!(status["updateRevision"].as_str(), Some(hash));
         assert_eq!(
-            sent[14].body["note"],
+            sent[15].body["note"],
             "Deploying: server: 0/1 ready, worker: 0/1 ready"
         );
 
@@ -407,7 +456,8 @@ mod tests {
         let (_, _, _, idep, sent) = first_reconcile().await;
         let children = applied_children(&sent);
         // A new process: its memory of applies is empty, its caches hold what the first applied.
-        let (ctx, _caches, mut server) = fixtures::context(calm(), children).await;
+        let (ctx, mut caches, mut server) = fixtures::context(calm(), children).await;
+        caches.apply_revision(created_revision(&sent));
         let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx)).await;
         assert!(result.is_ok(), "{result:?}");
         assert_eq!(lines(&sent), Vec::<&str>::new());
@@ -435,7 +485,8 @@ mod tests {
             ]))
             .expect("managedFields"),
         );
-        let (ctx, _caches, mut server) = fixtures::context(calm(), children).await;
+        let (ctx, mut caches, mut server) = fixtures::context(calm(), children).await;
+        caches.apply_revision(created_revision(&sent));
         let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx)).await;
         assert!(result.is_ok(), "{result:?}");
         assert_eq!(lines(&sent), [FIRST_RECONCILE[5], FIRST_RECONCILE[10]]);

@@ -433,6 +433,27 @@ pub enum RolloutAction {
         #[arg(long, value_parser = parse_duration)]
         timeout: Option<Duration>,
     },
+    /// List the revisions of the worker pods kept in the cluster: what changed in each, its age,
+    /// which is current; with --revision, one revision's spec.
+    History {
+        /// The InferaDeployment.
+        name: String,
+        /// Show this revision's spec.
+        #[arg(long, value_parser = clap::value_parser!(i64).range(1..))]
+        revision: Option<i64>,
+        /// Output format (table, json or yaml; json and yaml print the ControllerRevisions).
+        #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]
+        output: Output,
+    },
+    /// Return to an earlier revision (default: the one before the newest): re-applies its spec,
+    /// keeping today's replicas, autoscaling and rollout settings; it rolls out like any change.
+    Undo {
+        /// The InferaDeployment.
+        name: String,
+        /// The revision to return to (see `rollout history`).
+        #[arg(long, value_parser = clap::value_parser!(i64).range(1..))]
+        to_revision: Option<i64>,
+    },
 }
 
 #[derive(Debug, Args)]

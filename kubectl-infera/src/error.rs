@@ -140,6 +140,13 @@ pub enum Error {
     /// The object went away while the command waited for it.
     #[error("{object} was deleted while waiting for it to be Ready")]
     Deleted { object: String },
+    /// `rollout history --revision` or `undo` named a revision the history lacks, or it has no
+    /// earlier one.
+    #[error("{object}: {source}")]
+    NoRevision {
+        object: String,
+        source: infera_core::history::UndoError,
+    },
     /// `scale` named pools the deployment does not have.
     #[error("{object} has no pool {}; its pools are {}", unknown.join(", "), pools.join(", "))]
     UnknownPools {
@@ -183,6 +190,7 @@ impl Error {
             | Self::RejectedByOperator { .. }
             | Self::DownloadFailed { .. }
             | Self::UnknownPools { .. }
+            | Self::NoRevision { .. }
             | Self::Deleted { .. } => Exit::Failed,
             Self::Kubeconfig(_) | Self::Unreachable { .. } => Exit::Unreachable,
             Self::Conflict { .. } | Self::Refused(_) => Exit::Conflict,

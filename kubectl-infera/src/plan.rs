@@ -352,6 +352,7 @@ impl Plan {
         }
         let spec = InferaDeploymentSpec {
             rollout: None,
+            revision_history_limit: None,
             backend_framework: match self.backend {
                 Backend::Sglang => BackendFramework::Sglang,
                 Backend::Vllm => BackendFramework::Vllm,

@@ -1,6 +1,7 @@
 //! All output goes through one [`Printer`]: data on stdout, progress and diagnostics on stderr,
 //! colour only when asked for or on a terminal without `NO_COLOR`, progress only on a terminal.
-//! Tables are `comfy-table`'s, laid out like `kubectl get`; progress is an `indicatif` spinner.
+//! Tables are `comfy-table`'s, laid out like `kubectl get`; progress is an `indicatif` spinner,
+//! or a bar per worker pool while `rollout status` follows a rollout.
 
 use std::{
     io::{IsTerminal, Write},
@@ -9,7 +10,7 @@ use std::{
 };
 
 use comfy_table::{Attribute, Color, ContentArrangement, presets};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
 use crate::{
@@ -59,6 +60,27 @@ pub struct Printer {
     stderr_tty: bool,
     /// The spinner on stderr while something is in progress; only ever set on a terminal.
     spinner: Arc<Mutex<Option<ProgressBar>>>,
+    /// The bars of a rollout's pools on stderr, by pool; only ever set on a terminal.
+    bars: Arc<Mutex<Option<PoolBars>>>,
+}
+
+/// One bar per pool under one [`MultiProgress`].
+#[derive(Debug)]
+struct PoolBars {
+    multi: MultiProgress,
+    pools: Vec<(String, ProgressBar)>,
+}
+
+/// Where one pool of a rollout stands, for its bar.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolProgress {
+    pub pool: String,
+    /// Replicas (groups) on the update revision.
+    pub updated: u64,
+    /// Replicas (groups) desired.
+    pub desired: u64,
+    /// Replicas (groups) ready, of any revision.
+    pub ready: i32,
 }
 
 impl Printer {
@@ -74,6 +96,7 @@ impl Printer {
             stdout_tty,
             stderr_tty,
             spinner: Arc::default(),
+            bars: Arc::default(),
         }
     }
 
@@ -87,6 +110,7 @@ impl Printer {
             stdout_tty: false,
             stderr_tty: false,
             spinner: Arc::default(),
+            bars: Arc::default(),
         }
     }
 
@@ -172,10 +196,58 @@ impl Printer {
         }
     }
 
-    /// Ends the progress display (the spinner leaves no trace).
+    /// On a terminal, a bar per pool on stderr (`decode [=====>    ] 2/4 updated, 3 ready`),
+    /// updated in place; nothing otherwise (the caller's lines say the same in logs).
+    pub fn pool_progress(&self, pools: &[PoolProgress]) {
+        if !self.stderr_tty {
+            return;
+        }
+        let mut bars = self.bars.lock().unwrap_or_else(PoisonError::into_inner);
+        let bars = bars.get_or_insert_with(|| PoolBars {
+            multi: MultiProgress::with_draw_target(ProgressDrawTarget::stderr()),
+            pools: Vec::new(),
+        });
+        let width = pools.iter().map(|p| p.pool.len()).max().unwrap_or(0);
+        for pool in pools {
+            let existing = bars.pools.iter().find(|(name, _)| *name == pool.pool);
+            let bar = match existing {
+                Some((_, bar)) => bar.clone(),
+                None => {
+                    let template = format!(
+                        "{{prefix:>{width}}} [{{bar:30}}] {{pos}}/{{len}} updated, {{msg}}"
+                    );
+                    let style = ProgressStyle::with_template(&template)
+                        .unwrap_or_else(|_| ProgressStyle::default_bar())
+                        .progress_chars("=> ");
+                    let bar = bars
+                        .multi
+                        .add(ProgressBar::new(pool.desired).with_style(style));
+                    bar.set_prefix(pool.pool.clone());
+                    bars.pools.push((pool.pool.clone(), bar.clone()));
+                    bar
+                }
+            };
+            bar.set_message(format!("{} ready", pool.ready));
+            bar.set_length(pool.desired);
+            bar.set_position(pool.updated.min(pool.desired));
+        }
+    }
+
+    /// Ends the progress display (the spinner and the pools' bars leave no trace).
     pub fn clear_progress(&self) {
         if let Some(bar) = self.spinner().take() {
             bar.finish_and_clear();
+        }
+        let bars = self
+            .bars
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(bars) = bars {
+            for (_, bar) in &bars.pools {
+                bar.finish_and_clear();
+            }
+            let _ = bars.multi.clear();
         }
     }
 
@@ -185,6 +257,10 @@ impl Printer {
 
     /// Runs `write` with the spinner hidden, so that output never mixes with it.
     fn above_progress(&self, write: impl FnOnce()) {
+        let bars = self.bars.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(bars) = bars.as_ref() {
+            return bars.multi.suspend(write);
+        }
         match self.spinner().as_ref() {
             Some(bar) => bar.suspend(write),
             None => write(),

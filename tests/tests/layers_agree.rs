@@ -200,6 +200,18 @@ fn mutations() -> Vec<(&'static str, Value)> {
             json!({"spec": {"rollout": {"progressDeadlineSeconds": 0}}}),
         ),
         (
+            "no revision history",
+            json!({"spec": {"revisionHistoryLimit": 0}}),
+        ),
+        (
+            "negative revision history",
+            json!({"spec": {"revisionHistoryLimit": -1}}),
+        ),
+        (
+            "revision history above the limit",
+            json!({"spec": {"revisionHistoryLimit": 101}}),
+        ),
+        (
             "server rollout",
             server(json!({"rollout": {"maxSurge": 1}})),
         ),

@@ -48,6 +48,9 @@ pub const MAX_PROBE_PATH_LENGTH: usize = 256;
 pub const MAX_PROBE_TIMEOUT: i32 = 300;
 /// Longest `spec.rollout.progressDeadlineSeconds`: a day.
 pub const MAX_PROGRESS_DEADLINE_SECONDS: i32 = 24 * 60 * 60;
+/// Most earlier revisions kept (`spec.revisionHistoryLimit`): each is a ControllerRevision
+/// holding a whole spec, so the bound keeps one deployment's history within a few megabytes.
+pub const MAX_REVISION_HISTORY_LIMIT: i32 = 100;
 /// Longest drain, in seconds (`health.drainSeconds`).
 pub const MAX_DRAIN_SECONDS: i32 = 3600;
 /// An extended resource name, `prefix/name` (`resources.gpuType`); `is_resource_name` checks it.

@@ -3,7 +3,9 @@
 
 use super::{
     Errors,
-    limits::{MAX_PROGRESS_DEADLINE_SECONDS, MAX_REPLICAS, check_range},
+    limits::{
+        MAX_PROGRESS_DEADLINE_SECONDS, MAX_REPLICAS, MAX_REVISION_HISTORY_LIMIT, check_range,
+    },
 };
 use crate::types::{
     ComponentType, InferaDeploymentSpec, PoolRolloutSpec, Role, RolloutSpec, RolloutStrategy,
@@ -14,6 +16,8 @@ use crate::types::{
 pub const DEFAULT_MAX_SURGE: i32 = 1;
 /// `maxUnavailable` when neither the pool nor `spec.rollout` sets it: never below desired.
 pub const DEFAULT_MAX_UNAVAILABLE: i32 = 0;
+/// `spec.revisionHistoryLimit` when unset: a Deployment's and a StatefulSet's default.
+pub const DEFAULT_REVISION_HISTORY_LIMIT: i32 = 10;
 /// `progressDeadlineSeconds` when unset: ten minutes, a Deployment's default.
 pub const DEFAULT_PROGRESS_DEADLINE_SECONDS: i32 = 600;
 
@@ -34,6 +38,8 @@ pub struct Rollout {
     pub paused: bool,
     /// Seconds before a rollout that has not finished is reported.
     pub progress_deadline_seconds: i32,
+    /// Revisions kept beyond those pods run (`spec.revisionHistoryLimit`).
+    pub revision_history_limit: i32,
 }
 
 /// A pool's rollout bounds, in replicas (groups, for a multi-node pool).
@@ -79,10 +85,21 @@ pub(super) fn graph(errors: &mut Errors, spec: &InferaDeploymentSpec) -> Rollout
         1..=MAX_PROGRESS_DEADLINE_SECONDS,
         "must be at least 1; set the seconds a rollout may take",
     );
+    let revision_history_limit = spec
+        .revision_history_limit
+        .unwrap_or(DEFAULT_REVISION_HISTORY_LIMIT);
+    check_range(
+        errors,
+        "spec.revisionHistoryLimit",
+        revision_history_limit,
+        0..=MAX_REVISION_HISTORY_LIMIT,
+        "must be at least 0; set how many earlier revisions to keep",
+    );
     Rollout {
         strategy,
         paused: rollout.paused,
         progress_deadline_seconds: deadline,
+        revision_history_limit,
     }
 }
 
@@ -187,7 +204,8 @@ mod tests {
             Rollout {
                 strategy: RolloutStrategy::Lockstep,
                 paused: false,
-                progress_deadline_seconds: 600
+                progress_deadline_seconds: 600,
+                revision_history_limit: 10,
             }
         );
         let mixed = spec(json!({"services": {"prefill": null, "decode": {"role": null}}}));

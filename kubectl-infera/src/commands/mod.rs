@@ -6,6 +6,7 @@ pub mod doctor;
 pub mod generate;
 pub mod init;
 pub mod render;
+pub mod revisions;
 pub mod rollout;
 pub mod scale;
 pub mod status;

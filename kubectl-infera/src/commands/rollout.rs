@@ -3,9 +3,12 @@
 //! `replicas`). While paused, the operator holds every existing worker pool at the revision its
 //! pods run; `status` shows `Progressing=False, RolloutPaused` and the pools it holds.
 //!
+//! `kubectl infera rollout history|undo NAME` are in [`revisions`].
+//!
 //! `kubectl infera rollout status NAME` follows the `Progressing` condition with a watch, a line
 //! per change, until the rollout of the spec's generation is complete (exit 0) or past its
-//! `progressDeadlineSeconds` (exit 3, the condition's message says what blocks it).
+//! `progressDeadlineSeconds` (exit 3, the condition's message says what blocks it). On a terminal,
+//! a bar per worker pool on stderr shows its updated replicas of the desired ones as they move.
 
 use std::time::Duration;
 
@@ -22,8 +25,9 @@ use kube::{
 use crate::{
     cli::{GlobalArgs, RolloutAction, RolloutArgs},
     client,
+    commands::revisions,
     error::{Error, Result},
-    printer::Printer,
+    printer::{PoolProgress, Printer},
     watch,
 };
 
@@ -33,6 +37,14 @@ pub async fn run(args: &RolloutArgs, global: &GlobalArgs, printer: &Printer) -> 
         RolloutAction::Resume { name } => (name, false),
         RolloutAction::Status { name, timeout } => {
             return status(name, *timeout, global, printer).await;
+        }
+        RolloutAction::History {
+            name,
+            revision,
+            output,
+        } => return revisions::history(name, *revision, *output, global, printer).await,
+        RolloutAction::Undo { name, to_revision } => {
+            return revisions::undo(name, *to_revision, global, printer).await;
         }
     };
     let kube = client::connect(global).await?;
@@ -89,6 +101,22 @@ fn standing(idep: &InferaDeployment) -> Standing {
         })
 }
 
+/// Each worker pool's updated, desired and ready replicas, for its bar.
+fn pool_progress(idep: &InferaDeployment) -> Vec<PoolProgress> {
+    let services = idep.status.iter().flat_map(|status| &status.services);
+    services
+        .filter_map(|(pool, service)| {
+            let updated = service.updated_replicas?;
+            Some(PoolProgress {
+                pool: pool.clone(),
+                updated: u64::try_from(updated).unwrap_or(0),
+                desired: u64::try_from(service.desired_replicas).unwrap_or(0),
+                ready: service.ready_replicas,
+            })
+        })
+        .collect()
+}
+
 /// Follows the rollout of `name` until it is complete or past its deadline (or `timeout`).
 async fn status(
     name: &str,
@@ -108,6 +136,7 @@ async fn status(
                     object: object.clone(),
                 });
             };
+            printer.pool_progress(&pool_progress(&idep));
             let now = standing(&idep);
             if now == last {
                 continue;
@@ -130,7 +159,7 @@ async fn status(
             object: object.clone(),
         })
     };
-    match timeout {
+    let result = match timeout {
         None => follow.await,
         Some(limit) => tokio::time::timeout(limit, follow)
             .await
@@ -140,5 +169,35 @@ async fn status(
                     why: format!("the rollout of {object} is not complete"),
                 })
             }),
+    };
+    printer.clear_progress();
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_worker_pool_gets_a_bar_of_its_updated_replicas() {
+        let idep: InferaDeployment = serde_json::from_value(serde_json::json!({
+            "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+            "metadata": {"name": "demo"},
+            "spec": {"backendFramework": "sglang", "services": {}},
+            "status": {"observedGeneration": 1, "services": {
+                "server": {"kind": "Deployment", "desiredReplicas": 1, "readyReplicas": 1},
+                "decode": {"kind": "Deployment", "desiredReplicas": 4, "readyReplicas": 3, "updatedReplicas": 2},
+            }},
+        }))
+        .expect("an InferaDeployment");
+        assert_eq!(
+            pool_progress(&idep),
+            [PoolProgress {
+                pool: "decode".into(),
+                updated: 2,
+                desired: 4,
+                ready: 3,
+            }]
+        );
     }
 }
