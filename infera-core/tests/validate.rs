@@ -15,12 +15,12 @@ use infera_core::{
     validate::limits::{
         DURATION_PATTERN, GPU_PRODUCT_PATTERN, IB_DEVICE_PATTERN, LIVENESS_PATH_PATTERN,
         MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS, MAX_DURATION_LENGTH, MAX_GPU_PRODUCT_LENGTH,
-        MAX_GPUS, MAX_IB_DEVICE_LENGTH, MAX_METRICS, MAX_TRIGGER_METADATA, MAX_TRIGGER_TYPE_LENGTH,
-        MAX_TRIGGERS, MAX_NETWORK_NAME_LENGTH, MAX_NODES,
+        MAX_GPUS, MAX_IB_DEVICE_LENGTH, MAX_METRICS, MAX_NETWORK_NAME_LENGTH, MAX_NODES,
         MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT,
         MAX_PROGRESS_DEADLINE_SECONDS, MAX_RDMA_NETWORKS, MAX_REFERENCE_LENGTH, MAX_REPLICAS,
-        MAX_SERVICES, MAX_STARTUP_SECONDS, MIN_SERVICES, MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN,
-        NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
+        MAX_SERVICES, MAX_STARTUP_SECONDS, MAX_TRIGGER_METADATA, MAX_TRIGGER_TYPE_LENGTH,
+        MAX_TRIGGERS, MIN_SERVICES, MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN, NETWORK_NAME_PATTERN,
+        PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
     },
     yaml,
 };
@@ -472,7 +472,8 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
         autoscaling(json!({"provider": "keda", "maxReplicas": 2, "triggers": triggers}))
     };
     let trigger = |fields: Value| {
-        let mut trigger = json!({"type": "cpu", "metricType": "Utilization", "metadata": {"value": "60"}});
+        let mut trigger =
+            json!({"type": "cpu", "metricType": "Utilization", "metadata": {"value": "60"}});
         merge(&mut trigger, fields);
         trigger
     };
@@ -1065,21 +1066,27 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
         (
             "spec.services.*.autoscaling.triggers[].type maxLength",
             json!(MAX_TRIGGER_TYPE_LENGTH),
-            keda(json!([trigger(json!({"type": "t".repeat(MAX_TRIGGER_TYPE_LENGTH + 1)}))])),
+            keda(json!([trigger(
+                json!({"type": "t".repeat(MAX_TRIGGER_TYPE_LENGTH + 1)})
+            )])),
             "spec.services.decode.autoscaling.triggers[0].type: must be at most 63 characters",
         ),
         (
             "spec.services.*.autoscaling.triggers[].name maxLength",
             json!(MAX_TRIGGER_TYPE_LENGTH),
-            keda(json!([trigger(json!({"name": "n".repeat(MAX_TRIGGER_TYPE_LENGTH + 1)}))])),
+            keda(json!([trigger(
+                json!({"name": "n".repeat(MAX_TRIGGER_TYPE_LENGTH + 1)})
+            )])),
             "spec.services.decode.autoscaling.triggers[0].name: must be at most 63 characters",
         ),
         (
             "spec.services.*.autoscaling.triggers[].metadata maxProperties",
             json!(MAX_TRIGGER_METADATA),
-            keda(json!([trigger(json!({"metadata": (0..=MAX_TRIGGER_METADATA)
+            keda(json!([trigger(
+                json!({"metadata": (0..=MAX_TRIGGER_METADATA)
                 .map(|i| (format!("k{i}"), json!("v")))
-                .collect::<serde_json::Map<_, _>>()}))])),
+                .collect::<serde_json::Map<_, _>>()})
+            )])),
             "spec.services.decode.autoscaling.triggers[0].metadata: at most 32 settings are allowed",
         ),
         (
@@ -1091,7 +1098,9 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
         (
             "spec.services.*.autoscaling.triggers[].authenticationRef.name maxLength",
             json!(MAX_DNS_SUBDOMAIN),
-            keda(json!([trigger(json!({"authenticationRef": {"name": "a".repeat(MAX_DNS_SUBDOMAIN + 1)}}))])),
+            keda(json!([trigger(
+                json!({"authenticationRef": {"name": "a".repeat(MAX_DNS_SUBDOMAIN + 1)}})
+            )])),
             "spec.services.decode.autoscaling.triggers[0].authenticationRef.name: must be at most 253 characters",
         ),
         (

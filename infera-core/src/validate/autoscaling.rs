@@ -146,7 +146,12 @@ fn check_triggers(errors: &mut Errors, path: &str, triggers: &[KedaTrigger]) {
         if trigger.scaler.is_empty() {
             errors.push(at("type"), "must name a KEDA scaler, e.g. prometheus");
         }
-        check_max_length(errors, &at("type"), &trigger.scaler, MAX_TRIGGER_TYPE_LENGTH);
+        check_max_length(
+            errors,
+            &at("type"),
+            &trigger.scaler,
+            MAX_TRIGGER_TYPE_LENGTH,
+        );
         if trigger.metadata.len() > MAX_TRIGGER_METADATA {
             errors.push(
                 at("metadata"),
@@ -324,7 +329,9 @@ mod tests {
                 errors,
                 "spec.services.decode",
                 None,
-                Some(&spec(serde_json::json!({"provider": "keda", "maxReplicas": 4}))),
+                Some(&spec(
+                    serde_json::json!({"provider": "keda", "maxReplicas": 4}),
+                )),
             );
         });
         assert_eq!(
@@ -341,12 +348,16 @@ mod tests {
                 errors,
                 "spec.services.decode",
                 None,
-                Some(&spec(serde_json::json!({"provider": "keda", "maxReplicas": 4, "triggers": nine}))),
+                Some(&spec(
+                    serde_json::json!({"provider": "keda", "maxReplicas": 4, "triggers": nine}),
+                )),
             );
         });
         assert_eq!(
             errors,
-            ["spec.services.decode.autoscaling.triggers: at most 8 triggers are allowed (now 9); remove some"]
+            [
+                "spec.services.decode.autoscaling.triggers: at most 8 triggers are allowed (now 9); remove some"
+            ]
         );
     }
 }
