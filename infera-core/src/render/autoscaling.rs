@@ -13,8 +13,11 @@
 //! target's `/scale` and refuses one without it (`controllers/keda/scaledobject_controller.go`,
 //! `checkTargetResourceIsScalable`), so a LeaderWorkerSet is scaled per group through KEDA too.
 
-use k8s_openapi::api::autoscaling::v2::{
-    CrossVersionObjectReference, HorizontalPodAutoscaler, HorizontalPodAutoscalerSpec,
+use k8s_openapi::{
+    api::autoscaling::v2::{
+        CrossVersionObjectReference, HorizontalPodAutoscaler, HorizontalPodAutoscalerSpec,
+    },
+    apimachinery::pkg::apis::meta::v1::ObjectMeta,
 };
 use kube::Resource;
 
@@ -31,6 +34,14 @@ use crate::{
     types::{KedaAuthenticationKind, KedaMetricType, KedaTrigger},
     validate::{Autoscaling, Pod, Scaler},
 };
+
+/// KEDA's admission webhook refuses a ScaledObject whose target an HPA it does not own already
+/// scales, unless that HPA carries this annotation set to `"false"` (kedacore/keda v2.20.2,
+/// `apis/keda/v1alpha1/scaledobject_webhook.go`, `verifyHpas`, and `scaledobject_types.go`,
+/// `ValidationsHpaOwnershipAnnotation`). Our HPAs carry it: when a pool moves from `provider:
+/// hpa` to `keda`, the apply that creates the ScaledObject also deletes the HPA, and a refused
+/// ScaledObject would stop both.
+const KEDA_HPA_OWNERSHIP_CHECK: &str = "validations.keda.sh/hpa-ownership";
 
 /// The autoscaler of the service whose pods are `pod`, for its workload `component` (a
 /// LeaderWorkerSet with `lws`); none without `autoscaling`. It takes the workload's name.
@@ -61,7 +72,12 @@ pub fn autoscaler(
     let metadata = object_meta(d, component, name.clone());
     Some(match scaler {
         Scaler::Hpa(metrics) => Child::HorizontalPodAutoscaler(HorizontalPodAutoscaler {
-            metadata,
+            metadata: ObjectMeta {
+                annotations: Some(
+                    [(KEDA_HPA_OWNERSHIP_CHECK.to_string(), "false".to_string())].into(),
+                ),
+                ..metadata
+            },
             spec: Some(HorizontalPodAutoscalerSpec {
                 scale_target_ref: CrossVersionObjectReference {
                     api_version: Some(api_version.into_owned()),
