@@ -203,6 +203,12 @@ pub fn http_route_name(deployment: &str) -> String {
     format!("{deployment}-route")
 }
 
+/// The HorizontalPodAutoscaler KEDA creates for, and owns under, the ScaledObject
+/// `scaled_object` (kedacore/keda v2.20.2, `controllers/keda/hpa.go`, `getDefaultHpaName`).
+pub fn keda_hpa_name(scaled_object: &str) -> String {
+    format!("keda-hpa-{scaled_object}")
+}
+
 /// In-cluster DNS name of a Service.
 pub fn service_host(service: &str, namespace: &str) -> String {
     format!("{service}.{namespace}.svc.cluster.local")

@@ -30,8 +30,9 @@ use crate::{
             MAX_NETWORK_NAME_LENGTH, MAX_NODES, MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES,
             MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT, MAX_PROGRESS_DEADLINE_SECONDS,
             MAX_RDMA_NETWORKS, MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_REVISION_HISTORY_LIMIT,
-            MAX_SERVICES, MIN_SERVICES, MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN,
-            NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
+            MAX_SERVICES, MAX_TRIGGER_METADATA, MAX_TRIGGER_TYPE_LENGTH, MAX_TRIGGERS,
+            MIN_SERVICES, MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN, NETWORK_NAME_PATTERN,
+            PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
         },
     },
 };
@@ -308,8 +309,8 @@ pub struct ServiceSpec {
     pub replicas: Option<i32>,
 
     /// Let an autoscaler own the replica count: the operator renders a HorizontalPodAutoscaler
-    /// for the service's Deployment or LeaderWorkerSet and stops setting its `replicas`, so the
-    /// autoscaler and `kubectl scale` are not undone.
+    /// (or a KEDA ScaledObject) for the service's Deployment or LeaderWorkerSet and stops setting
+    /// its `replicas`, so the autoscaler and `kubectl scale` are not undone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub autoscaling: Option<AutoscalingSpec>,
 
@@ -496,11 +497,15 @@ pub struct RdmaSpec {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[x_kube(
     validation = cel::autoscaling_min_not_above_max(),
-    validation = cel::autoscaling_provider_hpa(),
+    validation = cel::autoscaling_hpa_has_metrics(),
+    validation = cel::autoscaling_triggers_need_keda(),
+    validation = cel::autoscaling_keda_has_no_metrics(),
+    validation = cel::autoscaling_keda_has_triggers(),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct AutoscalingSpec {
-    /// `hpa` (default): an `autoscaling/v2` HorizontalPodAutoscaler. `keda` is not supported yet.
+    /// `hpa` (default): an `autoscaling/v2` HorizontalPodAutoscaler on `metrics`. `keda`: a KEDA
+    /// ScaledObject (`keda.sh/v1alpha1`) on `triggers`; KEDA must be installed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<AutoscalingProvider>,
     /// Fewest replicas (groups, for multi-node pools). Default 1.
@@ -510,12 +515,81 @@ pub struct AutoscalingSpec {
     /// Most replicas (groups, for multi-node pools).
     #[schemars(range(min = 1, max = MAX_REPLICAS))]
     pub max_replicas: i32,
-    /// What the autoscaler scales on, as the HorizontalPodAutoscaler's `spec.metrics` (see the
-    /// `autoscaling/v2` API reference). At least one: the HPA's own default, 80% CPU, says
-    /// nothing about a GPU engine's load. For a multi-node pool, `Pods` and `Resource` metrics
-    /// are averaged over the leader pods, one per group.
+    /// With `provider: hpa`, what the autoscaler scales on, as the HorizontalPodAutoscaler's
+    /// `spec.metrics` (see the `autoscaling/v2` API reference). At least one: the HPA's own
+    /// default, 80% CPU, says nothing about a GPU engine's load. For a multi-node pool, `Pods`
+    /// and `Resource` metrics are averaged over the leader pods, one per group.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(schema_with = "bare_list::<MetricSpec, MAX_METRICS>", extend("minItems" = 1))]
     pub metrics: Vec<MetricSpec>,
+    /// With `provider: keda`, the ScaledObject's `spec.triggers`, passed on as written: each a
+    /// KEDA scaler (`type`) and its settings (`metadata`); see KEDA's scaler documentation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(min = 1, max = MAX_TRIGGERS))]
+    pub triggers: Vec<KedaTrigger>,
+}
+
+/// One KEDA trigger, shaped as KEDA's `ScaleTriggers` (kedacore/keda v2.20.2,
+/// `apis/keda/v1alpha1/scaletriggers_types.go`).
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct KedaTrigger {
+    /// The scaler, e.g. `prometheus`.
+    #[serde(rename = "type")]
+    #[schemars(length(min = 1, max = MAX_TRIGGER_TYPE_LENGTH))]
+    pub scaler: String,
+    /// The trigger's name, unique among the triggers (KEDA names the metric after it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = MAX_TRIGGER_TYPE_LENGTH))]
+    pub name: Option<String>,
+    /// The scaler's settings, e.g. `serverAddress`, `query` and `threshold` for `prometheus`.
+    #[serde(default)]
+    #[schemars(extend("maxProperties" = MAX_TRIGGER_METADATA))]
+    pub metadata: BTreeMap<String, String>,
+    /// `AverageValue` (KEDA's default), `Value` or `Utilization`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric_type: Option<KedaMetricType>,
+    /// A TriggerAuthentication (or ClusterTriggerAuthentication) with the scaler's credentials.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authentication_ref: Option<KedaAuthenticationRef>,
+    /// Serve the metric from KEDA's cache between polls (not for `cpu`, `memory` or `cron`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub use_cached_metrics: Option<bool>,
+}
+
+/// What a KEDA trigger's target value is compared with.
+#[allow(
+    missing_docs,
+    reason = "the variants are the CRD enum values; doc comments on them would change the schema"
+)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+pub enum KedaMetricType {
+    AverageValue,
+    Value,
+    Utilization,
+}
+
+/// A KEDA TriggerAuthentication or ClusterTriggerAuthentication, by name.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct KedaAuthenticationRef {
+    /// Its name.
+    #[schemars(length(min = 1, max = MAX_DNS_SUBDOMAIN))]
+    pub name: String,
+    /// `TriggerAuthentication` (default) or `ClusterTriggerAuthentication`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<KedaAuthenticationKind>,
+}
+
+/// The kinds of KEDA authentication objects.
+#[allow(
+    missing_docs,
+    reason = "the variants are the CRD enum values; doc comments on them would change the schema"
+)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+pub enum KedaAuthenticationKind {
+    TriggerAuthentication,
+    ClusterTriggerAuthentication,
 }
 
 /// Autoscaler.

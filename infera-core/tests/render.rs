@@ -450,9 +450,26 @@ fn a_pools_own_model_replaces_spec_model_for_that_pool() {
     insta::assert_yaml_snapshot!(out);
 }
 
-/// `file` with `autoscaling` instead of `replicas` on `service`: the rendered workload of that
-/// service, without `replicas`, and its HorizontalPodAutoscaler.
+/// `file` with the HPA `autoscaling` instead of `replicas` on `service`: the rendered workload of
+/// that service, without `replicas`, and its HorizontalPodAutoscaler.
 fn autoscaled(file: &str, service: &str) -> String {
+    autoscaled_with(
+        file,
+        service,
+        serde_json::json!({
+            "minReplicas": 2,
+            "maxReplicas": 6,
+            "metrics": [{"type": "Pods", "pods": {
+                "metric": {"name": "sglang_num_queue_reqs"},
+                "target": {"type": "AverageValue", "averageValue": "4"},
+            }}],
+        }),
+    )
+}
+
+/// `file` with `autoscaling` instead of `replicas` on `service`: the rendered workload of that
+/// service and its autoscaler (HorizontalPodAutoscaler or ScaledObject).
+fn autoscaled_with(file: &str, service: &str, autoscaling: serde_json::Value) -> String {
     let mut deployment = load(file);
     let pool = deployment
         .spec
@@ -460,17 +477,7 @@ fn autoscaled(file: &str, service: &str) -> String {
         .get_mut(service)
         .expect("the service");
     pool.replicas = None;
-    pool.autoscaling = Some(
-        serde_json::from_value(serde_json::json!({
-            "minReplicas": 2,
-            "maxReplicas": 6,
-            "metrics": [{"type": "Pods", "pods": {
-                "metric": {"name": "sglang_num_queue_reqs"},
-                "target": {"type": "AverageValue", "averageValue": "4"},
-            }}],
-        }))
-        .expect("autoscaling"),
-    );
+    pool.autoscaling = Some(serde_json::from_value(autoscaling).expect("autoscaling"));
     let children: Vec<_> = render(&validate(&deployment).expect("valid"))
         .into_iter()
         .filter(|child| {
@@ -480,6 +487,7 @@ fn autoscaled(file: &str, service: &str) -> String {
                     infera_core::ChildKind::Deployment
                         | infera_core::ChildKind::LeaderWorkerSet
                         | infera_core::ChildKind::HorizontalPodAutoscaler
+                        | infera_core::ChildKind::ScaledObject
                 )
         })
         .collect();
@@ -496,6 +504,39 @@ fn an_autoscaled_deployment_pool_gets_an_hpa_and_no_replicas() {
 #[test]
 fn an_autoscaled_multi_node_pool_gets_an_hpa_on_its_leader_worker_set() {
     let text = autoscaled("multinode.yaml", "worker");
+    insta::assert_snapshot!(text);
+}
+
+/// KEDA autoscaling: a Prometheus trigger on the engine's queue length, with its credentials.
+fn keda() -> serde_json::Value {
+    serde_json::json!({
+        "provider": "keda",
+        "minReplicas": 1,
+        "maxReplicas": 4,
+        "triggers": [{
+            "type": "prometheus",
+            "name": "queue",
+            "metadata": {
+                "serverAddress": "http://prometheus.monitoring:9090",
+                "query": "sum(sglang_num_queue_reqs{service=\"decode\"})",
+                "threshold": "4",
+            },
+            "authenticationRef": {"name": "prometheus", "kind": "ClusterTriggerAuthentication"},
+        }, {"type": "cpu", "metricType": "Utilization", "metadata": {"value": "80"}}],
+    })
+}
+
+#[test]
+fn a_keda_pool_gets_a_scaled_object_on_its_deployment_and_no_replicas() {
+    let text = autoscaled_with("pd.yaml", "decode", keda());
+    assert!(!text.contains("kind: HorizontalPodAutoscaler"), "{text}");
+    assert!(!text.contains("replicas: 1\n"), "{text}");
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn a_keda_multi_node_pool_gets_a_scaled_object_on_its_leader_worker_set() {
+    let text = autoscaled_with("multinode.yaml", "worker", keda());
     insta::assert_snapshot!(text);
 }
 

@@ -18,9 +18,9 @@ use infera_core::{
         MAX_GPUS, MAX_IB_DEVICE_LENGTH, MAX_METRICS, MAX_NETWORK_NAME_LENGTH, MAX_NODES,
         MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT,
         MAX_PROGRESS_DEADLINE_SECONDS, MAX_RDMA_NETWORKS, MAX_REFERENCE_LENGTH, MAX_REPLICAS,
-        MAX_REVISION_HISTORY_LIMIT, MAX_SERVICES, MAX_STARTUP_SECONDS, MIN_SERVICES,
-        MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN, NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN,
-        RESOURCE_NAME_PATTERN,
+        MAX_REVISION_HISTORY_LIMIT, MAX_SERVICES, MAX_STARTUP_SECONDS, MAX_TRIGGER_METADATA,
+        MAX_TRIGGER_TYPE_LENGTH, MAX_TRIGGERS, MIN_SERVICES, MODEL_SOURCE_PATTERN,
+        MOUNT_PATH_PATTERN, NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
     },
     yaml,
 };
@@ -468,6 +468,15 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
     let gpu_product = |product: &str| worker(json!({"resources": {"gpuProduct": product}}));
     let autoscaling =
         |autoscaling: Value| worker(json!({"replicas": null, "autoscaling": autoscaling}));
+    let keda = |triggers: Value| {
+        autoscaling(json!({"provider": "keda", "maxReplicas": 2, "triggers": triggers}))
+    };
+    let trigger = |fields: Value| {
+        let mut trigger =
+            json!({"type": "cpu", "metricType": "Utilization", "metadata": {"value": "60"}});
+        merge(&mut trigger, fields);
+        trigger
+    };
     let health = |health| worker(json!({ "health": health }));
     let long_path = format!("/{}", "p".repeat(MAX_PROBE_PATH_LENGTH));
     let many_services: serde_json::Map<String, Value> = (0..MAX_SERVICES)
@@ -1047,6 +1056,64 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
             json!(MAX_METRICS),
             autoscaling(json!({"maxReplicas": 2, "metrics": vec![metric(); MAX_METRICS + 1]})),
             "spec.services.decode.autoscaling.metrics: at most 8 metrics are allowed",
+        ),
+        (
+            "spec.services.*.autoscaling.triggers minItems",
+            json!(1),
+            keda(json!([])),
+            "spec.services.decode.autoscaling.triggers: provider: keda needs at least one trigger",
+        ),
+        (
+            "spec.services.*.autoscaling.triggers maxItems",
+            json!(MAX_TRIGGERS),
+            keda(json!(vec![trigger(json!({})); MAX_TRIGGERS + 1])),
+            "spec.services.decode.autoscaling.triggers: at most 8 triggers are allowed",
+        ),
+        (
+            "spec.services.*.autoscaling.triggers[].type minLength",
+            json!(1),
+            keda(json!([trigger(json!({"type": ""}))])),
+            "spec.services.decode.autoscaling.triggers[0].type: must name a KEDA scaler",
+        ),
+        (
+            "spec.services.*.autoscaling.triggers[].type maxLength",
+            json!(MAX_TRIGGER_TYPE_LENGTH),
+            keda(json!([trigger(
+                json!({"type": "t".repeat(MAX_TRIGGER_TYPE_LENGTH + 1)})
+            )])),
+            "spec.services.decode.autoscaling.triggers[0].type: must be at most 63 characters",
+        ),
+        (
+            "spec.services.*.autoscaling.triggers[].name maxLength",
+            json!(MAX_TRIGGER_TYPE_LENGTH),
+            keda(json!([trigger(
+                json!({"name": "n".repeat(MAX_TRIGGER_TYPE_LENGTH + 1)})
+            )])),
+            "spec.services.decode.autoscaling.triggers[0].name: must be at most 63 characters",
+        ),
+        (
+            "spec.services.*.autoscaling.triggers[].metadata maxProperties",
+            json!(MAX_TRIGGER_METADATA),
+            keda(json!([trigger(
+                json!({"metadata": (0..=MAX_TRIGGER_METADATA)
+                .map(|i| (format!("k{i}"), json!("v")))
+                .collect::<serde_json::Map<_, _>>()})
+            )])),
+            "spec.services.decode.autoscaling.triggers[0].metadata: at most 32 settings are allowed",
+        ),
+        (
+            "spec.services.*.autoscaling.triggers[].authenticationRef.name minLength",
+            json!(1),
+            keda(json!([trigger(json!({"authenticationRef": {"name": ""}}))])),
+            "spec.services.decode.autoscaling.triggers[0].authenticationRef.name: must not be empty",
+        ),
+        (
+            "spec.services.*.autoscaling.triggers[].authenticationRef.name maxLength",
+            json!(MAX_DNS_SUBDOMAIN),
+            keda(json!([trigger(
+                json!({"authenticationRef": {"name": "a".repeat(MAX_DNS_SUBDOMAIN + 1)}})
+            )])),
+            "spec.services.decode.autoscaling.triggers[0].authenticationRef.name: must be at most 253 characters",
         ),
         (
             "spec.services.*.resources.gpu minimum",

@@ -435,11 +435,12 @@ struct Target<'a> {
     deployment: &'a ObjectRef<InferaDeployment>,
     namespace: &'a str,
     snapshot: &'a Snapshot,
-    /// `minReplicas` of each rendered HorizontalPodAutoscaler, by the name of its target.
+    /// The floor of each rendered autoscaler, by the name of its target.
     floors: BTreeMap<String, i32>,
 }
 
-/// `minReplicas` of each HorizontalPodAutoscaler among `children`, by the name of its target.
+/// The floor of each autoscaler among `children` (a HorizontalPodAutoscaler's `minReplicas`, a
+/// ScaledObject's `minReplicaCount`), by the name of its target.
 fn floors(children: &[Child]) -> BTreeMap<String, i32> {
     children
         .iter()
@@ -448,6 +449,10 @@ fn floors(children: &[Child]) -> BTreeMap<String, i32> {
                 let spec = hpa.spec.as_ref()?;
                 Some((spec.scale_target_ref.name.clone(), spec.min_replicas?))
             }
+            Child::ScaledObject(scaled) => Some((
+                scaled.spec.scale_target_ref.name.clone(),
+                scaled.spec.min_replica_count?,
+            )),
             _ => None,
         })
         .collect()

@@ -17,6 +17,7 @@
 //! | INF213 | `--for FILE` with `gaie`: the Gateway exists, Accepted and Programmed |
 //! | INF214 | `--for FILE` with `gaie`: a listener allows HTTPRoutes from the namespace |
 //! | INF215 | `--for FILE` with `gaie`: server dry run of the HTTPRoute and InferencePool |
+//! | INF221 | `--for FILE` with a `provider: keda` pool: KEDA's ScaledObject CRD serves v1alpha1 |
 //! | INF301 | nodes with allocatable AMD GPUs (partition names and DRA recognised) |
 //! | INF302 | free GPUs per node |
 //! | INF303 | `--for FILE`: every pool fits the free GPUs now |
@@ -30,6 +31,7 @@ mod gaie;
 pub(crate) mod gpu;
 mod images;
 mod infera;
+pub(crate) mod keda;
 mod kubectl;
 mod kubernetes;
 mod lws;
@@ -99,6 +101,8 @@ pub struct Facts {
     pub lws_webhooks: Option<Read<bool>>,
     /// Server-side dry run of a minimal LeaderWorkerSet.
     pub lws_probe: Option<Read<()>>,
+    /// `--for FILE` with a `provider: keda` pool: KEDA's ScaledObject CRD.
+    pub keda_crd: Option<Read<Option<CustomResourceDefinition>>>,
     pub nodes: Option<Read<Vec<Node>>>,
     /// Pods that hold resources (not Succeeded/Failed), all namespaces.
     pub pods: Option<Read<Vec<Pod>>>,
@@ -179,7 +183,8 @@ fn crd_established(crd: &CustomResourceDefinition) -> bool {
 }
 
 /// Runs every check on the facts: kubernetes first (nothing else runs without an API), then
-/// the Infera install, LeaderWorkerSet, the Inference Extension (when in use), GPUs, a `--for`
+/// the Infera install, LeaderWorkerSet, the Inference Extension (when in use), KEDA (for a
+/// `--for` spec that scales with it), GPUs, a `--for`
 /// spec's images, permissions and storage.
 pub fn evaluate(f: &Facts) -> Vec<Check> {
     let mut out = Vec::new();
@@ -189,6 +194,7 @@ pub fn evaluate(f: &Facts) -> Vec<Check> {
     infera::checks(f, &mut out);
     lws::checks(f, &mut out);
     gaie::checks(f, &mut out);
+    keda::checks(f, &mut out);
     gpu::checks(f, &mut out);
     out.extend(images::pinned(f));
     out.extend(network::networks(f));

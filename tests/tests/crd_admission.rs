@@ -1,4 +1,4 @@
-//! The generated CRD on a real kube-apiserver: the seed's example is accepted unchanged, CEL rules
+//! The generated CRD on a real kube-apiserver: the seed's example (and a KEDA pool) is accepted, CEL rules
 //! reject what they can express with the same wording as infera-core, and `kubectl get idep`
 //! prints the documented columns.
 
@@ -19,6 +19,20 @@ async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> a
     let (api, dry_run) = infera_e2e::admission_dry_run(&admin, ns.name());
     api.create(&dry_run, &serde_json::from_value(seed())?)
         .await?;
+
+    let autoscale = |autoscaling: Value| json!({"spec": {"services": {"decode": {"replicas": null, "autoscaling": autoscaling}}}});
+    let metric = json!({"type": "Pods", "pods": {
+        "metric": {"name": "sglang_num_queue_reqs"},
+        "target": {"type": "AverageValue", "averageValue": "4"},
+    }});
+    let trigger = json!({"type": "cpu", "metricType": "Utilization", "metadata": {"value": "60"}});
+    // A KEDA pool is admitted.
+    let mut keda = seed();
+    merge(
+        &mut keda,
+        autoscale(json!({"provider": "keda", "maxReplicas": 4, "triggers": [trigger.clone()]})),
+    );
+    api.create(&dry_run, &serde_json::from_value(keda)?).await?;
 
     let cases: Vec<(&str, Value, &str)> = vec![
         (
@@ -100,6 +114,30 @@ async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> a
             "requireDigest with a tag",
             json!({"spec": {"imagePolicy": {"requireDigest": true}}}),
             "spec.image: must be pinned by digest because imagePolicy.requireDigest is true; pin it by digest, e.g. rocm/infera@sha256:<64 hex>; find it with `crane digest IMAGE` or your registry",
+        ),
+        (
+            "keda without triggers",
+            autoscale(json!({"provider": "keda", "maxReplicas": 4})),
+            "triggers: provider: keda needs at least one trigger",
+        ),
+        (
+            "keda with metrics",
+            autoscale(
+                json!({"provider": "keda", "maxReplicas": 4, "metrics": [metric.clone()], "triggers": [trigger.clone()]}),
+            ),
+            "metrics: are the HorizontalPodAutoscaler's; with provider: keda",
+        ),
+        (
+            "triggers without keda",
+            autoscale(
+                json!({"maxReplicas": 4, "metrics": [metric.clone()], "triggers": [trigger.clone()]}),
+            ),
+            "triggers: are KEDA's; set provider: keda",
+        ),
+        (
+            "hpa without metrics",
+            autoscale(json!({"maxReplicas": 4})),
+            "metrics: needs at least one metric",
         ),
         (
             "unknown backend",

@@ -26,6 +26,7 @@ fn mutations() -> Vec<(&'static str, Value)> {
         "metric": {"name": "sglang_num_queue_reqs"},
         "target": {"type": "AverageValue", "averageValue": "4"},
     }});
+    let trigger = json!({"type": "cpu", "metricType": "Utilization", "metadata": {"value": "60"}});
     vec![
         ("injected flag", decode(json!({"args": ["--port=1"]}))),
         ("negative replicas", decode(json!({"replicas": -1}))),
@@ -158,6 +159,26 @@ fn mutations() -> Vec<(&'static str, Value)> {
         (
             "autoscaling with keda",
             autoscale(json!({"provider": "keda", "maxReplicas": 4, "metrics": [metric.clone()]})),
+        ),
+        (
+            "autoscaling with keda triggers",
+            autoscale(json!({"provider": "keda", "maxReplicas": 4, "triggers": [trigger.clone()]})),
+        ),
+        (
+            "autoscaling with keda and no triggers",
+            autoscale(json!({"provider": "keda", "maxReplicas": 4})),
+        ),
+        (
+            "autoscaling triggers without keda",
+            autoscale(
+                json!({"maxReplicas": 4, "metrics": [metric.clone()], "triggers": [trigger.clone()]}),
+            ),
+        ),
+        (
+            "autoscaling keda trigger without a type",
+            autoscale(
+                json!({"provider": "keda", "maxReplicas": 4, "triggers": [{"type": "", "metadata": {}}]}),
+            ),
         ),
         (
             "autoscaling without metrics",

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the foreign CRD types in this folder with kopium from the CRDs the projects publish
-# (taken from their Go modules at the versions tests/cluster/versions.sh pins).
+# (taken from their Go modules at the versions tests/cluster/versions.sh pins; KEDA's from the copy
+# vendored in tests/fixtures/keda/, which names its release).
 #
 # The LeaderWorkerSet pod templates are pruned to free-form objects first: we fill them from
 # k8s-openapi's PodTemplateSpec, so generating a second copy of the whole pod API would only add
@@ -9,6 +10,7 @@
 # Needs: go, jq, python3 with PyYAML, and `cargo install kopium --version 0.24.1`.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
+ROOT="$(cd "$HERE/../../.." && pwd)"
 source "$HERE/../../../tests/cluster/versions.sh"
 export GOTOOLCHAIN=local
 WORK="$(mktemp -d)"; trap 'rm -rf "$WORK"' EXIT
@@ -21,7 +23,7 @@ generate() {  # crd-file output-file source-description [api-version]
     echo "#![allow(clippy::all, missing_docs)]"
     echo
     kopium -f "$1" --api-version "${4:-v1}" --derive Default --derive PartialEq --smart-derive-elision
-  } | sed -e "s#$WORK/##g" -e "s#[^ ]*/pkg/mod/##g" >"$HERE/$2"
+  } | sed -e "s#$WORK/##g" -e "s#$ROOT/##g" -e "s#[^ ]*/pkg/mod/##g" >"$HERE/$2"
 }
 
 lws="$(moddir "sigs.k8s.io/lws@$LWS_VERSION")/config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml"
@@ -42,3 +44,5 @@ generate "$(moddir "sigs.k8s.io/gateway-api-inference-extension@$GAIE_VERSION")/
   inference_pool_v1alpha2.rs "sigs.k8s.io/gateway-api-inference-extension@$GAIE_VERSION config/crd/bases/inference.networking.x-k8s.io_inferencepools.yaml" v1alpha2
 generate "$(moddir "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION")/config/crd/standard/gateway.networking.k8s.io_httproutes.yaml" \
   http_route.rs "sigs.k8s.io/gateway-api@$GATEWAY_API_VERSION config/crd/standard/gateway.networking.k8s.io_httproutes.yaml"
+generate "$ROOT/tests/fixtures/keda/keda.sh_scaledobjects.yaml" scaled_object.rs \
+  "github.com/kedacore/keda v2.20.2 config/crd/bases/keda.sh_scaledobjects.yaml (vendored in tests/fixtures/keda/)" v1alpha1

@@ -9,3 +9,5 @@ pub mod inference_pool;
 pub mod inference_pool_v1alpha2;
 #[rustfmt::skip]
 pub mod lws;
+#[rustfmt::skip]
+pub mod scaled_object;

@@ -30,7 +30,7 @@ pub use crate::naming::{ENGINE_CONTAINER, FRONTEND_CONTAINER};
 use crate::{
     external::{
         http_route::HttpRoute, inference_pool::InferencePool, inference_pool_v1alpha2,
-        lws::LeaderWorkerSet,
+        lws::LeaderWorkerSet, scaled_object::ScaledObject,
     },
     flags::Injection,
     naming,
@@ -59,6 +59,7 @@ pub enum Child {
     StatefulSet(StatefulSet),
     LeaderWorkerSet(LeaderWorkerSet),
     HorizontalPodAutoscaler(HorizontalPodAutoscaler),
+    ScaledObject(ScaledObject),
     InferencePool(InferencePool),
     InferencePoolV1Alpha2(inference_pool_v1alpha2::InferencePool),
     HttpRoute(HttpRoute),
@@ -78,6 +79,8 @@ pub enum ChildKind {
     StatefulSet,
     LeaderWorkerSet,
     HorizontalPodAutoscaler,
+    /// KEDA's ScaledObject (`keda.sh/v1alpha1`).
+    ScaledObject,
     InferencePool,
     /// The InferencePool of GAIE before 1.0 (`inference.networking.x-k8s.io/v1alpha2`).
     InferencePoolV1Alpha2,
@@ -88,7 +91,7 @@ pub enum ChildKind {
 
 impl ChildKind {
     /// Every kind, in the order children are rendered and watched.
-    pub const ALL: [ChildKind; 13] = [
+    pub const ALL: [ChildKind; 14] = [
         Self::ServiceAccount,
         Self::Role,
         Self::RoleBinding,
@@ -97,6 +100,7 @@ impl ChildKind {
         Self::StatefulSet,
         Self::LeaderWorkerSet,
         Self::HorizontalPodAutoscaler,
+        Self::ScaledObject,
         Self::InferencePool,
         Self::InferencePoolV1Alpha2,
         Self::HttpRoute,
@@ -115,6 +119,7 @@ impl ChildKind {
             Self::StatefulSet => ApiResource::erase::<StatefulSet>(&()),
             Self::LeaderWorkerSet => ApiResource::erase::<LeaderWorkerSet>(&()),
             Self::HorizontalPodAutoscaler => ApiResource::erase::<HorizontalPodAutoscaler>(&()),
+            Self::ScaledObject => ApiResource::erase::<ScaledObject>(&()),
             Self::InferencePool => ApiResource::erase::<InferencePool>(&()),
             Self::InferencePoolV1Alpha2 => {
                 ApiResource::erase::<inference_pool_v1alpha2::InferencePool>(&())
@@ -133,6 +138,11 @@ impl ChildKind {
                 "LeaderWorkerSet",
                 "numberOfNodes > 1",
                 "install LeaderWorkerSet (https://lws.sigs.k8s.io/docs/installation/)",
+            ),
+            Self::ScaledObject => (
+                "KEDA",
+                "autoscaling.provider: keda",
+                "install KEDA, v2.x (https://keda.sh/docs/latest/deploy/), or use provider: hpa",
             ),
             Self::InferencePool => (
                 "Gateway API Inference Extension",
@@ -196,6 +206,7 @@ impl Child {
             Self::StatefulSet(_) => ChildKind::StatefulSet,
             Self::LeaderWorkerSet(_) => ChildKind::LeaderWorkerSet,
             Self::HorizontalPodAutoscaler(_) => ChildKind::HorizontalPodAutoscaler,
+            Self::ScaledObject(_) => ChildKind::ScaledObject,
             Self::InferencePool(_) => ChildKind::InferencePool,
             Self::InferencePoolV1Alpha2(_) => ChildKind::InferencePoolV1Alpha2,
             Self::HttpRoute(_) => ChildKind::HttpRoute,
@@ -215,6 +226,7 @@ impl Child {
             Self::StatefulSet(o) => &o.metadata,
             Self::LeaderWorkerSet(o) => &o.metadata,
             Self::HorizontalPodAutoscaler(o) => &o.metadata,
+            Self::ScaledObject(o) => &o.metadata,
             Self::InferencePool(o) => &o.metadata,
             Self::InferencePoolV1Alpha2(o) => &o.metadata,
             Self::HttpRoute(o) => &o.metadata,
@@ -330,11 +342,16 @@ pub fn render_for(deployment: &ValidDeployment, apis: Apis) -> Vec<Child> {
     }
     children.extend(workloads::server(&cx));
     let server = naming::Component::Server(&deployment.server.service);
-    children.extend(autoscaling::hpa(&cx, server, &deployment.server, false));
+    children.extend(autoscaling::autoscaler(
+        &cx,
+        server,
+        &deployment.server,
+        false,
+    ));
     for worker in &deployment.workers {
         children.push(workloads::worker(&cx, worker));
         let component = naming::Component::Worker(&worker.pod.service, worker.role);
-        children.extend(autoscaling::hpa(
+        children.extend(autoscaling::autoscaler(
             &cx,
             component,
             &worker.pod,

@@ -1,22 +1,33 @@
-//! `services.X.autoscaling`: an autoscaler owns the replica count between two bounds.
+//! `services.X.autoscaling`: an autoscaler owns the replica count between two bounds — a
+//! HorizontalPodAutoscaler on `metrics`, or a KEDA ScaledObject on `triggers`.
+
+use std::collections::BTreeSet;
 
 use k8s_openapi::api::autoscaling::v2::MetricSpec;
 
 use super::{
     Errors,
-    limits::{MAX_METRICS, MAX_REPLICAS, check_range},
+    limits::{
+        MAX_METRICS, MAX_REPLICAS, MAX_TRIGGER_METADATA, MAX_TRIGGER_TYPE_LENGTH, MAX_TRIGGERS,
+        check_length, check_max_length, check_range,
+    },
 };
-use crate::types::{AutoscalingProvider, AutoscalingSpec};
+use crate::naming::MAX_DNS_SUBDOMAIN;
+use crate::types::{AutoscalingProvider, AutoscalingSpec, KedaTrigger};
 
 /// `replicas` beside `autoscaling`.
 pub(super) const REPLICAS_AND_AUTOSCALING: &str = "replicas and autoscaling both set the replica count; remove replicas (autoscaling.minReplicas is the floor)";
 /// `minReplicas` above `maxReplicas`.
 pub(super) const MIN_ABOVE_MAX: &str =
     "must not be above maxReplicas; lower minReplicas or raise maxReplicas";
-/// `provider: keda`.
-pub(super) const KEDA_UNSUPPORTED: &str = "keda is not supported yet; use provider: hpa (the default), or leave autoscaling out and point your own ScaledObject at the pool (the operator leaves replicas alone only with autoscaling set)";
-/// No metric.
+/// No metric for the HPA.
 pub(super) const NO_METRIC: &str = "needs at least one metric (the HorizontalPodAutoscaler's default, 80% CPU, says nothing about a GPU engine's load); add one, e.g. a Pods metric of the engine's queue length";
+/// `metrics` with `provider: keda`.
+pub(super) const METRICS_WITH_KEDA: &str = "are the HorizontalPodAutoscaler's; with provider: keda, say what to scale on in triggers and remove metrics";
+/// No trigger for KEDA.
+pub(super) const NO_TRIGGER: &str = "provider: keda needs at least one trigger; add one, e.g. {type: prometheus, metadata: {serverAddress: ..., query: ..., threshold: ...}}";
+/// `triggers` without `provider: keda`.
+pub(super) const TRIGGERS_WITHOUT_KEDA: &str = "are KEDA's; set provider: keda, or use metrics with the HorizontalPodAutoscaler (provider: hpa, the default)";
 
 /// A service's autoscaling, checked.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,8 +36,17 @@ pub struct Autoscaling {
     pub min_replicas: i32,
     /// Most replicas (groups, for a multi-node pool).
     pub max_replicas: i32,
-    /// The HorizontalPodAutoscaler's metrics, as the user wrote them.
-    pub metrics: Vec<MetricSpec>,
+    /// Who scales, on what.
+    pub scaler: Scaler,
+}
+
+/// The autoscaler of a service and what it scales on, as the user wrote it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scaler {
+    /// A HorizontalPodAutoscaler on these metrics.
+    Hpa(Vec<MetricSpec>),
+    /// A KEDA ScaledObject on these triggers.
+    Keda(Vec<KedaTrigger>),
 }
 
 /// The autoscaling of the service at `path` (`spec.services.X`), if any; `replicas` is the
@@ -41,9 +61,6 @@ pub(super) fn settings(
     let path_of = |field: &str| format!("{path}.autoscaling.{field}");
     if replicas.is_some() {
         errors.push(format!("{path}.replicas"), REPLICAS_AND_AUTOSCALING);
-    }
-    if spec.provider == Some(AutoscalingProvider::Keda) {
-        errors.push(path_of("provider"), KEDA_UNSUPPORTED);
     }
     let min = spec.min_replicas.unwrap_or(1);
     let below = "must be 1 or more; set the fewest replicas to keep";
@@ -65,22 +82,114 @@ pub(super) fn settings(
     if min_ok && max_ok && min > max {
         errors.push(path_of("minReplicas"), MIN_ABOVE_MAX);
     }
-    if spec.metrics.is_empty() {
-        errors.push(path_of("metrics"), NO_METRIC);
-    } else if spec.metrics.len() > MAX_METRICS {
-        errors.push(
-            path_of("metrics"),
-            format!(
-                "at most {MAX_METRICS} metrics are allowed (now {}); remove some",
-                spec.metrics.len()
-            ),
-        );
-    }
+    let scaler = match spec.provider.unwrap_or_default() {
+        AutoscalingProvider::Hpa => {
+            if !spec.triggers.is_empty() {
+                errors.push(path_of("triggers"), TRIGGERS_WITHOUT_KEDA);
+            }
+            if spec.metrics.is_empty() {
+                errors.push(path_of("metrics"), NO_METRIC);
+            }
+            check_count(
+                errors,
+                &path_of("metrics"),
+                "metrics",
+                spec.metrics.len(),
+                MAX_METRICS,
+            );
+            Scaler::Hpa(spec.metrics.clone())
+        }
+        AutoscalingProvider::Keda => {
+            if !spec.metrics.is_empty() {
+                errors.push(path_of("metrics"), METRICS_WITH_KEDA);
+            }
+            if spec.triggers.is_empty() {
+                errors.push(path_of("triggers"), NO_TRIGGER);
+            }
+            check_count(
+                errors,
+                &path_of("triggers"),
+                "triggers",
+                spec.triggers.len(),
+                MAX_TRIGGERS,
+            );
+            check_triggers(errors, &path_of("triggers"), &spec.triggers);
+            Scaler::Keda(spec.triggers.clone())
+        }
+    };
     Some(Autoscaling {
         min_replicas: min,
         max_replicas: max,
-        metrics: spec.metrics.clone(),
+        scaler,
     })
+}
+
+/// At most `max` `what` in the list at `path`.
+fn check_count(errors: &mut Errors, path: &str, what: &str, count: usize, max: usize) {
+    if count > max {
+        errors.push(
+            path,
+            format!("at most {max} {what} are allowed (now {count}); remove some"),
+        );
+    }
+}
+
+/// The schema's limits on each trigger, and the rules KEDA itself checks before it scales
+/// (kedacore/keda v2.20.2, `apis/keda/v1alpha1/scaletriggers_types.go`, `ValidateTriggers`; the
+/// CRD's `minLength: 1` on `type`): a scaler is named, trigger names are unique, and
+/// `useCachedMetrics` is not set on the `cpu`, `memory` and `cron` scalers. A ScaledObject KEDA
+/// refuses would leave the pool unscaled with nothing said here.
+fn check_triggers(errors: &mut Errors, path: &str, triggers: &[KedaTrigger]) {
+    let mut names = BTreeSet::new();
+    for (i, trigger) in triggers.iter().enumerate() {
+        let at = |field: &str| format!("{path}[{i}].{field}");
+        if trigger.scaler.is_empty() {
+            errors.push(at("type"), "must name a KEDA scaler, e.g. prometheus");
+        }
+        check_max_length(
+            errors,
+            &at("type"),
+            &trigger.scaler,
+            MAX_TRIGGER_TYPE_LENGTH,
+        );
+        if trigger.metadata.len() > MAX_TRIGGER_METADATA {
+            errors.push(
+                at("metadata"),
+                format!(
+                    "at most {MAX_TRIGGER_METADATA} settings are allowed (now {}); remove some",
+                    trigger.metadata.len()
+                ),
+            );
+        }
+        if let Some(reference) = &trigger.authentication_ref {
+            check_length(
+                errors,
+                &at("authenticationRef.name"),
+                &reference.name,
+                MAX_DNS_SUBDOMAIN,
+            );
+        }
+        if let Some(name) = &trigger.name {
+            check_max_length(errors, &at("name"), name, MAX_TRIGGER_TYPE_LENGTH);
+            if !names.insert(name.as_str()) {
+                errors.push(
+                    at("name"),
+                    format!("{name:?} names another trigger too; trigger names must be unique"),
+                );
+            }
+        }
+        if trigger.use_cached_metrics == Some(true)
+            && matches!(trigger.scaler.as_str(), "cpu" | "memory" | "cron")
+        {
+            errors.push(
+                at("useCachedMetrics"),
+                format!(
+                    "KEDA does not cache the {} scaler's metric; remove useCachedMetrics",
+                    trigger.scaler
+                ),
+            );
+        }
+    }
 }
 
 #[cfg(test)]
@@ -113,7 +222,7 @@ mod tests {
         assert!(errors.0.is_empty());
         let autoscaling = autoscaling.expect("autoscaling");
         assert_eq!((autoscaling.min_replicas, autoscaling.max_replicas), (1, 4));
-        assert_eq!(autoscaling.metrics.len(), 1);
+        assert!(matches!(autoscaling.scaler, Scaler::Hpa(metrics) if metrics.len() == 1));
     }
 
     #[test]
@@ -124,7 +233,8 @@ mod tests {
                 "spec.services.decode",
                 Some(2),
                 Some(&spec(serde_json::json!({
-                    "provider": "keda", "minReplicas": 5, "maxReplicas": 4, "metrics": [],
+                    "minReplicas": 5, "maxReplicas": 4, "metrics": [],
+                    "triggers": [{"type": "cpu", "metadata": {"value": "60"}}],
                 }))),
             );
         });
@@ -132,8 +242,8 @@ mod tests {
             errors,
             [
                 format!("spec.services.decode.replicas: {REPLICAS_AND_AUTOSCALING}"),
-                format!("spec.services.decode.autoscaling.provider: {KEDA_UNSUPPORTED}"),
                 format!("spec.services.decode.autoscaling.minReplicas: {MIN_ABOVE_MAX}"),
+                format!("spec.services.decode.autoscaling.triggers: {TRIGGERS_WITHOUT_KEDA}"),
                 format!("spec.services.decode.autoscaling.metrics: {NO_METRIC}"),
             ]
         );
@@ -156,6 +266,97 @@ mod tests {
             [
                 "spec.services.decode.autoscaling.minReplicas: must be 1 or more; set the fewest replicas to keep",
                 "spec.services.decode.autoscaling.maxReplicas: must be at most 1000 (now 1001); lower it",
+            ]
+        );
+    }
+
+    #[test]
+    fn keda_keeps_the_triggers_as_written() {
+        let mut errors = Errors::default();
+        let trigger = serde_json::json!({
+            "type": "prometheus", "name": "queue",
+            "metadata": {"serverAddress": "http://prometheus:9090", "query": "sum(q)", "threshold": "4"},
+        });
+        let autoscaling = settings(
+            &mut errors,
+            "spec.services.decode",
+            None,
+            Some(&spec(serde_json::json!({
+                "provider": "keda", "minReplicas": 2, "maxReplicas": 6, "triggers": [trigger.clone()],
+            }))),
+        );
+        assert!(errors.0.is_empty());
+        let autoscaling = autoscaling.expect("autoscaling");
+        assert_eq!((autoscaling.min_replicas, autoscaling.max_replicas), (2, 6));
+        assert_eq!(
+            autoscaling.scaler,
+            Scaler::Keda(vec![serde_json::from_value(trigger).expect("a trigger")])
+        );
+    }
+
+    #[test]
+    fn keda_refuses_what_keda_would_refuse() {
+        let errors = found(|errors| {
+            settings(
+                errors,
+                "spec.services.decode",
+                None,
+                Some(&spec(serde_json::json!({
+                    "provider": "keda", "maxReplicas": 4, "metrics": [metric()],
+                    "triggers": [
+                        {"type": "", "metadata": {}},
+                        {"type": "cpu", "name": "load", "useCachedMetrics": true, "metadata": {"value": "60"}},
+                        {"type": "cron", "name": "load", "useCachedMetrics": false, "metadata": {}},
+                    ],
+                }))),
+            );
+        });
+        assert_eq!(
+            errors,
+            [
+                format!("spec.services.decode.autoscaling.metrics: {METRICS_WITH_KEDA}"),
+                "spec.services.decode.autoscaling.triggers[0].type: must name a KEDA scaler, e.g. prometheus".into(),
+                "spec.services.decode.autoscaling.triggers[1].useCachedMetrics: KEDA does not cache the cpu scaler's metric; remove useCachedMetrics".into(),
+                "spec.services.decode.autoscaling.triggers[2].name: \"load\" names another trigger too; trigger names must be unique".into(),
+            ]
+        );
+    }
+
+    #[test]
+    fn keda_without_triggers_and_too_many_are_refused() {
+        let errors = found(|errors| {
+            settings(
+                errors,
+                "spec.services.decode",
+                None,
+                Some(&spec(
+                    serde_json::json!({"provider": "keda", "maxReplicas": 4}),
+                )),
+            );
+        });
+        assert_eq!(
+            errors,
+            [format!(
+                "spec.services.decode.autoscaling.triggers: {NO_TRIGGER}"
+            )]
+        );
+        let nine: Vec<_> = (0..9)
+            .map(|i| serde_json::json!({"type": "cpu", "name": format!("t{i}"), "metadata": {"value": "60"}}))
+            .collect();
+        let errors = found(|errors| {
+            settings(
+                errors,
+                "spec.services.decode",
+                None,
+                Some(&spec(
+                    serde_json::json!({"provider": "keda", "maxReplicas": 4, "triggers": nine}),
+                )),
+            );
+        });
+        assert_eq!(
+            errors,
+            [
+                "spec.services.decode.autoscaling.triggers: at most 8 triggers are allowed (now 9); remove some"
             ]
         );
     }

@@ -426,14 +426,47 @@ pub(crate) fn autoscaling_min_not_above_max() -> Rule {
     .field_path(".minReplicas")
 }
 
-/// `autoscaling.provider` is `hpa`, the one supported.
-pub(crate) fn autoscaling_provider_hpa() -> Rule {
+/// CEL for `provider: keda` (absent means `hpa`).
+const KEDA: &str = "has(self.provider) && self.provider == 'keda'";
+
+/// The HorizontalPodAutoscaler (`provider: hpa`, the default) needs `metrics`.
+pub(crate) fn autoscaling_hpa_has_metrics() -> Rule {
     rule(
-        "!has(self.provider) || self.provider == 'hpa'",
-        "provider",
-        autoscaling::KEDA_UNSUPPORTED,
+        format!("{KEDA} || has(self.metrics)"),
+        "metrics",
+        autoscaling::NO_METRIC,
     )
-    .field_path(".provider")
+    .field_path(".metrics")
+}
+
+/// `triggers` only with `provider: keda`.
+pub(crate) fn autoscaling_triggers_need_keda() -> Rule {
+    rule(
+        format!("{KEDA} || !has(self.triggers)"),
+        "triggers",
+        autoscaling::TRIGGERS_WITHOUT_KEDA,
+    )
+    .field_path(".triggers")
+}
+
+/// `metrics` not with `provider: keda`.
+pub(crate) fn autoscaling_keda_has_no_metrics() -> Rule {
+    rule(
+        format!("!({KEDA}) || !has(self.metrics)"),
+        "metrics",
+        autoscaling::METRICS_WITH_KEDA,
+    )
+    .field_path(".metrics")
+}
+
+/// A KEDA ScaledObject (`provider: keda`) needs `triggers`.
+pub(crate) fn autoscaling_keda_has_triggers() -> Rule {
+    rule(
+        format!("!({KEDA}) || has(self.triggers)"),
+        "triggers",
+        autoscaling::NO_TRIGGER,
+    )
+    .field_path(".triggers")
 }
 
 /// `args` sets none of [`flags::RESERVED`] (the Rust rule names the flag).

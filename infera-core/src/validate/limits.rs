@@ -27,6 +27,12 @@ pub const MAX_OVERLAY_ENTRIES: usize = 64;
 pub const MAX_REPLICAS: i32 = 1000;
 /// Most `autoscaling.metrics` entries of a service.
 pub const MAX_METRICS: usize = 8;
+/// Most `autoscaling.triggers` entries of a service.
+pub const MAX_TRIGGERS: usize = 8;
+/// Most `metadata` entries of one KEDA trigger.
+pub const MAX_TRIGGER_METADATA: usize = 32;
+/// Longest KEDA trigger `type` or `name`.
+pub const MAX_TRIGGER_TYPE_LENGTH: usize = 63;
 /// Most nodes per replica of a multi-node pool.
 pub const MAX_NODES: i32 = 64;
 /// Most GPUs per pod.

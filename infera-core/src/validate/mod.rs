@@ -26,7 +26,7 @@ mod topology;
 
 use std::{collections::BTreeMap, fmt};
 
-pub use autoscaling::Autoscaling;
+pub use autoscaling::{Autoscaling, Scaler};
 pub use images::{DIGEST_PATTERN, MutableImage, is_pinned, mutable_images};
 use k8s_openapi::{
     api::core::v1::{EnvVar, Toleration},

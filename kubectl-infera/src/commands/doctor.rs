@@ -188,6 +188,7 @@ pub async fn gather(args: &DoctorArgs, global: &GlobalArgs) -> Result<Facts> {
         read_cluster(&kube, &mut f).await;
         read_gaie(&kube.client, &mut f).await;
         read_networks(&kube.client, &mut f).await;
+        read_keda(&kube.client, &mut f).await;
         read_access(&kube, args.pre, &mut f).await;
     }
     Ok(f)
@@ -335,6 +336,18 @@ async fn read_networks(client: &Client, f: &mut Facts) {
         Ok(Some(found))
     };
     f.rdma_networks = Some(read.await);
+}
+
+/// For a `--for` spec with a `provider: keda` pool: KEDA's ScaledObject CRD (one GET).
+async fn read_keda(client: &Client, f: &mut Facts) {
+    let (Some(spec), Some(crd)) = (&f.spec, ChildKind::ScaledObject.crd()) else {
+        return;
+    };
+    if checks::keda::keda_pools(spec).is_empty() {
+        return;
+    }
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    f.keda_crd = Some(optional(crds.get_opt(&crd.name).await));
 }
 
 /// The Inference Extension's facts: its CRDs always (four GETs, so doctor can tell whether GAIE

@@ -9,11 +9,11 @@
 //! whoever set it. A server-side apply could not: under `deploy`'s manager a partial apply would
 //! drop the rest of the spec that manager owns, and under a manager of its own it would need
 //! `--force-conflicts` to take a field `deploy` or `kubectl apply` set. A pool with `autoscaling`
-//! is refused: its HorizontalPodAutoscaler owns the count.
+//! is refused: its HorizontalPodAutoscaler (or KEDA ScaledObject) owns the count.
 
 use infera_core::{
-    ComponentType, InferaDeployment,
-    naming::{Component, SCALE_MANAGER},
+    AutoscalingProvider, ComponentType, InferaDeployment,
+    naming::{self, Component, SCALE_MANAGER},
     validate::limits::MAX_REPLICAS,
 };
 use kube::{
@@ -111,7 +111,7 @@ pub async fn run(args: &ScaleArgs, global: &GlobalArgs, printer: &Printer) -> Re
 
 /// What scaling `requested` pools of `idep` changes, in the order asked. Pools the deployment
 /// does not have fail (exit 1, naming the pools it has); pools with `autoscaling` are refused
-/// (exit 4, naming their HorizontalPodAutoscaler).
+/// (exit 4, naming their HorizontalPodAutoscaler or KEDA ScaledObject).
 fn changes(
     idep: &InferaDeployment,
     requested: &[(String, i32)],
@@ -146,9 +146,16 @@ fn changes(
                 ComponentType::Server => Component::Server(pool),
                 ComponentType::Worker => Component::Worker(pool, service.role.unwrap_or_default()),
             };
+            let name = component.object_name(deployment);
+            let autoscaler = match autoscaling.provider.unwrap_or_default() {
+                AutoscalingProvider::Hpa => format!("HorizontalPodAutoscaler {name}"),
+                AutoscalingProvider::Keda => format!(
+                    "KEDA ScaledObject {name} and the HorizontalPodAutoscaler {} it creates",
+                    naming::keda_hpa_name(&name)
+                ),
+            };
             refused.push(format!(
-                "{pool} is scaled by HorizontalPodAutoscaler {} (minReplicas {}, maxReplicas {}): change spec.services.{pool}.autoscaling instead, or remove it to set replicas",
-                component.object_name(deployment),
+                "{pool} is scaled by {autoscaler} (minReplicas {}, maxReplicas {}): change spec.services.{pool}.autoscaling instead, or remove it to set replicas",
                 autoscaling.min_replicas.unwrap_or(1),
                 autoscaling.max_replicas
             ));
@@ -281,6 +288,28 @@ spec:
         assert_eq!(
             error.to_string(),
             "d: decode is scaled by HorizontalPodAutoscaler demo-decode (minReplicas 2, maxReplicas 8): change spec.services.decode.autoscaling instead, or remove it to set replicas"
+        );
+    }
+
+    #[test]
+    fn a_keda_pool_is_refused_naming_its_scaled_object_and_the_hpa_keda_made() {
+        let mut idep = demo();
+        let decode = idep
+            .spec
+            .services
+            .get_mut("decode")
+            .and_then(|s| s.autoscaling.as_mut())
+            .expect("decode autoscales");
+        *decode = serde_json::from_value(serde_json::json!({
+            "provider": "keda", "minReplicas": 1, "maxReplicas": 6,
+            "triggers": [{"type": "cpu", "metricType": "Utilization", "metadata": {"value": "60"}}],
+        }))
+        .expect("keda autoscaling");
+        let error = changes(&idep, &requested(&[("decode", 3)]), "d").expect_err("autoscaled");
+        assert_eq!(error.exit(), Exit::Conflict);
+        assert_eq!(
+            error.to_string(),
+            "d: decode is scaled by KEDA ScaledObject demo-decode and the HorizontalPodAutoscaler keda-hpa-demo-decode it creates (minReplicas 1, maxReplicas 6): change spec.services.decode.autoscaling instead, or remove it to set replicas"
         );
     }
 

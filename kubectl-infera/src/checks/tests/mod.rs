@@ -93,6 +93,7 @@ fn healthy() -> Facts {
         )))),
         lws_webhooks: Some(Ok(true)),
         lws_probe: Some(Ok(())),
+        keda_crd: None,
         nodes: Some(Ok(vec![
             node("gpu-node-0", &[("amd.com/gpu", "8")]),
             node("gpu-node-1", &[("amd.com/gpu", "8")]),
@@ -665,5 +666,69 @@ fn another_kubectl_infera_on_path_is_reported_like_kubectl_plugin_list() {
             Severity::Warn,
             "kubectl-infera is not on PATH, so `kubectl infera` cannot run /build/kubectl-infera"
         )
+    );
+}
+
+/// `pd.yaml` with its decode pool autoscaled by KEDA.
+fn keda_spec() -> ValidDeployment {
+    let text = std::fs::read_to_string(format!(
+        "{}/../examples/pd.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap_or_default();
+    let mut idep = infera_core::yaml::parse_deployments(&text)
+        .unwrap_or_default()
+        .remove(0);
+    let decode = idep.spec.services.get_mut("decode").expect("a decode pool");
+    decode.replicas = None;
+    decode.autoscaling = serde_json::from_value(serde_json::json!({
+        "provider": "keda", "maxReplicas": 4,
+        "triggers": [{"type": "cpu", "metricType": "Utilization", "metadata": {"value": "60"}}],
+    }))
+    .ok();
+    infera_core::validate(&idep).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn keda_is_checked_only_for_a_spec_that_scales_with_it() {
+    let pd = Facts {
+        spec: Some(spec("pd.yaml")),
+        keda_crd: Some(Ok(None)),
+        ..healthy()
+    };
+    assert!(evaluate(&pd).iter().all(|c| c.id != "INF221"));
+
+    let missing = Facts {
+        spec: Some(keda_spec()),
+        keda_crd: Some(Ok(None)),
+        ..healthy()
+    };
+    let checks = evaluate(&missing);
+    assert!(!success(&checks));
+    let keda = by_id(&checks, "INF221");
+    assert_eq!(
+        (keda.category, keda.name, keda.severity),
+        ("autoscaling", "keda-crd", Severity::Fail)
+    );
+    assert_eq!(
+        keda.message,
+        "the KEDA CRD (scaledobjects.keda.sh) is not installed"
+    );
+    assert_eq!(
+        keda.hint.as_deref(),
+        Some(
+            "install KEDA, v2.x (https://keda.sh/docs/latest/deploy/), or use provider: hpa; decode scales with autoscaling.provider: keda"
+        )
+    );
+
+    let installed = Facts {
+        keda_crd: Some(Ok(Some(crd("scaledobjects.keda.sh", "v1alpha1")))),
+        ..missing
+    };
+    let keda = by_id(&evaluate(&installed), "INF221").clone();
+    assert_eq!(keda.severity, Severity::Pass);
+    assert_eq!(
+        keda.message,
+        "scaledobjects.keda.sh serves v1alpha1 (the ScaledObjects of decode)"
     );
 }
