@@ -5,17 +5,21 @@
 //!   and the operator's convergence, from the last create to the last `observedGeneration`
 //!   (the ratio of the two);
 //! - the operator's peak RSS while converging, its requests per second and failed reconciles;
-//! - a soak with a shortened resync period: the writes it sends (expected: none) and the slope of
-//!   its resident memory;
+//! - how long a change to one deployment, made while the others converge, waits (head-of-line);
+//! - `kubectl infera status -A` against `kubectl get idep -A` over the fleet, and the plugin's
+//!   peak RSS;
 //! - a restart (SIGTERM, a new process, as in an upgrade): the writes the new process sends for the
-//!   unchanged deployments (expected: none) and its peak RSS over the cold start.
+//!   unchanged deployments (expected: none) and its peak RSS over the cold start;
+//! - a soak of that process with a shortened resync period: the writes it sends (expected: none)
+//!   and the slope of its resident memory.
 //!
 //!   cargo build --release -p infera-operator
 //!   KUBECONFIG=... cargo bench -p infera-e2e --bench operator_apply   # needs a tier-2 cluster
 //!
 //! Environment: `INFERA_BENCH_SIZES` (default `1000,5000`), `INFERA_BENCH_SOAK_SECONDS` (default
 //! 120), `INFERA_BENCH_RESYNC_SECONDS` (the operator's `--resync-seconds` during the soak, default
-//! 30).
+//! 30), `INFERA_E2E_OPERATOR` (another operator binary to measure, e.g. the release's static
+//! build in `~/.cache/infera-release/target/x86_64-unknown-linux-musl/release/`).
 //!
 //! Workers have `replicas: 0` so the comparison measures applying objects, not kwok's pod churn.
 //! The direct client authenticates as the operator's ServiceAccount, so both are subject to the
@@ -128,9 +132,9 @@ async fn operator(
     resync: u64,
 ) -> anyhow::Result<()> {
     let ns = TestNamespace::new(admin, "bench-operator").await?;
-    let resync_arg = format!("--resync-seconds={resync}");
-    let args = ["--namespace", ns.name(), &resync_arg];
-    let operator = Operator::start(identity, &args, "operator-bench").await?;
+    // Converging with the default resync period: a shortened one would requeue every converged
+    // deployment while the rest still wait, and measure that instead.
+    let operator = Operator::start(identity, &["--namespace", ns.name()], "operator-bench").await?;
     let names = fleet::names("bench", size);
     let started = Instant::now();
     let probe = tokio::spawn(fleet::change_while_converging(
@@ -167,7 +171,33 @@ async fn operator(
     );
     plugin_vs_kubectl(ns.name(), size).await?;
 
-    // Soak: nothing changes; every resync reconciles every deployment again.
+    // Restart, as an upgrade does: a new process over the converged deployments, with the
+    // shortened resync period for the soak that follows.
+    operator.terminate().await?;
+    let restarted_at = Instant::now();
+    let resync_arg = format!("--resync-seconds={resync}");
+    let args = ["--namespace", ns.name(), &resync_arg];
+    let operator = Operator::start(identity, &args, "operator-bench-restarted").await?;
+    let n = size as f64;
+    loop {
+        if operator.sample("infera_reconciles_total").await? >= n {
+            break;
+        }
+        anyhow::ensure!(
+            restarted_at.elapsed() < Duration::from_secs(900),
+            "the restarted operator did not reconcile every deployment"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let all_reconciled = restarted_at.elapsed();
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    println!(
+        "  restart: every deployment reconciled {all_reconciled:.2?} after the restart, {} writes; peak RSS of the cold start {:.1} MiB",
+        operator.writes().await?,
+        mib(operator.peak_rss_kib())
+    );
+
+    // Soak of the restarted process: nothing changes; every resync reconciles every deployment again.
     let before = operator.writes().await?;
     let reconciles = operator.sample("infera_reconciles_total").await?;
     let mut samples = Vec::new();
@@ -189,29 +219,6 @@ async fn operator(
         samples.iter().map(|s| s.1).fold(f64::MAX, f64::min),
         samples.iter().map(|s| s.1).fold(0.0, f64::max),
         slope(&samples)
-    );
-
-    // Restart, as an upgrade does: a new process over the converged deployments.
-    operator.terminate().await?;
-    let restarted_at = Instant::now();
-    let operator = Operator::start(identity, &args, "operator-bench-restarted").await?;
-    let n = size as f64;
-    loop {
-        if operator.sample("infera_reconciles_total").await? >= n {
-            break;
-        }
-        anyhow::ensure!(
-            restarted_at.elapsed() < Duration::from_secs(900),
-            "the restarted operator did not reconcile every deployment"
-        );
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    }
-    let all_reconciled = restarted_at.elapsed();
-    tokio::time::sleep(Duration::from_secs(5)).await;
-    println!(
-        "  restart: every deployment reconciled {all_reconciled:.2?} after the restart, {} writes; peak RSS of the cold start {:.1} MiB",
-        operator.writes().await?,
-        mib(operator.peak_rss_kib())
     );
     drop(operator);
     ns.cleanup_and_wait(Duration::from_secs(900)).await
