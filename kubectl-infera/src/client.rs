@@ -172,6 +172,28 @@ fn kubectl_parity(auth: &mut AuthInfo, stdin_tty: bool) -> std::result::Result<(
     Ok(())
 }
 
+/// Runs an optimistic read-modify-write again while the API server refuses its write as stale:
+/// `attempt` reads the object, decides, and writes guarded by the resourceVersion it read; a 409
+/// means someone wrote in between (the operator writes the status all through a rollout), so it
+/// reads and decides anew. Five attempts 10 ms apart, as client-go's `retry.RetryOnConflict` with
+/// `retry.DefaultRetry`. A merge patch meets no field-manager conflicts, so a 409 is always this.
+pub async fn retry_on_conflict<T, F, Fut>(mut attempt: F) -> Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T>>,
+{
+    const ATTEMPTS: usize = 5;
+    for _ in 1..ATTEMPTS {
+        match attempt().await {
+            Err(Error::Api { code: 409, .. }) => {
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+            done => return done,
+        }
+    }
+    attempt().await
+}
+
 /// Connects (lazily: no request is made until the first call).
 pub async fn connect(global: &GlobalArgs) -> Result<Kube> {
     let (config, context) = config(global).await?;
@@ -268,5 +290,47 @@ mod tests {
         );
         std::fs::remove_dir_all(&dir)?;
         Ok(())
+    }
+
+    fn api_error(code: u16) -> Error {
+        Error::Api {
+            action: "scaling".into(),
+            message: "the object has been modified".into(),
+            code,
+        }
+    }
+
+    /// Runs `retry_on_conflict` over attempts that fail with `codes` in turn, then succeed.
+    fn attempts(codes: &[u16]) -> (Result<usize>, usize) {
+        let calls = std::cell::Cell::new(0);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .expect("a runtime");
+        let result = runtime.block_on(retry_on_conflict(|| {
+            let call = calls.get();
+            calls.set(call + 1);
+            let outcome = codes
+                .get(call)
+                .map_or(Ok(call), |&code| Err(api_error(code)));
+            async move { outcome }
+        }));
+        (result, calls.get())
+    }
+
+    #[test]
+    fn a_stale_write_is_read_and_decided_anew_up_to_five_times() {
+        let (result, calls) = attempts(&[409, 409]);
+        assert_eq!((result.ok(), calls), (Some(2), 3));
+        let (result, calls) = attempts(&[409; 6]);
+        assert!(matches!(result, Err(Error::Api { code: 409, .. })));
+        assert_eq!(calls, 5);
+    }
+
+    #[test]
+    fn any_other_error_ends_it_at_once() {
+        let (result, calls) = attempts(&[422, 409]);
+        assert!(matches!(result, Err(Error::Api { code: 422, .. })));
+        assert_eq!(calls, 1);
     }
 }

@@ -4,7 +4,8 @@
 //!
 //! `undo` sends the spec of the earlier revision, with today's replicas, autoscaling and rollout
 //! settings kept, as one JSON merge patch of only the fields that differ, as field manager
-//! [`ROLLOUT_MANAGER`] and guarded by the resourceVersion read. Like `kubectl rollout undo` of a
+//! [`ROLLOUT_MANAGER`] and guarded by the resourceVersion read (read again and decided anew when
+//! the operator wrote the status in between). Like `kubectl rollout undo` of a
 //! Deployment (an update of the pod template), it is an update, not a server-side apply: it takes
 //! ownership of exactly the fields it changes and leaves every other field with whoever set it.
 //! A server-side apply under a manager of its own would need `--force-conflicts` to change any
@@ -254,21 +255,26 @@ pub async fn undo(
     printer: &Printer,
 ) -> Result<()> {
     let kube = client::connect(global).await?;
-    let history = History::read(&kube, name).await?;
+    let outcome = client::retry_on_conflict(|| roll_back(&kube, name, to_revision)).await?;
+    printer.out(&format!("inferadeployment.infera.amd.com/{name} {outcome}"));
+    Ok(())
+}
+
+/// One read-decide-write of `undo`: what it did, or the stale write that makes it read again.
+async fn roll_back(kube: &client::Kube, name: &str, to_revision: Option<i64>) -> Result<String> {
+    let history = History::read(kube, name).await?;
     let target = history.revision(to_revision)?;
     let number = target.revision;
-    let line = format!("inferadeployment.infera.amd.com/{name}");
     let update = history
         .idep
         .status
         .as_ref()
         .and_then(|s| s.update_revision.as_deref());
     if update == Some(hash(target)) {
-        printer.out(&format!(
-            "{line} skipped rollback: it already runs revision {number} ({})",
+        return Ok(format!(
+            "skipped rollback: it already runs revision {number} ({})",
             hash(target)
         ));
-        return Ok(());
     }
     let live = serde_json::to_value(&history.idep.spec)
         .map_err(|e| Error::serialize("the spec", "JSON", e))?;
@@ -285,11 +291,10 @@ pub async fn undo(
     api.patch(name, &params, &Patch::Merge(&patch))
         .await
         .map_err(|e| Error::kube(format!("rolling back {}", history.object), e))?;
-    printer.out(&format!(
-        "{line} rolled back to revision {number} ({})",
+    Ok(format!(
+        "rolled back to revision {number} ({})",
         hash(target)
-    ));
-    Ok(())
+    ))
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 //! The change is one JSON merge patch, sent as field manager
 //! [`SCALE_MANAGER`](infera_core::naming::SCALE_MANAGER) with the resourceVersion that was read:
 //! every pool changes at once or none does (so no dry-run pass is needed first), a concurrent
-//! change of the deployment makes it fail instead of being overwritten, and, as an update, it
+//! write to the deployment (the operator's status, someone's edit) makes it read and decide anew
+//! instead of overwriting what it did not see, and, as an update, it
 //! takes ownership of exactly the `replicas` fields it sets, leaving every other field with
 //! whoever set it. A server-side apply could not: under `deploy`'s manager a partial apply would
 //! drop the rest of the spec that manager owns, and under a manager of its own it would need
@@ -57,6 +58,20 @@ struct Change {
 
 pub async fn run(args: &ScaleArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
     let kube = client::connect(global).await?;
+    let (line, scaled) = client::retry_on_conflict(|| scale(&kube, args)).await?;
+    printer.out(&line);
+    if let Some(scaled) = scaled.filter(|_| args.wait) {
+        deploy::wait_ready(&kube, &scaled, args.timeout, printer).await?;
+    }
+    Ok(())
+}
+
+/// One read-decide-write of `scale`: the line to print and, unless it was a dry run, the
+/// deployment to wait for.
+async fn scale(
+    kube: &client::Kube,
+    args: &ScaleArgs,
+) -> Result<(String, Option<InferaDeployment>)> {
     let api: Api<InferaDeployment> = Api::namespaced(kube.client.clone(), &kube.namespace);
     let object = format!("InferaDeployment {}/{}", kube.namespace, args.name);
     let idep = match api.get(&args.name).await {
@@ -70,16 +85,12 @@ pub async fn run(args: &ScaleArgs, global: &GlobalArgs, printer: &Printer) -> Re
     let summary = summary(&changes);
     let name = format!("inferadeployment.infera.amd.com/{}", args.name);
     let changed = changes.iter().any(|c| c.from != c.to);
-    let scaled = match args.dry_run {
+    match args.dry_run {
         DryRun::Client => {
             let verb = if changed { "scaled" } else { "unchanged" };
-            printer.out(&format!("{name} {verb}: {summary} (dry run)"));
-            return Ok(());
+            Ok((format!("{name} {verb}: {summary} (dry run)"), None))
         }
-        _ if !changed => {
-            printer.out(&format!("{name} unchanged: {summary}"));
-            idep
-        }
+        _ if !changed => Ok((format!("{name} unchanged: {summary}"), Some(idep))),
         dry_run => {
             let server_dry_run = dry_run == DryRun::Server;
             let params = PatchParams {
@@ -91,22 +102,13 @@ pub async fn run(args: &ScaleArgs, global: &GlobalArgs, printer: &Printer) -> Re
                 .patch(&args.name, &params, &Patch::Merge(patch(&idep, &changes)))
                 .await
                 .map_err(|e| Error::kube(format!("scaling {object}"), e))?;
-            let suffix = if server_dry_run {
-                " (server dry run)"
-            } else {
-                ""
-            };
-            printer.out(&format!("{name} scaled: {summary}{suffix}"));
             if server_dry_run {
-                return Ok(());
+                Ok((format!("{name} scaled: {summary} (server dry run)"), None))
+            } else {
+                Ok((format!("{name} scaled: {summary}"), Some(scaled)))
             }
-            scaled
         }
-    };
-    if args.wait {
-        deploy::wait_ready(&kube, &scaled, args.timeout, printer).await?;
     }
-    Ok(())
 }
 
 /// What scaling `requested` pools of `idep` changes, in the order asked. Pools the deployment
