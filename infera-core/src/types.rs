@@ -276,6 +276,9 @@ pub struct ImagePolicy {
     pub require_digest: bool,
 }
 
+// The larger optional parts are boxed: `spec.services` is a BTreeMap, whose nodes hold room for
+// eleven values each, and the operator caches every deployment's spec; unboxed, one service was
+// 1,168 bytes and every cached deployment carried a 13 KB map node however few services it had.
 /// One service of the graph: the router `server`, or a `worker` pool.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, KubeSchema)]
 #[x_kube(
@@ -312,7 +315,7 @@ pub struct ServiceSpec {
     /// (or a KEDA ScaledObject) for the service's Deployment or LeaderWorkerSet and stops setting
     /// its `replicas`, so the autoscaler and `kubectl scale` are not undone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub autoscaling: Option<AutoscalingSpec>,
+    pub autoscaling: Option<Box<AutoscalingSpec>>,
 
     /// Nodes per replica. Above 1 the pool becomes a LeaderWorkerSet of that size. Default 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -321,7 +324,7 @@ pub struct ServiceSpec {
 
     /// Per-pod resources.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resources: Option<ResourcesSpec>,
+    pub resources: Option<Box<ResourcesSpec>>,
 
     /// Engine arguments (model, parallelism, transfer backend, ...). The operator adds the flags
     /// listed in the README; setting one of them here is an error.
@@ -356,21 +359,21 @@ pub struct ServiceSpec {
     /// contract (the README's engine contract table); set these for an image whose entry point
     /// answers differently.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub health: Option<HealthSpec>,
+    pub health: Option<Box<HealthSpec>>,
 
     /// Additions to this service's pods, on top of `spec.podTemplate`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pod_template: Option<PodTemplateOverlay>,
+    pub pod_template: Option<Box<PodTemplateOverlay>>,
 
     /// This pool's networking, instead of `spec.network` (prefill, decode and multi-node pools
     /// only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub network: Option<NetworkSpec>,
+    pub network: Option<Box<NetworkSpec>>,
 
     /// This pool's model weights, instead of `spec.model` (workers only). An `hf://` source is
     /// downloaded by a Job of its own, `<deployment>-<service>-model`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<ModelSpec>,
+    pub model: Option<Box<ModelSpec>>,
     /// This pool's rollout bounds (`maxSurge`, `maxUnavailable`), instead of `spec.rollout`'s
     /// (worker pools only).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -275,7 +275,7 @@ fn a_pools_own_rdma_replaces_the_deployments_and_multi_node_pools_take_it() {
     ))
     .expect("a network");
     if let Some(pool) = deployment.spec.services.get_mut("decode") {
-        pool.network = Some(decode);
+        pool.network = Some(Box::new(decode));
     }
     let valid = validate(&deployment).expect("valid");
     let decode = valid
@@ -403,7 +403,7 @@ fn an_hf_model_holds_the_gpu_pools_until_its_download_succeeded() {
 fn a_pools_own_model_replaces_spec_model_for_that_pool() {
     let mut deployment = load("pd-mi300x.yaml");
     let decode = deployment.spec.services.get_mut("decode").expect("decode");
-    decode.model = Some(infera_core::ModelSpec {
+    decode.model = Some(Box::new(infera_core::ModelSpec {
         source: "hf://Qwen/Qwen3-1.7B@main".into(),
         mount_path: Some("/weights".into()),
         cache: Some(infera_core::ModelCache {
@@ -411,7 +411,7 @@ fn a_pools_own_model_replaces_spec_model_for_that_pool() {
             ..Default::default()
         }),
         ..Default::default()
-    });
+    }));
     let mut valid = validate(&deployment).expect("valid");
     assert_eq!(
         valid

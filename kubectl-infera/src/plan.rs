@@ -282,23 +282,25 @@ impl Plan {
             replicas: Some(replicas),
             autoscaling: None,
             number_of_nodes: (self.nodes > 1).then_some(self.nodes),
-            resources: Some(ResourcesSpec {
+            resources: Some(Box::new(ResourcesSpec {
                 gpu: Some(self.gpus),
                 gpu_type: (self.gpu_type != DEFAULT_GPU_TYPE).then(|| self.gpu_type.clone()),
                 gpu_product: self.gpu_product.clone(),
                 cpu: None,
                 memory: Some(Quantity(self.memory.clone())),
                 shared_memory: Some(Quantity(self.shared_memory.clone())),
-            }),
+            })),
             args: self.worker_args(),
             command: None,
             image: None,
             env: Vec::new(),
             node_selector: BTreeMap::new(),
             tolerations: Vec::new(),
-            health: self.startup_timeout.as_ref().map(|timeout| HealthSpec {
-                startup_timeout: Some(timeout.clone()),
-                ..Default::default()
+            health: self.startup_timeout.as_ref().map(|timeout| {
+                Box::new(HealthSpec {
+                    startup_timeout: Some(timeout.clone()),
+                    ..Default::default()
+                })
             }),
             pod_template: None,
             network: None,

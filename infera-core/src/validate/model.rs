@@ -93,7 +93,7 @@ pub(super) fn overlay_collisions(
         let overlay = spec
             .services
             .get(service)
-            .and_then(|s| s.pod_template.as_ref());
+            .and_then(|s| s.pod_template.as_deref());
         check(
             &format!("spec.services.{service}.podTemplate"),
             overlay,

@@ -92,7 +92,7 @@ fn pod(
         ),
         None => {}
     }
-    let autoscaling = autoscaling::settings(errors, path, svc.replicas, svc.autoscaling.as_ref());
+    let autoscaling = autoscaling::settings(errors, path, svc.replicas, svc.autoscaling.as_deref());
     let replicas = autoscaling
         .as_ref()
         .map_or(svc.replicas.unwrap_or(1), |a| a.min_replicas);
@@ -128,7 +128,7 @@ fn pod(
     if let Some(product) = &resources.gpu_product {
         gpu_product(errors, &format!("{path}.resources.gpuProduct"), product);
     }
-    let health = health::settings(errors, &format!("{path}.health"), svc.health.as_ref());
+    let health = health::settings(errors, &format!("{path}.health"), svc.health.as_deref());
     Pod {
         service: service.to_string(),
         image: svc
@@ -147,7 +147,7 @@ fn pod(
         cpu: resources.cpu,
         memory: resources.memory,
         health,
-        overlay: PodOverlay::merged(spec.pod_template.as_ref(), svc.pod_template.as_ref()),
+        overlay: PodOverlay::merged(spec.pod_template.as_ref(), svc.pod_template.as_deref()),
     }
 }
 
