@@ -350,7 +350,7 @@ fn job_change(child: &Child, live: &DynamicObject) -> JobChange {
         .annotations()
         .get(MODEL_SOURCE_ANNOTATION)
         .map(String::as_str);
-    let succeeded = live.data["status"]["succeeded"].as_i64().unwrap_or(0) > 0;
+    let succeeded = live.data["succeeded"].as_i64().unwrap_or(0) > 0;
     if succeeded && wanted.is_some() && downloaded == wanted {
         JobChange::Keep
     } else {
@@ -521,7 +521,7 @@ impl Target<'_> {
             autoscaled && !handed_over && !live.is_some_and(|live| replicas_held(live));
         let skip = !must_apply(last.as_ref(), hash, live_version.as_deref());
         if needs_hand_over && let Some(live) = live {
-            let replicas = live.data["spec"]["replicas"].as_i64().unwrap_or(1);
+            let replicas = live.data["replicas"].as_i64().unwrap_or(1);
             self.hand_over(kind, &name, replicas).await?;
             if let Some(last) = last.as_ref().filter(|_| skip) {
                 let record = Record {
@@ -880,6 +880,7 @@ mod tests {
                 ]
                 .into(),
             );
+            slim_child(&mut object);
             object
         };
         let (v1, v2) = ("hf://Qwen/Qwen3-0.6B@v1", "hf://Qwen/Qwen3-0.6B@v2");

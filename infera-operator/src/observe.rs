@@ -18,10 +18,7 @@ use std::{
 use futures::{Stream, StreamExt, TryStreamExt};
 use infera_core::{
     ChildKind, InferaDeployment,
-    naming::{
-        LABEL_DEPLOYMENT, LABEL_MANAGED_BY, LABEL_REVISION, MODEL_SOURCE_ANNOTATION,
-        OPERATOR_MANAGER, managed_selector,
-    },
+    naming::{LABEL_DEPLOYMENT, LABEL_REVISION, MODEL_SOURCE_ANNOTATION, managed_selector},
 };
 use k8s_openapi::{
     api::apps::v1::ControllerRevision,
@@ -305,26 +302,23 @@ fn metadata_only(
     }
 }
 
-/// Strips a child to what reconcile reads: its identity (name, namespace, uid, versions), our two
-/// labels, its controller reference, our [`APPLIED_HASH`] annotation, the `managedFields` entries
-/// of other writers besides status writers (a restarted operator reads them to tell whether
-/// someone else holds fields it sets, see `apply::adopt`), and for workloads `spec.replicas`,
-/// the hash of the rest of their spec ([`SPEC_BESIDES_REPLICAS`]), their pod template's
-/// revision ([`TEMPLATE_REVISION`]), `status.observedGeneration`
-/// and `status.readyReplicas`. Everything else — pod templates,
-/// our own `managedFields` entry, status writers' entries, the type meta (the store is per kind) —
-/// is dropped before it is stored.
+/// Strips a child to what reconcile reads: its identity (name, namespace, uid, versions), its
+/// controller reference, our [`APPLIED_HASH`] annotation, the `managedFields` entries of other
+/// writers besides status writers (a restarted operator reads them to tell whether someone else
+/// holds fields it sets, see `apply::adopt`), and for workloads and Jobs one flat map of what
+/// status and apply read (see [`slim_data`]). Everything else — labels (the watch selected on
+/// ours), pod templates, our own `managedFields` entry, status writers' entries, the type meta
+/// (the store is per kind) — is dropped before it is stored: at 1,000 deployments the children
+/// are most of the operator's memory.
 pub fn slim_child(object: &mut DynamicObject) {
     let meta = &object.metadata;
-    let keep = |map: &Option<BTreeMap<String, String>>, keys: &[&str]| {
-        let kept: BTreeMap<String, String> = map
-            .iter()
-            .flatten()
-            .filter(|(key, _)| keys.contains(&key.as_str()))
-            .map(|(key, value)| (key.clone(), value.clone()))
-            .collect();
-        (!kept.is_empty()).then_some(kept)
-    };
+    let annotations: BTreeMap<String, String> = meta
+        .annotations
+        .iter()
+        .flatten()
+        .filter(|(key, _)| [APPLIED_HASH, MODEL_SOURCE_ANNOTATION].contains(&key.as_str()))
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
     let foreign: Vec<_> = meta
         .managed_fields
         .iter()
@@ -338,8 +332,7 @@ pub fn slim_child(object: &mut DynamicObject) {
         uid: meta.uid.clone(),
         resource_version: meta.resource_version.clone(),
         generation: meta.generation,
-        labels: keep(&meta.labels, &[LABEL_MANAGED_BY, LABEL_DEPLOYMENT]),
-        annotations: keep(&meta.annotations, &[APPLIED_HASH, MODEL_SOURCE_ANNOTATION]),
+        annotations: (!annotations.is_empty()).then_some(annotations),
         owner_references: meta.owner_references.as_ref().map(|owners| {
             owners
                 .iter()
@@ -352,34 +345,49 @@ pub fn slim_child(object: &mut DynamicObject) {
         ..ObjectMeta::default()
     };
     object.types = None;
-    let status = &object.data["status"];
-    let read = |field: &str| status.get(field).cloned().unwrap_or(Value::Null);
-    object.data = if object.data.is_null() {
-        Value::Null
-    } else {
-        // Workloads' readiness and what apply compares (`spec.replicas`, the hash of the rest of
-        // the spec, the pod template's revision), and a download Job's progress
-        // (`ModelPhase::of`); the fields of the other kind are absent, so null.
-        let mut spec = object.data["spec"].clone();
-        let replicas = spec
-            .as_object_mut()
-            .and_then(|spec| spec.remove("replicas"))
-            .unwrap_or(Value::Null);
-        json!({
-            "spec": {"replicas": replicas},
-            SPEC_BESIDES_REPLICAS: hex(hash(&spec)),
-            TEMPLATE_REVISION: template_revision(&object.data),
-            "status": {
-                "observedGeneration": read("observedGeneration"),
-                "readyReplicas": read("readyReplicas"),
-                "active": read("active"),
-                "succeeded": read("succeeded"),
-                "failed": read("failed"),
-                "conditions": if read("succeeded").is_null() { failed_conditions(status) } else { Value::Null },
-            },
-        })
-    };
+    object.data = slim_data(&object.data);
     object.metadata = slim;
+}
+
+/// A workload's or Job's data as the store keeps it, one flat map without nulls: `replicas` (its
+/// `spec.replicas`), the hash of the rest of its spec ([`SPEC_BESIDES_REPLICAS`]), its pod
+/// template's revision ([`TEMPLATE_REVISION`]), and of its status `observedGeneration`,
+/// `readyReplicas` (workloads), `active`, `succeeded`, `failed` and a `Failed` condition (a
+/// download Job, `ModelPhase::of`). Metadata-only children have no data.
+fn slim_data(data: &Value) -> Value {
+    if data.is_null() {
+        return Value::Null;
+    }
+    let mut spec = data["spec"].clone();
+    let replicas = spec
+        .as_object_mut()
+        .and_then(|spec| spec.remove("replicas"))
+        .unwrap_or(Value::Null);
+    let status = &data["status"];
+    let read = |field: &str| status.get(field).cloned().unwrap_or(Value::Null);
+    let conditions = if read("succeeded").is_null() {
+        failed_conditions(status)
+    } else {
+        Value::Null
+    };
+    let fields = [
+        ("replicas", replicas),
+        (SPEC_BESIDES_REPLICAS, Value::from(hex(hash(&spec)))),
+        (TEMPLATE_REVISION, json!(template_revision(data))),
+        ("observedGeneration", read("observedGeneration")),
+        ("readyReplicas", read("readyReplicas")),
+        ("active", read("active")),
+        ("succeeded", read("succeeded")),
+        ("failed", read("failed")),
+        ("conditions", conditions),
+    ];
+    Value::Object(
+        fields
+            .into_iter()
+            .filter(|(_, value)| !value.is_null())
+            .map(|(key, value)| (key.to_string(), value))
+            .collect(),
+    )
 }
 
 /// Strips a ControllerRevision of the history to what reconcile reads: its identity, our labels
@@ -390,9 +398,7 @@ pub fn slim_revision(revision: &mut ControllerRevision) {
     let labels = meta.labels.as_ref().map(|labels| {
         labels
             .iter()
-            .filter(|(key, _)| {
-                [LABEL_MANAGED_BY, LABEL_DEPLOYMENT, LABEL_REVISION].contains(&key.as_str())
-            })
+            .filter(|(key, _)| [LABEL_DEPLOYMENT, LABEL_REVISION].contains(&key.as_str()))
             .map(|(key, value)| (key.clone(), value.clone()))
             .collect()
     });
@@ -526,7 +532,7 @@ impl Observed {
         for (kind, store) in &self.children {
             let ours = store.state_filter(|object| {
                 object.namespace().as_deref() == Some(namespace.as_str())
-                    && is_ours(object, &name, uid.as_deref())
+                    && is_ours(object, uid.as_deref())
             });
             for object in ours {
                 snapshot.children.insert((*kind, object.name_any()), object);
@@ -541,7 +547,7 @@ impl Observed {
             .state_filter(|quota| quota.namespace().as_deref() == Some(namespace.as_str()));
         snapshot.revisions = self.revisions.state_filter(|revision| {
             revision.namespace().as_deref() == Some(namespace.as_str())
-                && is_ours(revision, &name, uid.as_deref())
+                && is_ours(revision, uid.as_deref())
         });
         snapshot
     }
@@ -591,15 +597,13 @@ impl Observed {
     }
 }
 
-/// Ours: our managed-by label, this deployment's label and its controller reference.
-fn is_ours(object: &impl ResourceExt, deployment: &str, uid: Option<&str>) -> bool {
-    let labels = object.labels();
-    labels.get(LABEL_MANAGED_BY).map(String::as_str) == Some(OPERATOR_MANAGER)
-        && labels.get(LABEL_DEPLOYMENT).map(String::as_str) == Some(deployment)
-        && object
-            .owner_references()
-            .iter()
-            .any(|owner| owner.controller == Some(true) && Some(owner.uid.as_str()) == uid)
+/// Ours: its controller reference is this deployment (by uid, unique in the cluster). Every
+/// cached child and revision carries our labels: the watches select on them.
+fn is_ours(object: &impl ResourceExt, uid: Option<&str>) -> bool {
+    object
+        .owner_references()
+        .iter()
+        .any(|owner| owner.controller == Some(true) && Some(owner.uid.as_str()) == uid)
 }
 
 #[cfg(test)]
@@ -631,5 +635,53 @@ mod tests {
             .collect();
         assert_eq!(names, [Some(Some("a".into())), Some(Some("b".into()))]);
         assert_eq!(store.state().len(), 2);
+    }
+
+    /// A live Deployment keeps its identity, its controller reference, our annotations and one
+    /// flat map of what status and apply read; its labels, template and the rest go.
+    #[test]
+    fn a_slim_workload_keeps_only_what_reconcile_reads() {
+        let mut object: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {
+                "name": "demo-decode", "namespace": "team", "uid": "u-1", "resourceVersion": "7",
+                "generation": 3,
+                "labels": {"app.kubernetes.io/managed-by": "infera-operator", "infera.amd.com/deployment": "demo"},
+                "annotations": {"infera.amd.com/applied-hash": "00ff", "deployment.kubernetes.io/revision": "2"},
+                "ownerReferences": [
+                    {"apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment", "name": "demo", "uid": "d-1", "controller": true},
+                    {"apiVersion": "v1", "kind": "ConfigMap", "name": "other", "uid": "c-1"},
+                ],
+            },
+            "spec": {"replicas": 2, "template": {
+                "metadata": {"labels": {"infera.amd.com/revision": "1ba066e764"}},
+                "spec": {"containers": [{"name": "engine", "image": "rocm/x"}]},
+            }},
+            "status": {"observedGeneration": 3, "readyReplicas": 1, "replicas": 2, "conditions": [{"type": "Available", "status": "True"}]},
+        }))
+        .expect("a Deployment");
+        let spec_hash = super::hex(super::hash(&serde_json::json!({"template": {
+            "metadata": {"labels": {"infera.amd.com/revision": "1ba066e764"}},
+            "spec": {"containers": [{"name": "engine", "image": "rocm/x"}]},
+        }})));
+        super::slim_child(&mut object);
+        assert_eq!(
+            serde_json::to_value(&object).expect("JSON"),
+            serde_json::json!({
+                "metadata": {
+                    "name": "demo-decode", "namespace": "team", "uid": "u-1", "resourceVersion": "7",
+                    "generation": 3,
+                    "annotations": {"infera.amd.com/applied-hash": "00ff"},
+                    "ownerReferences": [
+                        {"apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment", "name": "demo", "uid": "d-1", "controller": true},
+                    ],
+                },
+                "replicas": 2,
+                "specBesidesReplicasHash": spec_hash,
+                "templateRevision": "1ba066e764",
+                "observedGeneration": 3,
+                "readyReplicas": 1,
+            })
+        );
     }
 }

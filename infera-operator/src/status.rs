@@ -153,7 +153,8 @@ impl ModelPhase {
                 "downloading {repo}: Job {job} of {other} is being replaced by one of {source}"
             ));
         }
-        let status = &object.data["status"];
+        // The Job's status fields, as the store keeps them (`observe::slim_data`).
+        let status = &object.data;
         if status["succeeded"].as_i64().unwrap_or(0) > 0 {
             return Self::Downloaded;
         }
@@ -551,20 +552,15 @@ pub fn live_replicas(snapshot: &Snapshot, workload: &Workload) -> Option<i32> {
     let object = snapshot
         .children
         .get(&(workload.kind, workload.name.clone()))?;
-    i32::try_from(object.data["spec"]["replicas"].as_i64()?).ok()
+    i32::try_from(object.data["replicas"].as_i64()?).ok()
 }
 
-/// Ready replicas of a workload; a status older than its spec counts as nothing ready.
+/// Ready replicas of a workload (as the store keeps it, `observe::slim_data`); a status older
+/// than its spec counts as nothing ready.
 fn ready_replicas(object: &DynamicObject) -> i32 {
-    let int = |path: &[&str]| {
-        path.iter()
-            .try_fold(&object.data, |value, key| value.get(key))
-            .and_then(serde_json::Value::as_i64)
-    };
-    let current = int(&["status", "observedGeneration"]) >= object.metadata.generation;
-    let ready = int(&["status", "readyReplicas"])
-        .filter(|_| current)
-        .unwrap_or(0);
+    let int = |field: &str| object.data[field].as_i64();
+    let current = int("observedGeneration") >= object.metadata.generation;
+    let ready = int("readyReplicas").filter(|_| current).unwrap_or(0);
     i32::try_from(ready).unwrap_or(0)
 }
 
@@ -696,6 +692,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::observe::slim_child;
 
     fn now() -> Time {
         Time(Timestamp::UNIX_EPOCH)
@@ -709,7 +706,7 @@ mod tests {
         let mut object = DynamicObject::new(&format!("demo-{service}"), &ApiResource::erase::<k8s_openapi::api::apps::v1::Deployment>(&()))
             .data(json!({"spec": {"replicas": desired}, "status": {"observedGeneration": 1, "readyReplicas": ready}}));
         object.metadata.generation = Some(1);
-        object.metadata.labels = Some([(LABEL_SERVICE.to_string(), service.to_string())].into());
+        slim_child(&mut object);
         ((ChildKind::Deployment, object.name_any()), Arc::new(object))
     }
 
@@ -733,14 +730,10 @@ mod tests {
             .children
             .values()
             .map(|object| Workload {
-                service: object.labels()[LABEL_SERVICE].clone(),
+                service: object.name_any().replacen("demo-", "", 1),
                 kind: ChildKind::Deployment,
                 name: object.name_any(),
-                replicas: Some(
-                    object.data["spec"]["replicas"]
-                        .as_i64()
-                        .map_or(1, |r| r as i32),
-                ),
+                replicas: Some(object.data["replicas"].as_i64().map_or(1, |r| r as i32)),
                 group_size: None,
                 revision: None,
             })
@@ -868,11 +861,12 @@ mod tests {
 
     /// A Job of the model download in `status`.
     fn download_job(status: serde_json::Value) -> ((ChildKind, String), Arc<DynamicObject>) {
-        let object = DynamicObject::new(
+        let mut object = DynamicObject::new(
             "demo-model",
             &ApiResource::erase::<k8s_openapi::api::batch::v1::Job>(&()),
         )
         .data(json!({ "status": status }));
+        slim_child(&mut object);
         ((ChildKind::Job, "demo-model".into()), Arc::new(object))
     }
 
