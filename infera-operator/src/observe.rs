@@ -68,9 +68,10 @@ pub const SPEC_BESIDES_REPLICAS: &str = "specBesidesReplicasHash";
 /// Objects per page of a watch's initial LIST. kube-runtime 5.0 reads pages of 500 by default
 /// (`page_size: Some(500)` in kube-runtime-5.0.0/src/watcher.rs); a page is held whole, as
 /// parsed JSON, until it is slimmed, and every watch lists at once on a cold start, so 500 whole
-/// Deployments per watch made most of the operator's peak memory. 100 costs a LIST request per
-/// 100 objects instead.
-pub const PAGE: u32 = 100;
+/// Deployments per watch made most of the operator's peak memory. 50 costs a LIST request per
+/// 50 objects instead: over 1,000 deployments, the release build's peak RSS on a cold start was
+/// 49.3 MiB with pages of 100, 46.0 with 50 and 44.2 with 25 (glibc; `tests/cluster/README.md`).
+pub const PAGE: u32 = 50;
 
 /// How every watch lists and watches: in pages of [`PAGE`].
 pub fn paged() -> watcher::Config {
