@@ -84,11 +84,13 @@ pub fn candidates(words: &[String]) -> (Vec<String>, u8, Option<Dynamic>) {
         Some((last, rest)) => (last.as_str(), rest),
         None => ("", &[][..]),
     };
-    // Walk into the subcommand.
+    // Walk into the subcommand; `after` are the words typed after it.
     let mut command = &root;
-    for word in before {
+    let mut after = before;
+    for (i, word) in before.iter().enumerate() {
         if let Some(sub) = command.find_subcommand(word) {
             command = sub;
+            after = &before[i + 1..];
         }
     }
     let previous = before.last().map(String::as_str).unwrap_or_default();
@@ -137,8 +139,8 @@ pub fn candidates(words: &[String]) -> (Vec<String>, u8, Option<Dynamic>) {
             .collect();
         return (flags, NO_FILE, None);
     }
-    if std::ptr::eq(command, &root) {
-        let subs = root
+    if command.has_subcommands() {
+        let subs = command
             .get_subcommands()
             .filter(|s| !s.is_hide_set() && s.get_name().starts_with(current))
             .map(|s| match s.get_about() {
@@ -148,7 +150,12 @@ pub fn candidates(words: &[String]) -> (Vec<String>, u8, Option<Dynamic>) {
             .collect();
         return (subs, NO_FILE, None);
     }
-    if command.get_name() == "status" {
+    // The deployment NAME, when the command's first positional is one and none is typed yet.
+    let takes_name = command
+        .get_positionals()
+        .next()
+        .is_some_and(|arg| arg.get_id() == "name");
+    if takes_name && positionals(after, &all_args) == 0 {
         return (vec![], NO_FILE, Some(Dynamic::Deployments));
     }
     if command.get_name() == "completion" {
@@ -159,6 +166,27 @@ pub fn candidates(words: &[String]) -> (Vec<String>, u8, Option<Dynamic>) {
         return (shells.collect(), NO_FILE, None);
     }
     (vec![], NO_FILE, None)
+}
+
+/// How many of `words` are positional: not flags, nor the values of flags that take one.
+fn positionals(words: &[String], args: &[&clap::Arg]) -> usize {
+    let takes_value = |flag: &str| {
+        args.iter().any(|a| {
+            a.get_action().takes_values()
+                && (a.get_long().is_some_and(|l| flag == format!("--{l}"))
+                    || a.get_short().is_some_and(|s| flag == format!("-{s}")))
+        })
+    };
+    let mut count = 0;
+    let mut words = words.iter();
+    while let Some(word) = words.next() {
+        if !word.starts_with('-') {
+            count += 1;
+        } else if !word.contains('=') && takes_value(word) {
+            words.next();
+        }
+    }
+    count
 }
 
 /// Completions that need the cluster.
@@ -267,6 +295,28 @@ mod tests {
         assert_eq!(dynamic, Some(Dynamic::Deployments));
         let (_, _, dynamic) = candidates(&words(&["status", "-n", ""]));
         assert_eq!(dynamic, Some(Dynamic::Namespaces));
+    }
+
+    #[test]
+    fn rollout_completes_its_subcommands_then_a_deployment_once() {
+        let (c, _, _) = candidates(&words(&["rollout", "h"]));
+        assert_eq!(c.len(), 1);
+        assert!(c[0].starts_with("history\t"), "{c:?}");
+        let (c, _, _) = candidates(&words(&["rollout", ""]));
+        let names: Vec<&str> = c.iter().filter_map(|c| c.split('\t').next()).collect();
+        assert_eq!(names, ["pause", "resume", "status", "history", "undo"]);
+        for sub in ["pause", "resume", "status", "history", "undo"] {
+            let (_, _, dynamic) = candidates(&words(&["rollout", sub, ""]));
+            assert_eq!(dynamic, Some(Dynamic::Deployments), "rollout {sub}");
+        }
+        let (_, _, dynamic) = candidates(&words(&["rollout", "undo", "-n", "team", ""]));
+        assert_eq!(dynamic, Some(Dynamic::Deployments));
+        let (_, _, dynamic) = candidates(&words(&["rollout", "undo", "demo", ""]));
+        assert_eq!(dynamic, None);
+        let (_, _, dynamic) = candidates(&words(&["scale", ""]));
+        assert_eq!(dynamic, Some(Dynamic::Deployments));
+        let (_, _, dynamic) = candidates(&words(&["scale", "demo", ""]));
+        assert_eq!(dynamic, None);
     }
 
     #[test]
