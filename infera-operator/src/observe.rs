@@ -258,17 +258,40 @@ where
 
 /// How a failed watch retries: kube-runtime's default (`DefaultBackoff` in
 /// kube-runtime-5.0.0/src/watcher.rs: from 0.8 s, doubling, with jitter, reset after 120 s
-/// without failure) but at most 5 s apart instead of 30 s. The first watch to reach an API server
+/// without failure) but at most 5 s apart instead of 30 s (backon's jitter adds up to as much
+/// again). The first watch to reach an API server
 /// that is back marks it reachable and triggers every deployment (see `Metrics::api_returns`),
 /// so the ceiling bounds how long a recovered API goes unnoticed.
-fn retry() -> ResetTimerBackoff<ExponentialBackoff> {
+fn retry() -> Escalating {
     let exponential = backon::ExponentialBuilder::default()
         .with_min_delay(Duration::from_millis(800))
         .with_max_delay(Duration::from_secs(5))
         .with_factor(2.0)
         .with_jitter()
         .without_max_times();
-    ResetTimerBackoff::new(exponential.into(), Duration::from_secs(120))
+    Escalating(ResetTimerBackoff::new(
+        exponential.into(),
+        Duration::from_secs(120),
+    ))
+}
+
+/// A backoff that only its timer resets. kube-runtime's `StreamBackoff` resets the backoff on
+/// every `Ok` item (kube-runtime-5.0.0/src/utils/stream_backoff.rs), and a watcher yields
+/// `Ok(Event::Init)` before each attempt at its LIST (`watcher.rs`, state `Empty`), so a LIST
+/// that keeps failing — a kind whose CRD is not installed answers 404 — was retried at the
+/// first delay forever: 51 LISTs of `scaledobjects` a minute on a cluster without KEDA.
+struct Escalating(ResetTimerBackoff<ExponentialBackoff>);
+
+impl Iterator for Escalating {
+    type Item = Duration;
+
+    fn next(&mut self) -> Option<Duration> {
+        self.0.next()
+    }
+}
+
+impl kube::runtime::utils::Backoff for Escalating {
+    fn reset(&mut self) {}
 }
 
 /// Whether reconcile reads the status of children of `kind`: the workloads, whose ready
@@ -618,6 +641,24 @@ mod tests {
     fn pod(name: &str) -> Pod {
         serde_json::from_value(serde_json::json!({"metadata": {"name": name, "namespace": "ns"}}))
             .unwrap_or_default()
+    }
+
+    /// As `StreamBackoff` uses it for a watch whose LIST keeps failing: reset (on the `Init`
+    /// each attempt yields first), then asked for the delay before the next attempt.
+    #[test]
+    fn a_list_that_keeps_failing_is_retried_further_apart_up_to_five_seconds_and_jitter() {
+        use kube::runtime::utils::Backoff;
+        let mut backoff = super::retry();
+        let delays: Vec<f64> = (0..6)
+            .map(|_| {
+                backoff.reset();
+                backoff.next().map_or(0.0, |delay| delay.as_secs_f64())
+            })
+            .collect();
+        let floors = [0.8, 1.6, 3.2, 5.0, 5.0, 5.0];
+        for (delay, floor) in delays.iter().zip(floors) {
+            assert!(*delay >= floor && *delay < 2.0 * floor, "{delays:?}");
+        }
     }
 
     #[tokio::test]
