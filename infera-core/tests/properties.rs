@@ -138,7 +138,7 @@ fn overlay() -> impl Strategy<Value = PodTemplateOverlay> {
 fn deployment() -> impl Strategy<Value = InferaDeployment> {
     (
         name(),
-        proptest::collection::btree_map(name(), service(), 0..5),
+        proptest::collection::btree_map(name(), service().prop_map(Box::new), 0..5),
         prop_oneof![Just(BackendFramework::Sglang), Just(BackendFramework::Vllm)],
         proptest::option::of(prop_oneof![
             Just(DiscoveryBackend::Kubernetes),

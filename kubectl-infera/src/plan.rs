@@ -386,7 +386,10 @@ impl Plan {
                     ipc_lock: None,
                 }),
             }),
-            services,
+            services: services
+                .into_iter()
+                .map(|(name, svc)| (name, Box::new(svc)))
+                .collect(),
         };
         let mut idep = InferaDeployment::new(&self.name, spec);
         idep.metadata.namespace = namespace.map(String::from);

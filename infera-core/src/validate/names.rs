@@ -73,7 +73,7 @@ pub(super) fn deployment_name(errors: &mut Errors, name: &str) -> bool {
 pub(super) fn service_names(
     errors: &mut Errors,
     deployment: &str,
-    services: &BTreeMap<String, ServiceSpec>,
+    services: &BTreeMap<String, Box<ServiceSpec>>,
 ) {
     for service in services.keys() {
         let path = format!("spec.services.{service}");
@@ -94,11 +94,11 @@ mod tests {
 
     use super::{super::found, *};
 
-    fn services(names: &[&str]) -> BTreeMap<String, ServiceSpec> {
+    fn services(names: &[&str]) -> BTreeMap<String, Box<ServiceSpec>> {
         let worker = super::super::service(json!({"componentType": "worker"}));
         names
             .iter()
-            .map(|n| (n.to_string(), worker.clone()))
+            .map(|n| (n.to_string(), Box::new(worker.clone())))
             .collect()
     }
 

@@ -59,7 +59,7 @@ pub(super) fn overlays(
     if let Some(overlay) = &spec.pod_template {
         let path = "spec.podTemplate";
         rules(errors, path, overlay);
-        let mut gpus: Vec<&str> = spec.services.values().map(gpu_of).collect();
+        let mut gpus: Vec<&str> = spec.services.values().map(|svc| gpu_of(svc)).collect();
         gpus.push(DEFAULT_GPU_TYPE);
         no_gpu(errors, path, overlay, &gpus);
         service_account(errors, path, overlay, kubernetes_discovery);

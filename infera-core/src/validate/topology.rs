@@ -11,7 +11,7 @@ pub(super) const NO_WORKER: &str =
     "at least one service must have componentType: worker; add a worker pool";
 
 /// Every rule about the graph as a whole; all are reported at `spec.services`.
-pub(super) fn graph(errors: &mut Errors, services: &BTreeMap<String, ServiceSpec>) {
+pub(super) fn graph(errors: &mut Errors, services: &BTreeMap<String, Box<ServiceSpec>>) {
     if services.len() > MAX_SERVICES {
         errors.push(
             "spec.services",
@@ -31,7 +31,7 @@ pub(super) fn graph(errors: &mut Errors, services: &BTreeMap<String, ServiceSpec
     prefill_with_decode(errors, services);
 }
 
-fn one_server(errors: &mut Errors, services: &BTreeMap<String, ServiceSpec>) {
+fn one_server(errors: &mut Errors, services: &BTreeMap<String, Box<ServiceSpec>>) {
     let servers: Vec<&str> = services
         .iter()
         .filter(|(_, s)| s.component_type == ComponentType::Server)
@@ -53,7 +53,7 @@ fn one_server(errors: &mut Errors, services: &BTreeMap<String, ServiceSpec>) {
     }
 }
 
-fn prefill_with_decode(errors: &mut Errors, services: &BTreeMap<String, ServiceSpec>) {
+fn prefill_with_decode(errors: &mut Errors, services: &BTreeMap<String, Box<ServiceSpec>>) {
     let has_role = |role| services.values().any(|s| s.role == Some(role));
     let (present, missing) = match (has_role(Role::Prefill), has_role(Role::Decode)) {
         (true, false) => ("prefill", "decode"),
@@ -77,7 +77,7 @@ mod tests {
     ) -> Vec<String> {
         let services = services
             .into_iter()
-            .map(|(name, json)| (name.into(), super::super::service(json)))
+            .map(|(name, json)| (name.into(), Box::new(super::super::service(json))))
             .collect();
         found(|e| graph(e, &services))
     }
