@@ -229,7 +229,8 @@ pub fn sum(metrics: &str, prefix: &str) -> f64 {
         .lines()
         .filter(|l| l.starts_with(prefix))
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
+        // Not `.sum()`: the sum of no f64 is -0.0, printed "-0".
+        .fold(0.0, |total, value| total + value)
 }
 
 fn free_port() -> anyhow::Result<u16> {
