@@ -8,7 +8,8 @@
 //! controllers and check every state):
 //! 1. each pool has at least `desired − maxUnavailable` ready replicas;
 //! 2. the updated-and-ready fractions of the prefill side and of the decode side differ by at
-//!    most one replica of the smaller side (`1 / min(desired prefill, desired decode)`);
+//!    most one replica of the smaller side (`1 / min(desired prefill, desired decode)`; a pool
+//!    counts as at most wholly updated);
 //! 3. a ready prefill and a ready decode of one revision exist (the old pair until the new pair
 //!    is ready).
 //!
@@ -87,14 +88,16 @@ struct Totals {
     updated_ready: i64,
 }
 
+/// A pool counts as at most wholly updated: replicas of the update revision above desired (a
+/// LeaderWorkerSet's surge groups, kept until every group is updated) are capacity, not progress.
 fn totals(pools: &[Pool], side: Side) -> Totals {
     pools
         .iter()
         .filter(|pool| pool.side == side)
         .fold(Totals::default(), |t, pool| Totals {
             desired: t.desired + i64::from(pool.desired),
-            updated: t.updated + i64::from(pool.updated),
-            updated_ready: t.updated_ready + i64::from(pool.updated_ready),
+            updated: t.updated + i64::from(pool.updated.min(pool.desired)),
+            updated_ready: t.updated_ready + i64::from(pool.updated_ready.min(pool.desired)),
         })
 }
 
@@ -150,6 +153,43 @@ pub fn plan(strategy: RolloutStrategy, pools: &[Pool]) -> Plan {
         plan.blocked.extend(blocked);
     }
     plan
+}
+
+/// The replicas above desired each pool (in the order given) may keep through a whole rollout,
+/// for a workload controller that creates its surge replicas first, all of the update revision,
+/// and takes them back only when every replica is updated: a LeaderWorkerSet (its
+/// `rollingUpdateParameters` in LeaderWorkerSet v0.9 pkg/controllers/leaderworkerset_controller.go
+/// deletes surge groups as soon as `maxSurge` shrinks, so it cannot be narrowed step by step as a
+/// Deployment's is). Under Lockstep a side keeps at most what it may add before the other side has
+/// an updated replica ready, shared among its pools in order; a pool left with none keeps one
+/// where its `maxUnavailable` is 0, as a controller refuses both 0.
+pub fn steady_surge(strategy: RolloutStrategy, pools: &[Pool]) -> Vec<i32> {
+    let lockstep = strategy == RolloutStrategy::Lockstep;
+    let start = |side| Totals {
+        updated: 0,
+        updated_ready: 0,
+        ..totals(pools, side)
+    };
+    let (prefill, decode) = (start(Side::Prefill), start(Side::Decode));
+    let mut left = [side_room(prefill, decode), side_room(decode, prefill)];
+    pools
+        .iter()
+        .map(|pool| {
+            let room = match pool.side {
+                Side::Prefill if lockstep => &mut left[0],
+                Side::Decode if lockstep => &mut left[1],
+                _ => return pool.bounds.max_surge,
+            };
+            let surge = i64::from(pool.bounds.max_surge).min(*room);
+            *room -= surge;
+            let surge = i32::try_from(surge).unwrap_or(i32::MAX);
+            if surge == 0 && pool.bounds.max_unavailable == 0 {
+                1
+            } else {
+                surge
+            }
+        })
+        .collect()
 }
 
 /// The step of one pool that may add `room` updated replicas and, until a new prefill and decode

@@ -12,7 +12,7 @@ use infera_core::{
         LeaderWorkerSetRolloutStrategyType,
     },
     lockstep::{self, Pool, Side, Step},
-    naming::{LABEL_REVISION, LABEL_SERVICE, LWS_LABEL_WORKER_INDEX},
+    naming::{LABEL_REVISION, LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_WORKER_INDEX},
     validate::ValidDeployment,
 };
 use k8s_openapi::{
@@ -43,7 +43,9 @@ pub struct Stepped {
 /// rollout is held where it is.
 pub fn step(valid: &ValidDeployment, snapshot: &Snapshot, children: &mut [Child]) -> Stepped {
     let workloads = Workload::of(children);
-    let pools: Vec<(String, Pool)> = valid
+    // Per pool: its workload's name, what is observed, and its surge groups of the update
+    // revision (a LeaderWorkerSet's groups at `desired` and above).
+    let pools: Vec<(String, Pool, i32)> = valid
         .workers
         .iter()
         .filter_map(|worker| {
@@ -60,11 +62,11 @@ pub fn step(valid: &ValidDeployment, snapshot: &Snapshot, children: &mut [Child]
                 Role::Decode => Side::Decode,
                 Role::Mixed => Side::Mixed,
             };
-            let pool = observe(
+            let (pool, surged) = observe(
                 &snapshot.pods,
                 &worker.pod.service,
                 revision,
-                worker.multi_node(),
+                worker.multi_node().then_some(desired),
             );
             Some((
                 workload.name.clone(),
@@ -75,11 +77,13 @@ pub fn step(valid: &ValidDeployment, snapshot: &Snapshot, children: &mut [Child]
                     bounds: worker.rollout,
                     ..pool
                 },
+                surged,
             ))
         })
         .collect();
-    let observed: Vec<Pool> = pools.iter().map(|(_, pool)| pool.clone()).collect();
+    let observed: Vec<Pool> = pools.iter().map(|(_, pool, _)| pool.clone()).collect();
     let mut plan = lockstep::plan(valid.rollout.strategy, &observed);
+    let steady_surge = lockstep::steady_surge(valid.rollout.strategy, &observed);
     let mut paused = Vec::new();
     if valid.rollout.paused {
         for (pool, step) in observed.iter().zip(plan.steps.iter_mut()) {
@@ -95,9 +99,19 @@ pub fn step(valid: &ValidDeployment, snapshot: &Snapshot, children: &mut [Child]
             }
         }
     }
-    for ((name, pool), step) in pools.iter().zip(&plan.steps) {
+    for (((name, pool, surged), step), steady_surge) in
+        pools.iter().zip(&plan.steps).zip(steady_surge)
+    {
         if let Some(child) = children.iter_mut().find(|child| child.name() == name) {
-            put(child, pool, step);
+            put(
+                child,
+                pool,
+                step,
+                Surge {
+                    surged: *surged,
+                    steady: steady_surge,
+                },
+            );
         }
     }
     Stepped {
@@ -106,9 +120,11 @@ pub fn step(valid: &ValidDeployment, snapshot: &Snapshot, children: &mut [Child]
     }
 }
 
-/// The counts of pool `service` from its pods (for a multi-node pool, its groups' leaders);
-/// the caller fills in the rest.
-fn observe(pods: &[Arc<Pod>], service: &str, revision: &str, multi_node: bool) -> Pool {
+/// The counts of pool `service` from its pods (for a multi-node pool of `groups` desired
+/// groups, its groups' leaders), and of those of `revision` the surge groups (at `groups` and
+/// above); the caller fills in the rest of the pool.
+fn observe(pods: &[Arc<Pod>], service: &str, revision: &str, groups: Option<i32>) -> (Pool, i32) {
+    let multi_node = groups.is_some();
     let mut pool = Pool {
         name: String::new(),
         side: Side::Mixed,
@@ -128,9 +144,16 @@ fn observe(pods: &[Arc<Pod>], service: &str, revision: &str, multi_node: bool) -
             && label(pod, LABEL_SERVICE) == Some(service)
             && (!multi_node || label(pod, LWS_LABEL_WORKER_INDEX) == Some("0"))
     });
+    let mut surged = 0;
     for pod in replicas {
         let ready = condition(pod, "Ready").is_some_and(|(status, _)| status == "True");
         if label(pod, LABEL_REVISION) == Some(revision) {
+            let index = label(pod, LWS_LABEL_GROUP_INDEX).and_then(|i| i.parse::<i32>().ok());
+            surged += i32::from(
+                groups
+                    .zip(index)
+                    .is_some_and(|(groups, index)| index >= groups),
+            );
             pool.updated += 1;
             pool.updated_ready += i32::from(ready);
             pool.waiting_for_gpu |= condition(pod, "PodScheduled")
@@ -140,7 +163,7 @@ fn observe(pods: &[Arc<Pod>], service: &str, revision: &str, multi_node: bool) -
             pool.old_ready += i32::from(ready);
         }
     }
-    pool
+    (pool, surged)
 }
 
 fn label<'a>(pod: &'a Pod, key: &str) -> Option<&'a str> {
@@ -157,8 +180,15 @@ fn condition<'a>(pod: &'a Pod, type_: &str) -> Option<(&'a str, &'a str)> {
     ))
 }
 
+/// A LeaderWorkerSet pool's surge: its surge groups of the update revision, and the `maxSurge`
+/// it keeps through the rollout ([`lockstep::steady_surge`]).
+struct Surge {
+    surged: i32,
+    steady: i32,
+}
+
 /// Puts `step` into the workload `child` of `pool`.
-fn put(child: &mut Child, pool: &Pool, step: &Step) {
+fn put(child: &mut Child, pool: &Pool, step: &Step, surge: Surge) {
     match child {
         Child::Deployment(deployment) => {
             if let Some(spec) = deployment.spec.as_mut() {
@@ -175,20 +205,32 @@ fn put(child: &mut Child, pool: &Pool, step: &Step) {
             }
         }
         Child::LeaderWorkerSet(lws) => {
-            // Groups from `partition` up are updated, the others keep their revision
-            // (LeaderWorkerSet v0.9 api/leaderworkerset/v1 RollingUpdateConfiguration).
+            // Groups from `partition` up are updated in place, the others keep their revision
+            // (LeaderWorkerSet v0.9 api/leaderworkerset/v1 RollingUpdateConfiguration). Its
+            // controller creates the surge groups first, of the update revision, recreates groups
+            // in place only within `maxUnavailable` (counting ready surge groups), and deletes
+            // surge groups as soon as `maxSurge` shrinks (pkg/controllers/
+            // leaderworkerset_controller.go, rollingUpdateParameters): so its bounds stay the
+            // pool's through the rollout and only the partition moves, over the groups updated in
+            // place, which are the updated ones besides the surge groups — until every group may
+            // be updated: its controller takes the surge groups back only after that.
             let updated = if step.hold {
                 pool.updated
             } else {
                 step.allowed
             };
-            let partition = (pool.desired - updated).max(0);
+            let in_place = if pool.old == 0 || updated >= pool.desired {
+                pool.desired
+            } else {
+                updated - surge.surged
+            };
+            let partition = (pool.desired - in_place).max(0);
             lws.spec.rollout_strategy = Some(LeaderWorkerSetRolloutStrategy {
                 r#type: LeaderWorkerSetRolloutStrategyType::RollingUpdate,
                 rolling_update_configuration: Some(
                     LeaderWorkerSetRolloutStrategyRollingUpdateConfiguration {
-                        max_surge: Some(IntOrString::Int(step.max_surge)),
-                        max_unavailable: Some(IntOrString::Int(step.max_unavailable)),
+                        max_surge: Some(IntOrString::Int(surge.steady)),
+                        max_unavailable: Some(IntOrString::Int(pool.bounds.max_unavailable)),
                         partition: (partition > 0).then_some(partition),
                     },
                 ),
@@ -202,7 +244,7 @@ fn put(child: &mut Child, pool: &Pool, step: &Step) {
 mod tests {
     use infera_core::{
         InferaDeployment,
-        naming::{LABEL_REVISION, LABEL_SERVICE, LWS_LABEL_WORKER_INDEX},
+        naming::{LABEL_REVISION, LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_WORKER_INDEX},
         validate,
     };
     use k8s_openapi::api::core::v1::{PodCondition, PodStatus};
@@ -305,5 +347,39 @@ mod tests {
         let mut surged = start;
         surged.push(pod("prefill", &revision, true, false));
         assert_eq!(stepped(surged).0, json!({"paused": true, "strategy": one}));
+    }
+
+    /// A LeaderWorkerSet's surge group of the new revision is not an update in place: held
+    /// while it is not ready, the pool keeps every group below `desired` at the old revision,
+    /// and its bounds stay the pool's (its controller deletes surge groups when maxSurge shrinks).
+    #[test]
+    fn a_surge_group_is_not_counted_as_a_group_updated_in_place() {
+        let revision = Workload::of(&infera_core::render(&graph()))
+            .into_iter()
+            .find_map(|w| w.revision)
+            .expect("a revision");
+        let in_group = |pod: Arc<Pod>, index: &str| {
+            let mut pod = (*pod).clone();
+            pod.labels_mut()
+                .insert(LWS_LABEL_GROUP_INDEX.into(), index.into());
+            Arc::new(pod)
+        };
+        let old = |service, leader| pod(service, "old", leader, true);
+        let pods = vec![
+            old("prefill", true),
+            old("prefill", true),
+            pod("prefill", &revision, true, false),
+            in_group(old("decode", true), "0"),
+            in_group(old("decode", false), "0"),
+            in_group(old("decode", true), "1"),
+            in_group(old("decode", false), "1"),
+            in_group(pod("decode", &revision, true, false), "2"),
+            in_group(pod("decode", &revision, false, false), "2"),
+        ];
+        assert_eq!(
+            stepped(pods).1,
+            json!({"type": "RollingUpdate", "rollingUpdateConfiguration":
+                {"maxSurge": 1, "maxUnavailable": 0, "partition": 2}})
+        );
     }
 }

@@ -7,7 +7,8 @@
 //! each pool has at least `desired − maxUnavailable` ready pods, the updated-and-ready fractions
 //! of the prefill and decode sides differ by at most one replica of the smaller side, and a
 //! ready prefill and a ready decode of one revision exist. The same rollout with
-//! `strategy: Independent` breaks them (so the check can fail). On a node with no spare GPU the
+//! `strategy: Independent` breaks them (so the check can fail). Multi-node pools (LeaderWorkerSets,
+//! a group counted by its leader) keep them too. On a node with no spare GPU the
 //! rollout replaces within `maxUnavailable` (`maxSurge: 0`), and with `maxSurge: 1,
 //! maxUnavailable: 0` reports `RolloutBlocked`, naming the surge replica that waits for a GPU. Each graph runs on a dedicated fake node, so other tests never take its GPUs.
 
@@ -44,6 +45,7 @@ struct PoolSpec {
     service: &'static str,
     role: &'static str,
     replicas: i32,
+    nodes: i32,
     max_surge: i32,
     max_unavailable: i32,
 }
@@ -60,7 +62,8 @@ fn graph(name: &str, node: &FakeNode, strategy: &str, pools: &[PoolSpec], image:
             pool.service.into(),
             json!({
                 "componentType": "worker", "role": pool.role, "replicas": pool.replicas,
-                "resources": {"gpu": 1}, "args": ["--model-path", "Qwen/Qwen3-0.6B"],
+                "numberOfNodes": pool.nodes, "resources": {"gpu": 1},
+                "args": ["--model-path", "Qwen/Qwen3-0.6B", "--tp-size", pool.nodes.to_string()],
                 "tolerations": [node.toleration()],
                 "nodeSelector": {"kubernetes.io/hostname": node.name()},
                 "rollout": {"maxSurge": pool.max_surge, "maxUnavailable": pool.max_unavailable},
@@ -136,7 +139,13 @@ impl Record {
                 .filter(|pool| pool.role == role)
                 .fold((0, 0), |(ready, desired), pool| {
                     (
-                        ready + self.ready(pool.service, Some(revision)),
+                        // A pool is at most wholly updated: surge replicas of the revision
+                        // (a LeaderWorkerSet keeps its surge groups until every group is
+                        // updated) are capacity beyond desired, not progress.
+                        ready
+                            + self
+                                .ready(pool.service, Some(revision))
+                                .min(i64::from(pool.replicas)),
                         desired + i64::from(pool.replicas),
                     )
                 })
@@ -212,6 +221,12 @@ fn watch(
 /// A worker pod as the watcher sees it; `None` for the server's.
 fn seen(pod: &Pod) -> Option<Seen> {
     let labels = pod.metadata.labels.as_ref()?;
+    if labels
+        .get(infera_core::naming::LWS_LABEL_WORKER_INDEX)
+        .is_some_and(|index| index != "0")
+    {
+        return None;
+    }
     let ready = pod
         .status
         .as_ref()
@@ -298,6 +313,7 @@ static UNEVEN: [PoolSpec; 2] = [
         service: "prefill",
         role: "prefill",
         replicas: 4,
+        nodes: 1,
         max_surge: 4,
         max_unavailable: 0,
     },
@@ -305,6 +321,7 @@ static UNEVEN: [PoolSpec; 2] = [
         service: "decode",
         role: "decode",
         replicas: 4,
+        nodes: 1,
         max_surge: 1,
         max_unavailable: 0,
     },
@@ -377,6 +394,7 @@ static FULL: [PoolSpec; 2] = [
         service: "prefill",
         role: "prefill",
         replicas: 4,
+        nodes: 1,
         max_surge: 0,
         max_unavailable: 1,
     },
@@ -384,6 +402,7 @@ static FULL: [PoolSpec; 2] = [
         service: "decode",
         role: "decode",
         replicas: 4,
+        nodes: 1,
         max_surge: 0,
         max_unavailable: 1,
     },
@@ -395,6 +414,7 @@ static SURGE_ONLY: [PoolSpec; 2] = [
         service: "prefill",
         role: "prefill",
         replicas: 4,
+        nodes: 1,
         max_surge: 1,
         max_unavailable: 0,
     },
@@ -402,6 +422,7 @@ static SURGE_ONLY: [PoolSpec; 2] = [
         service: "decode",
         role: "decode",
         replicas: 4,
+        nodes: 1,
         max_surge: 1,
         max_unavailable: 0,
     },
@@ -557,6 +578,53 @@ async fn a_rollout_paused_part_way_holds_its_pods_and_resumes() -> anyhow::Resul
     rolled_out(&ideps, "held", &old).await?;
     task.abort();
     let record = taken(&record)?;
+    anyhow::ensure!(record.violations.is_empty(), "{:#?}", record.violations);
+    ns.cleanup().await?;
+    node.delete(&admin).await
+}
+
+/// Multi-node pools: LeaderWorkerSets of 2-pod groups, 2 prefill and 4 decode groups (so a
+/// prefill group is half of its side and may only be one decode step ahead).
+static GROUPS: [PoolSpec; 2] = [
+    PoolSpec {
+        service: "prefill",
+        role: "prefill",
+        replicas: 2,
+        nodes: 2,
+        max_surge: 1,
+        max_unavailable: 0,
+    },
+    PoolSpec {
+        service: "decode",
+        role: "decode",
+        replicas: 4,
+        nodes: 2,
+        max_surge: 1,
+        max_unavailable: 0,
+    },
+];
+
+#[tokio::test(flavor = "multi_thread")]
+async fn lockstep_keeps_multi_node_pools_together() -> anyhow::Result<()> {
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "op-lockstep-lws").await?;
+    let node = FakeNode::create(&admin, "lockstep-lws", 24).await?;
+    let identity = install(&admin).await?;
+    let _operator = Operator::start_in(&identity, ns.name()).await?;
+    let image = "rocm/infera:sglang-v0.1.1";
+    apply_yaml_in(
+        &admin,
+        ns.name(),
+        &graph("wide", &node, "Lockstep", &GROUPS, image),
+    )
+    .await?;
+    let (record, took) = roll_out(&admin, &ns, "wide", &GROUPS).await?;
+    eprintln!(
+        "Lockstep rollout of 2 prefill + 4 decode groups of 2 pods: {:.1} s, {} pod events",
+        took.as_secs_f64(),
+        record.events
+    );
+    anyhow::ensure!(record.events > 8, "too few events: {}", record.events);
     anyhow::ensure!(record.violations.is_empty(), "{:#?}", record.violations);
     ns.cleanup().await?;
     node.delete(&admin).await

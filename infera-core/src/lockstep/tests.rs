@@ -417,3 +417,36 @@ fn without_a_free_gpu_a_pool_replaces_within_max_unavailable_or_is_blocked() {
         ]
     );
 }
+
+#[test]
+fn a_controller_that_keeps_its_surge_keeps_what_its_side_may_add_first() {
+    let bounds = |max_surge, max_unavailable| PoolBounds {
+        max_surge,
+        max_unavailable,
+    };
+    let with = |mut pool: Pool, bounds: PoolBounds| {
+        pool.bounds = bounds;
+        pool
+    };
+    // 2 prefill, 4 decode: one replica of the smaller side is half of prefill, a quarter of
+    // decode: prefill may add 1 first, decode 2.
+    let pools = [
+        with(pool("prefill", Side::Prefill, 2, (0, 0), 2), bounds(4, 0)),
+        with(pool("decode", Side::Decode, 4, (0, 0), 4), bounds(4, 0)),
+    ];
+    assert_eq!(steady_surge(RolloutStrategy::Lockstep, &pools), [1, 2]);
+    assert_eq!(steady_surge(RolloutStrategy::Independent, &pools), [4, 4]);
+    // Decode pools share their side's 2: the third keeps one all the same (maxUnavailable 0),
+    // the fourth none.
+    let pools = [
+        with(pool("prefill", Side::Prefill, 2, (0, 0), 2), bounds(1, 0)),
+        with(pool("decode-a", Side::Decode, 1, (0, 0), 1), bounds(1, 0)),
+        with(pool("decode-b", Side::Decode, 1, (0, 0), 1), bounds(1, 0)),
+        with(pool("decode-c", Side::Decode, 1, (0, 0), 1), bounds(1, 0)),
+        with(pool("decode-d", Side::Decode, 1, (0, 0), 1), bounds(1, 1)),
+    ];
+    assert_eq!(
+        steady_surge(RolloutStrategy::Lockstep, &pools),
+        [1, 1, 1, 1, 0]
+    );
+}
