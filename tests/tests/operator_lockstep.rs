@@ -26,7 +26,7 @@ use infera_core::{
 use infera_e2e::{
     FakeNode, TestNamespace, admin, apply_yaml_in, eventually,
     kube::{
-        Api,
+        Api, Client,
         api::{Patch, PatchParams},
         runtime::{WatchStreamExt, watcher},
     },
@@ -50,8 +50,11 @@ struct PoolSpec {
     max_unavailable: i32,
 }
 
-/// The prefill/decode graph `name` on `node`, with `strategy` and `image`.
-fn graph(name: &str, node: &FakeNode, strategy: &str, pools: &[PoolSpec], image: &str) -> String {
+/// The image every graph of these tests starts from.
+const IMAGE: &str = "rocm/infera:sglang-v0.1.1";
+
+/// The prefill/decode graph `name` on `node`, with `strategy`, at [`IMAGE`].
+fn graph(name: &str, node: &FakeNode, strategy: &str, pools: &[PoolSpec]) -> String {
     let mut services = serde_json::Map::new();
     services.insert(
         "server".into(),
@@ -74,7 +77,7 @@ fn graph(name: &str, node: &FakeNode, strategy: &str, pools: &[PoolSpec], image:
         "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
         "metadata": {"name": name},
         "spec": {
-            "backendFramework": "sglang", "image": image,
+            "backendFramework": "sglang", "image": IMAGE,
             "rollout": {"strategy": strategy},
             "podTemplate": {"metadata": {"annotations": {
                 "pod-ready.stage.kwok.x-k8s.io/delay": READY_DELAY,
@@ -83,6 +86,21 @@ fn graph(name: &str, node: &FakeNode, strategy: &str, pools: &[PoolSpec], image:
         },
     })
     .to_string()
+}
+
+/// A namespace `ns_prefix-…` with an operator of its own, and a dedicated node `node_prefix-…`
+/// of `gpus` GPUs that only these graphs use.
+async fn stage(
+    ns_prefix: &str,
+    node_prefix: &str,
+    gpus: u32,
+) -> anyhow::Result<(Client, TestNamespace, FakeNode, Operator)> {
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, ns_prefix).await?;
+    let node = FakeNode::create(&admin, node_prefix, gpus).await?;
+    let identity = install(&admin).await?;
+    let operator = Operator::start_in(&identity, ns.name()).await?;
+    Ok((admin, ns, node, operator))
 }
 
 /// What the watcher knows of one pod.
@@ -173,7 +191,7 @@ impl Record {
 
 /// Watches the pods of deployment `name` in `ns`, checking the invariants after every event.
 fn watch(
-    admin: &infera_e2e::kube::Client,
+    admin: &Client,
     ns: &str,
     name: &str,
     pools: &'static [PoolSpec],
@@ -281,7 +299,7 @@ async fn rolled_out(
 /// Rolls `name` out to a new image while the watcher records; returns the record and how long
 /// the rollout took.
 async fn roll_out(
-    admin: &infera_e2e::kube::Client,
+    admin: &Client,
     ns: &TestNamespace,
     name: &str,
     pools: &'static [PoolSpec],
@@ -307,6 +325,19 @@ async fn roll_out(
     Ok((taken(&record)?, took))
 }
 
+/// Deploys graph `name` of `pools` with `strategy` on `node`, then [`roll_out`].
+async fn deploy_and_roll_out(
+    admin: &Client,
+    ns: &TestNamespace,
+    node: &FakeNode,
+    name: &str,
+    strategy: &str,
+    pools: &'static [PoolSpec],
+) -> anyhow::Result<(Record, Duration)> {
+    apply_yaml_in(admin, ns.name(), &graph(name, node, strategy, pools)).await?;
+    roll_out(admin, ns, name, pools).await
+}
+
 static UNEVEN: [PoolSpec; 2] = [
     // The prefill pool may surge all at once; the decode pool one at a time.
     PoolSpec {
@@ -330,19 +361,9 @@ static UNEVEN: [PoolSpec; 2] = [
 #[tokio::test(flavor = "multi_thread")]
 async fn lockstep_keeps_prefill_and_decode_together_where_independent_pools_drift_apart()
 -> anyhow::Result<()> {
-    let admin = admin().await?;
-    let ns = TestNamespace::new(&admin, "op-lockstep").await?;
-    let node = FakeNode::create(&admin, "lockstep", 16).await?;
-    let identity = install(&admin).await?;
-    let _operator = Operator::start_in(&identity, ns.name()).await?;
-    let image = "rocm/infera:sglang-v0.1.1";
-    apply_yaml_in(
-        &admin,
-        ns.name(),
-        &graph("steady", &node, "Lockstep", &UNEVEN, image),
-    )
-    .await?;
-    let (lockstep, took) = roll_out(&admin, &ns, "steady", &UNEVEN).await?;
+    let (admin, ns, node, _operator) = stage("op-lockstep", "lockstep", 16).await?;
+    let (lockstep, took) =
+        deploy_and_roll_out(&admin, &ns, &node, "steady", "Lockstep", &UNEVEN).await?;
     eprintln!(
         "Lockstep rollout of 4 prefill (maxSurge 4) + 4 decode (maxSurge 1): {:.1} s, {} pod events",
         took.as_secs_f64(),
@@ -363,13 +384,8 @@ async fn lockstep_keeps_prefill_and_decode_together_where_independent_pools_drif
 
     let ideps: Api<InferaDeployment> = ns.api();
     ideps.delete("steady", &Default::default()).await?;
-    apply_yaml_in(
-        &admin,
-        ns.name(),
-        &graph("drift", &node, "Independent", &UNEVEN, image),
-    )
-    .await?;
-    let (independent, took) = roll_out(&admin, &ns, "drift", &UNEVEN).await?;
+    let (independent, took) =
+        deploy_and_roll_out(&admin, &ns, &node, "drift", "Independent", &UNEVEN).await?;
     eprintln!(
         "Independent rollout of the same: {:.1} s, {} pod events, {} violating",
         took.as_secs_f64(),
@@ -431,20 +447,10 @@ static SURGE_ONLY: [PoolSpec; 2] = [
 #[tokio::test(flavor = "multi_thread")]
 async fn without_a_spare_gpu_lockstep_replaces_within_max_unavailable_or_reports_blocked()
 -> anyhow::Result<()> {
-    let admin = admin().await?;
-    let ns = TestNamespace::new(&admin, "op-lockstep-full").await?;
     // Exactly the GPUs of the graph: no surge fits.
-    let node = FakeNode::create(&admin, "full", 8).await?;
-    let identity = install(&admin).await?;
-    let _operator = Operator::start_in(&identity, ns.name()).await?;
-    let image = "rocm/infera:sglang-v0.1.1";
-    apply_yaml_in(
-        &admin,
-        ns.name(),
-        &graph("full", &node, "Lockstep", &FULL, image),
-    )
-    .await?;
-    let (replaced, took) = roll_out(&admin, &ns, "full", &FULL).await?;
+    let (admin, ns, node, _operator) = stage("op-lockstep-full", "full", 8).await?;
+    let (replaced, took) =
+        deploy_and_roll_out(&admin, &ns, &node, "full", "Lockstep", &FULL).await?;
     eprintln!(
         "Lockstep rollout by replacement (no spare GPU, maxSurge 0, maxUnavailable 1): {:.1} s, {} pod events",
         took.as_secs_f64(),
@@ -510,16 +516,11 @@ async fn without_a_spare_gpu_lockstep_replaces_within_max_unavailable_or_reports
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_rollout_paused_part_way_holds_its_pods_and_resumes() -> anyhow::Result<()> {
-    let admin = admin().await?;
-    let ns = TestNamespace::new(&admin, "op-lockstep-pause").await?;
-    let node = FakeNode::create(&admin, "lockstep-pause", 16).await?;
-    let identity = install(&admin).await?;
-    let _operator = Operator::start_in(&identity, ns.name()).await?;
-    let image = "rocm/infera:sglang-v0.1.1";
+    let (admin, ns, node, _operator) = stage("op-lockstep-pause", "lockstep-pause", 16).await?;
     apply_yaml_in(
         &admin,
         ns.name(),
-        &graph("held", &node, "Lockstep", &UNEVEN, image),
+        &graph("held", &node, "Lockstep", &UNEVEN),
     )
     .await?;
     let ideps: Api<InferaDeployment> = ns.api();
@@ -606,19 +607,9 @@ static GROUPS: [PoolSpec; 2] = [
 
 #[tokio::test(flavor = "multi_thread")]
 async fn lockstep_keeps_multi_node_pools_together() -> anyhow::Result<()> {
-    let admin = admin().await?;
-    let ns = TestNamespace::new(&admin, "op-lockstep-lws").await?;
-    let node = FakeNode::create(&admin, "lockstep-lws", 24).await?;
-    let identity = install(&admin).await?;
-    let _operator = Operator::start_in(&identity, ns.name()).await?;
-    let image = "rocm/infera:sglang-v0.1.1";
-    apply_yaml_in(
-        &admin,
-        ns.name(),
-        &graph("wide", &node, "Lockstep", &GROUPS, image),
-    )
-    .await?;
-    let (record, took) = roll_out(&admin, &ns, "wide", &GROUPS).await?;
+    let (admin, ns, node, _operator) = stage("op-lockstep-lws", "lockstep-lws", 24).await?;
+    let (record, took) =
+        deploy_and_roll_out(&admin, &ns, &node, "wide", "Lockstep", &GROUPS).await?;
     eprintln!(
         "Lockstep rollout of 2 prefill + 4 decode groups of 2 pods: {:.1} s, {} pod events",
         took.as_secs_f64(),
