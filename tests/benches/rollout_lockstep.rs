@@ -199,9 +199,9 @@ fn graph(name: &str, strategy: &str, node: &FakeNode, delay: &str, image: &str) 
     .to_string()
 }
 
-/// Runs `change` once the pods matching `selector` are listed, then returns how long after it a
-/// pod watch sees `desired` of them with `image` Ready and no other one left (terminating pods
-/// aside: kubernetes' rollout does not wait for them either).
+/// Runs `change` once a pod watch on `selector` has listed, then returns how long after it the
+/// watch sees `desired` pods with `image` Ready and no other one left (terminating pods aside:
+/// kubernetes' rollout does not wait for them either; never judged during a relist).
 async fn rolled<F>(
     pods: &Api<Pod>,
     selector: &str,
@@ -221,7 +221,49 @@ where
             && live().filter(|pod| ready(pod)).count() == desired
     };
     let config = watcher::Config::default().labels(selector);
-    watch_until(pods.clone(), config, done, change).await
+    let mut stream = watcher(pods.clone(), config).default_backoff().boxed();
+    let mut seen = BTreeMap::new();
+    let mut listing = BTreeMap::new();
+    let mut change = Some(change);
+    let mut start = None;
+    let deadline = tokio::time::Instant::now() + TIMEOUT;
+    while let Some(event) = tokio::time::timeout_at(deadline, stream.try_next())
+        .await
+        .map_err(|_| {
+            anyhow::anyhow!(
+                "not done after {TIMEOUT:?}: {:?}",
+                seen.keys().collect::<Vec<_>>()
+            )
+        })??
+    {
+        match event {
+            watcher::Event::Init => {
+                listing.clear();
+                continue;
+            }
+            watcher::Event::InitApply(pod) => {
+                listing.insert(pod.name_any(), pod);
+                continue;
+            }
+            watcher::Event::InitDone => seen = std::mem::take(&mut listing),
+            watcher::Event::Apply(pod) => {
+                seen.insert(pod.name_any(), pod);
+            }
+            watcher::Event::Delete(pod) => {
+                seen.remove(&pod.name_any());
+            }
+        }
+        if let Some(change) = change.take() {
+            change().await?;
+            start = Some(Instant::now());
+        }
+        if let Some(start) = start
+            && done(&seen)
+        {
+            return Ok(start.elapsed());
+        }
+    }
+    anyhow::bail!("the watch ended")
 }
 
 /// The engine container's image.
@@ -243,58 +285,4 @@ fn ready(pod: &Pod) -> bool {
                 .iter()
                 .any(|c| c.type_ == "Ready" && c.status == "True")
         })
-}
-
-/// Watches `api`; once its initial list is in, runs `change`, and returns how long after it
-/// `done` first held for the objects the watch sees (never during a relist).
-async fn watch_until<K, F>(
-    api: Api<K>,
-    config: watcher::Config,
-    done: impl Fn(&BTreeMap<String, K>) -> bool,
-    change: impl FnOnce() -> F,
-) -> anyhow::Result<Duration>
-where
-    K: Resource + Clone + serde::de::DeserializeOwned + std::fmt::Debug + Send + 'static,
-    F: Future<Output = anyhow::Result<()>>,
-{
-    let mut stream = watcher(api, config).default_backoff().boxed();
-    let mut objects = BTreeMap::new();
-    let mut listing = BTreeMap::new();
-    let mut change = Some(change);
-    let mut start = None;
-    let deadline = tokio::time::Instant::now() + TIMEOUT;
-    while let Some(event) = tokio::time::timeout_at(deadline, stream.try_next())
-        .await
-        .map_err(|_| {
-            anyhow::anyhow!(
-                "not done after {TIMEOUT:?}: {:?}",
-                objects.keys().collect::<Vec<_>>()
-            )
-        })??
-    {
-        match event {
-            watcher::Event::Init => listing.clear(),
-            watcher::Event::InitApply(object) => {
-                listing.insert(object.name_any(), object);
-                continue;
-            }
-            watcher::Event::InitDone => objects = std::mem::take(&mut listing),
-            watcher::Event::Apply(object) => {
-                objects.insert(object.name_any(), object);
-            }
-            watcher::Event::Delete(object) => {
-                objects.remove(&object.name_any());
-            }
-        }
-        if let Some(change) = change.take() {
-            change().await?;
-            start = Some(Instant::now());
-        }
-        if let Some(start) = start
-            && done(&objects)
-        {
-            return Ok(start.elapsed());
-        }
-    }
-    anyhow::bail!("the watch ended")
 }
