@@ -37,7 +37,8 @@ use serde_json::Value;
 
 use crate::{
     Error, Result,
-    observe::{SPEC_BESIDES_REPLICAS, Snapshot, TEMPLATE_REVISION, slim_child, template_revision},
+    live::{Live, template_revision},
+    observe::Snapshot,
 };
 
 /// The annotation on every child holding the [`hash`] of the object we last applied to it (the
@@ -121,21 +122,9 @@ impl Applies {
 /// writers are no reason to apply. Not seen: a field of ours that another writer removed
 /// outright while no operator was running, which leaves no owner behind; a running operator sees
 /// it (the generation moves) and so does the next change of the render.
-fn adopt(live: &DynamicObject, hash: u64, rendered: &Value, autoscaled: bool) -> Option<Record> {
-    let applied = live.annotations().get(APPLIED_HASH)?;
-    let untouched = !live
-        .metadata
-        .managed_fields
-        .iter()
-        .flatten()
-        .filter(|entry| is_other_writer(entry))
-        .any(|entry| {
-            entry
-                .fields_v1
-                .as_ref()
-                .is_some_and(|fields| holds_any(&fields.0, rendered))
-        });
-    (*applied == hex(hash) && untouched).then(|| Record {
+fn adopt(live: &Live, hash: u64, rendered: &Value, autoscaled: bool) -> Option<Record> {
+    let untouched = !held_by_others(live, rendered);
+    (live.applied_hash? == hash && untouched).then(|| Record {
         hash,
         version: version(live, autoscaled).unwrap_or_default(),
         problem: None,
@@ -212,10 +201,11 @@ pub async fn apply(
     children: Vec<Child>,
     paused: bool,
 ) -> Result<Applied> {
-    let deployment = ObjectRef::from(idep);
     let namespace = idep.namespace().ok_or_else(|| Error::NoNamespace {
         name: idep.name_any(),
     })?;
+    // Name and namespace only: the key of every record, so no resourceVersion or uid per child.
+    let deployment = ObjectRef::new(&idep.name_any()).within(&namespace);
     let mut applied = Applied::default();
     let mut wanted = BTreeSet::new();
     let target = Target {
@@ -335,22 +325,19 @@ enum JobChange {
 /// A Job's pod template cannot be updated (the API server refuses the apply): a rendered Job
 /// that differs from the live one (its [`APPLIED_HASH`]) replaces it, unless the live one already
 /// downloaded the same source ([`MODEL_SOURCE_ANNOTATION`]).
-fn job_change(child: &Child, live: &DynamicObject) -> JobChange {
+fn job_change(child: &Child, live: &Live) -> JobChange {
     let Ok(rendered) = serde_json::to_value(child) else {
         return JobChange::Apply;
     };
-    let Some(applied) = live.annotations().get(APPLIED_HASH) else {
+    let Some(applied) = live.applied_hash else {
         return JobChange::Apply;
     };
-    if *applied == hex(hash(&rendered)) {
+    if applied == hash(&rendered) {
         return JobChange::Apply;
     }
     let wanted = rendered["metadata"]["annotations"][MODEL_SOURCE_ANNOTATION].as_str();
-    let downloaded = live
-        .annotations()
-        .get(MODEL_SOURCE_ANNOTATION)
-        .map(String::as_str);
-    let succeeded = live.data["succeeded"].as_i64().unwrap_or(0) > 0;
+    let downloaded = live.model_source.as_deref();
+    let succeeded = live.state().and_then(|state| state.succeeded) > Some(0);
     if succeeded && wanted.is_some() && downloaded == wanted {
         JobChange::Keep
     } else {
@@ -423,7 +410,7 @@ fn held(snapshot: &Snapshot, child: &Child) -> Option<String> {
     let live = snapshot
         .children
         .get(&(child.kind(), child.name().to_string()))?;
-    let running = live.data[TEMPLATE_REVISION].as_str()?;
+    let running = live.state()?.template_revision.as_deref()?;
     let rendered = serde_json::to_value(child).ok()?;
     (template_revision(&rendered)? != running).then(|| running.to_string())
 }
@@ -467,20 +454,16 @@ fn autoscaled(kind: ChildKind, body: &Value) -> bool {
     ) && body["spec"].get("replicas").is_none()
 }
 
-/// Whether a writer other than us holds `spec.replicas` of the (slimmed) live child.
-fn replicas_held(live: &DynamicObject) -> bool {
-    let replicas = serde_json::json!({"spec": {"replicas": 0}});
-    live.metadata
-        .managed_fields
-        .iter()
-        .flatten()
-        .filter(|entry| is_other_writer(entry))
-        .any(|entry| {
-            entry
-                .fields_v1
-                .as_ref()
-                .is_some_and(|fields| holds_any(&fields.0, &replicas))
-        })
+/// Whether a writer other than us holds `spec.replicas` of the live child.
+fn replicas_held(live: &Live) -> bool {
+    held_by_others(live, &serde_json::json!({"spec": {"replicas": 0}}))
+}
+
+/// Whether a writer other than us (status writers aside) holds a field that `ours` sets.
+fn held_by_others(live: &Live, ours: &Value) -> bool {
+    live.foreign_fields.iter().any(|fields| {
+        serde_json::from_str(fields).is_ok_and(|fields: Value| holds_any(&fields, ours))
+    })
 }
 
 impl Target<'_> {
@@ -521,7 +504,7 @@ impl Target<'_> {
             autoscaled && !handed_over && !live.is_some_and(|live| replicas_held(live));
         let skip = !must_apply(last.as_ref(), hash, live_version.as_deref());
         if needs_hand_over && let Some(live) = live {
-            let replicas = live.data["replicas"].as_i64().unwrap_or(1);
+            let replicas = live.state().and_then(|state| state.replicas).unwrap_or(1);
             self.hand_over(kind, &name, replicas).await?;
             if let Some(last) = last.as_ref().filter(|_| skip) {
                 let record = Record {
@@ -590,10 +573,8 @@ impl Target<'_> {
                         let floor = self.floors.get(name).copied().unwrap_or(1);
                         object = self.hand_over(kind, name, floor.into()).await?;
                     }
-                    if send.autoscaled {
-                        // Versioned the way the watch stores it (see `version`).
-                        slim_child(&mut object);
-                    }
+                    // Versioned the way the watch stores it (see `version`).
+                    let object = Live::from(object);
                     let record = Record {
                         hash: send.hash,
                         version: version(&object, send.autoscaled).unwrap_or_default(),
@@ -660,7 +641,7 @@ impl Target<'_> {
     }
 
     /// Deletes a child that is no longer rendered.
-    async fn delete(&self, kind: ChildKind, object: &DynamicObject) -> Result<()> {
+    async fn delete(&self, kind: ChildKind, object: &Live) -> Result<()> {
         let name = object.name_any();
         // The uid precondition guarantees we delete exactly the object we judged ours.
         let params = DeleteParams {
@@ -732,16 +713,12 @@ fn missing_dependency(kind: ChildKind, service: &str) -> String {
 
 /// What must move for a live child to count as changed by someone else: its generation, for
 /// objects with a spec the API server versions, else its resourceVersion. For a workload whose
-/// replicas an autoscaler owns (`autoscaled`), the rest of its spec, as the watch's slimmed copy
-/// hashes it ([`SPEC_BESIDES_REPLICAS`]): the autoscaler's and `kubectl scale`'s changes move its
-/// generation but are not ours to undo.
-fn version(object: &DynamicObject, autoscaled: bool) -> Option<String> {
-    let besides_replicas = object
-        .data
-        .get(SPEC_BESIDES_REPLICAS)
-        .and_then(Value::as_str);
-    if autoscaled && let Some(hash) = besides_replicas {
-        return Some(format!("spec {hash}"));
+/// replicas an autoscaler owns (`autoscaled`), the rest of its spec
+/// ([`State::spec_besides_replicas`](crate::live::State)): the autoscaler's and `kubectl scale`'s
+/// changes move its generation but are not ours to undo.
+fn version(object: &Live, autoscaled: bool) -> Option<String> {
+    if autoscaled && let Some(state) = object.state() {
+        return Some(format!("spec {}", hex(state.spec_besides_replicas)));
     }
     match object.metadata.generation {
         Some(generation) => Some(format!("generation {generation}")),
@@ -880,8 +857,7 @@ mod tests {
                 ]
                 .into(),
             );
-            slim_child(&mut object);
-            object
+            Live::from(object)
         };
         let (v1, v2) = ("hf://Qwen/Qwen3-0.6B@v1", "hf://Qwen/Qwen3-0.6B@v2");
         assert_eq!(
@@ -949,25 +925,28 @@ mod tests {
     #[test]
     fn a_versioned_spec_moves_with_its_generation_not_with_status_updates() {
         assert_eq!(
-            version(&live(Some(2), "100"), false),
-            version(&live(Some(2), "101"), false)
+            version(&Live::from(live(Some(2), "100")), false),
+            version(&Live::from(live(Some(2), "101")), false)
         );
         assert_eq!(
-            version(&live(Some(2), "100"), false).as_deref(),
+            version(&Live::from(live(Some(2), "100")), false).as_deref(),
             Some("generation 2")
         );
         assert_ne!(
-            version(&live(Some(2), "100"), false),
-            version(&live(Some(3), "101"), false)
+            version(&Live::from(live(Some(2), "100")), false),
+            version(&Live::from(live(Some(3), "101")), false)
         );
     }
 
     #[test]
     fn an_object_without_a_generation_moves_with_its_resource_version() {
-        assert_eq!(version(&live(None, "100"), false).as_deref(), Some("100"));
+        assert_eq!(
+            version(&Live::from(live(None, "100")), false).as_deref(),
+            Some("100")
+        );
         assert_ne!(
-            version(&live(None, "100"), false),
-            version(&live(None, "101"), false)
+            version(&Live::from(live(None, "100")), false),
+            version(&Live::from(live(None, "101")), false)
         );
     }
 
@@ -1052,18 +1031,18 @@ mod tests {
         let body = rendered();
         let mut live = live(Some(4), "100");
         assert_eq!(
-            adopt(&live, 7, &body, false),
+            adopt(&Live::from(live.clone()), 7, &body, false),
             None,
             "no hash: never applied by us"
         );
         live.metadata.annotations = Some([(APPLIED_HASH.to_string(), hex(7))].into());
         assert_eq!(
-            adopt(&live, 8, &body, false),
+            adopt(&Live::from(live.clone()), 8, &body, false),
             None,
             "we render something else now"
         );
         assert_eq!(
-            adopt(&live, 7, &body, false),
+            adopt(&Live::from(live.clone()), 7, &body, false),
             Some(record(7, "generation 4"))
         );
         live.metadata.managed_fields = Some(vec![ManagedFieldsEntry {
@@ -1075,7 +1054,7 @@ mod tests {
             ..ManagedFieldsEntry::default()
         }]);
         assert_eq!(
-            adopt(&live, 7, &body, false),
+            adopt(&Live::from(live.clone()), 7, &body, false),
             None,
             "another writer took spec.replicas"
         );
@@ -1103,19 +1082,18 @@ mod tests {
     }
 
     /// A Deployment as the watch stores it, with `replicas` and an image.
-    fn watched(replicas: i64, image: &str, generation: i64) -> DynamicObject {
-        let mut object = live(Some(generation), "100").data(serde_json::json!({
+    fn watched(replicas: i64, image: &str, generation: i64) -> Live {
+        let object = live(Some(generation), "100").data(serde_json::json!({
             "spec": {"replicas": replicas, "template": {"spec": {"containers": [{"name": "engine", "image": image}]}}},
             "status": {"observedGeneration": generation, "readyReplicas": replicas},
         }));
-        slim_child(&mut object);
-        object
+        Live::from(object)
     }
 
     #[test]
     fn an_autoscaled_workload_moves_with_its_spec_besides_replicas() {
         let scaled = watched(5, "rocm/infera:a", 3);
-        let version = |object: &DynamicObject| version(object, true);
+        let version = |object: &Live| version(object, true);
         assert_eq!(version(&watched(2, "rocm/infera:a", 2)), version(&scaled));
         assert_ne!(version(&scaled), version(&watched(5, "rocm/infera:b", 4)));
         // Not autoscaled: the generation, which the scale moved.
@@ -1138,7 +1116,7 @@ mod tests {
         };
         let replicas = serde_json::json!({"f:spec": {"f:replicas": {}}});
         let mut object = live(Some(1), "100");
-        assert!(!replicas_held(&object), "no writer");
+        assert!(!replicas_held(&Live::from(object.clone())), "no writer");
         object.metadata.managed_fields = Some(vec![
             entry(OPERATOR_MANAGER, None, replicas.clone()),
             entry("kube-controller-manager", Some("status"), replicas.clone()),
@@ -1149,7 +1127,7 @@ mod tests {
             ),
         ]);
         assert!(
-            !replicas_held(&object),
+            !replicas_held(&Live::from(object.clone())),
             "ours, a status writer's, another field"
         );
         object
@@ -1158,7 +1136,7 @@ mod tests {
             .get_or_insert_default()
             .push(entry("kube-controller-manager", Some("scale"), replicas));
         assert!(
-            replicas_held(&object),
+            replicas_held(&Live::from(object.clone())),
             "the HPA through the scale subresource"
         );
     }
@@ -1188,14 +1166,13 @@ mod tests {
         };
         let mut snapshot = Snapshot::default();
         assert_eq!(held(&snapshot, &rendered("new")), None, "not created yet");
-        let mut object = serde_json::from_value::<DynamicObject>(
+        let object = serde_json::from_value::<DynamicObject>(
             serde_json::to_value(rendered("old")).expect("json"),
         )
         .expect("an object");
-        slim_child(&mut object);
         snapshot.children.insert(
             (ChildKind::Deployment, "demo-worker".into()),
-            std::sync::Arc::new(object),
+            std::sync::Arc::new(Live::from(object)),
         );
         assert_eq!(held(&snapshot, &rendered("new")).as_deref(), Some("old"));
         assert_eq!(held(&snapshot, &rendered("old")), None, "nothing to hold");

@@ -76,7 +76,7 @@ pub async fn run(
     )
     .with_config(Config::default().concurrency(settings.concurrency));
     for (kind, stream) in watches.children {
-        controller = controller.owns_stream_with(stream, kind.api_resource());
+        controller = controller.owns_stream_with(stream, kind);
     }
     let pods = watches.pods;
     controller = controller.watches_stream(pods, |pod| {

@@ -20,7 +20,7 @@ use kube::{
 };
 use serde_json::{Value, json};
 
-use crate::{context::Context, metrics::Metrics, observe};
+use crate::{context::Context, live::Live, metrics::Metrics, observe};
 
 type Handle = tower_test::mock::Handle<Request<Body>, Response<Body>>;
 
@@ -38,7 +38,7 @@ pub struct Sent {
 
 /// The watch caches of a test [`Context`], written by hand as watches would.
 pub struct Caches {
-    children: BTreeMap<ChildKind, Writer<DynamicObject>>,
+    children: BTreeMap<ChildKind, Writer<Live>>,
     _pods: Writer<Pod>,
     _crds: Writer<PartialObjectMeta<CustomResourceDefinition>>,
     _quotas: Writer<ResourceQuota>,
@@ -49,7 +49,7 @@ impl Caches {
     /// A child was created or changed.
     pub fn apply(&mut self, kind: ChildKind, object: DynamicObject) {
         if let Some(writer) = self.children.get_mut(&kind) {
-            writer.apply_watcher_event(&Event::Apply(object));
+            writer.apply_watcher_event(&Event::Apply(Live::from(object)));
         }
     }
 
@@ -61,7 +61,7 @@ impl Caches {
     /// A child was deleted.
     pub fn delete(&mut self, kind: ChildKind, object: DynamicObject) {
         if let Some(writer) = self.children.get_mut(&kind) {
-            writer.apply_watcher_event(&Event::Delete(object));
+            writer.apply_watcher_event(&Event::Delete(Live::from(object)));
         }
     }
 }
@@ -78,11 +78,11 @@ pub async fn context(
     let (mut observed, _) = observe::watch(&client, Some("demo"));
     let mut writers = BTreeMap::new();
     for kind in ChildKind::ALL {
-        let mut writer = Writer::new(kind.api_resource());
+        let mut writer = Writer::new(kind);
         observed.children.insert(kind, writer.as_reader());
         writer.apply_watcher_event(&Event::Init);
         for (_, object) in children.iter().filter(|(k, _)| *k == kind) {
-            writer.apply_watcher_event(&Event::InitApply(object.clone()));
+            writer.apply_watcher_event(&Event::InitApply(Live::from(object.clone())));
         }
         writer.apply_watcher_event(&Event::InitDone);
         writers.insert(kind, writer);

@@ -13,6 +13,7 @@ mod fixtures;
 pub mod history;
 pub mod http;
 pub mod leader;
+pub mod live;
 pub mod lockstep;
 pub mod metrics;
 pub mod observe;

@@ -1,6 +1,6 @@
 //! What exists: one watch per resource type, cached in reflector stores, read without API calls.
 //!
-//! The caches hold only what reconcile and status read (see [`slim_child`], [`slim_pod`],
+//! The caches hold only what reconcile and status read (see [`Live`], [`slim_pod`],
 //! [`slim_deployment`], [`slim_revision`]), so the operator's memory grows by a few hundred bytes per child, not by
 //! the size of whole objects with their pod templates and `managedFields`. Kinds whose status is not
 //! read are watched metadata-only. The initial LIST of every watch is read in pages of [`PAGE`]
@@ -18,7 +18,7 @@ use std::{
 use futures::{Stream, StreamExt, TryStreamExt};
 use infera_core::{
     ChildKind, InferaDeployment,
-    naming::{LABEL_DEPLOYMENT, LABEL_REVISION, MODEL_SOURCE_ANNOTATION, managed_selector},
+    naming::{LABEL_DEPLOYMENT, LABEL_REVISION, managed_selector},
 };
 use k8s_openapi::{
     api::apps::v1::ControllerRevision,
@@ -31,7 +31,7 @@ use k8s_openapi::{
 };
 use kube::{
     Api, Client, Resource, ResourceExt,
-    api::{DynamicObject, PartialObjectMeta},
+    api::PartialObjectMeta,
     runtime::{
         WatchStreamExt,
         reflector::{self, ObjectRef, Store, store::Writer},
@@ -40,30 +40,9 @@ use kube::{
         watcher::ExponentialBackoff,
     },
 };
-use serde_json::{Value, json};
 use tracing::{debug, warn};
 
-use crate::apply::{APPLIED_HASH, hash, hex, is_other_writer};
-
-/// Where a slimmed workload keeps its pod template's revision ([`template_revision`]).
-pub const TEMPLATE_REVISION: &str = "templateRevision";
-
-/// The `infera.amd.com/revision` label of a workload's pod template — a Deployment's
-/// `spec.template`, a LeaderWorkerSet's `spec.leaderWorkerTemplate.workerTemplate` — from its
-/// JSON, rendered or live.
-pub fn template_revision(workload: &Value) -> Option<&str> {
-    let spec = &workload["spec"];
-    [
-        &spec["template"],
-        &spec["leaderWorkerTemplate"]["workerTemplate"],
-    ]
-    .into_iter()
-    .find_map(|template| template["metadata"]["labels"][LABEL_REVISION].as_str())
-}
-
-/// Where a slimmed workload keeps the [`hash`] of its `spec` without `replicas`: what must move
-/// for a workload whose replicas an autoscaler owns to count as changed (see `apply::version`).
-pub const SPEC_BESIDES_REPLICAS: &str = "specBesidesReplicasHash";
+pub use crate::live::Live;
 
 /// Objects per page of a watch's initial LIST. kube-runtime 5.0 reads pages of 500 by default
 /// (`page_size: Some(500)` in kube-runtime-5.0.0/src/watcher.rs); a page is held whole, as
@@ -81,7 +60,7 @@ pub fn paged() -> watcher::Config {
 /// The watch caches the controller reads instead of the API.
 #[derive(Clone)]
 pub struct Observed {
-    pub children: BTreeMap<ChildKind, Store<DynamicObject>>,
+    pub children: BTreeMap<ChildKind, Store<Live>>,
     pub pods: Store<Pod>,
     pub crds: Store<PartialObjectMeta<CustomResourceDefinition>>,
     pub quotas: Store<ResourceQuota>,
@@ -104,7 +83,7 @@ struct Synced {
 pub struct Watches {
     pub children: Vec<(
         ChildKind,
-        futures::stream::BoxStream<'static, Result<DynamicObject, watcher::Error>>,
+        futures::stream::BoxStream<'static, Result<Live, watcher::Error>>,
     )>,
     pub pods: futures::stream::BoxStream<'static, Result<Pod, watcher::Error>>,
     pub crds: futures::stream::BoxStream<
@@ -123,37 +102,26 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
     let mut stores = BTreeMap::new();
     let mut streams = Vec::new();
     for kind in ChildKind::ALL {
-        let resource = kind.api_resource();
-        let writer = Writer::new(resource.clone());
+        let writer = Writer::new(kind);
         stores.insert(kind, writer.as_reader());
+        let what = kind.api_resource().plural;
         let stream = if reads_status(kind) {
             let api = match namespace {
-                Some(ns) => Api::<DynamicObject>::namespaced_with(client.clone(), ns, &resource),
-                None => Api::<DynamicObject>::all_with(client.clone(), &resource),
+                Some(ns) => Api::<Live>::namespaced_with(client.clone(), ns, &kind),
+                None => Api::<Live>::all_with(client.clone(), &kind),
             };
-            let what = resource.plural.clone();
-            reflect(
-                writer,
-                watcher(api, managed.clone()).modify(slim_child),
-                what,
-            )
+            reflect(writer, watcher(api, managed.clone()), what)
         } else {
             // `Api<PartialObjectMeta<_>>` sends metadata-only requests (kube-core 5.0,
             // `Resource::metadata_api`); the metadata goes into the same kind of store.
             let api = match namespace {
-                Some(ns) => Api::<PartialObjectMeta<DynamicObject>>::namespaced_with(
-                    client.clone(),
-                    ns,
-                    &resource,
-                ),
-                None => {
-                    Api::<PartialObjectMeta<DynamicObject>>::all_with(client.clone(), &resource)
+                Some(ns) => {
+                    Api::<PartialObjectMeta<Live>>::namespaced_with(client.clone(), ns, &kind)
                 }
+                None => Api::<PartialObjectMeta<Live>>::all_with(client.clone(), &kind),
             };
-            let objects = watcher(api, managed.clone())
-                .map_ok(metadata_only)
-                .modify(slim_child);
-            reflect(writer, objects, resource.plural.clone())
+            let objects = watcher(api, managed.clone()).map_ok(metadata_only);
+            reflect(writer, objects, what)
         };
         streams.push((kind, stream));
     }
@@ -307,111 +275,15 @@ fn reads_status(kind: ChildKind) -> bool {
     )
 }
 
-/// A metadata-only watch event as the [`DynamicObject`] the child stores hold (without data).
-/// Stored objects carry no type meta: the store knows their kind (see [`slim_child`]).
-fn metadata_only(
-    event: watcher::Event<PartialObjectMeta<DynamicObject>>,
-) -> watcher::Event<DynamicObject> {
-    let object = |meta: PartialObjectMeta<DynamicObject>| DynamicObject {
-        types: None,
-        metadata: meta.metadata,
-        data: Value::Null,
-    };
+/// A metadata-only watch event as the [`Live`] the child stores hold (without state).
+fn metadata_only(event: watcher::Event<PartialObjectMeta<Live>>) -> watcher::Event<Live> {
     match event {
         watcher::Event::Init => watcher::Event::Init,
         watcher::Event::InitDone => watcher::Event::InitDone,
-        watcher::Event::InitApply(meta) => watcher::Event::InitApply(object(meta)),
-        watcher::Event::Apply(meta) => watcher::Event::Apply(object(meta)),
-        watcher::Event::Delete(meta) => watcher::Event::Delete(object(meta)),
+        watcher::Event::InitApply(meta) => watcher::Event::InitApply(Live::from_meta(meta)),
+        watcher::Event::Apply(meta) => watcher::Event::Apply(Live::from_meta(meta)),
+        watcher::Event::Delete(meta) => watcher::Event::Delete(Live::from_meta(meta)),
     }
-}
-
-/// Strips a child to what reconcile reads: its identity (name, namespace, uid, versions), its
-/// controller reference, our [`APPLIED_HASH`] annotation, the `managedFields` entries of other
-/// writers besides status writers (a restarted operator reads them to tell whether someone else
-/// holds fields it sets, see `apply::adopt`), and for workloads and Jobs one flat map of what
-/// status and apply read (see [`slim_data`]). Everything else — labels (the watch selected on
-/// ours), pod templates, our own `managedFields` entry, status writers' entries, the type meta
-/// (the store is per kind) — is dropped before it is stored: at 1,000 deployments the children
-/// are most of the operator's memory.
-pub fn slim_child(object: &mut DynamicObject) {
-    let meta = &object.metadata;
-    let annotations: BTreeMap<String, String> = meta
-        .annotations
-        .iter()
-        .flatten()
-        .filter(|(key, _)| [APPLIED_HASH, MODEL_SOURCE_ANNOTATION].contains(&key.as_str()))
-        .map(|(key, value)| (key.clone(), value.clone()))
-        .collect();
-    let foreign: Vec<_> = meta
-        .managed_fields
-        .iter()
-        .flatten()
-        .filter(|entry| is_other_writer(entry))
-        .cloned()
-        .collect();
-    let slim = ObjectMeta {
-        name: meta.name.clone(),
-        namespace: meta.namespace.clone(),
-        uid: meta.uid.clone(),
-        resource_version: meta.resource_version.clone(),
-        generation: meta.generation,
-        annotations: (!annotations.is_empty()).then_some(annotations),
-        owner_references: meta.owner_references.as_ref().map(|owners| {
-            owners
-                .iter()
-                .filter(|owner| owner.controller == Some(true))
-                .cloned()
-                .collect()
-        }),
-        managed_fields: (!foreign.is_empty()).then_some(foreign),
-        deletion_timestamp: meta.deletion_timestamp.clone(),
-        ..ObjectMeta::default()
-    };
-    object.types = None;
-    object.data = slim_data(&object.data);
-    object.metadata = slim;
-}
-
-/// A workload's or Job's data as the store keeps it, one flat map without nulls: `replicas` (its
-/// `spec.replicas`), the hash of the rest of its spec ([`SPEC_BESIDES_REPLICAS`]), its pod
-/// template's revision ([`TEMPLATE_REVISION`]), and of its status `observedGeneration`,
-/// `readyReplicas` (workloads), `active`, `succeeded`, `failed` and a `Failed` condition (a
-/// download Job, `ModelPhase::of`). Metadata-only children have no data.
-fn slim_data(data: &Value) -> Value {
-    if data.is_null() {
-        return Value::Null;
-    }
-    let mut spec = data["spec"].clone();
-    let replicas = spec
-        .as_object_mut()
-        .and_then(|spec| spec.remove("replicas"))
-        .unwrap_or(Value::Null);
-    let status = &data["status"];
-    let read = |field: &str| status.get(field).cloned().unwrap_or(Value::Null);
-    let conditions = if read("succeeded").is_null() {
-        failed_conditions(status)
-    } else {
-        Value::Null
-    };
-    let fields = [
-        ("replicas", replicas),
-        (SPEC_BESIDES_REPLICAS, Value::from(hex(hash(&spec)))),
-        (TEMPLATE_REVISION, json!(template_revision(data))),
-        ("observedGeneration", read("observedGeneration")),
-        ("readyReplicas", read("readyReplicas")),
-        ("active", read("active")),
-        ("succeeded", read("succeeded")),
-        ("failed", read("failed")),
-        ("conditions", conditions),
-    ];
-    Value::Object(
-        fields
-            .into_iter()
-            .filter(|(_, value)| !value.is_null())
-            .map(|(key, value)| (key.to_string(), value))
-            .collect(),
-    )
 }
 
 /// Strips a ControllerRevision of the history to what reconcile reads: its identity, our labels
@@ -442,22 +314,6 @@ pub fn slim_revision(revision: &mut ControllerRevision) {
         ..ObjectMeta::default()
     };
     revision.data = None;
-}
-
-/// A Job's `Failed` condition (what `ModelPhase::of` reports), or null.
-fn failed_conditions(status: &Value) -> Value {
-    let failed: Vec<Value> = status["conditions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|c| c["type"] == "Failed")
-        .map(|c| json!({"type": c["type"], "status": c["status"], "reason": c["reason"], "message": c["message"]}))
-        .collect();
-    if failed.is_empty() {
-        Value::Null
-    } else {
-        Value::Array(failed)
-    }
 }
 
 /// Strips a pod to what status and the quota check read: its metadata without `managedFields`
@@ -538,7 +394,7 @@ fn name_only(meta: &ObjectMeta) -> ObjectMeta {
 #[derive(Clone, Debug, Default)]
 pub struct Snapshot {
     /// Our children of this deployment: our labels and its controller reference.
-    pub children: BTreeMap<(ChildKind, String), Arc<DynamicObject>>,
+    pub children: BTreeMap<(ChildKind, String), Arc<Live>>,
     pub pods: Vec<Arc<Pod>>,
     /// The ResourceQuotas of the deployment's namespace.
     pub quotas: Vec<Arc<ResourceQuota>>,
@@ -677,53 +533,5 @@ mod tests {
             .collect();
         assert_eq!(names, [Some(Some("a".into())), Some(Some("b".into()))]);
         assert_eq!(store.state().len(), 2);
-    }
-
-    /// A live Deployment keeps its identity, its controller reference, our annotations and one
-    /// flat map of what status and apply read; its labels, template and the rest go.
-    #[test]
-    fn a_slim_workload_keeps_only_what_reconcile_reads() {
-        let mut object: kube::api::DynamicObject = serde_json::from_value(serde_json::json!({
-            "apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {
-                "name": "demo-decode", "namespace": "team", "uid": "u-1", "resourceVersion": "7",
-                "generation": 3,
-                "labels": {"app.kubernetes.io/managed-by": "infera-operator", "infera.amd.com/deployment": "demo"},
-                "annotations": {"infera.amd.com/applied-hash": "00ff", "deployment.kubernetes.io/revision": "2"},
-                "ownerReferences": [
-                    {"apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment", "name": "demo", "uid": "d-1", "controller": true},
-                    {"apiVersion": "v1", "kind": "ConfigMap", "name": "other", "uid": "c-1"},
-                ],
-            },
-            "spec": {"replicas": 2, "template": {
-                "metadata": {"labels": {"infera.amd.com/revision": "1ba066e764"}},
-                "spec": {"containers": [{"name": "engine", "image": "rocm/x"}]},
-            }},
-            "status": {"observedGeneration": 3, "readyReplicas": 1, "replicas": 2, "conditions": [{"type": "Available", "status": "True"}]},
-        }))
-        .expect("a Deployment");
-        let spec_hash = super::hex(super::hash(&serde_json::json!({"template": {
-            "metadata": {"labels": {"infera.amd.com/revision": "1ba066e764"}},
-            "spec": {"containers": [{"name": "engine", "image": "rocm/x"}]},
-        }})));
-        super::slim_child(&mut object);
-        assert_eq!(
-            serde_json::to_value(&object).expect("JSON"),
-            serde_json::json!({
-                "metadata": {
-                    "name": "demo-decode", "namespace": "team", "uid": "u-1", "resourceVersion": "7",
-                    "generation": 3,
-                    "annotations": {"infera.amd.com/applied-hash": "00ff"},
-                    "ownerReferences": [
-                        {"apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment", "name": "demo", "uid": "d-1", "controller": true},
-                    ],
-                },
-                "replicas": 2,
-                "specBesidesReplicasHash": spec_hash,
-                "templateRevision": "1ba066e764",
-                "observedGeneration": 3,
-                "readyReplicas": 1,
-            })
-        );
     }
 }

@@ -11,7 +11,7 @@ use infera_core::{
     InferaDeploymentStatus, MODEL_READY, MUTABLE_IMAGES, ModelStatus, PROGRESS_DEADLINE_EXCEEDED,
     PROGRESSING, PodHealth, READY, ROLLOUT_PAUSED, ReadyReason, ServiceStatus, State,
     ValidationErrors, gpu_product,
-    naming::{LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME, MODEL_SOURCE_ANNOTATION},
+    naming::{LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME},
     pod_health::SchedulingCause,
     validate::MutableImage,
 };
@@ -19,11 +19,12 @@ use k8s_openapi::{
     api::core::v1::Pod,
     apimachinery::pkg::apis::meta::v1::{Condition, Time},
 };
-use kube::{ResourceExt, api::DynamicObject};
+use kube::ResourceExt;
 
 use crate::{
     apply::Applied,
-    observe::{Snapshot, template_revision},
+    live::{Live, template_revision},
+    observe::Snapshot,
     rollout,
 };
 
@@ -145,36 +146,27 @@ impl ModelPhase {
             return Self::Downloading(format!("downloading {repo}: Job {job} is being created"));
         };
         if let Some(other) = object
-            .annotations()
-            .get(MODEL_SOURCE_ANNOTATION)
+            .model_source
+            .as_ref()
             .filter(|other| *other != source)
         {
             return Self::Downloading(format!(
                 "downloading {repo}: Job {job} of {other} is being replaced by one of {source}"
             ));
         }
-        // The Job's status fields, as the store keeps them (`observe::slim_data`).
-        let status = &object.data;
-        if status["succeeded"].as_i64().unwrap_or(0) > 0 {
+        let state = object.state().cloned().unwrap_or_default();
+        if state.succeeded > Some(0) {
             return Self::Downloaded;
         }
-        let failed = status["conditions"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|c| c["type"] == "Failed" && c["status"] == "True");
-        if let Some(condition) = failed {
+        if let Some((reason, message)) = state.failure {
             return Self::Failed(format!(
-                "downloading {repo} failed: Job {job}: {}: {}",
-                condition["reason"].as_str().unwrap_or_default(),
-                condition["message"].as_str().unwrap_or_default()
+                "downloading {repo} failed: Job {job}: {reason}: {message}"
             ));
         }
-        let count = |field: &str| status[field].as_i64().unwrap_or(0);
         Self::Downloading(format!(
             "downloading {repo}: Job {job} has {} pod(s) running, {} failed; the GPU pools start when it succeeds",
-            count("active"),
-            count("failed")
+            state.active.unwrap_or(0),
+            state.failed.unwrap_or(0)
         ))
     }
 
@@ -552,15 +544,16 @@ pub fn live_replicas(snapshot: &Snapshot, workload: &Workload) -> Option<i32> {
     let object = snapshot
         .children
         .get(&(workload.kind, workload.name.clone()))?;
-    i32::try_from(object.data["replicas"].as_i64()?).ok()
+    i32::try_from(object.state()?.replicas?).ok()
 }
 
-/// Ready replicas of a workload (as the store keeps it, `observe::slim_data`); a status older
-/// than its spec counts as nothing ready.
-fn ready_replicas(object: &DynamicObject) -> i32 {
-    let int = |field: &str| object.data[field].as_i64();
-    let current = int("observedGeneration") >= object.metadata.generation;
-    let ready = int("readyReplicas").filter(|_| current).unwrap_or(0);
+/// Ready replicas of a workload; a status older than its spec counts as nothing ready.
+fn ready_replicas(object: &Live) -> i32 {
+    let Some(state) = object.state() else {
+        return 0;
+    };
+    let current = state.observed_generation >= object.metadata.generation;
+    let ready = state.ready_replicas.filter(|_| current).unwrap_or(0);
     i32::try_from(ready).unwrap_or(0)
 }
 
@@ -692,22 +685,20 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::observe::slim_child;
+    use kube::api::DynamicObject;
 
     fn now() -> Time {
         Time(Timestamp::UNIX_EPOCH)
     }
 
-    fn deployment(
-        service: &str,
-        desired: i64,
-        ready: i64,
-    ) -> ((ChildKind, String), Arc<DynamicObject>) {
+    fn deployment(service: &str, desired: i64, ready: i64) -> ((ChildKind, String), Arc<Live>) {
         let mut object = DynamicObject::new(&format!("demo-{service}"), &ApiResource::erase::<k8s_openapi::api::apps::v1::Deployment>(&()))
             .data(json!({"spec": {"replicas": desired}, "status": {"observedGeneration": 1, "readyReplicas": ready}}));
         object.metadata.generation = Some(1);
-        slim_child(&mut object);
-        ((ChildKind::Deployment, object.name_any()), Arc::new(object))
+        (
+            (ChildKind::Deployment, object.name_any()),
+            Arc::new(Live::from(object)),
+        )
     }
 
     fn pod(service: &str, condition: PodCondition) -> Arc<Pod> {
@@ -733,7 +724,12 @@ mod tests {
                 service: object.name_any().replacen("demo-", "", 1),
                 kind: ChildKind::Deployment,
                 name: object.name_any(),
-                replicas: Some(object.data["replicas"].as_i64().map_or(1, |r| r as i32)),
+                replicas: Some(
+                    object
+                        .state()
+                        .and_then(|s| s.replicas)
+                        .map_or(1, |r| r as i32),
+                ),
                 group_size: None,
                 revision: None,
             })
@@ -860,14 +856,16 @@ mod tests {
     }
 
     /// A Job of the model download in `status`.
-    fn download_job(status: serde_json::Value) -> ((ChildKind, String), Arc<DynamicObject>) {
-        let mut object = DynamicObject::new(
+    fn download_job(status: serde_json::Value) -> ((ChildKind, String), Arc<Live>) {
+        let object = DynamicObject::new(
             "demo-model",
             &ApiResource::erase::<k8s_openapi::api::batch::v1::Job>(&()),
         )
         .data(json!({ "status": status }));
-        slim_child(&mut object);
-        ((ChildKind::Job, "demo-model".into()), Arc::new(object))
+        (
+            (ChildKind::Job, "demo-model".into()),
+            Arc::new(Live::from(object)),
+        )
     }
 
     /// The commit a succeeded download pod wrote to its termination message is the resolved

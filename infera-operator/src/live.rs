@@ -1,0 +1,313 @@
+//! Our children as the watch caches keep them: [`Live`], a few hundred bytes per child.
+//!
+//! At 1,000 deployments the children are most of what the operator holds. A cached
+//! [`DynamicObject`], even stripped, cost about 2.5 KB: its key carried a whole `ApiResource`, its
+//! one annotation a map, its fields a JSON map, another writer's `managedFields` entry a JSON tree.
+//! [`Live`] keeps the same facts as plain fields, keyed by its [`ChildKind`].
+
+use std::borrow::Cow;
+
+use infera_core::{ChildKind, naming::MODEL_SOURCE_ANNOTATION};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::{
+    Resource,
+    api::{DynamicObject, PartialObjectMeta},
+    core::DynamicResourceScope,
+};
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::apply::{APPLIED_HASH, hash, is_other_writer};
+
+/// A child of ours, stripped to what reconcile reads. Everything else — labels (the watches
+/// select on ours), pod templates, `managedFields` but other writers' fields, the type meta (the
+/// store is per kind) — is dropped as each object arrives (see `From<DynamicObject>`).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(from = "DynamicObject")]
+pub struct Live {
+    /// Name, namespace, uid, resourceVersion, generation, controller reference and deletion
+    /// timestamp; nothing else.
+    pub metadata: ObjectMeta,
+    /// The [`hash`] of the object we last applied ([`APPLIED_HASH`]).
+    pub applied_hash: Option<u64>,
+    /// What a download Job fetches ([`MODEL_SOURCE_ANNOTATION`]).
+    pub model_source: Option<String>,
+    /// The `fieldsV1` of other writers' `managedFields` entries, status writers aside, as JSON
+    /// text: a restarted operator reads them to tell whether someone else holds fields it sets
+    /// (`apply::adopt`).
+    pub foreign_fields: Vec<String>,
+    /// A workload's or Job's spec and status; none for kinds watched metadata-only.
+    pub state: Option<Box<State>>,
+}
+
+/// What status and apply read of a workload's or a Job's spec and status.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct State {
+    /// `spec.replicas`.
+    pub replicas: Option<i64>,
+    /// The [`hash`] of the rest of its spec: what must move for a workload whose replicas an
+    /// autoscaler owns to count as changed (see `apply::version`).
+    pub spec_besides_replicas: u64,
+    /// Its pod template's revision ([`template_revision`]).
+    pub template_revision: Option<String>,
+    pub observed_generation: Option<i64>,
+    pub ready_replicas: Option<i64>,
+    /// A Job's pods: active, succeeded, failed.
+    pub active: Option<i64>,
+    pub succeeded: Option<i64>,
+    pub failed: Option<i64>,
+    /// A Job's `Failed` condition, when it is `True`: its reason and message (`ModelPhase::of`).
+    pub failure: Option<(String, String)>,
+}
+
+/// The `infera.amd.com/revision` label of a workload's pod template — a Deployment's
+/// `spec.template`, a LeaderWorkerSet's `spec.leaderWorkerTemplate.workerTemplate` — from its
+/// JSON, rendered or live.
+pub fn template_revision(workload: &Value) -> Option<&str> {
+    let spec = &workload["spec"];
+    [
+        &spec["template"],
+        &spec["leaderWorkerTemplate"]["workerTemplate"],
+    ]
+    .into_iter()
+    .find_map(|template| {
+        template["metadata"]["labels"][infera_core::naming::LABEL_REVISION].as_str()
+    })
+}
+
+impl Live {
+    /// A child watched metadata-only.
+    pub fn from_meta(meta: PartialObjectMeta<Self>) -> Self {
+        Self::from(DynamicObject {
+            types: None,
+            metadata: meta.metadata,
+            data: Value::Null,
+        })
+    }
+
+    pub fn state(&self) -> Option<&State> {
+        self.state.as_deref()
+    }
+}
+
+impl From<DynamicObject> for Live {
+    fn from(object: DynamicObject) -> Self {
+        let meta = object.metadata;
+        let mut annotations = meta.annotations.unwrap_or_default();
+        let foreign_fields = meta
+            .managed_fields
+            .into_iter()
+            .flatten()
+            .filter(is_other_writer)
+            .filter_map(|entry| entry.fields_v1)
+            .filter_map(|fields| serde_json::to_string(&fields.0).ok())
+            .collect();
+        Self {
+            metadata: ObjectMeta {
+                name: meta.name,
+                namespace: meta.namespace,
+                uid: meta.uid,
+                resource_version: meta.resource_version,
+                generation: meta.generation,
+                owner_references: meta.owner_references.map(|owners| {
+                    owners
+                        .into_iter()
+                        .filter(|owner| owner.controller == Some(true))
+                        .collect()
+                }),
+                deletion_timestamp: meta.deletion_timestamp,
+                ..ObjectMeta::default()
+            },
+            applied_hash: annotations
+                .get(APPLIED_HASH)
+                .and_then(|hex| u64::from_str_radix(hex, 16).ok()),
+            model_source: annotations.remove(MODEL_SOURCE_ANNOTATION),
+            foreign_fields,
+            state: State::of(&object.data).map(Box::new),
+        }
+    }
+}
+
+impl State {
+    /// The state of a workload's or Job's JSON; none for an object without data.
+    fn of(data: &Value) -> Option<Self> {
+        if data.is_null() {
+            return None;
+        }
+        let mut spec = data["spec"].clone();
+        let replicas = spec
+            .as_object_mut()
+            .and_then(|spec| spec.remove("replicas"))
+            .and_then(|replicas| replicas.as_i64());
+        let status = &data["status"];
+        let int = |field: &str| status[field].as_i64();
+        let failure = status["conditions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|c| c["type"] == "Failed" && c["status"] == "True")
+            .map(|c| {
+                let text = |field: &str| c[field].as_str().unwrap_or_default().to_string();
+                (text("reason"), text("message"))
+            });
+        Some(Self {
+            replicas,
+            spec_besides_replicas: hash(&spec),
+            template_revision: template_revision(data).map(String::from),
+            observed_generation: int("observedGeneration"),
+            ready_replicas: int("readyReplicas"),
+            active: int("active"),
+            succeeded: int("succeeded"),
+            failed: int("failed"),
+            failure,
+        })
+    }
+}
+
+/// Each [`Live`] knows its kind from its store (the `DynamicType` is the [`ChildKind`]), so a
+/// cache key costs one byte for it, not a whole `ApiResource`.
+impl Resource for Live {
+    type DynamicType = ChildKind;
+    type Scope = DynamicResourceScope;
+
+    fn kind(kind: &ChildKind) -> Cow<'_, str> {
+        kind.api_resource().kind.into()
+    }
+
+    fn group(kind: &ChildKind) -> Cow<'_, str> {
+        kind.api_resource().group.into()
+    }
+
+    fn version(kind: &ChildKind) -> Cow<'_, str> {
+        kind.api_resource().version.into()
+    }
+
+    fn api_version(kind: &ChildKind) -> Cow<'_, str> {
+        kind.api_resource().api_version.into()
+    }
+
+    fn plural(kind: &ChildKind) -> Cow<'_, str> {
+        kind.api_resource().plural.into()
+    }
+
+    fn meta(&self) -> &ObjectMeta {
+        &self.metadata
+    }
+
+    fn meta_mut(&mut self) -> &mut ObjectMeta {
+        &mut self.metadata
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{Live, State};
+    use crate::apply::hash;
+
+    /// A live Deployment keeps its identity, its controller reference, our hash, the fields of
+    /// other writers and what status and apply read of its spec and status; its labels,
+    /// template, other annotations and our own `managedFields` entry go.
+    #[test]
+    fn a_live_workload_keeps_only_what_reconcile_reads() {
+        let object: kube::api::DynamicObject = serde_json::from_value(json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {
+                "name": "demo-decode", "namespace": "team", "uid": "u-1", "resourceVersion": "7",
+                "generation": 3,
+                "labels": {"app.kubernetes.io/managed-by": "infera-operator", "infera.amd.com/deployment": "demo"},
+                "annotations": {"infera.amd.com/applied-hash": "00ff", "deployment.kubernetes.io/revision": "2"},
+                "ownerReferences": [
+                    {"apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment", "name": "demo", "uid": "d-1", "controller": true},
+                    {"apiVersion": "v1", "kind": "ConfigMap", "name": "other", "uid": "c-1"},
+                ],
+                "managedFields": [
+                    {"manager": "infera-operator", "operation": "Apply", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:replicas": {}}}},
+                    {"manager": "kube-controller-manager", "operation": "Update", "fieldsType": "FieldsV1", "fieldsV1": {"f:metadata": {"f:annotations": {"f:deployment.kubernetes.io/revision": {}}}}},
+                    {"manager": "kube-controller-manager", "operation": "Update", "subresource": "status", "fieldsType": "FieldsV1", "fieldsV1": {"f:status": {}}},
+                ],
+            },
+            "spec": {"replicas": 2, "template": {
+                "metadata": {"labels": {"infera.amd.com/revision": "1ba066e764"}},
+                "spec": {"containers": [{"name": "engine", "image": "rocm/x"}]},
+            }},
+            "status": {"observedGeneration": 3, "readyReplicas": 1, "replicas": 2, "conditions": [{"type": "Available", "status": "True"}]},
+        }))
+        .expect("a Deployment");
+        let spec_hash = hash(&json!({"template": {
+            "metadata": {"labels": {"infera.amd.com/revision": "1ba066e764"}},
+            "spec": {"containers": [{"name": "engine", "image": "rocm/x"}]},
+        }}));
+        let live = Live::from(object);
+        let expected_meta = json!({
+            "name": "demo-decode", "namespace": "team", "uid": "u-1", "resourceVersion": "7",
+            "generation": 3,
+            "ownerReferences": [
+                {"apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment", "name": "demo", "uid": "d-1", "controller": true},
+            ],
+        });
+        assert_eq!(
+            serde_json::to_value(&live.metadata).expect("JSON"),
+            expected_meta
+        );
+        assert_eq!(live.applied_hash, Some(0xff));
+        assert_eq!(live.model_source, None);
+        assert_eq!(
+            live.foreign_fields,
+            [r#"{"f:metadata":{"f:annotations":{"f:deployment.kubernetes.io/revision":{}}}}"#]
+        );
+        assert_eq!(
+            live.state(),
+            Some(&State {
+                replicas: Some(2),
+                spec_besides_replicas: spec_hash,
+                template_revision: Some("1ba066e764".into()),
+                observed_generation: Some(3),
+                ready_replicas: Some(1),
+                ..State::default()
+            })
+        );
+    }
+
+    /// A download Job keeps its source, its pod counts and a `Failed` condition that holds.
+    #[test]
+    fn a_live_job_keeps_its_source_counts_and_failure() {
+        let object: kube::api::DynamicObject = serde_json::from_value(json!({
+            "apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": "demo-model", "annotations": {"infera.amd.com/model-source": "hf://org/model"}},
+            "spec": {"template": {}},
+            "status": {"failed": 3, "conditions": [
+                {"type": "Complete", "status": "False"},
+                {"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded", "message": "Job has reached the specified backoff limit"},
+            ]},
+        }))
+        .expect("a Job");
+        let live = Live::from(object);
+        assert_eq!(live.model_source.as_deref(), Some("hf://org/model"));
+        let state = live.state().expect("a Job's state");
+        assert_eq!(
+            (state.failed, state.succeeded, state.active),
+            (Some(3), None, None)
+        );
+        assert_eq!(
+            state.failure,
+            Some((
+                "BackoffLimitExceeded".into(),
+                "Job has reached the specified backoff limit".into()
+            ))
+        );
+    }
+
+    /// A child watched metadata-only has no state.
+    #[test]
+    fn a_metadata_only_child_has_no_state() {
+        let meta: kube::api::PartialObjectMeta<Live> = serde_json::from_value(
+            json!({"metadata": {"name": "demo-router", "resourceVersion": "4"}}),
+        )
+        .expect("metadata");
+        let live = Live::from_meta(meta);
+        assert_eq!(live.metadata.name.as_deref(), Some("demo-router"));
+        assert_eq!(live.state, None);
+    }
+}
