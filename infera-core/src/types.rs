@@ -51,6 +51,7 @@ use crate::{
     derive = "PartialEq",
     printcolumn(name = "Backend", type_ = "string", json_path = ".spec.backendFramework", description = "Inference engine"),
     printcolumn(name = "State", type_ = "string", json_path = ".status.state", description = "Pending, Deploying, Ready, Degraded or Failed"),
+    printcolumn(name = "Services", type_ = "string", json_path = ".status.servicesReady", description = "Services with every replica ready, of all"),
     printcolumn(name = "Age", type_ = "date", json_path = ".metadata.creationTimestamp"),
     printcolumn(name = "Reason", type_ = "string", json_path = ".status.conditions[?(@.type==\"Ready\")].reason", priority = 1, description = "Reason of the Ready condition"),
     printcolumn(name = "Endpoint", type_ = "string", json_path = ".status.endpoint", priority = 1, description = "In-cluster URL of the server"),
@@ -864,6 +865,10 @@ pub struct InferaDeploymentStatus {
     /// Per service readiness.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub services: BTreeMap<String, ServiceStatus>,
+    /// Services with every replica ready, of all in `services`, e.g. `1/2` (the `Services`
+    /// column).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub services_ready: Option<String>,
     /// In-cluster URL of the server, e.g. `http://demo-server.default.svc.cluster.local:8000`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<String>,

@@ -387,10 +387,15 @@ pub fn compute(
         Outcome::Applied { downloads, .. } => models(downloads, previous),
         Outcome::Invalid(_) => previous.map(|p| p.models.clone()).unwrap_or_default(),
     };
+    let ready = services
+        .values()
+        .filter(|service| is_ready(service))
+        .count();
     InferaDeploymentStatus {
         state: Some(state),
         observed_generation: generation,
         conditions,
+        services_ready: Some(format!("{ready}/{}", services.len())),
         services,
         endpoint,
         current_revision,

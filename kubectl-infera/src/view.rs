@@ -6,6 +6,7 @@
 
 mod fetch;
 mod gateway;
+pub(crate) mod listed;
 mod warnings;
 
 use infera_core::{
@@ -20,8 +21,9 @@ use serde::Serialize;
 
 use crate::diagnose;
 
-pub use fetch::{gather, gather_gateway, list_paged, not_found, pods_and_events};
+pub use fetch::{gather, gather_gateway, list_summaries, not_found, pods_and_events};
 pub use gateway::{GatewaySection, Lookup, gateway_section};
+pub use listed::Listed;
 
 /// One row of the list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -149,20 +151,15 @@ fn seconds_since(t: Option<&Time>, now: Timestamp) -> i64 {
         .unwrap_or_default()
 }
 
+/// The state shown before the operator reports one.
+const PENDING: &str = "Pending";
+
+/// The ready services shown before the operator reports them.
+const UNREPORTED: &str = "-";
+
 /// The list row: state, ready services, the `Ready` reason and the endpoint.
-pub fn summarize(idep: &InferaDeployment, now: Timestamp) -> Summary {
-    let status = idep.status.clone().unwrap_or_default();
-    let ready = status
-        .services
-        .values()
-        .filter(|s| s.ready_replicas >= s.desired_replicas)
-        .count();
-    // The operator also reports its own plumbing (e.g. nats): count what it reports.
-    let total = if status.services.is_empty() {
-        idep.spec.services.len()
-    } else {
-        status.services.len()
-    };
+pub fn summarize(idep: &Listed, now: Timestamp) -> Summary {
+    let status = &idep.status;
     let reason = status
         .conditions
         .iter()
@@ -172,15 +169,21 @@ pub fn summarize(idep: &InferaDeployment, now: Timestamp) -> Summary {
     Summary {
         namespace: idep.metadata.namespace.clone().unwrap_or_default(),
         name: idep.metadata.name.clone().unwrap_or_default(),
-        backend: idep.spec.backend_framework.to_string(),
+        backend: idep
+            .spec
+            .backend_framework
+            .map(|b| b.to_string())
+            .unwrap_or_default(),
         state: status
             .state
-            .map(|s| s.to_string())
-            .unwrap_or_else(|| "Pending".into()),
-        services_ready: format!("{ready}/{total}"),
+            .map_or_else(|| PENDING.into(), |s| s.to_string()),
+        services_ready: status
+            .services_ready
+            .clone()
+            .unwrap_or_else(|| UNREPORTED.into()),
         reason,
-        endpoint: status.endpoint.unwrap_or_default(),
-        revision: status.update_revision.unwrap_or_default(),
+        endpoint: status.endpoint.clone().unwrap_or_default(),
+        revision: status.update_revision.clone().unwrap_or_default(),
         age_seconds: seconds_since(idep.metadata.creation_timestamp.as_ref(), now),
     }
 }
@@ -207,7 +210,7 @@ pub fn detail(idep: &InferaDeployment, pods: &[Pod], events: &[Event], now: Time
         diagnose::reasons(pods, warnings.events.iter().copied())
     };
     Detail {
-        summary: summarize(idep, now),
+        summary: summarize(&Listed::from(idep), now),
         generation: idep.metadata.generation.unwrap_or_default(),
         observed_generation: status.observed_generation.unwrap_or_default(),
         services: service_rows(idep, &status),

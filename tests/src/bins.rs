@@ -32,7 +32,14 @@ fn absolute(p: PathBuf) -> PathBuf {
 /// the same profile as the test (`debug` unless the tests were built with `--release`). Cargo only
 /// provides `CARGO_BIN_EXE_*` for binaries of the test's own package, hence the lookup; build them
 /// first with `cargo build -p infera-operator -p kubectl-infera` (run-e2e.sh does).
+/// `$INFERA_E2E_PLUGIN`, when set, is the kubectl-infera to run instead (a benchmark measures the
+/// release build; it must keep that name for kubectl to find it as a plugin).
 pub fn binary(name: &str) -> anyhow::Result<PathBuf> {
+    if name == "kubectl-infera"
+        && let Some(plugin) = std::env::var_os("INFERA_E2E_PLUGIN").filter(|p| !p.is_empty())
+    {
+        return Ok(PathBuf::from(plugin));
+    }
     let profile = if cfg!(debug_assertions) {
         "debug"
     } else {

@@ -20,7 +20,7 @@ pub fn idep(state: &str) -> InferaDeployment {
     idep.metadata.creation_timestamp =
         Some(Time(Timestamp::from_second(1_000).unwrap_or_default()));
     idep.status = serde_json::from_value(serde_json::json!({
-        "state": state, "observedGeneration": 2, "endpoint": "http://big-server.team-a.svc.cluster.local:8000", "updateRevision": "e9ec9c994b",
+        "state": state, "observedGeneration": 2, "servicesReady": "1/2", "endpoint": "http://big-server.team-a.svc.cluster.local:8000", "updateRevision": "e9ec9c994b",
         "conditions": [{"type": "Ready", "status": "False", "reason": "PodsNotReady", "message": "worker: 1/2 groups ready", "lastTransitionTime": "2026-01-01T00:00:00Z"}],
         "services": {
             "server": {"kind": "Deployment", "desiredReplicas": 1, "readyReplicas": 1},
@@ -29,6 +29,17 @@ pub fn idep(state: &str) -> InferaDeployment {
     }))
     .ok();
     idep
+}
+
+/// [`idep`] as a list reads it: parsed from the JSON the API server would send, `managedFields`
+/// and all.
+pub fn listed(state: &str) -> Listed {
+    let mut json = serde_json::to_value(idep(state)).unwrap_or_default();
+    json["metadata"]["managedFields"] = serde_json::json!([{
+        "manager": "kubectl", "operation": "Apply", "fieldsType": "FieldsV1",
+        "fieldsV1": {"f:spec": {"f:image": {}}},
+    }]);
+    serde_json::from_value(json).unwrap_or_default()
 }
 
 /// [`idep`] Ready since second 1320 (00:22:00).
@@ -126,4 +137,45 @@ fn pod_rows_read_health_like_the_operator() {
         (row.ready.as_str(), row.restarts, row.reason.as_str()),
         ("0/2", 0, "Unschedulable")
     );
+}
+
+/// A page of the API server's Table (`includeObject=Metadata`), its columns in another order
+/// than the CRD prints them, one row without a status yet: each row is the summary `status`
+/// makes of the whole object.
+#[test]
+fn a_table_row_is_the_summary_of_its_object() {
+    let column = |name: &str| serde_json::json!({"name": name, "type": "string"});
+    let metadata = |name: &str| {
+        serde_json::json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": {
+            "name": name, "namespace": "team-a", "creationTimestamp": "1970-01-01T00:16:40Z",
+            "managedFields": [{"manager": "kubectl", "operation": "Apply", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {}}}],
+        }})
+    };
+    let columns = [
+        "Name", "Revision", "Backend", "State", "Services", "Age", "Reason", "Endpoint",
+    ]
+    .map(column);
+    let table: listed::Table = serde_json::from_value(serde_json::json!({
+        "kind": "Table", "apiVersion": "meta.k8s.io/v1",
+        "metadata": {"resourceVersion": "7", "continue": "next"},
+        "columnDefinitions": columns,
+        "rows": [
+            {"cells": ["big", "e9ec9c994b", "vllm", "Deploying", "1/2", "5m", "PodsNotReady",
+                "http://big-server.team-a.svc.cluster.local:8000"], "object": metadata("big")},
+            {"cells": ["new", null, "sglang", null, null, "5m", null, null], "object": metadata("new")},
+        ],
+    }))
+    .unwrap_or_default();
+    let now = Timestamp::from_second(1_000 + 300).unwrap_or_default();
+    let rows: Vec<Summary> = table.summaries(now).collect();
+    assert_eq!(rows[0], summarize(&listed("Deploying"), now));
+    assert_eq!(
+        (
+            rows[1].state.as_str(),
+            rows[1].services_ready.as_str(),
+            rows[1].age_seconds
+        ),
+        ("Pending", "-", 300)
+    );
+    assert_eq!(table.metadata.continue_.as_deref(), Some("next"));
 }

@@ -11,7 +11,6 @@
 mod text;
 mod watch;
 
-use infera_core::InferaDeployment;
 use k8s_openapi::jiff::Timestamp;
 use kube::Api;
 
@@ -20,7 +19,7 @@ use crate::{
     client::{self, Kube},
     error::{Error, Result},
     printer::Printer,
-    view::{self, Detail, Summary},
+    view::{self, Detail, Listed, Summary},
 };
 
 /// Runs `status`: the list or one deployment, once or `--watch`ed.
@@ -45,21 +44,17 @@ pub async fn run(args: &StatusArgs, global: &GlobalArgs, printer: &Printer) -> R
     }
 }
 
-/// The InferaDeployments of the namespace (or of all, with `-A`): one LIST in pages of 500,
-/// sorted.
+/// The InferaDeployments of the namespace (or of all, with `-A`): one LIST in pages of 500, as
+/// the API server's Table of them (see [`view::list_summaries`]), sorted.
 async fn list(kube: &Kube, args: &StatusArgs) -> Result<Vec<Summary>> {
-    let now = Timestamp::now();
-    let api = ideps(kube, args.all_namespaces);
-    let mut rows = view::list_paged(&api, "listing InferaDeployments", |i| {
-        view::summarize(i, now)
-    })
-    .await?;
+    let namespace = (!args.all_namespaces).then_some(kube.namespace.as_str());
+    let mut rows = view::list_summaries(kube, namespace, Timestamp::now()).await?;
     rows.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
     Ok(rows)
 }
 
-/// The InferaDeployment API of the namespace, or of every namespace.
-fn ideps(kube: &Kube, all_namespaces: bool) -> Api<InferaDeployment> {
+/// The InferaDeployments of the namespace, or of every namespace, as the list reads them.
+fn ideps(kube: &Kube, all_namespaces: bool) -> Api<Listed> {
     if all_namespaces {
         Api::all(kube.client.clone())
     } else {

@@ -8,14 +8,14 @@ use crate::{
     printer::Printer,
     view::{
         detail, summarize,
-        tests::{idep, pod, ready_idep, warning},
+        tests::{idep, listed, pod, ready_idep, warning},
     },
 };
 
 #[test]
 fn list_table_shows_state_and_ready_services() {
     let now = Timestamp::from_second(1_000 + 300).unwrap_or_default();
-    let rows = [summarize(&idep("Deploying"), now)];
+    let rows = [summarize(&listed("Deploying"), now)];
     assert_eq!(
         list_table(&Printer::plain(), &rows, true, false),
         "NAMESPACE   NAME   BACKEND   STATE       SERVICES   AGE\nteam-a      big    vllm      Deploying   1/2        5m\n"

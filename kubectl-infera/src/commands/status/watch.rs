@@ -24,7 +24,7 @@ use crate::{
     client::Kube,
     error::{Error, Result},
     printer::{Printer, Style},
-    view::{self, Detail, Summary},
+    view::{self, Detail, Listed, Summary},
 };
 
 /// `(namespace, name)`.
@@ -45,7 +45,7 @@ impl Listing {
     /// `DELETED`). A change of age alone is none.
     fn apply(
         &mut self,
-        event: watcher::Event<InferaDeployment>,
+        event: watcher::Event<Listed>,
         now: Timestamp,
     ) -> Vec<(&'static str, Summary)> {
         let key = |s: &Summary| (s.namespace.clone(), s.name.clone());
@@ -239,7 +239,7 @@ fn detail_updates(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::view::tests::idep;
+    use crate::view::tests::listed;
 
     #[test]
     fn a_watched_list_reports_additions_changes_and_deletions_but_not_ageing() {
@@ -249,15 +249,15 @@ mod tests {
             changes.into_iter().map(|(k, _)| k).collect()
         };
         assert!(listing.apply(watcher::Event::Init, at(2_000)).is_empty());
-        let changes = listing.apply(watcher::Event::InitApply(idep("Deploying")), at(2_000));
+        let changes = listing.apply(watcher::Event::InitApply(listed("Deploying")), at(2_000));
         assert!(changes.is_empty() && !listing.listed);
         let changes = listing.apply(watcher::Event::InitDone, at(2_000));
         assert_eq!(kinds(changes), ["ADDED"]);
-        let older = listing.apply(watcher::Event::Apply(idep("Deploying")), at(2_060));
+        let older = listing.apply(watcher::Event::Apply(listed("Deploying")), at(2_060));
         assert!(older.is_empty(), "only the age changed");
-        let ready = listing.apply(watcher::Event::Apply(idep("Ready")), at(2_060));
+        let ready = listing.apply(watcher::Event::Apply(listed("Ready")), at(2_060));
         assert_eq!(kinds(ready), ["MODIFIED"]);
-        let deleted = listing.apply(watcher::Event::Delete(idep("Ready")), at(2_060));
+        let deleted = listing.apply(watcher::Event::Delete(listed("Ready")), at(2_060));
         assert_eq!(kinds(deleted), ["DELETED"]);
         assert!(listing.current.is_empty());
     }
