@@ -84,7 +84,10 @@ type Key = (ObjectRef<InferaDeployment>, ChildKind, String);
 /// of its children, a few, found by a linear search. One map entry per child instead cost
 /// 200 bytes a slot, and a map of 30,000 children (5,000 deployments) doubled to 65,536 slots.
 #[derive(Default)]
-pub struct Applies(Mutex<HashMap<ObjectRef<InferaDeployment>, Vec<(ChildKind, String, Record)>>>);
+pub struct Applies(Mutex<HashMap<ObjectRef<InferaDeployment>, Vec<ChildRecord>>>);
+
+/// The record of one child: its kind, its name, our last apply.
+type ChildRecord = (ChildKind, String, Record);
 
 impl Applies {
     fn get(&self, (deployment, kind, name): &Key) -> Option<Record> {
