@@ -42,7 +42,7 @@ use kube::{
 };
 use tracing::{debug, warn};
 
-pub use crate::live::Live;
+use crate::live::Live;
 
 /// Objects per page of a watch's initial LIST. kube-runtime 5.0 reads pages of 500 by default
 /// (`page_size: Some(500)` in kube-runtime-5.0.0/src/watcher.rs); a page is held whole, as

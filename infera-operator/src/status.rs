@@ -795,6 +795,7 @@ mod tests {
             now(),
         );
         assert_eq!(status.state, Some(State::Ready));
+        assert_eq!(status.services_ready.as_deref(), Some("2/2"));
         assert_eq!(
             ready_condition(&status),
             (
@@ -1226,6 +1227,7 @@ mod tests {
             ready_condition(&status),
             ("False", "PodsNotReady", "server: 1/2 ready")
         );
+        assert_eq!(status.services_ready.as_deref(), Some("1/2"));
     }
 
     #[test]
