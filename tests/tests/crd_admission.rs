@@ -180,7 +180,7 @@ async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> a
     assert_eq!(
         header,
         [
-            "NAME", "BACKEND", "STATE", "AGE", "REASON", "ENDPOINT", "REVISION"
+            "NAME", "BACKEND", "STATE", "SERVICES", "AGE", "REASON", "ENDPOINT", "REVISION"
         ],
         "{table}"
     );

@@ -216,13 +216,17 @@ async fn seed_pd_example_becomes_ready_on_fake_gpu_nodes() -> anyhow::Result<()>
         .unwrap_or_default()
         .split_whitespace()
         .collect();
-    assert_eq!(header, ["NAME", "BACKEND", "STATE", "AGE"], "{table}");
+    assert_eq!(
+        header,
+        ["NAME", "BACKEND", "STATE", "SERVICES", "AGE"],
+        "{table}"
+    );
     let row: Vec<&str> = lines
         .next()
         .unwrap_or_default()
         .split_whitespace()
         .collect();
-    assert_eq!(row[..3], ["demo", "sglang", "Ready"], "{table}");
+    assert_eq!(row[..4], ["demo", "sglang", "Ready", "4/4"], "{table}");
 
     operator.ensure_running()?;
     ns.cleanup().await
