@@ -152,7 +152,55 @@ pub fn plan(strategy: RolloutStrategy, pools: &[Pool]) -> Plan {
         plan.steps.push(step);
         plan.blocked.extend(blocked);
     }
+    if gpus_short
+        && let Some(giver) = surge_to_give_back(
+            lockstep,
+            pools,
+            &plan.steps,
+            [prefill_left.1, decode_left.1],
+        )
+    {
+        // Its paused Deployment scales down to `desired + maxSurge` pods in all, taking the pod
+        // from its largest ReplicaSet (the older one of two the same size; kubernetes
+        // pkg/controller/deployment/sync.go, scale).
+        let step = &mut plan.steps[giver];
+        step.max_surge -= 1;
+        step.max_unavailable = i32::from(step.max_surge == 0);
+    }
     plan
+}
+
+/// A pool held with a surge replica keeps a GPU that another pool's replica waits for: the first
+/// held pool whose paused Deployment, scaled down by one, takes an old replica (its old
+/// ReplicaSet is the larger) and that may lose it: it keeps `desired − maxUnavailable` ready and,
+/// under Lockstep before a new pair is ready, its side a ready old replica (`old_left`: the ready
+/// old replicas the prefill and decode sides may still lose). A new replica is not given back:
+/// the other side may have gone ahead on it, and one not ready yet would only be created again.
+fn surge_to_give_back(
+    lockstep: bool,
+    pools: &[Pool],
+    steps: &[Step],
+    old_left: [i64; 2],
+) -> Option<usize> {
+    let new_pair = totals(pools, Side::Prefill).updated_ready >= 1
+        && totals(pools, Side::Decode).updated_ready >= 1;
+    pools.iter().zip(steps).position(|(pool, step)| {
+        // The ReplicaSet deletes a pod not ready first, if it has one.
+        let loses_ready = pool.old_ready == pool.old;
+        let left = match pool.side {
+            Side::Prefill if lockstep && !new_pair => old_left[0],
+            Side::Decode if lockstep && !new_pair => old_left[1],
+            _ => i64::MAX,
+        };
+        step.hold
+            && step.max_surge > 0
+            && !pool.waiting_for_gpu
+            && pool.old >= pool.updated
+            && (!loses_ready
+                || (pool.old_ready + pool.updated_ready
+                    > pool.desired - pool.bounds.max_unavailable
+                    && left >= 1))
+    })
 }
 
 /// The replicas above desired each pool (in the order given) may keep through a whole rollout,
