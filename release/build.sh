@@ -79,6 +79,10 @@ fi
 # binary is the same bytes whichever other platforms the run builds.
 build() { cargo zigbuild --release --locked -p "$1" --target "$2"; }
 
+# The operator's static build allocates with jemalloc (infera-operator/src/main.rs), whose
+# allocator page size is fixed when it is built: 64 KiB on arm64, so the binary also runs on
+# kernels with 16 or 64 KiB pages (JEMALLOC_SYS_WITH_LG_PAGE, tikv-jemalloc-sys 0.6 README.md).
+export AARCH64_UNKNOWN_LINUX_MUSL_JEMALLOC_SYS_WITH_LG_PAGE=16
 log "infera-operator for linux amd64 + arm64"
 for t in x86_64-unknown-linux-musl aarch64-unknown-linux-musl; do build infera-operator "$t"; done
 log "operator image (OCI layout in target/image)"
