@@ -1,6 +1,6 @@
 //! An InferaDeployment as the list reads it: [`Listed`].
 
-use std::{borrow::Cow, collections::BTreeMap};
+use std::borrow::Cow;
 
 use infera_core::{BackendFramework, InferaDeployment, State};
 use k8s_openapi::{
@@ -39,7 +39,6 @@ pub struct ListedStatus {
     pub state: Option<State>,
     pub services_ready: Option<String>,
     pub conditions: Vec<ListedCondition>,
-    pub services: BTreeMap<String, ListedService>,
     pub endpoint: Option<String>,
     pub update_revision: Option<String>,
 }
@@ -50,13 +49,6 @@ pub struct ListedCondition {
     #[serde(rename = "type")]
     pub type_: String,
     pub reason: String,
-}
-
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct ListedService {
-    pub desired_replicas: i32,
-    pub ready_replicas: i32,
 }
 
 /// The metadata a row and a watch read; `managedFields`, labels and annotations are skipped
@@ -99,17 +91,6 @@ impl From<&InferaDeployment> for Listed {
                     .map(|c| ListedCondition {
                         type_: c.type_,
                         reason: c.reason,
-                    })
-                    .collect(),
-                services: status
-                    .services
-                    .into_iter()
-                    .map(|(name, s)| {
-                        let service = ListedService {
-                            desired_replicas: s.desired_replicas,
-                            ready_replicas: s.ready_replicas,
-                        };
-                        (name, service)
                     })
                     .collect(),
                 endpoint: status.endpoint,
