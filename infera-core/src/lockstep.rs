@@ -21,6 +21,10 @@
 //! creates nor removes replicas (its controller only scales). The operator pauses a pool as soon
 //! as it has its allowed replicas; its controller takes no further step before those are ready,
 //! so this holds as long as a pod takes longer to become ready than the operator to see it.
+//!
+//! Capacity: while an updated replica waits for a GPU no pool surges, the waiting pool replaces
+//! within its `maxUnavailable`, and a held pool gives back the GPU of its surge replica (see
+//! `surge_to_give_back`); a rollout that can do none of these says what is missing.
 
 use crate::{types::RolloutStrategy, validate::PoolBounds};
 

@@ -11,6 +11,8 @@
 //! a group counted by its leader) keep them too. On a node with no spare GPU the
 //! rollout replaces within `maxUnavailable` (`maxSurge: 0`), and with `maxSurge: 1,
 //! maxUnavailable: 0` reports `RolloutBlocked`, naming the surge replica that waits for a GPU. Each graph runs on a dedicated fake node, so other tests never take its GPUs.
+//! The Deployment controller scales a paused Deployment down from its larger ReplicaSet, which
+//! the give-back of a surge GPU relies on.
 
 use std::{
     collections::BTreeMap,
@@ -245,17 +247,19 @@ fn seen(pod: &Pod) -> Option<Seen> {
     {
         return None;
     }
-    let ready = pod
-        .status
-        .as_ref()
-        .and_then(|s| s.conditions.as_ref())
-        .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"));
     Some(Seen {
         service: labels.get(LABEL_SERVICE)?.clone(),
         revision: labels.get(LABEL_REVISION)?.clone(),
-        ready,
+        ready: is_ready(pod),
         terminating: pod.metadata.deletion_timestamp.is_some(),
     })
+}
+
+fn is_ready(pod: &Pod) -> bool {
+    pod.status
+        .as_ref()
+        .and_then(|s| s.conditions.as_ref())
+        .is_some_and(|c| c.iter().any(|c| c.type_ == "Ready" && c.status == "True"))
 }
 
 /// The Progressing condition's reason and message.
@@ -617,6 +621,88 @@ async fn lockstep_keeps_multi_node_pools_together() -> anyhow::Result<()> {
     );
     anyhow::ensure!(record.events > 8, "too few events: {}", record.events);
     anyhow::ensure!(record.violations.is_empty(), "{:#?}", record.violations);
+    ns.cleanup().await?;
+    node.delete(&admin).await
+}
+
+/// The give-back of a surge GPU (`infera_core::lockstep`, `surge_to_give_back`) rests on how the
+/// Deployment controller scales a paused Deployment: lowering its `maxSurge` by one takes a pod
+/// from its larger ReplicaSet, the old one here, and creates nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_paused_deployment_with_one_less_surge_gives_back_an_old_pod() -> anyhow::Result<()> {
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "give-back").await?;
+    let node = FakeNode::create(&admin, "give-back", 4).await?;
+    let deployment = |image: &str, paused: bool, max_surge: i32| {
+        json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "pool"},
+            "spec": {
+                "replicas": 3, "paused": paused,
+                "selector": {"matchLabels": {"app": "pool"}},
+                "strategy": {"type": "RollingUpdate", "rollingUpdate": {
+                    "maxSurge": max_surge, "maxUnavailable": i32::from(max_surge == 0),
+                }},
+                "template": {
+                    "metadata": {
+                        "labels": {"app": "pool"},
+                        "annotations": {"pod-ready.stage.kwok.x-k8s.io/delay": "3s"},
+                    },
+                    "spec": {
+                        "containers": [{"name": "engine", "image": image}],
+                        "tolerations": [node.toleration()],
+                        "nodeSelector": {"kubernetes.io/hostname": node.name()},
+                    },
+                },
+            },
+        })
+        .to_string()
+    };
+    let pods: Api<Pod> = ns.api();
+    // Each ReplicaSet's pods by image, ready ones only with `ready`.
+    let count = |image: &'static str, ready: bool| {
+        let pods = pods.clone();
+        async move {
+            let list = pods.list(&Default::default()).await?;
+            anyhow::Ok(
+                list.items
+                    .iter()
+                    .filter(|pod| pod.metadata.deletion_timestamp.is_none())
+                    .filter(|pod| {
+                        pod.spec.as_ref().map(|s| s.containers[0].image.as_deref())
+                            == Some(Some(image))
+                    })
+                    .filter(|pod| !ready || is_ready(pod))
+                    .count(),
+            )
+        }
+    };
+    let counts = |ready: bool| async move {
+        anyhow::Ok((
+            count("engine:old", ready).await?,
+            count("engine:new", ready).await?,
+        ))
+    };
+    // Applies `spec`, then waits for `want` old and new pods (ready ones only with `ready`).
+    let (client, namespace) = (&admin, ns.name());
+    let step = |spec: String, ready: bool, want: (usize, usize)| async move {
+        apply_yaml_in(client, namespace, &spec).await?;
+        eventually(TIMEOUT, || async {
+            let pods = counts(ready).await?;
+            anyhow::ensure!(pods == want, "old and new pods (ready: {ready}): {pods:?}");
+            Ok(())
+        })
+        .await
+    };
+    step(deployment("engine:old", false, 1), true, (3, 0)).await?;
+    // The rollout's first step, its surge pod; paused before that pod is ready, it stays.
+    step(deployment("engine:new", false, 1), false, (3, 1)).await?;
+    step(deployment("engine:new", true, 1), true, (3, 1)).await?;
+    // One less surge: an old pod goes, no new one comes.
+    step(deployment("engine:new", true, 0), false, (2, 1)).await?;
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let pods = counts(false).await?;
+    anyhow::ensure!(pods == (2, 1), "old and new pods a while later: {pods:?}");
     ns.cleanup().await?;
     node.delete(&admin).await
 }
