@@ -5,7 +5,7 @@ use k8s_openapi::jiff::{Timestamp, Unit};
 
 use crate::{
     duration::age,
-    printer::{Cell, Printer, Style, lines, table},
+    printer::{Cell, Printer, Style, columns, lines, table},
     view::{Detail, GatewaySection, Lookup, Summary, WarningRow},
 };
 
@@ -53,7 +53,7 @@ pub fn list_table(printer: &Printer, rows: &[Summary], all_namespaces: bool, wid
             row
         })
         .collect();
-    table(printer, 0, &headers, &cells)
+    columns(printer, &headers, &cells)
 }
 
 /// The detail as text: the header fields, then services, pods, conditions, the Gateway (with
