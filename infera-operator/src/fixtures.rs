@@ -122,13 +122,20 @@ pub async fn context(
         _quotas: quotas,
         revisions,
     };
-    (Arc::new(ctx), caches, ApiServer { handle, deployment })
+    let server = ApiServer {
+        handle,
+        deployment,
+        refuse_status: false,
+    };
+    (Arc::new(ctx), caches, server)
 }
 
 /// The other end of a test [`Context`]'s client.
 pub struct ApiServer {
     handle: Handle,
     deployment: Value,
+    /// Status writes are refused, as they are by a CRD that lacks a field the status has.
+    pub refuse_status: bool,
 }
 
 impl ApiServer {
@@ -169,6 +176,13 @@ impl ApiServer {
         let (method, path) = request.line.split_once(' ').expect("METHOD uri");
         let path = path.split('?').next().unwrap_or_default();
         let body = match Method::from_bytes(method.as_bytes()) {
+            Ok(Method::PATCH) if path.ends_with("/status") && self.refuse_status => {
+                let refused = json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                    "code": 500, "message": ".status.servicesReady: field not declared in schema"});
+                let mut response = Response::new(Body::from(refused.to_string().into_bytes()));
+                *response.status_mut() = http::StatusCode::INTERNAL_SERVER_ERROR;
+                return response;
+            }
             Ok(Method::PATCH) if path.ends_with("/status") => {
                 let mut deployment = self.deployment.clone();
                 deployment["status"] = request.body["status"].clone();

@@ -144,10 +144,8 @@ async fn client(metrics: Arc<Metrics>) -> anyhow::Result<Client> {
             request
         });
     let answered = tower::util::MapResultLayer::new(move |result: Answer| {
-        let reachable = result
-            .as_ref()
-            .is_ok_and(|response| !response.status().is_server_error());
-        metrics.set_api_reachable(reachable);
+        let status = result.as_ref().ok().map(http::Response::status);
+        metrics.set_api_reachable(infera_operator::metrics::reachable(status));
         result
     });
     Ok(ClientBuilder::try_from(config)?

@@ -104,7 +104,6 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
             }
         }
     };
-    ctx.succeeded(&deployment);
     let now = Time(Timestamp::now());
     let new = status::compute(
         idep.metadata.generation,
@@ -118,6 +117,9 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
         write_status(&ctx, &idep, &new).await?;
         publish_transition(&ctx, &idep, idep.status.as_ref(), &new).await;
     }
+    // Only now: a status the API server keeps refusing (an InferaDeployment CRD older than the
+    // operator refuses fields it lacks) backs off like any other failure.
+    ctx.succeeded(&deployment);
     // Nothing watches what made the API server refuse a child (a quota, a webhook): look again soon.
     let refused =
         matches!(&outcome, Outcome::Applied { applied, .. } if !applied.rejected.is_empty());
@@ -324,6 +326,20 @@ mod tests {
 
     fn lines(sent: &[fixtures::Sent]) -> Vec<&str> {
         sent.iter().map(|s| s.line.as_str()).collect()
+    }
+
+    #[tokio::test]
+    async fn a_refused_status_write_keeps_the_failures_counting() {
+        let (ctx, _caches, mut server, mut idep, _) = first_reconcile().await;
+        server.refuse_status = true;
+        idep.status = None;
+        let deployment = ObjectRef::from(&idep);
+        assert_eq!(ctx.failed(deployment.clone()), 1);
+        let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx.clone())).await;
+        assert!(result.is_err(), "{result:?}");
+        assert_eq!(lines(&sent), [FIRST_RECONCILE[14]]);
+        // The second failure in a row, so the next retry waits longer.
+        assert_eq!(ctx.failed(deployment), 2);
     }
 
     #[tokio::test]
