@@ -156,14 +156,13 @@ pub fn plan(strategy: RolloutStrategy, pools: &[Pool]) -> Plan {
         plan.steps.push(step);
         plan.blocked.extend(blocked);
     }
-    if gpus_short
-        && let Some(giver) = surge_to_give_back(
-            lockstep,
-            pools,
-            &plan.steps,
-            [prefill_left.1, decode_left.1],
-        )
-    {
+    // Ready old replicas each side may still lose (limited under Lockstep until a new pair).
+    let old_left = if lockstep && !new_pair {
+        [prefill_left.1, decode_left.1]
+    } else {
+        [i64::MAX; 2]
+    };
+    if gpus_short && let Some(giver) = surge_to_give_back(pools, &plan.steps, old_left) {
         // Its paused Deployment scales down to `desired + maxSurge` pods in all, taking the pod
         // from its largest ReplicaSet (the older one of two the same size; kubernetes
         // pkg/controller/deployment/sync.go, scale).
@@ -176,25 +175,18 @@ pub fn plan(strategy: RolloutStrategy, pools: &[Pool]) -> Plan {
 
 /// A pool held with a surge replica keeps a GPU that another pool's replica waits for: the first
 /// held pool whose paused Deployment, scaled down by one, takes an old replica (its old
-/// ReplicaSet is the larger) and that may lose it: it keeps `desired − maxUnavailable` ready and,
-/// under Lockstep before a new pair is ready, its side a ready old replica (`old_left`: the ready
-/// old replicas the prefill and decode sides may still lose). A new replica is not given back:
-/// the other side may have gone ahead on it, and one not ready yet would only be created again.
-fn surge_to_give_back(
-    lockstep: bool,
-    pools: &[Pool],
-    steps: &[Step],
-    old_left: [i64; 2],
-) -> Option<usize> {
-    let new_pair = totals(pools, Side::Prefill).updated_ready >= 1
-        && totals(pools, Side::Decode).updated_ready >= 1;
+/// ReplicaSet is the larger) and that may lose it: it keeps `desired − maxUnavailable` ready, and
+/// its side a ready old replica (`old_left`: the ready old replicas the prefill and decode sides
+/// may still lose). A new replica is not given back: the other side may have gone ahead on it,
+/// and one not ready yet would only be created again.
+fn surge_to_give_back(pools: &[Pool], steps: &[Step], old_left: [i64; 2]) -> Option<usize> {
     pools.iter().zip(steps).position(|(pool, step)| {
         // The ReplicaSet deletes a pod not ready first, if it has one.
         let loses_ready = pool.old_ready == pool.old;
         let left = match pool.side {
-            Side::Prefill if lockstep && !new_pair => old_left[0],
-            Side::Decode if lockstep && !new_pair => old_left[1],
-            _ => i64::MAX,
+            Side::Prefill => old_left[0],
+            Side::Decode => old_left[1],
+            Side::Mixed => i64::MAX,
         };
         step.hold
             && step.max_surge > 0

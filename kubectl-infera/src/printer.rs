@@ -370,8 +370,8 @@ pub fn table(printer: &Printer, indent: u16, headers: &[&str], rows: &[Vec<Cell>
 /// `kubectl get`'s own layout for a list of any length: upper-case headers, each column as wide as
 /// its widest cell (in characters: the cells are names, states, counts and URLs), three spaces
 /// between columns, no trailing spaces, never wrapped (a terminal wraps a long line itself).
-/// Unlike [`table`], it keeps no comfy-table cell per cell: over 5,000 deployments `status -A`
-/// peaked 9.5 MiB lower (the same bytes out).
+/// Unlike [`table`], it keeps no comfy-table cell per cell: over 5,000 deployments the release
+/// build's `status -A` peaked at 14.4 MiB instead of 25.5 (the same bytes out).
 pub fn columns(printer: &Printer, headers: &[&str], rows: &[Vec<Cell>]) -> String {
     let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for row in rows {
