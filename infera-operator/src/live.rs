@@ -50,6 +50,9 @@ pub struct State {
     pub spec_besides_replicas: u64,
     /// Its pod template's revision ([`template_revision`]).
     pub template_revision: Option<String>,
+    /// A LeaderWorkerSet's `maxSurge`, when a number: 0 once its rollout has switched to
+    /// replacing groups (`lockstep::step`).
+    pub max_surge: Option<i64>,
     pub observed_generation: Option<i64>,
     pub ready_replicas: Option<i64>,
     /// A Job's pods: active, succeeded, failed.
@@ -154,6 +157,8 @@ impl State {
             replicas,
             spec_besides_replicas: hash(&spec),
             template_revision: template_revision(data).map(String::from),
+            max_surge: data["spec"]["rolloutStrategy"]["rollingUpdateConfiguration"]["maxSurge"]
+                .as_i64(),
             observed_generation: int("observedGeneration"),
             ready_replicas: int("readyReplicas"),
             active: int("active"),
@@ -309,5 +314,20 @@ mod tests {
         let live = Live::from_meta(meta);
         assert_eq!(live.metadata.name.as_deref(), Some("demo-router"));
         assert_eq!(live.state, None);
+    }
+
+    /// A LeaderWorkerSet keeps its `maxSurge`, which says whether its rollout replaces groups.
+    #[test]
+    fn a_live_leader_worker_set_keeps_its_max_surge() {
+        let object: kube::api::DynamicObject = serde_json::from_value(json!({
+            "apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+            "metadata": {"name": "demo-decode"},
+            "spec": {"replicas": 4, "rolloutStrategy": {"type": "RollingUpdate",
+                "rollingUpdateConfiguration": {"maxSurge": 0, "maxUnavailable": 1, "partition": 2}}},
+        }))
+        .expect("a LeaderWorkerSet");
+        let live = Live::from(object);
+        let state = live.state().expect("a workload's state");
+        assert_eq!((state.replicas, state.max_surge), (Some(4), Some(0)));
     }
 }

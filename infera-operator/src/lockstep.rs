@@ -43,9 +43,7 @@ pub struct Stepped {
 /// rollout is held where it is.
 pub fn step(valid: &ValidDeployment, snapshot: &Snapshot, children: &mut [Child]) -> Stepped {
     let workloads = Workload::of(children);
-    // Per pool: its workload's name, what is observed, and its surge groups of the update
-    // revision (a LeaderWorkerSet's groups at `desired` and above).
-    let pools: Vec<(String, Pool, i32)> = valid
+    let observed: Vec<Observed> = valid
         .workers
         .iter()
         .filter_map(|worker| {
@@ -62,31 +60,47 @@ pub fn step(valid: &ValidDeployment, snapshot: &Snapshot, children: &mut [Child]
                 Role::Decode => Side::Decode,
                 Role::Mixed => Side::Mixed,
             };
-            let (pool, surged) = observe(
+            let (pool, surge) = observe(
                 &snapshot.pods,
                 &worker.pod.service,
                 revision,
                 worker.multi_node().then_some(desired),
             );
-            Some((
-                workload.name.clone(),
-                Pool {
+            let live_surge = snapshot
+                .children
+                .get(&(workload.kind, workload.name.clone()))
+                .and_then(|live| live.state()?.max_surge);
+            Some(Observed {
+                workload: workload.name.clone(),
+                pool: Pool {
                     name: worker.pod.service.clone(),
                     side,
                     desired,
                     bounds: worker.rollout,
                     ..pool
                 },
-                surged,
-            ))
+                surge,
+                live_surge,
+            })
         })
         .collect();
-    let observed: Vec<Pool> = pools.iter().map(|(_, pool, _)| pool.clone()).collect();
-    let mut plan = lockstep::plan(valid.rollout.strategy, &observed);
-    let steady_surge = lockstep::steady_surge(valid.rollout.strategy, &observed);
+    let with_surge: Vec<Pool> = observed.iter().map(Observed::with_surge).collect();
+    let steady_surge = lockstep::steady_surge(valid.rollout.strategy, &with_surge);
+    let gpus_short = with_surge.iter().any(|pool| pool.waiting_for_gpu);
+    let replaces: Vec<bool> = observed
+        .iter()
+        .zip(&steady_surge)
+        .map(|(pool, steady)| pool.replaces(*steady, gpus_short))
+        .collect();
+    let pools: Vec<Pool> = observed
+        .iter()
+        .zip(&replaces)
+        .map(|(pool, replaces)| pool.planned(*replaces))
+        .collect();
+    let mut plan = lockstep::plan(valid.rollout.strategy, &pools);
     let mut paused = Vec::new();
     if valid.rollout.paused {
-        for (pool, step) in observed.iter().zip(plan.steps.iter_mut()) {
+        for (pool, step) in pools.iter().zip(plan.steps.iter_mut()) {
             if pool.old > 0 {
                 *step = lockstep::hold(pool);
                 // One that has not started is reported by the apply, which holds its template.
@@ -99,19 +113,22 @@ pub fn step(valid: &ValidDeployment, snapshot: &Snapshot, children: &mut [Child]
             }
         }
     }
-    for (((name, pool, surged), step), steady_surge) in
-        pools.iter().zip(&plan.steps).zip(steady_surge)
+    for (((observed, pool), step), (steady, replaces)) in observed
+        .iter()
+        .zip(&pools)
+        .zip(&plan.steps)
+        .zip(steady_surge.into_iter().zip(replaces))
     {
-        if let Some(child) = children.iter_mut().find(|child| child.name() == name) {
-            put(
-                child,
-                pool,
-                step,
-                Surge {
-                    surged: *surged,
-                    steady: steady_surge,
-                },
-            );
+        if let Some(child) = children.iter_mut().find(|c| c.name() == observed.workload) {
+            let surge = if replaces {
+                Surge::Replaced
+            } else {
+                Surge::Steady {
+                    groups: observed.surge.groups,
+                    max_surge: steady,
+                }
+            };
+            put(child, pool, step, surge);
         }
     }
     Stepped {
@@ -120,11 +137,74 @@ pub fn step(valid: &ValidDeployment, snapshot: &Snapshot, children: &mut [Child]
     }
 }
 
+/// What is observed of one worker pool.
+struct Observed {
+    /// Its workload's name.
+    workload: String,
+    /// Its replicas below desired.
+    pool: Pool,
+    surge: SurgeGroups,
+    /// The `maxSurge` of its live LeaderWorkerSet.
+    live_surge: Option<i64>,
+}
+
+impl Observed {
+    /// The pool with its surge groups counted in.
+    fn with_surge(&self) -> Pool {
+        Pool {
+            updated: self.pool.updated + self.surge.groups,
+            updated_ready: self.pool.updated_ready + self.surge.ready,
+            waiting_for_gpu: self.pool.waiting_for_gpu || self.surge.waiting_for_gpu,
+            ..self.pool.clone()
+        }
+    }
+
+    /// A LeaderWorkerSet pool replaces groups instead of surging (`maxSurge` of `steady_surge`)
+    /// when it may (`maxUnavailable ≥ 1`) and its surge is none, or finds no GPU (`gpus_short`)
+    /// and holds no ready surge group; then for the rest of its rollout, as its live
+    /// LeaderWorkerSet, with no surge left, says.
+    fn replaces(&self, steady_surge: i32, gpus_short: bool) -> bool {
+        self.surge.multi_node
+            && self.pool.old > 0
+            && self.pool.bounds.max_unavailable > 0
+            && (steady_surge == 0
+                || self.live_surge == Some(0)
+                || (gpus_short && self.surge.ready == 0))
+    }
+
+    /// The pool as the plan sees it: one that replaces cannot surge, and its surge groups, none
+    /// ready, are being deleted.
+    fn planned(&self, replaces: bool) -> Pool {
+        if !replaces {
+            return self.with_surge();
+        }
+        let mut pool = self.pool.clone();
+        pool.bounds.max_surge = 0;
+        pool
+    }
+}
+
+/// A LeaderWorkerSet pool's surge groups (its groups at `desired` and above, all of the update
+/// revision).
+#[derive(Debug, Default)]
+struct SurgeGroups {
+    /// The pool is a LeaderWorkerSet.
+    multi_node: bool,
+    groups: i32,
+    ready: i32,
+    /// A pod of one cannot be scheduled.
+    waiting_for_gpu: bool,
+}
+
 /// The counts of pool `service` from its pods (for a multi-node pool of `groups` desired
-/// groups, its groups' leaders), and of those of `revision` the surge groups (at `groups` and
-/// above); the caller fills in the rest of the pool.
-fn observe(pods: &[Arc<Pod>], service: &str, revision: &str, groups: Option<i32>) -> (Pool, i32) {
-    let multi_node = groups.is_some();
+/// groups, its groups' leaders; a group waits for a GPU when any of its pods does), apart from
+/// its surge groups; the caller fills in the rest of the pool.
+fn observe(
+    pods: &[Arc<Pod>],
+    service: &str,
+    revision: &str,
+    groups: Option<i32>,
+) -> (Pool, SurgeGroups) {
     let mut pool = Pool {
         name: String::new(),
         side: Side::Mixed,
@@ -139,31 +219,38 @@ fn observe(pods: &[Arc<Pod>], service: &str, revision: &str, groups: Option<i32>
         old_ready: 0,
         waiting_for_gpu: false,
     };
-    let replicas = pods.iter().filter(|pod| {
-        pod.metadata.deletion_timestamp.is_none()
-            && label(pod, LABEL_SERVICE) == Some(service)
-            && (!multi_node || label(pod, LWS_LABEL_WORKER_INDEX) == Some("0"))
+    let mut surge = SurgeGroups {
+        multi_node: groups.is_some(),
+        ..SurgeGroups::default()
+    };
+    let pods = pods.iter().filter(|pod| {
+        pod.metadata.deletion_timestamp.is_none() && label(pod, LABEL_SERVICE) == Some(service)
     });
-    let mut surged = 0;
-    for pod in replicas {
+    for pod in pods {
+        let leader = groups.is_none() || label(pod, LWS_LABEL_WORKER_INDEX) == Some("0");
         let ready = condition(pod, "Ready").is_some_and(|(status, _)| status == "True");
         if label(pod, LABEL_REVISION) == Some(revision) {
             let index = label(pod, LWS_LABEL_GROUP_INDEX).and_then(|i| i.parse::<i32>().ok());
-            surged += i32::from(
-                groups
-                    .zip(index)
-                    .is_some_and(|(groups, index)| index >= groups),
-            );
-            pool.updated += 1;
-            pool.updated_ready += i32::from(ready);
-            pool.waiting_for_gpu |= condition(pod, "PodScheduled")
+            let surged = groups
+                .zip(index)
+                .is_some_and(|(groups, index)| index >= groups);
+            let waiting = condition(pod, "PodScheduled")
                 .is_some_and(|(status, reason)| status == "False" && reason == "Unschedulable");
-        } else {
+            if surged {
+                surge.groups += i32::from(leader);
+                surge.ready += i32::from(leader && ready);
+                surge.waiting_for_gpu |= waiting;
+            } else {
+                pool.updated += i32::from(leader);
+                pool.updated_ready += i32::from(leader && ready);
+                pool.waiting_for_gpu |= waiting;
+            }
+        } else if leader {
             pool.old += 1;
             pool.old_ready += i32::from(ready);
         }
     }
-    (pool, surged)
+    (pool, surge)
 }
 
 fn label<'a>(pod: &'a Pod, key: &str) -> Option<&'a str> {
@@ -180,11 +267,12 @@ fn condition<'a>(pod: &'a Pod, type_: &str) -> Option<(&'a str, &'a str)> {
     ))
 }
 
-/// A LeaderWorkerSet pool's surge: its surge groups of the update revision, and the `maxSurge`
-/// it keeps through the rollout ([`lockstep::steady_surge`]).
-struct Surge {
-    surged: i32,
-    steady: i32,
+/// How a LeaderWorkerSet pool surges through its rollout.
+enum Surge {
+    /// It keeps a `maxSurge` fixed ([`lockstep::steady_surge`]) and has `groups` surge groups.
+    Steady { groups: i32, max_surge: i32 },
+    /// It replaces groups in place: no surge, and the step's `maxUnavailable`.
+    Replaced,
 }
 
 /// Puts `step` into the workload `child` of `pool`.
@@ -210,10 +298,18 @@ fn put(child: &mut Child, pool: &Pool, step: &Step, surge: Surge) {
             // controller creates the surge groups first, of the update revision, recreates groups
             // in place only within `maxUnavailable` (counting ready surge groups), and deletes
             // surge groups as soon as `maxSurge` shrinks (pkg/controllers/
-            // leaderworkerset_controller.go, rollingUpdateParameters): so its bounds stay the
-            // pool's through the rollout and only the partition moves, over the groups updated in
-            // place, which are the updated ones besides the surge groups — until every group may
-            // be updated: its controller takes the surge groups back only after that.
+            // leaderworkerset_controller.go, rollingUpdateParameters): so while it surges its
+            // bounds stay the pool's through the rollout and only the partition moves, over the
+            // groups updated in place, which are the updated ones besides the surge groups —
+            // until every group may be updated: its controller takes the surge groups back only
+            // after that. One that replaces has no surge groups, and its `maxUnavailable` is the
+            // step's, as a Deployment's is (never 0 with no surge: its webhook refuses both 0).
+            let (surged, max_surge, max_unavailable) = match surge {
+                Surge::Steady { groups, max_surge } => {
+                    (groups, max_surge, pool.bounds.max_unavailable)
+                }
+                Surge::Replaced => (0, 0, step.max_unavailable.max(1)),
+            };
             let updated = if step.hold {
                 pool.updated
             } else {
@@ -222,15 +318,15 @@ fn put(child: &mut Child, pool: &Pool, step: &Step, surge: Surge) {
             let in_place = if pool.old == 0 || updated >= pool.desired {
                 pool.desired
             } else {
-                updated - surge.surged
+                updated - surged
             };
             let partition = (pool.desired - in_place).max(0);
             lws.spec.rollout_strategy = Some(LeaderWorkerSetRolloutStrategy {
                 r#type: LeaderWorkerSetRolloutStrategyType::RollingUpdate,
                 rolling_update_configuration: Some(
                     LeaderWorkerSetRolloutStrategyRollingUpdateConfiguration {
-                        max_surge: Some(IntOrString::Int(surge.steady)),
-                        max_unavailable: Some(IntOrString::Int(pool.bounds.max_unavailable)),
+                        max_surge: Some(IntOrString::Int(max_surge)),
+                        max_unavailable: Some(IntOrString::Int(max_unavailable)),
                         partition: (partition > 0).then_some(partition),
                     },
                 ),
@@ -251,14 +347,21 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::live::{Live, State};
 
     /// A prefill Deployment pool and a decode LeaderWorkerSet pool (2-pod groups), 2 replicas
-    /// each, rolling out in Lockstep.
+    /// each, rolling out in Lockstep with the default bounds (`maxSurge: 1, maxUnavailable: 0`).
     fn graph() -> ValidDeployment {
+        graph_within(json!({}))
+    }
+
+    /// [`graph`] within the graph-wide `rollout` bounds.
+    fn graph_within(rollout: serde_json::Value) -> ValidDeployment {
         let idep: InferaDeployment = serde_json::from_value(json!({
             "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
             "metadata": {"name": "pd", "namespace": "demo"},
-            "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "services": {
+            "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1",
+                "rollout": rollout, "services": {
                 "server": {"componentType": "server"},
                 "prefill": {"componentType": "worker", "role": "prefill", "replicas": 2, "resources": {"gpu": 1}},
                 "decode": {"componentType": "worker", "role": "decode", "replicas": 2, "numberOfNodes": 2,
@@ -294,13 +397,22 @@ mod tests {
     /// The rendered workloads after the step over `pods`: the prefill Deployment's `paused` and
     /// bounds, the decode LeaderWorkerSet's partition and bounds.
     fn stepped(pods: Vec<Arc<Pod>>) -> (serde_json::Value, serde_json::Value) {
-        let valid = graph();
-        let mut children = infera_core::render(&valid);
-        let snapshot = Snapshot {
-            pods,
-            ..Snapshot::default()
-        };
-        assert_eq!(step(&valid, &snapshot, &mut children), Stepped::default());
+        stepped_in(
+            &graph(),
+            Snapshot {
+                pods,
+                ..Snapshot::default()
+            },
+        )
+    }
+
+    /// [`stepped`] for `valid` over `snapshot`.
+    fn stepped_in(
+        valid: &ValidDeployment,
+        snapshot: Snapshot,
+    ) -> (serde_json::Value, serde_json::Value) {
+        let mut children = infera_core::render(valid);
+        assert_eq!(step(valid, &snapshot, &mut children), Stepped::default());
         let spec = |name: &str| {
             let child = children
                 .iter()
@@ -380,6 +492,94 @@ mod tests {
             stepped(pods).1,
             json!({"type": "RollingUpdate", "rollingUpdateConfiguration":
                 {"maxSurge": 1, "maxUnavailable": 0, "partition": 2}})
+        );
+    }
+
+    /// A LeaderWorkerSet pool whose surge group waits for a GPU replaces groups instead: no
+    /// surge (its controller deletes the surge group), one group down at a time. It goes on
+    /// replacing while its live LeaderWorkerSet has no surge, after the surge group is gone.
+    #[test]
+    fn a_multi_node_pool_whose_surge_finds_no_gpu_replaces_groups_for_the_rest_of_its_rollout() {
+        let valid = graph_within(json!({"maxSurge": 1, "maxUnavailable": 1}));
+        let revision = Workload::of(&infera_core::render(&valid))
+            .into_iter()
+            .find_map(|w| w.revision)
+            .expect("a revision");
+        let in_group = |pod: Arc<Pod>, index: &str| {
+            let mut pod = (*pod).clone();
+            pod.labels_mut()
+                .insert(LWS_LABEL_GROUP_INDEX.into(), index.into());
+            Arc::new(pod)
+        };
+        let unschedulable = |pod: Arc<Pod>| {
+            let mut pod = (*pod).clone();
+            if let Some(conditions) = pod.status.as_mut().and_then(|s| s.conditions.as_mut()) {
+                conditions.push(PodCondition {
+                    type_: "PodScheduled".into(),
+                    status: "False".into(),
+                    reason: Some("Unschedulable".into()),
+                    ..PodCondition::default()
+                });
+            }
+            Arc::new(pod)
+        };
+        let old = |service, leader| pod(service, "old", leader, true);
+        let settled = vec![
+            old("prefill", true),
+            old("prefill", true),
+            in_group(old("decode", true), "0"),
+            in_group(old("decode", false), "0"),
+            in_group(old("decode", true), "1"),
+            in_group(old("decode", false), "1"),
+        ];
+        let mut waiting = settled.clone();
+        // The surge group's leader found a GPU, its worker did not.
+        waiting.push(in_group(pod("decode", &revision, true, false), "2"));
+        waiting.push(unschedulable(in_group(
+            pod("decode", &revision, false, false),
+            "2",
+        )));
+        let replacing = json!({"type": "RollingUpdate", "rollingUpdateConfiguration":
+            {"maxSurge": 0, "maxUnavailable": 1, "partition": 1}});
+        let pods_only = |pods| Snapshot {
+            pods,
+            ..Snapshot::default()
+        };
+        // The surge group waits no more once deleted: the prefill Deployment may surge into the
+        // GPU its leader leaves.
+        assert_eq!(
+            stepped_in(&valid, pods_only(waiting)),
+            (
+                json!({"paused": null, "strategy":
+                    {"rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}, "type": "RollingUpdate"}}),
+                replacing.clone(),
+            )
+        );
+        // The surge group is gone; the live LeaderWorkerSet has the surge it was given.
+        let with_live_surge = |max_surge| {
+            let live = Live {
+                state: Some(Box::new(State {
+                    max_surge: Some(max_surge),
+                    ..State::default()
+                })),
+                ..Live::default()
+            };
+            Snapshot {
+                children: [(
+                    (infera_core::ChildKind::LeaderWorkerSet, "pd-decode".into()),
+                    Arc::new(live),
+                )]
+                .into(),
+                pods: settled.clone(),
+                ..Snapshot::default()
+            }
+        };
+        assert_eq!(stepped_in(&valid, with_live_surge(0)).1, replacing);
+        // One that never switched surges, its bounds the pool's.
+        assert_eq!(
+            stepped_in(&valid, with_live_surge(1)).1,
+            json!({"type": "RollingUpdate", "rollingUpdateConfiguration":
+                {"maxSurge": 1, "maxUnavailable": 1, "partition": 1}})
         );
     }
 }

@@ -10,7 +10,9 @@
 //! `strategy: Independent` breaks them (so the check can fail). Multi-node pools (LeaderWorkerSets,
 //! a group counted by its leader) keep them too. On a node with no spare GPU the
 //! rollout replaces within `maxUnavailable` (`maxSurge: 0`), and with `maxSurge: 1,
-//! maxUnavailable: 0` reports `RolloutBlocked`, naming the surge replica that waits for a GPU. Each graph runs on a dedicated fake node, so other tests never take its GPUs.
+//! maxUnavailable: 0` reports `RolloutBlocked`, naming the surge replica that waits for a GPU;
+//! multi-node pools there switch from surge to replacement. Each graph runs on a dedicated fake
+//! node, so other tests never take its GPUs.
 //! The Deployment controller scales a paused Deployment down from its larger ReplicaSet, which
 //! the give-back of a surge GPU relies on.
 
@@ -703,6 +705,71 @@ async fn a_paused_deployment_with_one_less_surge_gives_back_an_old_pod() -> anyh
     tokio::time::sleep(Duration::from_secs(4)).await;
     let pods = counts(false).await?;
     anyhow::ensure!(pods == (2, 1), "old and new pods a while later: {pods:?}");
+    ns.cleanup().await?;
+    node.delete(&admin).await
+}
+
+/// Multi-node pools that may surge one group or replace one: 2 prefill and 4 decode groups of 2
+/// pods.
+static GROUPS_REPLACEABLE: [PoolSpec; 2] = [
+    PoolSpec {
+        service: "prefill",
+        role: "prefill",
+        replicas: 2,
+        nodes: 2,
+        max_surge: 1,
+        max_unavailable: 1,
+    },
+    PoolSpec {
+        service: "decode",
+        role: "decode",
+        replicas: 4,
+        nodes: 2,
+        max_surge: 1,
+        max_unavailable: 1,
+    },
+];
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_spare_gpu_multi_node_pools_switch_from_surge_to_replacement()
+-> anyhow::Result<()> {
+    // Exactly the GPUs of the graph's 12 pods: a surge group finds none.
+    let (admin, ns, node, _operator) = stage("op-lockstep-lws-full", "lws-full", 12).await?;
+    let (record, took) = deploy_and_roll_out(
+        &admin,
+        &ns,
+        &node,
+        "packed",
+        "Lockstep",
+        &GROUPS_REPLACEABLE,
+    )
+    .await?;
+    eprintln!(
+        "Lockstep rollout of 2 prefill + 4 decode groups without a spare GPU: {:.1} s, {} pod events",
+        took.as_secs_f64(),
+        record.events
+    );
+    anyhow::ensure!(record.violations.is_empty(), "{:#?}", record.violations);
+    // Replacing lasted that rollout only: the next one surges first again.
+    for pool in ["prefill", "decode"] {
+        let lws = format!("packed-{pool}");
+        eventually(TIMEOUT, || async {
+            let max_surge = kubectl(&[
+                "get",
+                "leaderworkerset",
+                &lws,
+                "-n",
+                ns.name(),
+                "-o",
+                "jsonpath={.spec.rolloutStrategy.rollingUpdateConfiguration.maxSurge}",
+            ])
+            .await?
+            .expect_code(0)?;
+            anyhow::ensure!(max_surge.stdout == "1", "{lws}: maxSurge {max_surge:?}");
+            Ok(())
+        })
+        .await?;
+    }
     ns.cleanup().await?;
     node.delete(&admin).await
 }
