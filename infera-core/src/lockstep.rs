@@ -15,16 +15,21 @@
 //!
 //! 2 holds because a side may only have as many updated replicas, ready or not, as keeps its
 //! fraction within one replica of the other side's updated-and-ready fraction, which only grows.
-//! 3 holds because until a new prefill and a new decode are ready no pool may go below one old
-//! ready replica: its `maxUnavailable` is capped, and a pool that has created all its updated
-//! replicas holds its old ones. A workload holds by being paused: a paused Deployment neither
-//! creates nor removes replicas (its controller only scales). The operator pauses a pool as soon
-//! as it has its allowed replicas; its controller takes no further step before those are ready,
-//! so this holds as long as a pod takes longer to become ready than the operator to see it.
+//! 3 holds because until a new prefill and a new decode are ready no side may go below one old
+//! ready replica: its pools' `maxUnavailable` is capped, and a pool that has created all its
+//! updated replicas holds its old ones. A workload holds by being paused: a paused Deployment
+//! neither creates nor removes replicas for a rollout (its controller only scales). The operator
+//! pauses a pool as soon as it has its allowed replicas; its controller takes no further step
+//! before those are ready, so this holds as long as a pod takes longer to become ready than the
+//! operator to see it. One exception, which the plan steers around: a Deployment whose new
+//! ReplicaSet is complete drops its old replicas, paused or not — so a pool holding the last old
+//! ones of its side stays one replica short until the other side has a new one ready (with one
+//! replica a side, one side must go first, and 3 may not hold for that moment).
 //!
 //! Capacity: while an updated replica waits for a GPU no pool surges, the waiting pool replaces
-//! within its `maxUnavailable`, and a held pool gives back the GPU of its surge replica (see
-//! `surge_to_give_back`); a rollout that can do none of these says what is missing.
+//! within its `maxUnavailable`, and a held pool gives back the GPU of its surge replica (an old
+//! replica, or a new one no invariant rests on; see [`plan`]); a rollout that can do none of these
+//! says what is missing.
 
 use crate::{types::RolloutStrategy, validate::PoolBounds};
 
@@ -60,6 +65,8 @@ pub struct Pool {
     pub old_ready: i32,
     /// A replica of the update revision cannot be scheduled (no free GPU to surge into).
     pub waiting_for_gpu: bool,
+    /// Its workload is a LeaderWorkerSet, which gives no surge group back while it surges.
+    pub multi_node: bool,
 }
 
 /// What a pool's workload may do now.
@@ -108,21 +115,58 @@ fn totals(pools: &[Pool], side: Side) -> Totals {
 /// Updated replicas side `this` may still add while its fraction stays within one replica of
 /// the smaller side above `other`'s updated-and-ready fraction.
 fn side_room(this: Totals, other: Totals) -> i64 {
+    most_updated(this, other)
+        .saturating_sub(this.updated)
+        .max(0)
+}
+
+/// The updated replicas side `this` may have: its fraction within one replica of the smaller
+/// side above `other`'s updated-and-ready fraction.
+fn most_updated(this: Totals, other: Totals) -> i64 {
     let smaller = this.desired.min(other.desired);
     if smaller == 0 {
         return i64::MAX;
     }
     // updated / this.desired <= other.updated_ready / other.desired + 1 / smaller
-    let most =
-        (other.updated_ready * smaller + other.desired) * this.desired / (other.desired * smaller);
-    (most - this.updated).max(0)
+    (other.updated_ready * smaller + other.desired) * this.desired / (other.desired * smaller)
 }
 
 /// The next step of the rollout of `pools` under `strategy`.
 pub fn plan(strategy: RolloutStrategy, pools: &[Pool]) -> Plan {
     let lockstep = strategy == RolloutStrategy::Lockstep;
+    let (mut plan, old_left) = steps(lockstep, pools);
+    // A replica waiting for a GPU: a pool held with a surge replica gives that GPU back. Its
+    // paused Deployment, its `maxSurge` one less, scales down to `desired + maxSurge` pods in
+    // all, taking the pod from its larger ReplicaSet (the older one of two the same size;
+    // kubernetes pkg/controller/deployment/sync.go, scale).
+    if !pools.iter().any(|pool| pool.waiting_for_gpu) {
+        return plan;
+    }
+    let give_back = |mut step: Step| {
+        step.max_surge -= 1;
+        step.max_unavailable = i32::from(step.max_surge == 0);
+        step
+    };
+    if let Some(giver) = gives_old(pools, &plan.steps, old_left) {
+        plan.steps[giver] = give_back(plan.steps[giver]);
+    } else if let Some(giver) = gives_new(lockstep, pools, &plan.steps) {
+        // The others step as if that replica were gone already: none goes ahead on it.
+        let mut without = pools.to_vec();
+        without[giver].updated -= 1;
+        without[giver].updated_ready -= 1;
+        let step = give_back(plan.steps[giver]);
+        plan.steps = steps(lockstep, &without).0.steps;
+        plan.steps[giver] = step;
+    }
+    plan
+}
+
+/// Every pool's step before any gives back a GPU, and the ready old replicas the prefill and
+/// decode sides may still lose.
+fn steps(lockstep: bool, pools: &[Pool]) -> (Plan, [i64; 2]) {
     let (prefill, decode) = (totals(pools, Side::Prefill), totals(pools, Side::Decode));
     let new_pair = prefill.updated_ready >= 1 && decode.updated_ready >= 1;
+    let single = prefill.desired == 1 && decode.desired == 1;
     // A replica waiting for a GPU means none is spare: a surge would only take the one a
     // replacement frees.
     let gpus_short = pools.iter().any(|pool| pool.waiting_for_gpu);
@@ -147,10 +191,33 @@ pub fn plan(strategy: RolloutStrategy, pools: &[Pool]) -> Plan {
             Side::Decode if lockstep => &mut decode_left,
             _ => &mut unlimited,
         };
-        let room = i64::from((pool.desired - pool.updated).max(0)).min(left.0);
-        left.0 -= room;
+        let mut room = i64::from((pool.desired - pool.updated).max(0)).min(left.0);
         let keep_old = lockstep && pool.side != Side::Mixed && !new_pair;
-        let budget = keep_old.then_some(&mut left.1);
+        // A Deployment whose new ReplicaSet is complete (desired replicas, all available)
+        // scales its old ones to zero even while paused (kubernetes
+        // pkg/controller/deployment/sync.go, scale, IsSaturated). So while the other side has
+        // no updated replica ready, a pool completes its updated replicas only where its side
+        // may lose all its old ready ones, which are then its own to lose; else it stays one
+        // short. Not where each side has a single replica: one of them must go first.
+        let other_ready = match pool.side {
+            Side::Prefill => decode.updated_ready,
+            _ => prefill.updated_ready,
+        };
+        let completes =
+            other_ready == 0 && i64::from(pool.updated) + room >= i64::from(pool.desired);
+        let mut own = i64::from(pool.old_ready);
+        let budget = if !keep_old {
+            None
+        } else if completes && own <= left.1 {
+            left.1 -= own;
+            Some(&mut own)
+        } else {
+            if completes && !single && pool.updated < pool.desired {
+                room = i64::from(pool.desired - 1 - pool.updated);
+            }
+            Some(&mut left.1)
+        };
+        left.0 -= room;
         let room = i32::try_from(room).unwrap_or(i32::MAX);
         let (step, blocked) = pool_step(pool, room, budget, gpus_short);
         plan.steps.push(step);
@@ -162,24 +229,18 @@ pub fn plan(strategy: RolloutStrategy, pools: &[Pool]) -> Plan {
     } else {
         [i64::MAX; 2]
     };
-    if gpus_short && let Some(giver) = surge_to_give_back(pools, &plan.steps, old_left) {
-        // Its paused Deployment scales down to `desired + maxSurge` pods in all, taking the pod
-        // from its largest ReplicaSet (the older one of two the same size; kubernetes
-        // pkg/controller/deployment/sync.go, scale).
-        let step = &mut plan.steps[giver];
-        step.max_surge -= 1;
-        step.max_unavailable = i32::from(step.max_surge == 0);
-    }
-    plan
+    (plan, old_left)
 }
 
-/// A pool held with a surge replica keeps a GPU that another pool's replica waits for: the first
-/// held pool whose paused Deployment, scaled down by one, takes an old replica (its old
-/// ReplicaSet is the larger) and that may lose it: it keeps `desired − maxUnavailable` ready, and
-/// its side a ready old replica (`old_left`: the ready old replicas the prefill and decode sides
-/// may still lose). A new replica is not given back: the other side may have gone ahead on it,
-/// and one not ready yet would only be created again.
-fn surge_to_give_back(pools: &[Pool], steps: &[Step], old_left: [i64; 2]) -> Option<usize> {
+/// A held Deployment pool that keeps a surge replica, and waits for no GPU itself.
+fn surging(pool: &Pool, step: &Step) -> bool {
+    step.hold && step.max_surge > 0 && !pool.waiting_for_gpu && !pool.multi_node
+}
+
+/// The first surging pool whose old ReplicaSet is the larger and that may lose an old replica:
+/// it keeps `desired − maxUnavailable` ready, and its side a ready old replica (`old_left`: the
+/// ready old replicas the prefill and decode sides may still lose).
+fn gives_old(pools: &[Pool], steps: &[Step], old_left: [i64; 2]) -> Option<usize> {
     pools.iter().zip(steps).position(|(pool, step)| {
         // The ReplicaSet deletes a pod not ready first, if it has one.
         let loses_ready = pool.old_ready == pool.old;
@@ -188,14 +249,48 @@ fn surge_to_give_back(pools: &[Pool], steps: &[Step], old_left: [i64; 2]) -> Opt
             Side::Decode => old_left[1],
             Side::Mixed => i64::MAX,
         };
-        step.hold
-            && step.max_surge > 0
-            && !pool.waiting_for_gpu
+        surging(pool, step)
             && pool.old >= pool.updated
             && (!loses_ready
                 || (pool.old_ready + pool.updated_ready
                     > pool.desired - pool.bounds.max_unavailable
                     && left >= 1))
+    })
+}
+
+/// The first surging pool whose new ReplicaSet is the larger, every new replica ready (one not
+/// ready would only be created again), that may replace replicas later (else two such pools
+/// pass one GPU back and forth), and that may lose a new replica: it keeps `desired −
+/// maxUnavailable` ready and, under Lockstep, no invariant rests on that replica — the other
+/// side's updated replicas, and those its controllers create anyway, stay within one replica of
+/// the smaller side above this side's updated-and-ready fraction, and a ready new prefill and
+/// decode stay if there are.
+fn gives_new(lockstep: bool, pools: &[Pool], steps: &[Step]) -> Option<usize> {
+    pools.iter().zip(steps).position(|(pool, step)| {
+        surging(pool, step)
+            && pool.old < pool.updated
+            && pool.updated_ready == pool.updated
+            && pool.bounds.max_unavailable >= 1
+            && pool.old_ready + pool.updated_ready > pool.desired - pool.bounds.max_unavailable
+            && (!lockstep || pool.side == Side::Mixed || {
+                let other = match pool.side {
+                    Side::Prefill => Side::Decode,
+                    _ => Side::Prefill,
+                };
+                let (mut this, that) = (totals(pools, pool.side), totals(pools, other));
+                if pool.updated_ready <= pool.desired {
+                    this.updated_ready -= 1;
+                }
+                // Its updated replicas, and those its controllers create anyway: replicas
+                // missing (old ones taken down) come back as updated ones.
+                let committed: i64 = pools
+                    .iter()
+                    .filter(|p| p.side == other)
+                    .map(|p| i64::from(p.updated.max(p.desired - p.old).min(p.desired)))
+                    .sum();
+                most_updated(that, this) >= committed
+                    && (that.updated_ready == 0 || this.updated_ready >= 1)
+            })
     })
 }
 

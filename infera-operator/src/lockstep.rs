@@ -164,7 +164,7 @@ impl Observed {
     /// and holds no ready surge group; then for the rest of its rollout, as its live
     /// LeaderWorkerSet, with no surge left, says.
     fn replaces(&self, steady_surge: i32, gpus_short: bool) -> bool {
-        self.surge.multi_node
+        self.pool.multi_node
             && self.pool.old > 0
             && self.pool.bounds.max_unavailable > 0
             && (steady_surge == 0
@@ -188,8 +188,6 @@ impl Observed {
 /// revision).
 #[derive(Debug, Default)]
 struct SurgeGroups {
-    /// The pool is a LeaderWorkerSet.
-    multi_node: bool,
     groups: i32,
     ready: i32,
     /// A pod of one cannot be scheduled.
@@ -218,11 +216,9 @@ fn observe(
         old: 0,
         old_ready: 0,
         waiting_for_gpu: false,
-    };
-    let mut surge = SurgeGroups {
         multi_node: groups.is_some(),
-        ..SurgeGroups::default()
     };
+    let mut surge = SurgeGroups::default();
     let pods = pods.iter().filter(|pod| {
         pod.metadata.deletion_timestamp.is_none() && label(pod, LABEL_SERVICE) == Some(service)
     });

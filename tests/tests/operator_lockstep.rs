@@ -11,10 +11,11 @@
 //! a group counted by its leader) keep them too. On a node with no spare GPU the
 //! rollout replaces within `maxUnavailable` (`maxSurge: 0`), and with `maxSurge: 1,
 //! maxUnavailable: 0` reports `RolloutBlocked`, naming the surge replica that waits for a GPU;
-//! multi-node pools there switch from surge to replacement. Each graph runs on a dedicated fake
-//! node, so other tests never take its GPUs.
-//! The Deployment controller scales a paused Deployment down from its larger ReplicaSet, which
-//! the give-back of a surge GPU relies on.
+//! multi-node pools there switch from surge to replacement. A side of one replica waits for the
+//! other side's first new one. Each graph runs on a dedicated fake node, so other tests never
+//! take its GPUs. The Deployment controller scales a paused Deployment down from its larger
+//! ReplicaSet and drops its old pods once its new ReplicaSet is complete, which the give-back of a
+//! surge GPU and the one-short rule rely on.
 
 use std::{
     collections::BTreeMap,
@@ -410,6 +411,49 @@ async fn lockstep_keeps_prefill_and_decode_together_where_independent_pools_drif
     node.delete(&admin).await
 }
 
+/// One prefill replica and two decode replicas: the prefill pool's new replica, once ready,
+/// takes its old one with it (a complete new ReplicaSet), so it may only be created once a new
+/// decode replica is ready.
+static SMALL: [PoolSpec; 2] = [
+    PoolSpec {
+        service: "prefill",
+        role: "prefill",
+        replicas: 1,
+        nodes: 1,
+        max_surge: 1,
+        max_unavailable: 0,
+    },
+    PoolSpec {
+        service: "decode",
+        role: "decode",
+        replicas: 2,
+        nodes: 1,
+        max_surge: 1,
+        max_unavailable: 0,
+    },
+];
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_single_replica_side_waits_for_the_other_sides_first_new_replica() -> anyhow::Result<()> {
+    let (admin, ns, node, _operator) = stage("op-lockstep-small", "lockstep-small", 8).await?;
+    // Decode replicas take longer to be ready than the prefill one.
+    let mut small: serde_json::Value =
+        serde_json::from_str(&graph("small", &node, "Lockstep", &SMALL))?;
+    small["spec"]["services"]["decode"]["podTemplate"] = json!({"metadata": {"annotations": {
+        "pod-ready.stage.kwok.x-k8s.io/delay": "3s",
+    }}});
+    apply_yaml_in(&admin, ns.name(), &small.to_string()).await?;
+    let (record, took) = roll_out(&admin, &ns, "small", &SMALL).await?;
+    eprintln!(
+        "Lockstep rollout of 1 prefill + 2 decode: {:.1} s, {} pod events",
+        took.as_secs_f64(),
+        record.events
+    );
+    anyhow::ensure!(record.violations.is_empty(), "{:#?}", record.violations);
+    ns.cleanup().await?;
+    node.delete(&admin).await
+}
+
 /// Replacement only: no surge, one replica down at a time.
 static FULL: [PoolSpec; 2] = [
     PoolSpec {
@@ -627,20 +671,22 @@ async fn lockstep_keeps_multi_node_pools_together() -> anyhow::Result<()> {
     node.delete(&admin).await
 }
 
-/// The give-back of a surge GPU (`infera_core::lockstep`, `surge_to_give_back`) rests on how the
-/// Deployment controller scales a paused Deployment: lowering its `maxSurge` by one takes a pod
-/// from its larger ReplicaSet, the old one here, and creates nothing.
+/// The give-back of a surge GPU and holding a pool one short (`infera_core::lockstep::plan`) rest
+/// on how the Deployment controller scales a paused Deployment: lowering its `maxSurge` by one
+/// takes a pod from its larger ReplicaSet — the old one, then the new one — and creates nothing;
+/// and once its new ReplicaSet is complete and available, its old pods go, paused or not.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_paused_deployment_with_one_less_surge_gives_back_an_old_pod() -> anyhow::Result<()> {
+async fn a_paused_deployment_scales_down_its_larger_replica_set_and_drops_old_pods_once_complete()
+-> anyhow::Result<()> {
     let admin = admin().await?;
     let ns = TestNamespace::new(&admin, "give-back").await?;
-    let node = FakeNode::create(&admin, "give-back", 4).await?;
+    let node = FakeNode::create(&admin, "give-back", 5).await?;
     let deployment = |image: &str, paused: bool, max_surge: i32| {
         json!({
             "apiVersion": "apps/v1", "kind": "Deployment",
             "metadata": {"name": "pool"},
             "spec": {
-                "replicas": 3, "paused": paused,
+                "replicas": 4, "paused": paused,
                 "selector": {"matchLabels": {"app": "pool"}},
                 "strategy": {"type": "RollingUpdate", "rollingUpdate": {
                     "maxSurge": max_surge, "maxUnavailable": i32::from(max_surge == 0),
@@ -696,15 +742,36 @@ async fn a_paused_deployment_with_one_less_surge_gives_back_an_old_pod() -> anyh
         })
         .await
     };
-    step(deployment("engine:old", false, 1), true, (3, 0)).await?;
+    step(deployment("engine:old", false, 1), true, (4, 0)).await?;
     // The rollout's first step, its surge pod; paused before that pod is ready, it stays.
-    step(deployment("engine:new", false, 1), false, (3, 1)).await?;
-    step(deployment("engine:new", true, 1), true, (3, 1)).await?;
+    step(deployment("engine:new", false, 1), false, (4, 1)).await?;
+    step(deployment("engine:new", true, 1), true, (4, 1)).await?;
     // One less surge: an old pod goes, no new one comes.
-    step(deployment("engine:new", true, 0), false, (2, 1)).await?;
+    step(deployment("engine:new", true, 0), false, (3, 1)).await?;
     tokio::time::sleep(Duration::from_secs(4)).await;
     let pods = counts(false).await?;
-    anyhow::ensure!(pods == (2, 1), "old and new pods a while later: {pods:?}");
+    anyhow::ensure!(pods == (3, 1), "old and new pods a while later: {pods:?}");
+    // On to 2 old and 3 new pods (a new pod is not ready for 3 s), paused there.
+    step(deployment("engine:new", false, 1), false, (2, 3)).await?;
+    step(deployment("engine:new", true, 1), true, (2, 3)).await?;
+    // One less surge now takes a new pod, a ready one, from the larger ReplicaSet.
+    step(deployment("engine:new", true, 0), false, (2, 2)).await?;
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let pods = counts(true).await?;
+    anyhow::ensure!(
+        pods == (2, 2),
+        "ready old and new pods a while later: {pods:?}"
+    );
+    // On to 1 old and 4 new pods, paused while the fourth is not ready yet: once it is, the
+    // old pod goes all the same.
+    step(deployment("engine:new", false, 1), false, (1, 4)).await?;
+    apply_yaml_in(client, namespace, &deployment("engine:new", true, 1)).await?;
+    let ready = counts(true).await?;
+    anyhow::ensure!(
+        ready == (1, 3),
+        "paused too late: ready old and new pods {ready:?}"
+    );
+    step(deployment("engine:new", true, 1), true, (0, 4)).await?;
     ns.cleanup().await?;
     node.delete(&admin).await
 }
