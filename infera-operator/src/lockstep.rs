@@ -159,10 +159,10 @@ impl Observed {
         }
     }
 
-    /// A LeaderWorkerSet pool replaces groups instead of surging (`maxSurge` of `steady_surge`)
-    /// when it may (`maxUnavailable ≥ 1`) and its surge is none, or finds no GPU (`gpus_short`)
-    /// and holds no ready surge group; then for the rest of its rollout, as its live
-    /// LeaderWorkerSet, with no surge left, says.
+    /// Whether a LeaderWorkerSet pool rolling out replaces groups rather than surging: it may
+    /// (`maxUnavailable ≥ 1`), and it has no surge (`steady_surge` 0, or a live `maxSurge` of 0:
+    /// it switched earlier in this rollout), or a GPU is short (`gpus_short`) and none of its
+    /// surge groups is ready.
     fn replaces(&self, steady_surge: i32, gpus_short: bool) -> bool {
         self.pool.multi_node
             && self.pool.old > 0
@@ -390,6 +390,22 @@ mod tests {
         Arc::new(pod)
     }
 
+    /// The revision `valid` renders its workers at.
+    fn update_revision(valid: &ValidDeployment) -> String {
+        Workload::of(&infera_core::render(valid))
+            .into_iter()
+            .find_map(|w| w.revision)
+            .expect("a revision")
+    }
+
+    /// `pod` in LeaderWorkerSet group `index`.
+    fn in_group(pod: Arc<Pod>, index: &str) -> Arc<Pod> {
+        let mut pod = (*pod).clone();
+        pod.labels_mut()
+            .insert(LWS_LABEL_GROUP_INDEX.into(), index.into());
+        Arc::new(pod)
+    }
+
     /// The rendered workloads after the step over `pods`: the prefill Deployment's `paused` and
     /// bounds, the decode LeaderWorkerSet's partition and bounds.
     fn stepped(pods: Vec<Arc<Pod>>) -> (serde_json::Value, serde_json::Value) {
@@ -447,11 +463,7 @@ mod tests {
             )
         );
         // Its new pod exists, not ready: the prefill Deployment is paused.
-        let valid = graph();
-        let revision = Workload::of(&infera_core::render(&valid))
-            .into_iter()
-            .find_map(|w| w.revision)
-            .expect("a revision");
+        let revision = update_revision(&graph());
         let mut surged = start;
         surged.push(pod("prefill", &revision, true, false));
         assert_eq!(stepped(surged).0, json!({"paused": true, "strategy": one}));
@@ -462,16 +474,7 @@ mod tests {
     /// and its bounds stay the pool's (its controller deletes surge groups when maxSurge shrinks).
     #[test]
     fn a_surge_group_is_not_counted_as_a_group_updated_in_place() {
-        let revision = Workload::of(&infera_core::render(&graph()))
-            .into_iter()
-            .find_map(|w| w.revision)
-            .expect("a revision");
-        let in_group = |pod: Arc<Pod>, index: &str| {
-            let mut pod = (*pod).clone();
-            pod.labels_mut()
-                .insert(LWS_LABEL_GROUP_INDEX.into(), index.into());
-            Arc::new(pod)
-        };
+        let revision = update_revision(&graph());
         let old = |service, leader| pod(service, "old", leader, true);
         let pods = vec![
             old("prefill", true),
@@ -497,16 +500,7 @@ mod tests {
     #[test]
     fn a_multi_node_pool_whose_surge_finds_no_gpu_replaces_groups_for_the_rest_of_its_rollout() {
         let valid = graph_within(json!({"maxSurge": 1, "maxUnavailable": 1}));
-        let revision = Workload::of(&infera_core::render(&valid))
-            .into_iter()
-            .find_map(|w| w.revision)
-            .expect("a revision");
-        let in_group = |pod: Arc<Pod>, index: &str| {
-            let mut pod = (*pod).clone();
-            pod.labels_mut()
-                .insert(LWS_LABEL_GROUP_INDEX.into(), index.into());
-            Arc::new(pod)
-        };
+        let revision = update_revision(&valid);
         let unschedulable = |pod: Arc<Pod>| {
             let mut pod = (*pod).clone();
             if let Some(conditions) = pod.status.as_mut().and_then(|s| s.conditions.as_mut()) {
