@@ -55,6 +55,35 @@ struct PoolSpec {
     max_unavailable: i32,
 }
 
+/// A prefill pool of `prefill` replicas and a decode pool of `decode`, of `nodes` nodes each,
+/// with the same bounds.
+const fn pair(
+    prefill: i32,
+    decode: i32,
+    nodes: i32,
+    max_surge: i32,
+    max_unavailable: i32,
+) -> [PoolSpec; 2] {
+    [
+        PoolSpec {
+            service: "prefill",
+            role: "prefill",
+            replicas: prefill,
+            nodes,
+            max_surge,
+            max_unavailable,
+        },
+        PoolSpec {
+            service: "decode",
+            role: "decode",
+            replicas: decode,
+            nodes,
+            max_surge,
+            max_unavailable,
+        },
+    ]
+}
+
 /// The image every graph of these tests starts from.
 const IMAGE: &str = "rocm/infera:sglang-v0.1.1";
 
@@ -414,24 +443,7 @@ async fn lockstep_keeps_prefill_and_decode_together_where_independent_pools_drif
 /// One prefill replica and two decode replicas: the prefill pool's new replica, once ready,
 /// takes its old one with it (a complete new ReplicaSet), so it may only be created once a new
 /// decode replica is ready.
-static SMALL: [PoolSpec; 2] = [
-    PoolSpec {
-        service: "prefill",
-        role: "prefill",
-        replicas: 1,
-        nodes: 1,
-        max_surge: 1,
-        max_unavailable: 0,
-    },
-    PoolSpec {
-        service: "decode",
-        role: "decode",
-        replicas: 2,
-        nodes: 1,
-        max_surge: 1,
-        max_unavailable: 0,
-    },
-];
+static SMALL: [PoolSpec; 2] = pair(1, 2, 1, 1, 0);
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_single_replica_side_waits_for_the_other_sides_first_new_replica() -> anyhow::Result<()> {
@@ -455,44 +467,10 @@ async fn a_single_replica_side_waits_for_the_other_sides_first_new_replica() -> 
 }
 
 /// Replacement only: no surge, one replica down at a time.
-static FULL: [PoolSpec; 2] = [
-    PoolSpec {
-        service: "prefill",
-        role: "prefill",
-        replicas: 4,
-        nodes: 1,
-        max_surge: 0,
-        max_unavailable: 1,
-    },
-    PoolSpec {
-        service: "decode",
-        role: "decode",
-        replicas: 4,
-        nodes: 1,
-        max_surge: 0,
-        max_unavailable: 1,
-    },
-];
+static FULL: [PoolSpec; 2] = pair(4, 4, 1, 0, 1);
 
 /// Surge only: one replica above desired, none below.
-static SURGE_ONLY: [PoolSpec; 2] = [
-    PoolSpec {
-        service: "prefill",
-        role: "prefill",
-        replicas: 4,
-        nodes: 1,
-        max_surge: 1,
-        max_unavailable: 0,
-    },
-    PoolSpec {
-        service: "decode",
-        role: "decode",
-        replicas: 4,
-        nodes: 1,
-        max_surge: 1,
-        max_unavailable: 0,
-    },
-];
+static SURGE_ONLY: [PoolSpec; 2] = pair(4, 4, 1, 1, 0);
 
 #[tokio::test(flavor = "multi_thread")]
 async fn without_a_spare_gpu_lockstep_replaces_within_max_unavailable_or_reports_blocked()
@@ -635,25 +613,8 @@ async fn a_rollout_paused_part_way_holds_its_pods_and_resumes() -> anyhow::Resul
 }
 
 /// Multi-node pools: LeaderWorkerSets of 2-pod groups, 2 prefill and 4 decode groups (so a
-/// prefill group is half of its side and may only be one decode step ahead).
-static GROUPS: [PoolSpec; 2] = [
-    PoolSpec {
-        service: "prefill",
-        role: "prefill",
-        replicas: 2,
-        nodes: 2,
-        max_surge: 1,
-        max_unavailable: 0,
-    },
-    PoolSpec {
-        service: "decode",
-        role: "decode",
-        replicas: 4,
-        nodes: 2,
-        max_surge: 1,
-        max_unavailable: 0,
-    },
-];
+/// prefill group is half of its side and may only be one decode step ahead), surging one group.
+static GROUPS: [PoolSpec; 2] = pair(2, 4, 2, 1, 0);
 
 #[tokio::test(flavor = "multi_thread")]
 async fn lockstep_keeps_multi_node_pools_together() -> anyhow::Result<()> {
@@ -776,26 +737,8 @@ async fn a_paused_deployment_scales_down_its_larger_replica_set_and_drops_old_po
     node.delete(&admin).await
 }
 
-/// Multi-node pools that may surge one group or replace one: 2 prefill and 4 decode groups of 2
-/// pods.
-static GROUPS_REPLACEABLE: [PoolSpec; 2] = [
-    PoolSpec {
-        service: "prefill",
-        role: "prefill",
-        replicas: 2,
-        nodes: 2,
-        max_surge: 1,
-        max_unavailable: 1,
-    },
-    PoolSpec {
-        service: "decode",
-        role: "decode",
-        replicas: 4,
-        nodes: 2,
-        max_surge: 1,
-        max_unavailable: 1,
-    },
-];
+/// [`GROUPS`] that may also replace one group.
+static GROUPS_REPLACEABLE: [PoolSpec; 2] = pair(2, 4, 2, 1, 1);
 
 #[tokio::test(flavor = "multi_thread")]
 async fn without_a_spare_gpu_multi_node_pools_switch_from_surge_to_replacement()
