@@ -2,11 +2,14 @@
 //! summary [`State`] each one means; the operator writes these and the plugin reads them back with
 //! [`ReadyReason::parse`]. `ImagesPinned`: non-fatal, whether every image the spec names is
 //! pinned by digest. `Progressing`: how far the worker pods are in rolling out to a new revision.
+//! `Reconciled`: whether the operator's last reconcile of the spec failed, and at which step.
 //! No other place spells a condition type or reason.
 
 use std::fmt;
 
-use crate::types::State;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+
+use crate::types::{InferaDeploymentStatus, State};
 
 /// Type of the condition that summarizes the deployment (always the first condition).
 pub const READY: &str = "Ready";
@@ -44,6 +47,39 @@ pub const PROGRESS_DEADLINE_EXCEEDED: &str = "ProgressDeadlineExceeded";
 pub const ROLLOUT_PAUSED: &str = "RolloutPaused";
 /// `Progressing=True`: every worker pool runs `updateRevision` on all its replicas, ready.
 pub const ROLLOUT_COMPLETE: &str = "RolloutComplete";
+
+/// Type of the condition that says whether the operator's last reconcile of the deployment went
+/// through every step (`True`) or failed (`False`: the step and the API server's message), for the
+/// generation it names. A failure shows once [`failure_shown`] says so; until then the operator
+/// retries with the condition as it was.
+pub const RECONCILED: &str = "Reconciled";
+/// `Reconciled=True`: every step of the last reconcile succeeded.
+pub const RECONCILE_SUCCEEDED: &str = "ReconcileSucceeded";
+/// `Reconciled=False`: a step failed; the message is `<step>: <error>`. Clients that wait for the
+/// generation stop at once: retrying goes on, but will not change what they wait for by itself.
+pub const RECONCILE_FAILED: &str = "ReconcileFailed";
+/// Failures in a row after which a retryable one (a timeout, throttling, an unavailable server)
+/// shows: with the operator's backoff (5 s, 10 s, …) about 15 s after the first.
+pub const FAILURES_SHOWN: u32 = 3;
+
+/// Whether a failed reconcile shows as `Reconciled=False`: at once when the API server refused
+/// the request (it will refuse it again), else after [`FAILURES_SHOWN`] in a row.
+pub fn failure_shown(refused: bool, in_a_row: u32) -> bool {
+    refused || in_a_row >= FAILURES_SHOWN
+}
+
+/// The `Reconciled=False` condition of `status` if it is about `generation` (or a later one): the
+/// operator failed to reconcile the spec a client waits for, and says why.
+pub fn reconcile_failure(
+    status: &InferaDeploymentStatus,
+    generation: Option<i64>,
+) -> Option<&Condition> {
+    status.conditions.iter().find(|c| {
+        c.type_ == RECONCILED
+            && c.status == "False"
+            && c.observed_generation.unwrap_or_default() >= generation.unwrap_or_default()
+    })
+}
 
 /// Reason of the `Ready` condition, in precedence order: when several apply, the first one listed
 /// (the smallest by `Ord`) is reported.
@@ -168,6 +204,59 @@ mod tests {
                 ("PodsNotReady", State::Deploying),
                 ("AllReplicasReady", State::Ready),
             ]
+        );
+    }
+
+    fn reconciled(status: &str, generation: i64) -> InferaDeploymentStatus {
+        serde_json::from_value(serde_json::json!({
+            "observedGeneration": 2,
+            "conditions": [
+                {"type": READY, "status": "True", "reason": "AllReplicasReady", "message": "",
+                    "observedGeneration": 2, "lastTransitionTime": "2026-01-01T00:00:00Z"},
+                {"type": RECONCILED, "status": status, "reason": RECONCILE_FAILED,
+                    "message": "history: cannot renumber ControllerRevision demo-bb14536a19",
+                    "observedGeneration": generation, "lastTransitionTime": "2026-01-01T00:00:00Z"},
+            ],
+        }))
+        .expect("a status")
+    }
+
+    #[test]
+    fn a_refused_request_shows_at_once_a_retryable_one_on_the_third_failure() {
+        let shown: Vec<(bool, u32, bool)> =
+            [(true, 1), (false, 1), (false, 2), (false, 3), (false, 9)]
+                .into_iter()
+                .map(|(refused, in_a_row)| (refused, in_a_row, failure_shown(refused, in_a_row)))
+                .collect();
+        assert_eq!(
+            shown,
+            [
+                (true, 1, true),
+                (false, 1, false),
+                (false, 2, false),
+                (false, 3, true),
+                (false, 9, true)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_failure_stops_a_client_waiting_for_its_generation_or_an_earlier_one() {
+        // The spec is at generation 4; the rest of the status still speaks of 2.
+        let failed = reconciled("False", 4);
+        let message =
+            |generation| reconcile_failure(&failed, Some(generation)).map(|c| c.message.as_str());
+        assert_eq!(
+            message(4),
+            Some("history: cannot renumber ControllerRevision demo-bb14536a19")
+        );
+        assert_eq!(message(3), message(4));
+        // A client that waits for a later generation waits for the operator to try it.
+        assert_eq!(message(5), None);
+        assert_eq!(reconcile_failure(&reconciled("True", 4), Some(4)), None);
+        assert_eq!(
+            reconcile_failure(&InferaDeploymentStatus::default(), Some(1)),
+            None
         );
     }
 }

@@ -94,6 +94,55 @@ pub fn data(spec: &Value) -> Value {
     json!({ "spec": spec })
 }
 
+/// `value` as JSON, byte for byte as the API server re-encodes it: send a ControllerRevision in
+/// this form, or it can never be renumbered.
+///
+/// `data` is a `RawExtension`, kept as the bytes it arrived in, and may never change
+/// (`ValidateControllerRevisionUpdate`, kubernetes v1.36.3 `pkg/apis/apps/validation/validation.go:366`,
+/// compares the old and new bytes). A merge patch, even one of `revision` alone, is applied to the
+/// object re-encoded by Go's `encoding/json` (`applyPatchToCurrentObject`, k8s.io/apiserver
+/// v0.36.3 `pkg/endpoints/handlers/patch.go:325`; `json.NewEncoder`, k8s.io/apimachinery v0.36.3
+/// `pkg/runtime/serializer/json/json.go:257`), which passes a `RawExtension`'s bytes through
+/// `appendCompact` with HTML escaping (Go 1.26 `src/encoding/json/encode.go:487`,
+/// `indent.go:51-70`): `<`, `>`, `&`, U+2028 and U+2029 become `\u003c`, `\u003e`, `\u0026`,
+/// `\u2028`, `\u2029`, and nothing else changes in compact JSON. serde_json writes them as they
+/// are, so `data` with one of them — the seed's `<rdma-nic>`, a URL with `&` — was "changed" by
+/// every renumbering. Written escaped, it is a fixed point of that re-encoding.
+pub fn to_go_json<T: serde::Serialize>(value: &T) -> serde_json::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    value.serialize(&mut serde_json::Serializer::with_formatter(
+        &mut out, GoEscaping,
+    ))?;
+    Ok(out)
+}
+
+/// serde_json's compact formatter, escaping in strings what Go's HTML-safe encoder escapes.
+struct GoEscaping;
+
+impl serde_json::ser::Formatter for GoEscaping {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut start = 0;
+        for (at, c) in fragment.char_indices() {
+            let escaped = match c {
+                '<' => "\\u003c",
+                '>' => "\\u003e",
+                '&' => "\\u0026",
+                '\u{2028}' => "\\u2028",
+                '\u{2029}' => "\\u2029",
+                _ => continue,
+            };
+            writer.write_all(&fragment.as_bytes()[start..at])?;
+            writer.write_all(escaped.as_bytes())?;
+            start = at + c.len_utf8();
+        }
+        writer.write_all(&fragment.as_bytes()[start..])
+    }
+}
+
 /// Graph-wide fields that scale or steer a rollout rather than shape the pods: undo keeps the live
 /// spec's, and they are no change of a revision.
 const GRAPH_KEPT: [&str; 2] = ["rollout", "revisionHistoryLimit"];

@@ -68,6 +68,13 @@ impl Context {
         })
     }
 
+    /// How many reconciles of `deployment` failed in a row so far.
+    pub fn failures(&self, deployment: &ObjectRef<InferaDeployment>) -> u32 {
+        self.failures
+            .lock()
+            .map_or(0, |failures| failures.get(deployment).copied().unwrap_or(0))
+    }
+
     /// Ends the run of failures of `deployment`.
     pub fn succeeded(&self, deployment: &ObjectRef<InferaDeployment>) {
         if let Ok(mut failures) = self.failures.lock() {

@@ -34,6 +34,8 @@ pub struct Sent {
     /// `PATCH /apis/apps/v1/namespaces/demo/deployments/calm-worker?&fieldManager=infera-operator`
     pub line: String,
     pub body: Value,
+    /// The body as sent.
+    pub text: String,
 }
 
 /// The watch caches of a test [`Context`], written by hand as watches would.
@@ -126,6 +128,7 @@ pub async fn context(
         handle,
         deployment,
         refuse_status: false,
+        refuse_renumber: false,
     };
     (Arc::new(ctx), caches, server)
 }
@@ -136,6 +139,9 @@ pub struct ApiServer {
     deployment: Value,
     /// Status writes are refused, as they are by a CRD that lacks a field the status has.
     pub refuse_status: bool,
+    /// A ControllerRevision's renumbering is refused as one stored by an operator before 0.1.1
+    /// is: its `data` re-encoded differs from the bytes stored.
+    pub refuse_renumber: bool,
 }
 
 impl ApiServer {
@@ -167,6 +173,7 @@ impl ApiServer {
         Sent {
             line: format!("{} {}", parts.method, parts.uri),
             body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+            text: String::from_utf8_lossy(&bytes).into_owned(),
         }
     }
 
@@ -181,6 +188,14 @@ impl ApiServer {
                     "code": 500, "message": ".status.servicesReady: field not declared in schema"});
                 let mut response = Response::new(Body::from(refused.to_string().into_bytes()));
                 *response.status_mut() = http::StatusCode::INTERNAL_SERVER_ERROR;
+                return response;
+            }
+            Ok(Method::PATCH) if path.contains("/controllerrevisions/") && self.refuse_renumber => {
+                let refused = json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                    "code": 422, "reason": "Invalid",
+                    "message": "ControllerRevision.apps \"calm-bbb\" is invalid: data: Invalid value: ...: field is immutable"});
+                let mut response = Response::new(Body::from(refused.to_string().into_bytes()));
+                *response.status_mut() = http::StatusCode::UNPROCESSABLE_ENTITY;
                 return response;
             }
             Ok(Method::PATCH) if path.ends_with("/status") => {

@@ -57,44 +57,7 @@ pub async fn sync(
         Some(Record::Create {
             name: object,
             revision,
-        }) => {
-            let created = ControllerRevision {
-                metadata: kube::api::ObjectMeta {
-                    name: Some(object.clone()),
-                    namespace: Some(namespace.clone()),
-                    labels: Some(
-                        [
-                            (LABEL_MANAGED_BY, OPERATOR_MANAGER),
-                            (LABEL_DEPLOYMENT, name.as_str()),
-                            (LABEL_REVISION, live.update),
-                        ]
-                        .into_iter()
-                        .map(|(key, value)| (key.to_string(), value.to_string()))
-                        .collect(),
-                    ),
-                    owner_references: idep.controller_owner_ref(&()).map(|owner| vec![owner]),
-                    ..Default::default()
-                },
-                data: Some(RawExtension(history::data(&json!(idep.spec)))),
-                revision,
-            };
-            let post = PostParams {
-                field_manager: Some(OPERATOR_MANAGER.into()),
-                ..PostParams::default()
-            };
-            match api.create(&post, &created).await {
-                Ok(_) => {}
-                // Created by an earlier reconcile whose watch event has not arrived yet.
-                Err(kube::Error::Api(status)) if status.code == 409 => {}
-                Err(source) => {
-                    return Err(Error::History {
-                        action: "create",
-                        name: object,
-                        source,
-                    });
-                }
-            }
-        }
+        }) => create(&api, idep, &object, live.update, revision).await?,
         // `revision` is the one field of a ControllerRevision that may change after creation
         // (its `data` is immutable), so a rollback renumbers it with a merge patch of that field.
         Some(Record::Renumber {
@@ -106,13 +69,28 @@ pub async fn sync(
                 field_manager: Some(OPERATOR_MANAGER.into()),
                 ..PatchParams::default()
             };
-            api.patch(&object, &params, &Patch::Merge(&patch))
-                .await
-                .map_err(|source| Error::History {
-                    action: "renumber",
-                    name: object.clone(),
-                    source,
-                })?;
+            match api.patch(&object, &params, &Patch::Merge(&patch)).await {
+                Ok(_) => {}
+                // Written by an operator before 0.1.1 with `data` the API server re-encodes
+                // differently (see `history::to_go_json`), it can never be renumbered: replaced
+                // by the same revision written as the server keeps it.
+                Err(kube::Error::Api(status)) if status.code == 422 => {
+                    let uid = snapshot
+                        .revisions
+                        .iter()
+                        .find(|stored| stored.name_any() == object)
+                        .and_then(|stored| stored.uid());
+                    delete(&api, &object, uid).await?;
+                    create(&api, idep, &object, live.update, revision).await?;
+                }
+                Err(source) => {
+                    return Err(Error::History {
+                        action: "renumber",
+                        name: object,
+                        source,
+                    });
+                }
+            }
         }
     }
     let mut kept: BTreeSet<&str> = snapshot
@@ -129,27 +107,91 @@ pub async fn sync(
             .iter()
             .find(|revision| revision.name_any() == object)
             .and_then(|revision| revision.uid());
-        let params = DeleteParams {
-            preconditions: uid.map(|uid| kube::api::Preconditions {
-                uid: Some(uid),
-                resource_version: None,
-            }),
-            ..DeleteParams::default()
-        };
-        match api.delete(&object, &params).await {
-            Ok(_) => {}
-            // Gone already, or another object under its name now (the precondition failed).
-            Err(kube::Error::Api(status)) if status.code == 404 || status.code == 409 => {}
-            Err(source) => {
-                return Err(Error::History {
-                    action: "delete",
-                    name: object,
-                    source,
-                });
-            }
-        }
+        delete(&api, &object, uid).await?;
     }
     Ok(())
+}
+
+/// Creates the ControllerRevision `object` of revision `hash` of `idep`, numbered `revision`,
+/// holding its spec, with `data` in the bytes the API server keeps ([`history::to_go_json`]).
+async fn create(
+    api: &Api<ControllerRevision>,
+    idep: &InferaDeployment,
+    object: &str,
+    hash: &str,
+    revision: i64,
+) -> Result<()> {
+    let name = idep.name_any();
+    let created = ControllerRevision {
+        metadata: kube::api::ObjectMeta {
+            name: Some(object.to_string()),
+            namespace: idep.namespace(),
+            labels: Some(
+                [
+                    (LABEL_MANAGED_BY, OPERATOR_MANAGER),
+                    (LABEL_DEPLOYMENT, name.as_str()),
+                    (LABEL_REVISION, hash),
+                ]
+                .into_iter()
+                .map(|(key, value)| (key.to_string(), value.to_string()))
+                .collect(),
+            ),
+            owner_references: idep.controller_owner_ref(&()).map(|owner| vec![owner]),
+            ..Default::default()
+        },
+        data: Some(RawExtension(history::data(&json!(idep.spec)))),
+        revision,
+    };
+    let failed = |source| Error::History {
+        action: "create",
+        name: object.to_string(),
+        source,
+    };
+    let body = history::to_go_json(&created).map_err(|source| Error::Encode {
+        kind: "ControllerRevision".into(),
+        name: object.to_string(),
+        source,
+    })?;
+    let post = PostParams {
+        field_manager: Some(OPERATOR_MANAGER.into()),
+        ..PostParams::default()
+    };
+    let request = kube::core::Request::new(api.resource_url())
+        .create(&post, body)
+        .map_err(|source| failed(kube::Error::BuildRequest(source)))?;
+    match api
+        .clone()
+        .into_client()
+        .request::<ControllerRevision>(request)
+        .await
+    {
+        Ok(_) => Ok(()),
+        // Created by an earlier reconcile whose watch event has not arrived yet.
+        Err(kube::Error::Api(status)) if status.code == 409 => Ok(()),
+        Err(source) => Err(failed(source)),
+    }
+}
+
+/// Deletes the ControllerRevision `object`, only the one with `uid` when known (not one
+/// re-created under its name since the cache saw it).
+async fn delete(api: &Api<ControllerRevision>, object: &str, uid: Option<String>) -> Result<()> {
+    let params = DeleteParams {
+        preconditions: uid.map(|uid| kube::api::Preconditions {
+            uid: Some(uid),
+            resource_version: None,
+        }),
+        ..DeleteParams::default()
+    };
+    match api.delete(object, &params).await {
+        Ok(_) => Ok(()),
+        // Gone already, or another object under its name now (the precondition failed).
+        Err(kube::Error::Api(status)) if status.code == 404 || status.code == 409 => Ok(()),
+        Err(source) => Err(Error::History {
+            action: "delete",
+            name: object.to_string(),
+            source,
+        }),
+    }
 }
 
 #[cfg(test)]
@@ -164,7 +206,7 @@ mod tests {
         json!({
             "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
             "metadata": {"name": "calm", "namespace": "demo", "uid": "calm-uid", "generation": 1},
-            "spec": {"backendFramework": "sglang", "services": {}},
+            "spec": {"backendFramework": "sglang", "services": {}, "image": "registry.local/infera:<tag>&x"},
         })
     }
 
@@ -190,7 +232,19 @@ mod tests {
         live: Live<'_>,
         limit: i32,
     ) -> Vec<fixtures::Sent> {
+        sync_against(history, running, live, limit, false).await
+    }
+
+    /// As [`sync_with`], with the API server refusing renumbering when `refuse_renumber`.
+    async fn sync_against(
+        history: &[(&str, i64)],
+        running: &str,
+        live: Live<'_>,
+        limit: i32,
+        refuse_renumber: bool,
+    ) -> Vec<fixtures::Sent> {
         let (ctx, mut caches, mut server) = fixtures::context(idep(), vec![]).await;
+        server.refuse_renumber = refuse_renumber;
         for (hash, revision) in history {
             caches.apply_revision(stored(hash, *revision));
         }
@@ -236,5 +290,55 @@ mod tests {
             current: Some("bbb"),
         };
         assert!(sync_with(&history, "bbb", live, 10).await.is_empty());
+    }
+    #[tokio::test]
+    async fn a_new_revision_is_created_with_data_as_the_api_server_re_encodes_it() {
+        let live = Live {
+            update: "ccc",
+            current: Some("bbb"),
+        };
+        let sent = sync_with(&[("bbb", 2)], "bbb", live, 10).await;
+        assert_eq!(
+            sent[0].line,
+            "POST /apis/apps/v1/namespaces/demo/controllerrevisions?&fieldManager=infera-operator"
+        );
+        assert_eq!(sent[0].body["revision"], json!(3));
+        assert_eq!(
+            sent[0].body["data"]["spec"]["image"],
+            json!("registry.local/infera:<tag>&x")
+        );
+        assert!(
+            sent[0]
+                .text
+                .contains(r#""image":"registry.local/infera:\u003ctag\u003e\u0026x""#),
+            "{}",
+            sent[0].text
+        );
+    }
+
+    #[tokio::test]
+    async fn a_revision_that_cannot_be_renumbered_is_replaced_by_one_that_can() {
+        let live = Live {
+            update: "bbb",
+            current: Some("ccc"),
+        };
+        let sent = sync_against(&[("bbb", 2), ("ccc", 3)], "ccc", live, 10, true).await;
+        let lines: Vec<&str> = sent.iter().map(|s| s.line.as_str()).collect();
+        assert_eq!(
+            lines,
+            [
+                "PATCH /apis/apps/v1/namespaces/demo/controllerrevisions/calm-bbb?&fieldManager=infera-operator",
+                "DELETE /apis/apps/v1/namespaces/demo/controllerrevisions/calm-bbb?",
+                "POST /apis/apps/v1/namespaces/demo/controllerrevisions?&fieldManager=infera-operator",
+            ]
+        );
+        assert_eq!(sent[1].body, json!({"preconditions": {"uid": "bbb-uid"}}));
+        assert_eq!(sent[2].body["metadata"]["name"], json!("calm-bbb"));
+        assert_eq!(sent[2].body["revision"], json!(4));
+        assert!(
+            sent[2].text.contains(r"\u003ctag\u003e"),
+            "{}",
+            sent[2].text
+        );
     }
 }

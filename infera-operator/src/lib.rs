@@ -90,6 +90,23 @@ impl Error {
     }
 }
 
+impl Error {
+    /// Whether the API server refused the request (a 4xx other than a timeout, a conflict or
+    /// throttling), or it could not be made at all: trying again the same way fails the same way.
+    pub fn refused(&self) -> bool {
+        let source = match self {
+            Self::NoNamespace { .. } | Self::Encode { .. } => return true,
+            Self::Apply { source, .. }
+            | Self::Delete { source, .. }
+            | Self::History { source, .. }
+            | Self::WriteStatus { source, .. } => source,
+            Self::LeaseTaken { .. } | Self::LeaseNotRenewed { .. } => return false,
+        };
+        matches!(source, kube::Error::Api(status)
+            if (400..500).contains(&status.code) && ![408, 409, 429].contains(&status.code))
+    }
+}
+
 /// An error and its sources, `cannot apply Deployment demo-server: ApiError: ...`, for logs and
 /// Events: an error's `Display` names only what failed, its sources say why. A source whose text
 /// the previous ones already contain is left out.

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use infera_core::{
     InferaDeployment, InferaDeploymentStatus, State,
+    condition::failure_shown,
     render::{Apis, PoolApi, render_for},
     validate,
     validate::ModelSource,
@@ -21,9 +22,9 @@ use kube::{
 use serde_json::json;
 
 use crate::{
-    Error, REJECTED_RETRY, Result,
+    Error, REJECTED_RETRY, Result, chain,
     context::Context,
-    status::{self, Download, ModelPhase, Outcome, Workload},
+    status::{self, Download, ModelPhase, Outcome, Reconciled, Workload},
 };
 
 /// Reconciles one InferaDeployment; the controller calls it whenever the deployment, one of its
@@ -41,6 +42,7 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
     }
     let _timer = ctx.metrics.reconcile_timer();
     let snapshot = ctx.observed.snapshot(&idep);
+    let mut history = Ok(());
     let outcome = match validate(&idep) {
         Err(errors) => Outcome::Invalid(errors),
         Ok(mut valid) => {
@@ -73,7 +75,7 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
             let mut children = render_for(&valid, apis);
             let stepped = crate::lockstep::step(&valid, &snapshot, &mut children);
             let workloads = Workload::of(&children);
-            let mut applied = crate::apply::apply(
+            let applied = crate::apply::apply(
                 &ctx.client,
                 &ctx.applies,
                 installed,
@@ -82,8 +84,14 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
                 children,
                 valid.rollout.paused,
             )
-            .await?;
+            .await;
+            let mut applied = match applied {
+                Ok(applied) => applied,
+                Err(error) => return Err(show_failure(&ctx, &idep, error).await),
+            };
             applied.held.extend(stepped.paused);
+            // The history is bookkeeping: its failure shows in the status computed below, and
+            // holds back nothing else of the graph.
             if let Some(update) = workloads.iter().find_map(|w| w.revision.as_deref()) {
                 let current = idep
                     .status
@@ -91,7 +99,7 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
                     .and_then(|s| s.current_revision.as_deref());
                 let live = crate::history::Live { update, current };
                 let limit = valid.rollout.revision_history_limit;
-                crate::history::sync(&ctx, &idep, &snapshot, live, limit).await?;
+                history = crate::history::sync(&ctx, &idep, &snapshot, live, limit).await;
             }
             Outcome::Applied {
                 applied,
@@ -105,7 +113,7 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
         }
     };
     let now = Time(Timestamp::now());
-    let new = status::compute(
+    let mut new = status::compute(
         idep.metadata.generation,
         &snapshot,
         &outcome,
@@ -113,10 +121,23 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
         idep.status.as_ref(),
         now.clone(),
     );
-    if idep.status.as_ref() != Some(&new) {
+    let reconciled = match &history {
+        Ok(()) => Reconciled::Succeeded,
+        Err(error) => reconciled(&ctx, &idep, error),
+    };
+    let previous = idep.status.as_ref();
+    status::record_reconcile(
+        &mut new,
+        previous,
+        idep.metadata.generation,
+        &reconciled,
+        now.clone(),
+    );
+    if previous != Some(&new) {
         write_status(&ctx, &idep, &new).await?;
-        publish_transition(&ctx, &idep, idep.status.as_ref(), &new).await;
+        publish_transition(&ctx, &idep, previous, &new).await;
     }
+    history?;
     // Only now: a status the API server keeps refusing (an InferaDeployment CRD older than the
     // operator refuses fields it lacks) backs off like any other failure.
     ctx.succeeded(&deployment);
@@ -136,6 +157,41 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
     } else {
         resync
     }))
+}
+
+/// The `Reconciled` condition a failure of this reconcile gives: shown at once when the API server
+/// refused the request, else after a few failures in a row (the failures so far are counted by
+/// the controller's error policy, which sees this one after it).
+fn reconciled(ctx: &Context, idep: &InferaDeployment, error: &Error) -> Reconciled {
+    let in_a_row = ctx.failures(&ObjectRef::from(idep)) + 1;
+    if failure_shown(error.refused(), in_a_row) {
+        Reconciled::Failed(format!("{}: {}", error.metric_label(), chain(error)))
+    } else {
+        Reconciled::Retrying
+    }
+}
+
+/// A reconcile that failed before its status could be computed: the last status says so, for
+/// this generation, when the failure shows ([`reconciled`]); the error goes on to the error
+/// policy either way.
+async fn show_failure(ctx: &Context, idep: &InferaDeployment, error: Error) -> Error {
+    let reconciled = reconciled(ctx, idep, &error);
+    let previous = idep.status.as_ref();
+    let mut new = previous.cloned().unwrap_or_default();
+    let now = Time(Timestamp::now());
+    status::record_reconcile(
+        &mut new,
+        previous,
+        idep.metadata.generation,
+        &reconciled,
+        now,
+    );
+    if previous != Some(&new)
+        && let Err(write) = write_status(ctx, idep, &new).await
+    {
+        tracing::warn!(error = %chain(&write), "cannot report the failed reconcile in the status");
+    }
+    error
 }
 
 async fn write_status(

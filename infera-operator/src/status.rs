@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use infera_core::{
     ALL_IMAGES_PINNED, Child, ChildKind, DOWNLOAD_FAILED, DOWNLOADED, DOWNLOADING, IMAGES_PINNED,
     InferaDeploymentStatus, MODEL_READY, MUTABLE_IMAGES, ModelStatus, PROGRESS_DEADLINE_EXCEEDED,
-    PROGRESSING, PodHealth, READY, ROLLOUT_PAUSED, ReadyReason, ServiceStatus, State,
-    ValidationErrors, gpu_product,
+    PROGRESSING, PodHealth, READY, RECONCILE_FAILED, RECONCILE_SUCCEEDED, RECONCILED,
+    ROLLOUT_PAUSED, ReadyReason, ServiceStatus, State, ValidationErrors, gpu_product,
     naming::{LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME},
     pod_health::SchedulingCause,
     validate::MutableImage,
@@ -403,6 +403,56 @@ pub fn compute(
         models,
         rollout_start_time,
     }
+}
+
+/// How the reconcile that computed a status went, for its `Reconciled` condition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reconciled {
+    /// Every step succeeded.
+    Succeeded,
+    /// A step failed, and shows ([`infera_core::condition::failure_shown`]): `<step>: <error>`.
+    Failed(String),
+    /// A step failed, to be retried before it shows: the condition stays as it was.
+    Retrying,
+}
+
+/// Sets the `Reconciled` condition of `status` (the one `compute` left, or the previous status
+/// when the reconcile failed before it could compute one) for `generation`. While it is `False`
+/// the deployment is `Degraded` whatever its pods do (`Failed` stays `Failed`): the operator is
+/// not keeping it as the spec says.
+pub fn record_reconcile(
+    status: &mut InferaDeploymentStatus,
+    previous: Option<&InferaDeploymentStatus>,
+    generation: Option<i64>,
+    reconciled: &Reconciled,
+    now: Time,
+) {
+    let before = previous.and_then(|p| p.conditions.iter().find(|c| c.type_ == RECONCILED));
+    let fresh = |holds: &str, reason: &str, message: String| Condition {
+        type_: RECONCILED.into(),
+        status: holds.into(),
+        reason: reason.into(),
+        message,
+        observed_generation: generation,
+        last_transition_time: before
+            .filter(|before| before.status == holds)
+            .map_or(now.clone(), |before| before.last_transition_time.clone()),
+    };
+    let condition = match (reconciled, before) {
+        (Reconciled::Succeeded, _) => fresh(
+            "True",
+            RECONCILE_SUCCEEDED,
+            "every step of the last reconcile succeeded".into(),
+        ),
+        (Reconciled::Failed(message), _) => fresh("False", RECONCILE_FAILED, message.clone()),
+        (Reconciled::Retrying, Some(before)) => before.clone(),
+        (Reconciled::Retrying, None) => return,
+    };
+    status.conditions.retain(|c| c.type_ != RECONCILED);
+    if condition.status == "False" && status.state != Some(State::Failed) {
+        status.state = Some(State::Degraded);
+    }
+    status.conditions.push(condition);
 }
 
 /// Whole seconds from `start` to `now`.
@@ -1529,5 +1579,87 @@ mod tests {
         };
         let status = status_of(&snapshot);
         assert_eq!(status.services["server"].ready_replicas, 0);
+    }
+    fn reconciled_condition(status: &InferaDeploymentStatus) -> Option<(&str, &str, &str, i64)> {
+        status
+            .conditions
+            .iter()
+            .find(|c| c.type_ == RECONCILED)
+            .map(|c| {
+                (
+                    c.status.as_str(),
+                    c.reason.as_str(),
+                    c.message.as_str(),
+                    c.observed_generation.unwrap_or_default(),
+                )
+            })
+    }
+
+    #[test]
+    fn a_failed_reconcile_shows_for_its_generation_and_degrades_a_ready_deployment() {
+        let snapshot = Snapshot::default();
+        let ready = status_of(&snapshot);
+        let mut first = ready.clone();
+        record_reconcile(&mut first, None, Some(1), &Reconciled::Succeeded, now());
+        assert_eq!(
+            reconciled_condition(&first),
+            Some((
+                "True",
+                RECONCILE_SUCCEEDED,
+                "every step of the last reconcile succeeded",
+                1
+            ))
+        );
+        // Generation 4 fails in its history step: said for generation 4, and not Ready any more
+        // as a state, while the Ready condition still says what the pods do.
+        let message = "history: cannot renumber ControllerRevision demo-bb14536a19: ApiError: field is immutable";
+        let mut failed = first.clone();
+        let later = Time(now().0 + k8s_openapi::jiff::SignedDuration::from_secs(60));
+        record_reconcile(
+            &mut failed,
+            Some(&first),
+            Some(4),
+            &Reconciled::Failed(message.into()),
+            later.clone(),
+        );
+        assert_eq!(
+            reconciled_condition(&failed),
+            Some(("False", RECONCILE_FAILED, message, 4))
+        );
+        assert_eq!(failed.state, Some(State::Degraded));
+        assert_eq!(ready_condition(&failed).0, ready_condition(&first).0);
+        let transition = |s: &InferaDeploymentStatus| {
+            s.conditions
+                .iter()
+                .find(|c| c.type_ == RECONCILED)
+                .map(|c| c.last_transition_time.clone())
+        };
+        assert_eq!(transition(&failed), Some(later));
+        // A retryable failure before it shows keeps the condition as it was.
+        let mut retrying = failed.clone();
+        record_reconcile(
+            &mut retrying,
+            Some(&failed),
+            Some(5),
+            &Reconciled::Retrying,
+            now(),
+        );
+        assert_eq!(retrying, failed);
+        // Without a condition before, retrying adds none; an invalid spec stays Failed.
+        let mut fresh = ready.clone();
+        record_reconcile(&mut fresh, None, Some(1), &Reconciled::Retrying, now());
+        assert_eq!(fresh, ready);
+        let mut invalid = InferaDeploymentStatus {
+            state: Some(State::Failed),
+            ..ready
+        };
+        record_reconcile(
+            &mut invalid,
+            None,
+            Some(1),
+            &Reconciled::Failed("apply: x".into()),
+            now(),
+        );
+        assert_eq!(invalid.state, Some(State::Failed));
     }
 }

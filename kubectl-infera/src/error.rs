@@ -130,6 +130,16 @@ pub enum Error {
     /// The operator found the spec invalid (a rule admission cannot check).
     #[error("{object} was rejected by the operator: {message}")]
     RejectedByOperator { object: String, message: String },
+    /// The operator failed to reconcile the generation the command waits for (its `Reconciled`
+    /// condition): it keeps retrying, but waiting longer will not by itself change that.
+    #[error(
+        "{object}: the operator cannot reconcile generation {generation}: {message}; it retries with backoff: fix what the message names, or see `kubectl describe idep` and the operator's log"
+    )]
+    ReconcileFailed {
+        object: String,
+        generation: i64,
+        message: String,
+    },
     /// An `hf://` download Job of the deployment failed while the command waited for it.
     #[error("{object} cannot become Ready: {message}; {fix}")]
     DownloadFailed {
@@ -188,6 +198,7 @@ impl Error {
             | Self::NotConfirmed
             | Self::NotInstalled { .. }
             | Self::RejectedByOperator { .. }
+            | Self::ReconcileFailed { .. }
             | Self::DownloadFailed { .. }
             | Self::UnknownPools { .. }
             | Self::NoRevision { .. }

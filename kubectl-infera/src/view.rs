@@ -204,11 +204,22 @@ pub fn detail(idep: &InferaDeployment, pods: &[Pod], events: &[Event], now: Time
         })
         .collect();
     let warnings = warnings::of(idep, pods, events, now);
-    let blocking = if status.state == Some(State::Ready) {
+    let mut blocking = if status.state == Some(State::Ready) {
         Vec::new()
     } else {
         diagnose::reasons(pods, warnings.events.iter().copied())
     };
+    let generation = idep.metadata.generation;
+    if let Some(c) = infera_core::condition::reconcile_failure(&status, generation) {
+        let generation = generation.unwrap_or_default();
+        blocking.insert(
+            0,
+            format!(
+                "the operator cannot reconcile generation {generation}: {}",
+                c.message
+            ),
+        );
+    }
     Detail {
         summary: summarize(&Listed::from(idep), now),
         generation: idep.metadata.generation.unwrap_or_default(),

@@ -1,4 +1,4 @@
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::*;
 
@@ -166,4 +166,21 @@ fn undo_returns_to_the_revision_before_the_newest_or_the_one_named() {
         undo_target(&[4], None).map_err(|e| e.to_string()),
         Err("there is no earlier revision to return to: the history has only revision 4".into())
     );
+}
+
+#[test]
+fn go_json_escapes_what_gos_html_safe_encoder_escapes_and_nothing_else() {
+    let value = json!({
+        "spec": {"args": ["--ib-device", "<rdma-nic>", "https://h/x?a=1&b=2", "line\u{2028}para\u{2029}"]},
+        "näme<": "tab\t\"quote\" back\\slash é 漢字 \u{1F600} /",
+    });
+    let text = String::from_utf8(to_go_json(&value).expect("encodes")).expect("UTF-8");
+    // As Go's json.Marshal writes the same value (its map keys sorted, as serde_json's are).
+    assert_eq!(
+        text,
+        r#"{"näme\u003c":"tab\t\"quote\" back\\slash é 漢字 😀 /","spec":{"args":["--ib-device","\u003crdma-nic\u003e","https://h/x?a=1\u0026b=2","line\u2028para\u2029"]}}"#
+    );
+    // The same JSON value, and a fixed point: nothing left for the re-encoding to escape.
+    assert_eq!(serde_json::from_str::<Value>(&text).expect("parses"), value);
+    assert!(!text.contains(['<', '>', '&', '\u{2028}', '\u{2029}']));
 }

@@ -9,7 +9,7 @@ use futures::StreamExt;
 
 use infera_core::{
     DOWNLOAD_FAILED, DOWNLOADING, InferaDeployment, InferaDeploymentStatus, MODEL_READY, READY,
-    ReadyReason, State,
+    ReadyReason, State, condition::reconcile_failure,
 };
 use k8s_openapi::api::core::v1::{Node, Pod};
 use kube::{
@@ -391,6 +391,13 @@ async fn follow(waited: &Waited, deadline: Instant, printer: &Printer) -> Result
             None => return Err(Error::WatchEnded { what: object }),
         };
         let status = idep.status.clone().unwrap_or_default();
+        if let Some(c) = reconcile_failure(&status, Some(waited.generation)) {
+            return Err(Error::ReconcileFailed {
+                object,
+                generation: waited.generation,
+                message: c.message.clone(),
+            });
+        }
         if status.observed_generation.unwrap_or_default() >= waited.generation {
             if status.state == Some(State::Ready) {
                 printer.clear_progress();

@@ -15,7 +15,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use infera_core::{
     InferaDeployment, PROGRESS_DEADLINE_EXCEEDED, PROGRESSING, ROLLOUT_COMPLETE,
-    naming::ROLLOUT_MANAGER,
+    condition::reconcile_failure, naming::ROLLOUT_MANAGER,
 };
 use kube::{
     Api,
@@ -137,6 +137,18 @@ async fn status(
                 });
             };
             printer.pool_progress(&pool_progress(&idep));
+            let generation = idep.metadata.generation;
+            let failure = idep
+                .status
+                .as_ref()
+                .and_then(|status| reconcile_failure(status, generation));
+            if let Some(c) = failure {
+                return Err(Error::ReconcileFailed {
+                    object: object.clone(),
+                    generation: generation.unwrap_or_default(),
+                    message: c.message.clone(),
+                });
+            }
             let now = standing(&idep);
             if now == last {
                 continue;
