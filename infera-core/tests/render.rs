@@ -2,6 +2,7 @@
 
 #![allow(clippy::expect_used, reason = "a test fails by panicking")]
 
+#[allow(dead_code, reason = "this file uses only with_kv_roles")]
 mod common;
 
 use infera_core::{render, validate, yaml};
