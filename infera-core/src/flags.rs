@@ -2,6 +2,7 @@
 //! them; a test checks it names every reserved flag.
 
 use crate::{
+    naming::LABEL_DEPLOYMENT,
     types::{BackendFramework, Role},
     validate::Worker,
 };
@@ -24,25 +25,98 @@ pub const BOOTSTRAP_PORT: i32 = 8998;
 /// NATS client port.
 pub const NATS_PORT: i32 = 4222;
 
+/// The interpreter of the `rocm/infera` images. The engine images' ENTRYPOINT is
+/// `infera-inject-host-ionic`, which `exec`s its arguments (upstream
+/// `deploy/docker/Dockerfile.sglang`), so the container's `command` must name the program; upstream
+/// runs `python3 -m <module>` (`deploy/operator/internal/controller/builders.go:265-299`).
+pub const PYTHON: &str = "python3";
+/// The router's module (`infera/server/__main__.py`).
+pub const SERVER_MODULE: &str = "infera.server";
+
+/// The engine wrapper's module (`infera/engine/{sglang,vllm}/__main__.py`): it consumes its own
+/// flags and starts the engine with the rest.
+pub const fn worker_module(backend: BackendFramework) -> &'static str {
+    match backend {
+        BackendFramework::Sglang => "infera.engine.sglang",
+        BackendFramework::Vllm => "infera.engine.vllm",
+    }
+}
+
+/// `python3 -m <module>`: the default `command` of a server or worker container.
+pub fn command(module: &str) -> Vec<String> {
+    vec![PYTHON.into(), "-m".into(), module.into()]
+}
+
+/// Bind address (router: `infera/server/args.py:16`; engines: SGLang `ServerArgs.host`, vLLM's).
+pub const HOST: &str = "--host";
+/// Listen port (router: `infera/server/args.py:17`; engines: their own).
+pub const PORT: &str = "--port";
+/// `kubernetes` or `etcd` (`infera/server/args.py:18-28`, `infera/engine/sglang/args.py:72-80`,
+/// `infera/engine/vllm/args.py:217-225`).
+pub const DISCOVERY_BACKEND: &str = "--discovery-backend";
+/// The etcd endpoint of `--discovery-backend etcd` (`infera/server/args.py:29-35`).
+pub const ETCD_ENDPOINT: &str = "--etcd-endpoint";
+/// The router's worker pod selector, required with Kubernetes discovery
+/// (`infera/server/args.py:41-48`; `infera/server/__main__.py:193-194` exits without it).
+pub const K8S_LABEL_SELECTOR: &str = "--k8s-label-selector";
+/// Env var the router reads as the selector's default (`infera/server/args.py:43`).
+pub const K8S_LABEL_SELECTOR_ENV: &str = "INFERA_K8S_LABEL_SELECTOR";
+/// `http` or `nats` (default `nats`): how the router reaches workers (`infera/server/args.py:55-64`,
+/// `infera/engine/sglang/args.py:99-108`).
+pub const REQUEST_TRANSPORT: &str = "--request-transport";
+/// `zmq` or `nats` (default `nats`): how KV events reach the router
+/// (`infera/engine/sglang/args.py:225-232`).
+pub const KV_EVENT_TRANSPORT: &str = "--kv-event-transport";
+/// The NATS URL (`infera/engine/sglang/args.py:233-238`; default `$NATS_SERVER`, then
+/// `nats://127.0.0.1:4222`).
+pub const NATS_SERVER: &str = "--nats-server";
+/// Env var the router and wrappers read as the NATS URL's default (upstream `builders.go:316`).
+pub const NATS_SERVER_ENV: &str = "NATS_SERVER";
+/// The wrapper's drain on SIGTERM, in seconds (`infera/engine/sglang/args.py:132-142`,
+/// `infera/engine/vllm/args.py:272-282`; default `$INFERA_DRAIN_TIMEOUT`, then 30).
+pub const DRAIN_TIMEOUT: &str = "--drain-timeout";
+/// The router's mode (`infera/server/args.py:76-86`); `direct` behind an Inference Gateway.
+pub const ROUTER_MODE: &str = "--router-mode";
+/// SGLang's prefill/decode role (`ServerArgs.disaggregation_mode`, sglang 0.5.15.post1
+/// `srt/server_args.py:2273`); the SGLang wrapper reads it too (`infera/engine/sglang/args.py:71`).
+pub const DISAGGREGATION_MODE: &str = "--disaggregation-mode";
+/// SGLang's prefill bootstrap port (`srt/server_args.py:2284`).
+pub const DISAGGREGATION_BOOTSTRAP_PORT: &str = "--disaggregation-bootstrap-port";
+/// vLLM's KV connector config, whose `kv_role` is a vLLM worker's prefill/decode role
+/// (`infera/engine/vllm/args.py:21-25, 87-97`).
+pub const KV_TRANSFER_CONFIG: &str = "--kv-transfer-config";
+/// Nodes of a multi-node group (SGLang `srt/server_args.py:814`, vLLM 0.25.1
+/// `vllm/engine/arg_utils.py:975`).
+pub const NNODES: &str = "--nnodes";
+/// This pod's rank in its group (SGLang `srt/server_args.py:815`, vLLM `arg_utils.py:976`).
+pub const NODE_RANK: &str = "--node-rank";
+/// SGLang's rendezvous address (`srt/server_args.py:807`).
+pub const DIST_INIT_ADDR: &str = "--dist-init-addr";
+/// vLLM's rendezvous host (`vllm/engine/arg_utils.py:973`).
+pub const MASTER_ADDR: &str = "--master-addr";
+/// vLLM's rendezvous port (`vllm/engine/arg_utils.py:974`).
+pub const MASTER_PORT: &str = "--master-port";
+
 /// Flags the operator owns. A user who sets one in `args` gets a validation error, so the
 /// operator never has to decide which of two values wins.
-pub const RESERVED: [&str; 16] = [
-    "--disaggregation-mode",
-    "--discovery-backend",
-    "--etcd-endpoint",
-    "--kv-event-transport",
-    "--nats-url",
-    "--host",
-    "--port",
-    "--nnodes",
-    "--node-rank",
-    "--dist-init-addr",
-    "--master-addr",
-    "--master-port",
-    "--router-mode",
-    "--disaggregation-bootstrap-port",
-    "--headless",
-    "--shutdown-timeout",
+pub const RESERVED: [&str; 17] = [
+    DISAGGREGATION_MODE,
+    DISCOVERY_BACKEND,
+    ETCD_ENDPOINT,
+    K8S_LABEL_SELECTOR,
+    REQUEST_TRANSPORT,
+    KV_EVENT_TRANSPORT,
+    NATS_SERVER,
+    DRAIN_TIMEOUT,
+    HOST,
+    PORT,
+    NNODES,
+    NODE_RANK,
+    DIST_INIT_ADDR,
+    MASTER_ADDR,
+    MASTER_PORT,
+    ROUTER_MODE,
+    DISAGGREGATION_BOOTSTRAP_PORT,
 ];
 
 /// SGLang's IB-device flag for the KV-cache transfer (`ServerArgs.disaggregation_ib_device`,
@@ -93,86 +167,88 @@ pub struct Injection<'a> {
     pub backend: BackendFramework,
     /// How pods find each other.
     pub discovery: &'a DiscoveryFlags,
-    /// The KV-event plane's URL, when there is one.
+    /// The InferaDeployment's name, which the router's pod selector names.
+    pub deployment: &'a str,
+    /// The NATS URL, when there is a NATS; without one requests go over HTTP and KV events over
+    /// ZMQ.
     pub nats_url: Option<&'a str>,
     /// Whether an Inference Gateway fronts the graph (the server then routes directly).
     pub gaie: bool,
 }
 
 impl Injection<'_> {
-    /// Flags appended to the server's args.
+    /// The router's worker pod selector, `infera.amd.com/deployment=<name>`: every pod of the
+    /// deployment (upstream `builders.go:229-233`); the router routes only to pods that carry a
+    /// worker's registration annotation.
+    pub fn label_selector(&self) -> String {
+        format!("{LABEL_DEPLOYMENT}={}", self.deployment)
+    }
+
+    /// Flags appended to the server's args (upstream `builders.go:269-279, 294-297`).
     pub fn server(&self) -> Vec<String> {
-        let mut flags = vec![
-            "--host".into(),
-            "0.0.0.0".into(),
-            "--port".into(),
-            SERVER_PORT.to_string(),
-        ];
-        self.shared(&mut flags);
+        let mut flags = listen(SERVER_PORT);
+        self.discovery(&mut flags);
+        if *self.discovery == DiscoveryFlags::Kubernetes {
+            flags.extend([K8S_LABEL_SELECTOR.into(), self.label_selector()]);
+        }
+        self.transports(&mut flags);
         if self.gaie {
-            flags.extend(["--router-mode".into(), "direct".into()]);
+            flags.extend([ROUTER_MODE.into(), "direct".into()]);
         }
         flags
     }
 
-    /// Flags appended to the args of a worker's pods of `rank`. Pods of a multi-node group get
-    /// the rank flags, read at container start from the environment the LeaderWorkerSet webhook
-    /// injects. vLLM workers drain for the service's `drainSeconds` on SIGTERM
-    /// (`--shutdown-timeout`, vllm/engine/arg_utils.py:1971-1976; its default 0 aborts in-flight
-    /// requests), and vLLM's rank > 0 pods, which the multi-process backend requires to be
-    /// headless, run without an API server (`--headless`, vllm/entrypoints/common/cli_args.py:446,
-    /// entrypoints/cli/serve.py:69-77).
+    /// Flags appended to the args of a worker's pods of `rank` (upstream `builders.go:280-297`).
+    /// SGLang pools of a role get `--disaggregation-mode`; vLLM has no such flag, its role is the
+    /// `kv_role` of the user's `--kv-transfer-config`, which validation requires. The wrapper
+    /// drains for the service's `drainSeconds` on SIGTERM (`--drain-timeout`). Pods of a
+    /// multi-node group get the rank flags, read at container start from the environment the
+    /// LeaderWorkerSet webhook injects (SGLang as upstream's
+    /// `examples/k8s-deployments/multinode-tp-aggregated.yaml:84-85`). vLLM's rank > 0 pods do
+    /// not get `--headless`: the vLLM wrapper waits for the engine's `/health` on every rank
+    /// before its follower check (`infera/engine/vllm/worker.py:178-181`,
+    /// `infera/engine/vllm/__main__.py:285-296`), and a headless vLLM serves no HTTP.
     pub fn worker(&self, worker: &Worker, rank: Rank) -> Vec<String> {
         let role = worker.role;
-        let port = worker_port(self.backend);
-        let mut flags = vec![
-            "--host".into(),
-            "0.0.0.0".into(),
-            "--port".into(),
-            port.to_string(),
-        ];
-        if role != Role::Mixed {
-            flags.extend(["--disaggregation-mode".into(), role.to_string()]);
+        let mut flags = listen(worker_port(self.backend));
+        self.discovery(&mut flags);
+        if role != Role::Mixed && self.backend == BackendFramework::Sglang {
+            flags.extend([DISAGGREGATION_MODE.into(), role.to_string()]);
         }
         if role == Role::Prefill && self.backend == BackendFramework::Sglang {
             flags.extend([
-                "--disaggregation-bootstrap-port".into(),
+                DISAGGREGATION_BOOTSTRAP_PORT.into(),
                 BOOTSTRAP_PORT.to_string(),
             ]);
         }
-        self.shared(&mut flags);
-        if self.backend == BackendFramework::Vllm {
-            flags.extend([
-                "--shutdown-timeout".into(),
-                worker.pod.health.drain_seconds.to_string(),
-            ]);
-        }
+        self.transports(&mut flags);
+        flags.extend([
+            DRAIN_TIMEOUT.into(),
+            worker.pod.health.drain_seconds.to_string(),
+        ]);
         if rank != Rank::Single {
             let nnodes = "$(LWS_GROUP_SIZE)".to_string();
             let rank = "$(LWS_WORKER_INDEX)".to_string();
             match self.backend {
                 BackendFramework::Sglang => flags.extend([
-                    "--nnodes".into(),
+                    NNODES.into(),
                     nnodes,
-                    "--node-rank".into(),
+                    NODE_RANK.into(),
                     rank,
-                    "--dist-init-addr".into(),
+                    DIST_INIT_ADDR.into(),
                     format!("$(LWS_LEADER_ADDRESS):{DIST_INIT_PORT}"),
                 ]),
                 BackendFramework::Vllm => flags.extend([
-                    "--nnodes".into(),
+                    NNODES.into(),
                     nnodes,
-                    "--node-rank".into(),
+                    NODE_RANK.into(),
                     rank,
-                    "--master-addr".into(),
+                    MASTER_ADDR.into(),
                     "$(LWS_LEADER_ADDRESS)".into(),
-                    "--master-port".into(),
+                    MASTER_PORT.into(),
                     DIST_INIT_PORT.to_string(),
                 ]),
             }
-        }
-        if rank == Rank::Follower && self.backend == BackendFramework::Vllm {
-            flags.push("--headless".into());
         }
         if let Some(path) = worker.model.as_ref().map(|m| &m.mount_path) {
             let flag = match self.backend {
@@ -187,25 +263,44 @@ impl Injection<'_> {
         flags
     }
 
-    fn shared(&self, flags: &mut Vec<String>) {
+    /// `--discovery-backend kubernetes`, or etcd's backend and endpoint.
+    fn discovery(&self, flags: &mut Vec<String>) {
         match self.discovery {
             DiscoveryFlags::Kubernetes => {
-                flags.extend(["--discovery-backend".into(), "kubernetes".into()])
+                flags.extend([DISCOVERY_BACKEND.into(), "kubernetes".into()])
             }
             DiscoveryFlags::Etcd(endpoint) => flags.extend([
-                "--discovery-backend".into(),
+                DISCOVERY_BACKEND.into(),
                 "etcd".into(),
-                "--etcd-endpoint".into(),
+                ETCD_ENDPOINT.into(),
                 endpoint.clone(),
             ]),
         }
-        if let Some(url) = self.nats_url {
-            flags.extend([
-                "--kv-event-transport".into(),
+    }
+
+    /// With NATS, KV events over it (requests default to it too); without, requests over HTTP
+    /// and KV events over ZMQ, as upstream's examples without NATS pass
+    /// (`examples/k8s-deployments/single-node-qwen-sglang.yaml:39, 76`): both transports default
+    /// to NATS at 127.0.0.1 otherwise.
+    fn transports(&self, flags: &mut Vec<String>) {
+        match self.nats_url {
+            Some(url) => flags.extend([
+                KV_EVENT_TRANSPORT.into(),
                 "nats".into(),
-                "--nats-url".into(),
+                NATS_SERVER.into(),
                 url.into(),
-            ]);
+            ]),
+            None => flags.extend([
+                REQUEST_TRANSPORT.into(),
+                "http".into(),
+                KV_EVENT_TRANSPORT.into(),
+                "zmq".into(),
+            ]),
         }
     }
+}
+
+/// `--host 0.0.0.0 --port <port>`.
+fn listen(port: i32) -> Vec<String> {
+    vec![HOST.into(), "0.0.0.0".into(), PORT.into(), port.to_string()]
 }

@@ -13,17 +13,20 @@ use infera_core::{InferaDeployment, render, validate, yaml};
 use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec, Probe};
 use serde_json::{Value, json};
 
-/// SGLang endpoints that run a one-token generation, up to `SGLANG_HEALTH_CHECK_TIMEOUT` = 20 s
-/// plus 1 s (python/sglang/srt/entrypoints/http_server.py:721-799).
+/// SGLang 0.5.15.post1's endpoints that run a one-token generation, up to
+/// `SGLANG_HEALTH_CHECK_TIMEOUT` = 20 s plus 1 s (sglang/srt/entrypoints/http_server.py:186,
+/// 578-640). It serves no `/ready`.
 const SGLANG_GENERATING: [&str; 2] = ["/health", "/health_generate"];
 /// The longest a generating SGLang health check takes, in seconds.
 const SGLANG_GENERATION_WORST_CASE: i32 = 21;
 /// The shortest startup budget a worker may get: a prefill/decode SGLang warm-up alone may take
 /// 1800 s (http_server.py:2360-2530), after the weights are loaded.
 const WORKER_STARTUP_AT_LEAST: i32 = 1800;
-/// `preStop` sleep while routing stops, and the time to exit after draining.
-const STOP_ROUTING: i64 = 10;
-const EXIT: i64 = 10;
+/// `preStop` sleep while routing stops, the time to exit after draining and the least grace
+/// period (upstream deploy/operator/internal/controller/builders.go:38-45).
+const STOP_ROUTING: i64 = 15;
+const EXIT: i64 = 50;
+const MIN_GRACE: i64 = 120;
 /// Default `health.drainSeconds`.
 const DRAIN: i64 = 120;
 
@@ -88,7 +91,8 @@ fn graph(backend: &str, topology: &str, patch: Value) -> Value {
 
 /// Every child of `spec`, as JSON.
 fn children(spec: Value) -> Vec<Value> {
-    let idep: InferaDeployment = yaml::from_value(spec).expect("deserializes");
+    let mut idep: InferaDeployment = yaml::from_value(spec).expect("deserializes");
+    common::with_kv_roles(&mut idep);
     let valid = validate(&idep).expect("valid");
     render(&valid)
         .iter()
@@ -187,25 +191,22 @@ fn has_flag(engine: &Container, flag: &str, value: Option<&str>) -> bool {
         .is_some_and(|i| value.is_none_or(|v| args.get(i + 1).map(String::as_str) == Some(v)))
 }
 
-/// SGLang single pods and leaders, every role: ready on `/ready` (a flag check) — a generating
-/// endpoint would need a timeout above its 21 s — alive on `/ping`, which never generates, and a
-/// startup budget for a cold load and warm-up.
+/// SGLang single pods and leaders, every role: ready on `/health` (503 while starting) with a
+/// timeout above its 21 s generation, alive on `/ping`, which never generates, and a startup
+/// budget for a cold load and warm-up.
 #[test]
-fn sglang_serving_pods_are_ready_on_a_flag_check_and_live_without_generating() {
+fn sglang_serving_pods_are_ready_on_health_and_live_without_generating() {
     for t in workers("sglang").iter().filter(|t| t.serves()) {
         let engine = t.engine();
         let readiness = engine.readiness_probe.as_ref().expect("readiness");
-        assert_eq!(path(readiness), "/ready", "{t:?}");
-        assert!(
-            !SGLANG_GENERATING.contains(&path(readiness))
-                || timeout(readiness) > SGLANG_GENERATION_WORST_CASE
-        );
+        assert_eq!(path(readiness), "/health", "{t:?}");
+        assert!(timeout(readiness) > SGLANG_GENERATION_WORST_CASE);
         let liveness = engine.liveness_probe.as_ref().expect("liveness");
         assert_eq!(path(liveness), "/ping", "{t:?}");
         assert!(!SGLANG_GENERATING.contains(&path(liveness)));
         assert!(window(liveness) >= 60, "generous: {liveness:?}");
         let startup = engine.startup_probe.as_ref().expect("startup");
-        assert_eq!(path(startup), "/ready");
+        assert_eq!(path(startup), "/health");
         assert!(window(startup) >= WORKER_STARTUP_AT_LEAST, "{startup:?}");
         assert!(
             !has_flag(engine, "--shutdown-timeout", None),
@@ -249,12 +250,13 @@ fn vllm_serving_pods_probe_health_which_never_generates() {
     }
 }
 
-/// vLLM rank > 0 pods run `--headless`: no HTTP server, so no port and no probe.
+/// vLLM rank > 0 pods serve no requests: no port and no probe; not `--headless`, as the Infera
+/// wrapper waits for the engine's `/health` on every rank (infera/engine/vllm/worker.py:178-181).
 #[test]
-fn vllm_rank_above_zero_is_headless_without_probes() {
+fn vllm_rank_above_zero_has_no_probe_and_no_port() {
     for t in workers("vllm").iter().filter(|t| !t.serves()) {
         let engine = t.engine();
-        assert!(has_flag(engine, "--headless", None), "{t:?}");
+        assert!(!has_flag(engine, "--headless", None), "{t:?}");
         assert!(engine.ports.is_none());
         assert!(
             engine.readiness_probe.is_none()
@@ -285,9 +287,9 @@ fn the_server_keeps_health_with_a_timeout_and_no_liveness_probe() {
     }
 }
 
-/// On deletion every pod sleeps while routing stops, then drains; the grace period covers both.
-/// vLLM drains for `--shutdown-timeout` (default 0 would abort); SGLang drains without a limit,
-/// so only the grace period bounds it. Rank > 0 pods outlive their leader's drain.
+/// On deletion every pod sleeps while routing stops, then drains; the grace period covers both
+/// and the teardown. Every worker's wrapper drains for `--drain-timeout` (infera/engine/drain.py);
+/// the server gets none. Rank > 0 pods outlive their leader's drain.
 #[test]
 fn every_pod_stops_routing_then_drains_within_its_grace_period() {
     for backend in ["sglang", "vllm"] {
@@ -295,7 +297,7 @@ fn every_pod_stops_routing_then_drains_within_its_grace_period() {
             for t in templates(graph(backend, topology, json!({}))) {
                 assert_eq!(
                     t.spec.termination_grace_period_seconds,
-                    Some(STOP_ROUTING + DRAIN + EXIT),
+                    Some((STOP_ROUTING + DRAIN + EXIT).max(MIN_GRACE)),
                     "{t:?}"
                 );
                 let engine = t.engine();
@@ -311,12 +313,9 @@ fn every_pod_stops_routing_then_drains_within_its_grace_period() {
                     STOP_ROUTING + DRAIN
                 };
                 assert_eq!(sleep, Some(expected), "{t:?}");
-                let drains = has_flag(engine, "--shutdown-timeout", Some(&DRAIN.to_string()));
-                assert_eq!(
-                    drains,
-                    backend == "vllm" && t.component == "worker",
-                    "{t:?}"
-                );
+                let drains = has_flag(engine, "--drain-timeout", Some(&DRAIN.to_string()));
+                assert_eq!(drains, t.component == "worker", "{t:?}");
+                assert!(!has_flag(engine, "--shutdown-timeout", None), "{t:?}");
             }
         }
     }
@@ -336,11 +335,9 @@ fn health_overrides_replace_the_defaults() {
             .collect();
         assert_eq!(decode.len(), 2);
         for t in &decode {
-            assert_eq!(t.spec.termination_grace_period_seconds, Some(320));
+            assert_eq!(t.spec.termination_grace_period_seconds, Some(365));
             let engine = t.engine();
-            if backend == "vllm" {
-                assert!(has_flag(engine, "--shutdown-timeout", Some("300")));
-            }
+            assert!(has_flag(engine, "--drain-timeout", Some("300")));
             if !t.serves() {
                 continue;
             }

@@ -2,6 +2,9 @@
 
 #![allow(clippy::expect_used, reason = "a test fails by panicking")]
 
+#[allow(dead_code, reason = "this file uses only with_kv_roles")]
+mod common;
+
 use infera_core::{render, validate, yaml};
 
 fn load(file: &str) -> infera_core::InferaDeployment {
@@ -30,6 +33,7 @@ fn multi_node_pool_renders_a_leader_worker_set() {
 fn on_backend(file: &str, backend: infera_core::BackendFramework) -> String {
     let mut deployment = load(file);
     deployment.spec.backend_framework = backend;
+    common::with_kv_roles(&mut deployment);
     let children = render(&validate(&deployment).expect("valid"));
     yaml::to_yaml_stream(&children).expect("yaml")
 }
@@ -114,6 +118,7 @@ fn graph(backend: &str, workers: &[Pool<'_>], gaie: bool) -> String {
             ..Default::default()
         });
     }
+    common::with_kv_roles(&mut deployment);
     yaml::to_yaml_stream(&render(&validate(&deployment).expect("valid"))).expect("yaml")
 }
 
@@ -340,6 +345,7 @@ fn model_volumes_mount_into_every_worker_with_the_engines_model_flag() {
             pool.args
                 .retain(|a| a != "--model-path" && a != "/models/Qwen3-0.6B");
         }
+        common::with_kv_roles(&mut deployment);
         let children = render(&validate(&deployment).expect("valid"));
         for child in &children {
             let json = serde_json::to_value(child).expect("json");

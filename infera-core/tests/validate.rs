@@ -170,9 +170,21 @@ fn every_rule_rejects_with_the_field_path() {
         ),
         (
             "vllm tp × pp does not match",
-            json!({"spec": {"backendFramework": "vllm", "services": {"decode": {"resources": {"gpu": 8}, "numberOfNodes": 2, "args": ["--tensor-parallel-size", "8", "--pipeline-parallel-size", "4"]}}}}),
+            json!({"spec": {"backendFramework": "vllm", "services": {
+                "prefill": {"args": ["--kv-transfer-config", r#"{"kv_connector":"MoRIIOConnector","kv_role":"kv_producer"}"#]},
+                "decode": {"resources": {"gpu": 8}, "numberOfNodes": 2, "args": ["--tensor-parallel-size", "8", "--pipeline-parallel-size", "4", r#"--kv-transfer-config={"kv_role":"kv_consumer"}"#]}}}}),
             vec![
                 "spec.services.decode.args: --tensor-parallel-size 8 × --pipeline-parallel-size 4 uses 32 GPUs but resources.gpu × numberOfNodes is 16",
+            ],
+        ),
+        (
+            "vllm prefill/decode without their kv_role",
+            json!({"spec": {"backendFramework": "vllm", "services": {
+                "prefill": {"args": ["--kv-transfer-config", r#"{"kv_role":"kv_consumer"}"#]},
+                "decode": {"args": ["--tensor-parallel-size", "1"]}}}}),
+            vec![
+                "spec.services.decode.args: a vLLM decode pool takes its role from --kv-transfer-config (vLLM has no --disaggregation-mode); set --kv-transfer-config",
+                "spec.services.prefill.args[0]: kv_role kv_consumer makes the vLLM wrapper register this pool as decode, but its role is prefill; set --kv-transfer-config",
             ],
         ),
         (
@@ -326,7 +338,7 @@ fn every_rule_rejects_with_the_field_path() {
         ),
         (
             "IB device with vLLM",
-            json!({"spec": {"backendFramework": "vllm", "network": {"rdma": {"resourceName": "rdma/hca", "device": "rdma0"}}, "services": {"prefill": {"args": ["--model", "m"]}, "decode": {"args": ["--model", "m"]}}}}),
+            json!({"spec": {"backendFramework": "vllm", "network": {"rdma": {"resourceName": "rdma/hca", "device": "rdma0"}}, "services": {"prefill": {"args": ["--model", "m", "--kv-transfer-config", r#"{"kv_role":"kv_producer"}"#]}, "decode": {"args": ["--model", "m", "--kv-transfer-config", r#"{"kv_role":"kv_consumer"}"#]}}}}),
             vec!["spec.network.rdma.device: vLLM has no IB-device flag"],
         ),
         (

@@ -275,6 +275,30 @@ impl Plan {
         args
     }
 
+    /// The worker args of a pool of `role`: on vLLM a prefill or decode pool's role is the
+    /// `kv_role` of its `--kv-transfer-config` (infera-core validation requires it), with the
+    /// connector of the chosen transfer backend (MoRI-IO by default).
+    fn role_args(&self, role: Option<Role>) -> Vec<String> {
+        let mut args = self.worker_args();
+        let kv_role = match role {
+            Some(Role::Prefill) => "kv_producer",
+            Some(Role::Decode) => "kv_consumer",
+            _ => return args,
+        };
+        if self.backend == Backend::Vllm {
+            let connector = match self.transfer_backend.as_deref() {
+                Some("mooncake") => "MooncakeConnector",
+                Some("nixl") => "NixlConnector",
+                _ => "MoRIIOConnector",
+            };
+            args.extend([
+                "--kv-transfer-config".into(),
+                format!(r#"{{"kv_connector":"{connector}","kv_role":"{kv_role}"}}"#),
+            ]);
+        }
+        args
+    }
+
     fn worker(&self, role: Option<Role>, replicas: i32) -> ServiceSpec {
         ServiceSpec {
             component_type: ComponentType::Worker,
@@ -290,7 +314,7 @@ impl Plan {
                 memory: Some(Quantity(self.memory.clone())),
                 shared_memory: Some(Quantity(self.shared_memory.clone())),
             })),
-            args: self.worker_args(),
+            args: self.role_args(role),
             command: None,
             image: None,
             env: Vec::new(),

@@ -1,7 +1,8 @@
 //! The engine contract on a real cluster: the CRD admits `services.X.health` within its limits
 //! with infera-core's wording (the startup timeout's range is a CEL rule built on `duration()`),
 //! and the live pods of a multi-node vLLM group are probed and stopped as rendered — the leader
-//! has its port and probes, rank 1 runs `--headless` with none, and both outlive the drain.
+//! has its port and probes, rank 1 has none (and no `--headless`: the wrapper waits for the
+//! engine's `/health` on every rank), and both outlive the drain.
 
 #[path = "../../infera-core/tests/common/mod.rs"]
 mod common;
@@ -174,7 +175,8 @@ async fn a_multi_node_vllm_group_probes_its_leader_and_its_follower_only_joins()
                 .ok_or_else(|| anyhow::anyhow!("no pod with {selector}"))
         }
     };
-    let grace = Some(10 + 30 + 10);
+    // Upstream's sizing: the larger of 120 and preStop 15 + drain + teardown 50.
+    let grace = Some(120);
 
     let leader = rank("0").await?;
     let engine_0 = engine(&leader)?;
@@ -197,8 +199,8 @@ async fn a_multi_node_vllm_group_probes_its_leader_and_its_follower_only_joins()
             "an explicit timeout: {probe:?}"
         );
     }
-    assert_eq!(pre_stop_sleep(engine_0), Some(10));
-    assert!(has_args(engine_0, &["--shutdown-timeout", "30"]));
+    assert_eq!(pre_stop_sleep(engine_0), Some(15));
+    assert!(has_args(engine_0, &["--drain-timeout", "30"]));
     assert!(!has_args(engine_0, &["--headless"]));
 
     let follower = rank("1").await?;
@@ -217,11 +219,11 @@ async fn a_multi_node_vllm_group_probes_its_leader_and_its_follower_only_joins()
             && engine_1.liveness_probe.is_none(),
         "rank 1 is not probed: {engine_1:?}"
     );
-    assert!(has_args(engine_1, &["--headless"]));
+    assert!(!has_args(engine_1, &["--headless"]));
     assert!(has_args(engine_1, &["--node-rank", "$(LWS_WORKER_INDEX)"]));
     assert_eq!(
         pre_stop_sleep(engine_1),
-        Some(10 + 30),
+        Some(15 + 30),
         "rank 1 outlives the leader's drain"
     );
 

@@ -303,6 +303,7 @@ impl<'a> Context<'a> {
             injection: Injection {
                 backend: deployment.backend,
                 discovery: &deployment.discovery,
+                deployment: &deployment.name,
                 nats_url,
                 gaie: deployment.gaie.is_some(),
             },

@@ -15,7 +15,7 @@ use k8s_openapi::{
 
 use super::{Context, meta, pull_policy};
 use crate::{
-    flags::{self, FRONTEND_PORT, Rank, SERVER_PORT},
+    flags::{self, FRONTEND_PORT, Rank, SERVER_MODULE, SERVER_PORT},
     gpu_product::{self, PRODUCT_LABEL},
     naming::{
         Component, ENGINE_CONTAINER, FRONTEND_CONTAINER, LABEL_ENDPOINT, LABEL_REVISION,
@@ -30,9 +30,11 @@ pub(super) const QUICK_TIMEOUT: i32 = 5;
 /// Timeout of an endpoint whose cost no source documents: the image's own (the router's, the
 /// frontend's) and any path a user names that the engine's table does not list.
 const IMAGE_TIMEOUT: i32 = 10;
-/// Timeout of SGLang's generating `/health` and `/health_generate`: one token, waited for up to
-/// `SGLANG_HEALTH_CHECK_TIMEOUT` = 20 s, plus 1 s
-/// (python/sglang/srt/entrypoints/http_server.py:721-799).
+/// Timeout of SGLang's `/health` and `/health_generate`: they generate one token
+/// (`SGLANG_ENABLE_HEALTH_ENDPOINT_GENERATION` defaults to true, sglang 0.5.15.post1
+/// `srt/environ.py:765`) and wait for it up to `SGLANG_HEALTH_CHECK_TIMEOUT` = 20 s, plus 1 s
+/// (`srt/entrypoints/http_server.py:186, 578-640`). Upstream's readiness probe gives them 10 s
+/// (`builders.go:396-408`); a busy engine then flaps NotReady.
 const SGLANG_GENERATE_TIMEOUT: i32 = 25;
 
 /// Seconds between probes (more when one probe may take longer).
@@ -50,36 +52,36 @@ const WORKER_STARTUP: i32 = 60 * 60;
 /// Default startup budget of the server (the router loads no model).
 const SERVER_STARTUP: i32 = 5 * 60;
 
-/// Seconds between a pod's deletion and its engine's SIGTERM (a `preStop` sleep), for the
-/// EndpointSlices, the router's pod watch and the Endpoint Picker to stop sending it requests.
-const STOP_ROUTING_SECONDS: i64 = 10;
-/// Seconds an engine may take to exit once it has drained.
-const EXIT_SECONDS: i64 = 10;
+/// Seconds between a pod's deletion and its container's SIGTERM (a `preStop` sleep), for the
+/// EndpointSlices, the router's pod watch and the Endpoint Picker to stop sending it requests:
+/// upstream's `workerPreStopDrainSeconds` (`builders.go:38, 413-418`).
+const STOP_ROUTING_SECONDS: i64 = 15;
+/// Seconds a worker may take to exit once it has drained: the wrapper stops its KV plane and the
+/// engine, whose process group gets up to 30 s before SIGKILL (upstream
+/// `workerTeardownHeadroomSeconds`, `builders.go:40-43`).
+const TEARDOWN_SECONDS: i64 = 50;
+/// The least grace period, so a short drain still leaves a slow engine room to exit (upstream
+/// `workerTerminationGraceSeconds`, `builders.go:44-45`).
+const MIN_GRACE_SECONDS: i64 = 120;
 
 /// An HTTP endpoint of an engine and the longest one call may take (seconds), from the engine's
 /// source.
 type Endpoint = (&'static str, i32);
 
-/// SGLang v0.5.23's endpoints (python/sglang/srt/entrypoints/http_server.py).
-const SGLANG_ENDPOINTS: [Endpoint; 6] = [
-    // 200 iff not paused and Up: a flag check (:714; managers/tokenizer_manager.py:728-734).
-    ("/ready", QUICK_TIMEOUT),
-    // 200 iff Up, paused or not: a flag check (:2190).
-    ("/ping", QUICK_TIMEOUT),
-    // A one-token generation (:721-799).
+/// SGLang 0.5.15.post1's endpoints (`srt/entrypoints/http_server.py` of its wheel, the engine of
+/// `rocm/infera:sglang-v0.1.1`). It serves no `/ready`.
+const SGLANG_ENDPOINTS: [Endpoint; 4] = [
+    // 503 while starting and once shutting down, else a one-token generation (:578-640).
     ("/health", SGLANG_GENERATE_TIMEOUT),
     ("/health_generate", SGLANG_GENERATE_TIMEOUT),
-    ("/v1/models", QUICK_TIMEOUT),
-    ("/model_info", QUICK_TIMEOUT),
-];
-
-/// vLLM v0.34.0's endpoints: none generates. `/health` is 200 unless the engine is dead
-/// (vllm/entrypoints/serve/instrumentator/health.py:22; v1/engine/async_llm.py:1143-1148).
-const VLLM_ENDPOINTS: [Endpoint; 3] = [
-    ("/health", QUICK_TIMEOUT),
+    // A constant 200 (SageMaker's health check, :1915-1918).
     ("/ping", QUICK_TIMEOUT),
     ("/v1/models", QUICK_TIMEOUT),
 ];
+
+/// vLLM 0.25.1's endpoints: `/health` is 200 unless the engine is dead, without generating
+/// (`vllm/entrypoints/serve/instrumentator/health.py:22`).
+const VLLM_ENDPOINTS: [Endpoint; 2] = [("/health", QUICK_TIMEOUT), ("/v1/models", QUICK_TIMEOUT)];
 
 /// How an engine container that serves HTTP is probed: a row of the README's engine contract.
 #[derive(Clone, Copy, Debug)]
@@ -104,8 +106,8 @@ impl Contract {
     }
 }
 
-/// The server: the image's own router, whose endpoints no source documents; it keeps the
-/// `/health` readiness it always had, and no liveness probe.
+/// The server: the router's `GET /health`, always 200 (`infera/server/app.py:586`); no liveness
+/// probe. Upstream probes the server not at all (`builders.go:562-567`).
 const SERVER: Contract = Contract {
     ready: "/health",
     live: None,
@@ -116,19 +118,17 @@ const SERVER: Contract = Contract {
 /// SGLang workers of every role; prefill and decode answer as mixed ones do.
 fn sglang(rank: Rank) -> Option<Contract> {
     match rank {
-        // The port refuses connections while the weights load (entrypoints/engine.py ~1350), then
-        // answers 503 until warm-up ends (http_server.py:2360-2530). On SIGTERM /ready and /ping
-        // turn 503 and in-flight requests drain without a limit
-        // (managers/tokenizer_manager.py:3508, 4066-4070): the grace period bounds it.
+        // `/health` is 503 until the engine is up (http_server.py:592-593), so it serves the
+        // startup probe too; `/ping` answers while the HTTP server runs.
         Rank::Single | Rank::Leader => Some(Contract {
-            ready: "/ready",
+            ready: "/health",
             live: Some("/ping"),
             startup: WORKER_STARTUP,
             endpoints: &SGLANG_ENDPOINTS,
         }),
         // A dummy server answers a constant 200 once the node's model is loaded
-        // (entrypoints/engine.py:1234, utils/common.py:3624): it says nothing about the engine.
-        // The leader's probes speak for the group, which LeaderWorkerSet recreates as a whole.
+        // (srt/entrypoints/engine.py:835-852): it says nothing about the engine. The leader's
+        // probes speak for the group, which LeaderWorkerSet recreates as a whole.
         Rank::Follower => None,
     }
 }
@@ -136,16 +136,14 @@ fn sglang(rank: Rank) -> Option<Contract> {
 /// vLLM workers of every role.
 fn vllm(rank: Rank) -> Option<Contract> {
     match rank {
-        // The socket is bound but does not accept until the model is loaded
-        // (vllm/entrypoints/launchers/launcher.py:341-354); then /health is 200. On SIGTERM it
-        // drains for --shutdown-timeout seconds (launcher.py:47-72, 250-290), /health still 200.
         Rank::Single | Rank::Leader => Some(Contract {
             ready: "/health",
             live: Some("/health"),
             startup: WORKER_STARTUP,
             endpoints: &VLLM_ENDPOINTS,
         }),
-        // --headless: no HTTP server at all (vllm/entrypoints/cli/serve.py:69-77, 181).
+        // Rank > 0 does not serve requests (the wrapper's follower gate,
+        // infera/engine/vllm/__main__.py:285-296): not probed.
         Rank::Follower => None,
     }
 }
@@ -158,7 +156,7 @@ pub fn server(cx: &Context<'_>) -> PodTemplateSpec {
     args.extend(cx.injection.server());
     let container = Container {
         resources: resources(server, None),
-        ..engine(server, args, SERVER_PORT, Some(&SERVER))
+        ..engine(cx, server, SERVER_MODULE, args, SERVER_PORT, Some(&SERVER))
     };
     template(cx, component, server, vec![container], Vec::new())
 }
@@ -178,7 +176,14 @@ pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec 
     let serves = contract.is_some();
     let mut engine = Container {
         resources: resources(&worker.pod, Some((&worker.gpu_type, worker.gpu))),
-        ..engine(&worker.pod, args, port, contract.as_ref())
+        ..engine(
+            cx,
+            &worker.pod,
+            flags::worker_module(cx.deployment.backend),
+            args,
+            port,
+            contract.as_ref(),
+        )
     };
     if let Some(rdma) = &worker.rdma {
         attach_rdma_nics(&mut engine, rdma);
@@ -366,20 +371,18 @@ fn non_empty<T: Clone>(list: &[T]) -> Option<Vec<T>> {
     (!list.is_empty()).then(|| list.to_vec())
 }
 
-/// The engine container. With a `contract` it serves HTTP on `port` and is probed as the contract
-/// and the service's `health` say; without one (rank > 0) it has neither port nor probes.
-fn engine(pod: &Pod, args: Vec<String>, port: i32, contract: Option<&Contract>) -> Container {
-    let mut env = vec![EnvVar {
-        name: "POD_NAMESPACE".into(),
-        value_from: Some(EnvVarSource {
-            field_ref: Some(ObjectFieldSelector {
-                field_path: "metadata.namespace".into(),
-                ..Default::default()
-            }),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }];
+/// The engine container, running `python3 -m <module>` (or the service's own `command`) with
+/// `args`. With a `contract` it serves HTTP on `port` and is probed as the contract and the
+/// service's `health` say; without one (rank > 0) it has neither port nor probes.
+fn engine(
+    cx: &Context<'_>,
+    pod: &Pod,
+    module: &str,
+    args: Vec<String>,
+    port: i32,
+    contract: Option<&Contract>,
+) -> Container {
+    let mut env = injected_env(cx, module == SERVER_MODULE);
     env.extend(pod.env.iter().cloned());
     let probes = contract.map(|contract| Probes::of(contract, &pod.health, port));
     let drain = i64::from(pod.health.drain_seconds);
@@ -387,7 +390,11 @@ fn engine(pod: &Pod, args: Vec<String>, port: i32, contract: Option<&Contract>) 
         name: ENGINE_CONTAINER.into(),
         image: Some(pod.image.clone()),
         image_pull_policy: pull_policy(&pod.image),
-        command: pod.command.clone(),
+        command: Some(
+            pod.command
+                .clone()
+                .unwrap_or_else(|| flags::command(module)),
+        ),
         args: Some(args),
         env: Some(env),
         ports: contract.map(|_| {
@@ -409,6 +416,47 @@ fn engine(pod: &Pod, args: Vec<String>, port: i32, contract: Option<&Contract>) 
         })),
         ..Default::default()
     }
+}
+
+/// The variables the images read, in upstream's order (`builders.go:312-337`): `NATS_SERVER`;
+/// with Kubernetes discovery `POD_NAME`, `POD_NAMESPACE` and `POD_IP` from the downward API (a
+/// worker patches its own pod, `infera/common/registration_k8s.py:61-62`, and advertises its pod
+/// IP, `infera/engine/sglang/__main__.py:195-196`) and, on the server, the worker selector.
+fn injected_env(cx: &Context<'_>, server: bool) -> Vec<EnvVar> {
+    let value = |name: &str, value: String| EnvVar {
+        name: name.into(),
+        value: Some(value),
+        ..Default::default()
+    };
+    let field = |name: &str, path: &str| EnvVar {
+        name: name.into(),
+        value_from: Some(EnvVarSource {
+            field_ref: Some(ObjectFieldSelector {
+                field_path: path.into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let mut env = Vec::new();
+    if let Some(url) = cx.injection.nats_url {
+        env.push(value(flags::NATS_SERVER_ENV, url.into()));
+    }
+    if *cx.injection.discovery == flags::DiscoveryFlags::Kubernetes {
+        env.extend([
+            field("POD_NAME", "metadata.name"),
+            field("POD_NAMESPACE", "metadata.namespace"),
+            field("POD_IP", "status.podIP"),
+        ]);
+        if server {
+            env.push(value(
+                flags::K8S_LABEL_SELECTOR_ENV,
+                cx.injection.label_selector(),
+            ));
+        }
+    }
+    env
 }
 
 /// The probes of an engine container that serves HTTP.
@@ -476,10 +524,11 @@ fn pre_stop_sleep(seconds: i64) -> Lifecycle {
     }
 }
 
-/// Seconds from a pod's deletion to SIGKILL: routing stops, in-flight requests drain, the engine
-/// exits.
+/// Seconds from a pod's deletion to SIGKILL: routing stops, in-flight requests drain, the
+/// process exits; at least [`MIN_GRACE_SECONDS`] (upstream `graceSecondsFor`, `builders.go:100-112`).
 fn grace_period(health: &Health) -> i64 {
-    STOP_ROUTING_SECONDS + i64::from(health.drain_seconds) + EXIT_SECONDS
+    (STOP_ROUTING_SECONDS + i64::from(health.drain_seconds) + TEARDOWN_SECONDS)
+        .max(MIN_GRACE_SECONDS)
 }
 
 /// The GAIE frontend sidecar of a pod that serves. The requests it carries are the engine's, so

@@ -7,15 +7,36 @@ use k8s_openapi::api::{
 };
 
 use super::{Child, Context, meta::object_meta};
-use crate::naming::Component;
+use crate::{naming::Component, types::InferaDeployment};
 
-/// ServiceAccount, Role (read pods and endpointslices) and RoleBinding for `discoveryBackend: kubernetes`.
+/// ServiceAccount, Role and RoleBinding for `discoveryBackend: kubernetes`, as upstream's
+/// (`builders.go:652-684`): the router lists and watches the deployment's pods
+/// (`infera/common/discovery_k8s.py:95, 173`), each worker patches its own pod's annotation
+/// `infera.amd.com/worker-info` (`infera/common/registration_k8s.py:68-79`), and the router's
+/// scaling API reads and patches its own InferaDeployment (`infera/server/scaling.py:46`), only
+/// this one (`resourceNames`). Nothing in the images reads EndpointSlices.
 pub fn discovery(cx: &Context<'_>) -> [Child; 3] {
     let rules = vec![
-        read_rule("", &["pods"]),
-        read_rule("discovery.k8s.io", &["endpointslices"]),
+        rule("", &["pods"], &["get", "list", "watch", "patch"], None),
+        rule(
+            &<InferaDeployment as kube::Resource>::group(&()),
+            &["inferadeployments"],
+            &["get", "patch"],
+            Some(&cx.deployment.name),
+        ),
     ];
     identity(cx, Component::Discovery, rules, Some(true))
+}
+
+/// `verbs` on `resources` of one API group, on the object `name` only if given.
+fn rule(group: &str, resources: &[&str], verbs: &[&str], name: Option<&str>) -> PolicyRule {
+    PolicyRule {
+        api_groups: Some(vec![group.into()]),
+        resources: Some(resources.iter().map(|r| r.to_string()).collect()),
+        resource_names: name.map(|n| vec![n.to_string()]),
+        verbs: verbs.iter().map(|v| v.to_string()).collect(),
+        ..Default::default()
+    }
 }
 
 /// A ServiceAccount, a Role with `rules` and the RoleBinding between them, all named after
@@ -58,10 +79,5 @@ pub fn identity(
 
 /// `get`, `list` and `watch` on `resources` of one API group.
 pub fn read_rule(group: &str, resources: &[&str]) -> PolicyRule {
-    PolicyRule {
-        api_groups: Some(vec![group.into()]),
-        resources: Some(resources.iter().map(|r| r.to_string()).collect()),
-        verbs: vec!["get".into(), "list".into(), "watch".into()],
-        ..Default::default()
-    }
+    rule(group, resources, &["get", "list", "watch"], None)
 }

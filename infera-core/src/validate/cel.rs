@@ -797,7 +797,7 @@ mod tests {
     fn the_injected_flag_rule_names_every_reserved_flag() {
         assert_eq!(
             no_injected_flag().rule,
-            "!has(self.args) || self.args.all(a, !(a.split('=')[0] in ['--disaggregation-mode', '--discovery-backend', '--etcd-endpoint', '--kv-event-transport', '--nats-url', '--host', '--port', '--nnodes', '--node-rank', '--dist-init-addr', '--master-addr', '--master-port', '--router-mode', '--disaggregation-bootstrap-port', '--headless', '--shutdown-timeout']))"
+            "!has(self.args) || self.args.all(a, !(a.split('=')[0] in ['--disaggregation-mode', '--discovery-backend', '--etcd-endpoint', '--k8s-label-selector', '--request-transport', '--kv-event-transport', '--nats-server', '--drain-timeout', '--host', '--port', '--nnodes', '--node-rank', '--dist-init-addr', '--master-addr', '--master-port', '--router-mode', '--disaggregation-bootstrap-port']))"
         );
     }
 }

@@ -15,7 +15,7 @@ use super::{
 use crate::{
     flags,
     gpu_product::PRODUCT_LABEL,
-    types::{ComponentType, InferaDeploymentSpec, ServiceSpec},
+    types::{BackendFramework, ComponentType, InferaDeploymentSpec, Role, ServiceSpec},
 };
 
 /// The server has a role.
@@ -63,6 +63,9 @@ pub(super) fn server_and_workers(
             ComponentType::Worker => {
                 let bounds =
                     rollout::pool(errors, &path, svc.rollout.as_ref(), spec.rollout.as_ref());
+                if spec.backend_framework == BackendFramework::Vllm {
+                    vllm_kv_role(errors, &path, svc.role.unwrap_or_default(), &svc.args);
+                }
                 workers.push(worker(errors, &path, svc, pod, rdma, bounds));
             }
         }
@@ -202,6 +205,74 @@ fn args(errors: &mut Errors, path: &str, args: &[String]) {
             );
         }
         check_max_length(errors, &path, arg, MAX_ARG_LENGTH);
+    }
+}
+
+/// A vLLM pool's role is the `kv_role` of its `--kv-transfer-config` (`kv_producer` prefill,
+/// `kv_consumer` decode, none or `kv_both` mixed: `infera/engine/vllm/args.py:21-25, 87-97`);
+/// vLLM has no `--disaggregation-mode`. The operator does not inject the config: its
+/// `kv_connector` and the connector's own settings are the user's choice (upstream
+/// `manual/features/pd_disaggregation.md:124-153`), and upstream's operator injects none either.
+/// So `args` must hold it, as JSON, with the pool's role; else the pool would register as mixed.
+fn vllm_kv_role(errors: &mut Errors, path: &str, role: Role, args: &[String]) {
+    let (want, example) = match role {
+        Role::Prefill => (Some("kv_producer"), "kv_producer"),
+        Role::Decode => (Some("kv_consumer"), "kv_consumer"),
+        Role::Mixed => (None, "kv_both"),
+    };
+    let fix = format!(
+        "set --kv-transfer-config '{{\"kv_connector\":\"MoRIIOConnector\",\"kv_role\":\"{example}\"}}' (any RDMA connector: MooncakeConnector, MoRIIOConnector, NixlConnector)"
+    );
+    let mut found = false;
+    for (i, arg) in args.iter().enumerate() {
+        let value = match arg.split_once('=') {
+            Some((flags::KV_TRANSFER_CONFIG, value)) => value,
+            _ if arg == flags::KV_TRANSFER_CONFIG => match args.get(i + 1) {
+                Some(value) => value.as_str(),
+                None => continue,
+            },
+            _ => continue,
+        };
+        found = true;
+        let at = format!("{path}.args[{i}]");
+        let kv_role = match serde_json::from_str::<serde_json::Value>(value) {
+            Ok(serde_json::Value::Object(config)) => config
+                .get("kv_role")
+                .map(|r| r.as_str().unwrap_or_default().to_string()),
+            _ => {
+                errors.push(
+                    at,
+                    format!("--kv-transfer-config must be a JSON object; {fix}"),
+                );
+                continue;
+            }
+        };
+        let matches = match want {
+            Some(want) => kv_role.as_deref() == Some(want),
+            None => matches!(kv_role.as_deref(), None | Some("kv_both")),
+        };
+        if !matches {
+            errors.push(
+                at,
+                format!(
+                    "kv_role {} makes the vLLM wrapper register this pool as {}, but its role is {role}; {fix}, or change role",
+                    kv_role.as_deref().unwrap_or("(none)"),
+                    match kv_role.as_deref() {
+                        Some("kv_producer") => "prefill",
+                        Some("kv_consumer") => "decode",
+                        _ => "mixed",
+                    },
+                ),
+            );
+        }
+    }
+    if !found && want.is_some() {
+        errors.push(
+            format!("{path}.args"),
+            format!(
+                "a vLLM {role} pool takes its role from --kv-transfer-config (vLLM has no --disaggregation-mode); {fix}"
+            ),
+        );
     }
 }
 

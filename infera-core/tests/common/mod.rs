@@ -29,3 +29,32 @@ pub fn merge(target: &mut Value, patch: Value) {
         (target, patch) => *target = patch,
     }
 }
+
+/// On vLLM, gives each prefill and decode pool of `deployment` the `--kv-transfer-config` whose
+/// `kv_role` is its role, which validation requires there (vLLM has no `--disaggregation-mode`).
+#[allow(
+    dead_code,
+    reason = "not every test that includes this module switches to vLLM"
+)]
+pub fn with_kv_roles(deployment: &mut infera_core::InferaDeployment) {
+    if deployment.spec.backend_framework != infera_core::BackendFramework::Vllm {
+        return;
+    }
+    for pool in deployment.spec.services.values_mut() {
+        let kv_role = match pool.role {
+            Some(infera_core::Role::Prefill) => "kv_producer",
+            Some(infera_core::Role::Decode) => "kv_consumer",
+            _ => continue,
+        };
+        if !pool
+            .args
+            .iter()
+            .any(|a| a.starts_with("--kv-transfer-config"))
+        {
+            pool.args.extend([
+                "--kv-transfer-config".into(),
+                format!(r#"{{"kv_connector":"MoRIIOConnector","kv_role":"{kv_role}"}}"#),
+            ]);
+        }
+    }
+}
