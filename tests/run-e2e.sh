@@ -27,6 +27,9 @@ source tests/cluster/versions.sh
 # Tests that run kubectl get the one built with the control plane (same version as the server).
 export PATH="$K8S_TEST_BIN:$PATH"
 
+log "upstream Infera's parsers in venvs (tests/upstream/setup.sh; upstream_parsers.rs runs them)"
+tests/upstream/setup.sh >&2
+
 log "building infera-operator, kubectl-infera and the e2e tests"
 "$CARGO" build --locked -p infera-operator -p kubectl-infera
 "$CARGO" test --locked -p infera-e2e --no-run

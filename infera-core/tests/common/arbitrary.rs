@@ -1,0 +1,182 @@
+//! The property tests' generator of arbitrary InferaDeployments, shared by `properties.rs` and,
+//! through `#[path]`, by the upstream-parser proof in `tests/tests/upstream_parsers.rs`.
+
+#![allow(clippy::expect_used, reason = "a test fails by panicking")]
+#![allow(dead_code, reason = "each including test uses its part")]
+
+use std::collections::BTreeMap;
+
+use infera_core::{
+    BackendFramework, ComponentType, DiscoveryBackend, HealthSpec, InferaDeployment,
+    InferaDeploymentSpec, NatsSpec, PodTemplateOverlay, ResourcesSpec, Role, ServiceSpec,
+};
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use proptest::prelude::*;
+
+pub fn name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        8 => "[a-z][a-z0-9-]{0,30}[a-z0-9]",
+        1 => "[a-zA-Z0-9_.-]{0,70}",
+        1 => Just("nats".to_string()),
+        1 => Just(String::new()),
+    ]
+}
+
+pub fn arg() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("--tp-size".to_string()),
+        Just("--tensor-parallel-size".to_string()),
+        Just("--pp-size".to_string()),
+        Just("--port".to_string()),
+        Just("--tp=4".to_string()),
+        "[0-9]{1,3}",
+        "-{0,2}[a-z=-]{0,12}",
+    ]
+}
+
+/// Health overrides, mostly well-formed, some not (durations, paths and numbers out of range).
+pub fn health() -> impl Strategy<Value = HealthSpec> {
+    (
+        proptest::option::of(prop_oneof!["[0-9]{1,7}[smhd]", "[0-9a-zé ]{0,9}"]),
+        proptest::option::of(prop_oneof!["/[a-z_/]{0,12}", "[a-z /é]{0,6}"]),
+        proptest::option::of(prop_oneof![
+            Just("none".to_string()),
+            "/[a-z]{0,8}",
+            "[a-z ]{0,4}"
+        ]),
+        proptest::option::of(-1i32..400),
+        proptest::option::of(-1i32..4000),
+    )
+        .prop_map(
+            |(startup_timeout, readiness_path, liveness_path, timeout_seconds, drain_seconds)| {
+                HealthSpec {
+                    startup_timeout,
+                    readiness_path,
+                    liveness_path,
+                    timeout_seconds,
+                    drain_seconds,
+                }
+            },
+        )
+}
+
+pub fn service() -> impl Strategy<Value = ServiceSpec> {
+    (
+        prop_oneof![Just(ComponentType::Server), Just(ComponentType::Worker)],
+        proptest::option::of(prop_oneof![
+            Just(Role::Mixed),
+            Just(Role::Prefill),
+            Just(Role::Decode)
+        ]),
+        proptest::option::of(-2i32..5),
+        proptest::option::of(-1i32..5),
+        proptest::option::of(-1i32..9),
+        proptest::collection::vec(arg(), 0..6),
+        proptest::option::of(prop_oneof![
+            Just("64Gi".to_string()),
+            Just("x".to_string()),
+            Just("1.5e3".to_string())
+        ]),
+        proptest::option::of(health()),
+        proptest::option::of(overlay()),
+    )
+        .prop_map(
+            |(component_type, role, replicas, nodes, gpu, args, memory, health, pod_template)| {
+                ServiceSpec {
+                    component_type,
+                    role,
+                    replicas,
+                    autoscaling: None,
+                    number_of_nodes: nodes,
+                    resources: Some(Box::new(ResourcesSpec {
+                        gpu,
+                        shared_memory: memory.clone().map(Quantity),
+                        memory: memory.map(Quantity),
+                        ..Default::default()
+                    })),
+                    args,
+                    command: None,
+                    image: None,
+                    env: Vec::new(),
+                    node_selector: BTreeMap::new(),
+                    tolerations: Vec::new(),
+                    health: health.map(Box::new),
+                    pod_template: pod_template.map(Box::new),
+                    network: None,
+                    model: None,
+                    rollout: None,
+                }
+            },
+        )
+}
+
+/// A `podTemplate`: what users add, and what the operator owns.
+pub fn overlay() -> impl Strategy<Value = PodTemplateOverlay> {
+    let from = |json: serde_json::Value| {
+        serde_json::from_value::<PodTemplateOverlay>(json).expect("an overlay")
+    };
+    prop_oneof![
+        Just(from(serde_json::json!({
+            "metadata": {"labels": {"team": "a"}},
+            "spec": {
+                "containers": [{"name": "engine", "volumeMounts": [{"name": "m", "mountPath": "/models"}]}],
+                "volumes": [{"name": "m", "persistentVolumeClaim": {"claimName": "m"}}],
+            },
+        }))),
+        Just(from(
+            serde_json::json!({"metadata": {"labels": {"infera.amd.com/role": "x"}}})
+        )),
+        Just(from(serde_json::json!({"spec": {"containers": [
+            {"name": "engine", "resources": {"limits": {"amd.com/gpu": "1"}}},
+        ]}}))),
+        Just(from(
+            serde_json::json!({"spec": {"serviceAccountName": "mine"}})
+        )),
+    ]
+}
+
+pub fn deployment() -> impl Strategy<Value = InferaDeployment> {
+    (
+        name(),
+        proptest::collection::btree_map(name(), service().prop_map(Box::new), 0..5),
+        prop_oneof![Just(BackendFramework::Sglang), Just(BackendFramework::Vllm)],
+        proptest::option::of(prop_oneof![
+            Just(DiscoveryBackend::Kubernetes),
+            Just(DiscoveryBackend::Etcd)
+        ]),
+        proptest::option::of("http://[a-z]{1,8}:2379"),
+        proptest::option::of((
+            any::<bool>(),
+            proptest::option::of("nats://[a-z]{1,8}:4222"),
+        )),
+        proptest::option::of(overlay()),
+    )
+        .prop_map(
+            |(name, services, backend, discovery, etcd, nats, pod_template)| {
+                let mut idep = InferaDeployment::new(
+                    &name,
+                    InferaDeploymentSpec {
+                        rollout: None,
+                        revision_history_limit: None,
+                        backend_framework: backend,
+                        image: Some("rocm/infera:test".into()),
+                        discovery_backend: discovery,
+                        etcd_endpoint: etcd,
+                        nats: nats.map(|(deploy, url)| NatsSpec {
+                            deploy,
+                            storage_size: None,
+                            url,
+                        }),
+                        gaie: None,
+                        image_policy: None,
+                        pod_template,
+                        model: None,
+                        network: None,
+                        services,
+                    },
+                );
+                idep.metadata.namespace = Some("ns".into());
+                idep
+            },
+        )
+}

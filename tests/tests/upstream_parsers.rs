@@ -1,0 +1,451 @@
+//! Proof against upstream's own code, parsers (issue 26; docs/upstream-proof.md): every server and
+//! worker command line we render is accepted by upstream Infera's router parser and engine wrapper
+//! parsers, with SGLang 0.5.15.post1's and vLLM 0.25.1's own flag tables (tests/upstream/).
+//!
+//! Specs: every document in `examples/`, the README's quick start, and specs
+//! from the property tests' generator (infera-core/tests/common/arbitrary.rs). From each rendered
+//! server or worker pod (Deployment, StatefulSet, LeaderWorkerSet leader and worker templates) every
+//! container's `command` + `args` is the process's argv, `$(VAR)` expanded as the kubelet does with
+//! the container's env (downward-API fields and the LeaderWorkerSet controller's variables given
+//! sample values). No cluster: it needs the venvs of `tests/upstream/setup.sh` and fails, saying so,
+//! without them.
+
+#![allow(
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a test fails by panicking"
+)]
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use infera_core::{BackendFramework, InferaDeployment, render, validate, yaml};
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::TestRunner;
+use serde_json::{Value, json};
+
+#[path = "../../infera-core/tests/common/arbitrary.rs"]
+mod arbitrary;
+
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+const MODEL: &str = "Qwen/Qwen3-0.6B";
+
+/// One process to check, or why none can be: the checker's input entry.
+struct Entry {
+    name: String,
+    program: Result<&'static str, String>,
+    /// Set when the pod has no command: the program its component would run is still checked, so
+    /// the report shows what the parser says of the args too.
+    no_command: bool,
+    argv: Vec<String>,
+    env: BTreeMap<String, String>,
+}
+
+fn example_specs() -> Vec<(String, InferaDeployment)> {
+    let mut specs = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(format!("{ROOT}/examples"))
+        .expect("examples/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+        .collect();
+    files.sort();
+    for path in files {
+        let text = std::fs::read_to_string(&path).expect("example");
+        let file = path
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
+        for idep in yaml::parse_deployments(&text).expect("the example parses") {
+            specs.push((format!("examples/{file}"), idep));
+        }
+    }
+    let readme = std::fs::read_to_string(format!("{ROOT}/README.md")).expect("README");
+    let quick_start = readme
+        .split("```yaml")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .find(|block| block.contains("kind: InferaDeployment"))
+        .expect("the README's quick-start InferaDeployment");
+    for idep in yaml::parse_deployments(quick_start).expect("the quick start parses") {
+        specs.push(("README quick start".into(), idep));
+    }
+    // Not also on the other engine: the examples' own args are for their engine (SGLang's
+    // --model-path is no vLLM flag); the generated specs cover both engines.
+    specs
+}
+
+/// Generated specs that validate, with each pool's free-form `args` replaced by the one flag its
+/// program needs (the generator's args are noise the user owns; what is checked is what we add).
+fn generated_specs(count: usize) -> Vec<(String, InferaDeployment)> {
+    let mut runner = TestRunner::deterministic();
+    let strategy = arbitrary::deployment();
+    let mut specs = Vec::new();
+    for draw in 0..count * 100 {
+        if specs.len() == count {
+            break;
+        }
+        let mut idep = strategy.new_tree(&mut runner).expect("a spec").current();
+        let backend = idep.spec.backend_framework;
+        // What the generator gets wrong on purpose (names, etcd, health values) is validation's
+        // business, tested in properties.rs; here it only keeps specs from validating.
+        idep.metadata.name = Some(format!("gen-{draw}"));
+        if idep.spec.discovery_backend == Some(infera_core::DiscoveryBackend::Etcd) {
+            idep.spec
+                .etcd_endpoint
+                .get_or_insert_with(|| "http://etcd:2379".into());
+        } else {
+            idep.spec.etcd_endpoint = None;
+        }
+        for service in idep.spec.services.values_mut() {
+            service.health = None;
+            service.args = match (service.component_type, backend) {
+                (infera_core::ComponentType::Server, _) => {
+                    vec!["--router-tokenizer-path".into(), MODEL.into()]
+                }
+                (_, BackendFramework::Vllm) => vec!["--model".into(), MODEL.into()],
+                _ => vec!["--model-path".into(), MODEL.into()],
+            };
+        }
+        if validate(&idep).is_ok() {
+            specs.push((format!("generated spec #{draw}"), idep));
+        }
+    }
+    // Few draws validate even so (about 1 in 4000): the generator aims at validation's edges.
+    assert!(!specs.is_empty(), "no generated spec validates");
+    specs
+}
+
+/// Pod templates of the server and worker workloads: (label, pod name, template, LWS index/size).
+fn templates(child: &Value) -> Vec<(String, &Value, Option<(u32, i64)>)> {
+    let kind = child["kind"].as_str().unwrap_or_default();
+    let name = child["metadata"]["name"].as_str().unwrap_or_default();
+    let spec = &child["spec"];
+    let mut out = Vec::new();
+    match kind {
+        "Deployment" | "StatefulSet" => {
+            out.push((format!("{kind}/{name}"), &spec["template"], None))
+        }
+        "LeaderWorkerSet" => {
+            let lws = &spec["leaderWorkerTemplate"];
+            let size = lws["size"].as_i64().unwrap_or(1);
+            let worker = &lws["workerTemplate"];
+            let leader = if lws["leaderTemplate"].is_null() {
+                worker
+            } else {
+                &lws["leaderTemplate"]
+            };
+            out.push((format!("{kind}/{name} leader"), leader, Some((0, size))));
+            if size > 1 {
+                out.push((format!("{kind}/{name} worker"), worker, Some((1, size))));
+            }
+        }
+        _ => {}
+    }
+    out.retain(|(_, template, _)| {
+        matches!(
+            template["metadata"]["labels"]["app.kubernetes.io/component"].as_str(),
+            Some("server" | "worker")
+        )
+    });
+    out
+}
+
+/// `$(VAR)` as the kubelet expands it: defined names are replaced, `$$` is a literal `$`, anything
+/// else is left as written.
+fn expand(text: &str, env: &BTreeMap<String, String>) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        if let Some(after) = tail.strip_prefix("$$") {
+            out.push('$');
+            rest = after;
+        } else if let Some(inner) = tail.strip_prefix("$(")
+            && let Some(end) = inner.find(')')
+            && let Some(value) = env.get(&inner[..end])
+        {
+            out.push_str(value);
+            rest = &inner[end + 1..];
+        } else {
+            out.push('$');
+            rest = &tail[1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn entries(label: &str, idep: &InferaDeployment) -> Vec<Entry> {
+    let valid = validate(idep).unwrap_or_else(|e| panic!("{label}: does not validate: {e}"));
+    let namespace = idep
+        .metadata
+        .namespace
+        .clone()
+        .unwrap_or_else(|| "default".into());
+    let mut out = Vec::new();
+    for child in render(&valid) {
+        let child = serde_json::to_value(&child).expect("json");
+        let workload = child["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        for (what, template, lws) in templates(&child) {
+            let pod = format!("{workload}-0");
+            let containers = template["spec"]["containers"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            for container in containers {
+                let cname = container["name"].as_str().unwrap_or_default();
+                let name = format!("{label}: {what} container {cname}");
+                // What the kubelet puts in the environment before expanding command and args.
+                let mut env = BTreeMap::new();
+                if let Some((index, size)) = lws {
+                    env.insert(
+                        "LWS_LEADER_ADDRESS".into(),
+                        format!("{workload}-0.{workload}.{namespace}"),
+                    );
+                    env.insert("LWS_GROUP_SIZE".into(), size.to_string());
+                    env.insert("LWS_WORKER_INDEX".into(), index.to_string());
+                }
+                for var in container["env"].as_array().into_iter().flatten() {
+                    let key = var["name"].as_str().unwrap_or_default().to_string();
+                    let value = if let Some(v) = var["value"].as_str() {
+                        expand(v, &env)
+                    } else {
+                        match var["valueFrom"]["fieldRef"]["fieldPath"].as_str() {
+                            Some("metadata.name") => pod.clone(),
+                            Some("metadata.namespace") => namespace.clone(),
+                            Some("status.podIP") => "10.0.0.7".into(),
+                            Some("status.hostIP") => "10.0.1.7".into(),
+                            _ => "sample".into(),
+                        }
+                    };
+                    env.insert(key, value);
+                }
+                let strings = |v: &Value| -> Vec<String> {
+                    v.as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|s| expand(s.as_str().unwrap_or_default(), &env))
+                        .collect()
+                };
+                let command = strings(&container["command"]);
+                let args = strings(&container["args"]);
+                let component =
+                    template["metadata"]["labels"]["app.kubernetes.io/component"].as_str();
+                let guess = match (component, idep.spec.backend_framework) {
+                    (Some("server"), _) => "server",
+                    (_, BackendFramework::Vllm) => "vllm",
+                    _ => "sglang",
+                };
+                let program = match command.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+                    [] => Ok(guess),
+                    ["python3" | "python", "-m", module, ..] => match module {
+                        "infera.server" => Ok("server"),
+                        "infera.engine.sglang" => Ok("sglang"),
+                        "infera.engine.vllm" => Ok("vllm"),
+                        _ => Err(format!(
+                            "command {command:?} runs no Infera server or engine wrapper"
+                        )),
+                    },
+                    _ => Err(format!(
+                        "command {command:?} runs no Infera server or engine wrapper"
+                    )),
+                };
+                let mut argv: Vec<String> = command.iter().skip(3).cloned().collect();
+                argv.extend(args);
+                out.push(Entry {
+                    name,
+                    program,
+                    no_command: command.is_empty(),
+                    argv,
+                    env,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Runs the checker on the entries it can take; returns each entry's error, if any, by name.
+fn check(entries: &[Entry]) -> BTreeMap<String, Option<String>> {
+    let input: Vec<Value> = entries
+        .iter()
+        .filter_map(|e| {
+            let program = e.program.as_ref().ok()?;
+            Some(json!({"name": e.name, "program": program, "argv": e.argv, "env": e.env}))
+        })
+        .collect();
+    let mut child = Command::new(format!("{ROOT}/tests/upstream/check.sh"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tests/upstream/check.sh runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(serde_json::to_string(&input).expect("json").as_bytes())
+        .expect("writes the entries");
+    let output = child.wait_with_output().expect("check.sh finishes");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_ne!(output.status.code(), Some(3), "{stderr}");
+    let mut results = BTreeMap::new();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let result: Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}\n{stderr}"));
+        let name = result["name"].as_str().expect("name").to_string();
+        results.insert(name, result["error"].as_str().map(str::to_string));
+    }
+    assert_eq!(
+        results.len(),
+        input.len(),
+        "the checker answered for every entry\n{stderr}"
+    );
+    for e in entries {
+        if let Err(why) = &e.program {
+            results.insert(e.name.clone(), Some(why.clone()));
+        } else if e.no_command {
+            let parser = results[&e.name]
+                .clone()
+                .unwrap_or_else(|| "accepted".into());
+            let why = format!(
+                "no command: the image's entrypoint would receive the args as a program; \
+                 as {} they would be: {parser}",
+                e.program.as_ref().expect("a program")
+            );
+            results.insert(e.name.clone(), Some(why));
+        }
+    }
+    results
+}
+
+fn report(results: &BTreeMap<String, Option<String>>) -> Vec<String> {
+    results
+        .iter()
+        .filter_map(|(name, error)| error.as_ref().map(|e| format!("{name}:\n    {e}")))
+        .collect()
+}
+
+#[test]
+fn every_rendered_server_and_worker_command_line_is_accepted_by_upstreams_parsers() {
+    let mut all = Vec::new();
+    for (label, idep) in example_specs().into_iter().chain(generated_specs(40)) {
+        let found = entries(&label, &idep);
+        assert!(
+            !found.is_empty(),
+            "{label}: no server or worker container rendered"
+        );
+        all.extend(found);
+    }
+    let results = check(&all);
+    let failures = report(&results);
+    assert!(
+        failures.is_empty(),
+        "{} of {} server/worker containers would not start on the real images:\n{}",
+        failures.len(),
+        results.len(),
+        failures.join("\n")
+    );
+}
+
+/// The proof can fail: the checker refuses what upstream refuses, and accepts a correct line.
+#[test]
+fn upstreams_parsers_refuse_wrong_flags() {
+    let entry = |name: &str, program: &'static str, argv: &[&str], env: &[(&str, &str)]| Entry {
+        name: name.into(),
+        program: Ok(program),
+        no_command: false,
+        argv: argv.iter().map(|s| s.to_string()).collect(),
+        env: env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    };
+    let pod = [
+        ("POD_NAME", "w-0"),
+        ("POD_NAMESPACE", "ns"),
+        ("POD_IP", "10.0.0.7"),
+    ];
+    let server = [
+        "--router-tokenizer-path",
+        MODEL,
+        "--request-transport",
+        "http",
+        "--kv-event-transport",
+        "zmq",
+    ];
+    let mut good_server = server.to_vec();
+    good_server.extend(["--k8s-label-selector", "infera.amd.com/deployment=demo"]);
+    let mut nats_url = good_server.clone();
+    nats_url.extend(["--nats-url", "nats://demo-nats:4222"]);
+    let cases = [
+        entry("good server", "server", &good_server, &[]),
+        entry(
+            "good server, selector from env",
+            "server",
+            &server,
+            &[("INFERA_K8S_LABEL_SELECTOR", "a=b")],
+        ),
+        entry("server with --nats-url", "server", &nats_url, &[]),
+        entry("server without a selector", "server", &server, &[]),
+        entry(
+            "good sglang",
+            "sglang",
+            &["--model-path", MODEL, "--disaggregation-mode", "prefill"],
+            &pod,
+        ),
+        entry(
+            "sglang, misspelt flag",
+            "sglang",
+            &["--model-path", MODEL, "--tp-sise", "2"],
+            &pod,
+        ),
+        entry(
+            "sglang, no POD_NAME",
+            "sglang",
+            &["--model-path", MODEL],
+            &[],
+        ),
+        entry(
+            "good vllm",
+            "vllm",
+            &["--model", MODEL, "--tensor-parallel-size", "2"],
+            &pod,
+        ),
+        entry(
+            "vllm with --disaggregation-mode",
+            "vllm",
+            &["--model", MODEL, "--disaggregation-mode", "prefill"],
+            &pod,
+        ),
+        entry(
+            "vllm, misspelt flag",
+            "vllm",
+            &["--model", MODEL, "--tensor-paralel-size", "2"],
+            &pod,
+        ),
+    ];
+    let results = check(&cases);
+    for (name, error) in &results {
+        let accepted = error.is_none();
+        assert_eq!(accepted, name.starts_with("good"), "{name}: {error:?}");
+    }
+    assert!(
+        results["server with --nats-url"]
+            .as_deref()
+            .is_some_and(|e| e.contains("unrecognized arguments: --nats-url")),
+        "{results:?}"
+    );
+}
+
+#[test]
+fn kubelet_expansion() {
+    let env = BTreeMap::from([("A".to_string(), "x".to_string())]);
+    assert_eq!(expand("$(A):$(B)-$$(A)-$", &env), "x:$(B)-$(A)-$");
+}
