@@ -242,21 +242,31 @@ fn entries(label: &str, idep: &InferaDeployment) -> Vec<Entry> {
                     (_, BackendFramework::Vllm) => "vllm",
                     _ => "sglang",
                 };
-                let program = match command.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-                    [] => Ok(guess),
-                    ["python3" | "python", "-m", module, ..] => match module {
-                        "infera.server" => Ok("server"),
-                        "infera.engine.sglang" => Ok("sglang"),
-                        "infera.engine.vllm" => Ok("vllm"),
-                        _ => Err(format!(
-                            "command {command:?} runs no Infera server or engine wrapper"
-                        )),
-                    },
-                    _ => Err(format!(
+                // `python3 [-u|-O|...] -m <module> <argv...>`: the interpreter's own options
+                // (single-dash, before `-m`) change nothing the parsers see.
+                let module_at = command.iter().position(|word| word == "-m").map(|m| m + 1);
+                let interpreter = command
+                    .first()
+                    .is_some_and(|program| program == "python3" || program == "python");
+                let options_only = module_at.is_some_and(|at| {
+                    command[1..at - 1]
+                        .iter()
+                        .all(|option| option.starts_with('-') && !option.starts_with("--"))
+                });
+                let module = module_at
+                    .filter(|_| interpreter && options_only)
+                    .and_then(|at| command.get(at));
+                let program = match (command.is_empty(), module.map(String::as_str)) {
+                    (true, _) => Ok(guess),
+                    (false, Some("infera.server")) => Ok("server"),
+                    (false, Some("infera.engine.sglang")) => Ok("sglang"),
+                    (false, Some("infera.engine.vllm")) => Ok("vllm"),
+                    (false, _) => Err(format!(
                         "command {command:?} runs no Infera server or engine wrapper"
                     )),
                 };
-                let mut argv: Vec<String> = command.iter().skip(3).cloned().collect();
+                let skipped = module_at.map_or(command.len(), |at| at + 1);
+                let mut argv: Vec<String> = command.iter().skip(skipped).cloned().collect();
                 argv.extend(args);
                 out.push(Entry {
                     name,
