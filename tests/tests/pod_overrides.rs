@@ -203,7 +203,7 @@ async fn a_pod_template_reaches_the_live_pods() -> anyhow::Result<()> {
             .ok_or_else(|| anyhow::anyhow!("no engine container"))?;
         assert_eq!(
             engine.command.as_deref(),
-            Some(&["python3", "-m", "sglang.launch_server"].map(String::from)[..])
+            Some(&["python3", "-u", "-m", "infera.engine.sglang"].map(String::from)[..])
         );
         let mounts = engine.volume_mounts.clone().unwrap_or_default();
         assert!(
