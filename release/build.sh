@@ -22,7 +22,7 @@ cd "$ROOT"
 # shellcheck source-path=SCRIPTDIR
 source release/versions.sh
 VERSION="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)"
-IMAGE_REPO="${IMAGE_REPO:-rocm/infera-operator}"
+IMAGE_REPO="${IMAGE_REPO:-ghcr.io/amd/infera/operator}"
 REBUILD=
 while (($#)); do
   case "$1" in

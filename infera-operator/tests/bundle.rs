@@ -20,7 +20,7 @@ fn the_operator_deployment_runs_this_release() {
     let image = &deployment["spec"]["template"]["spec"]["containers"][0]["image"];
     assert_eq!(
         image.as_str(),
-        Some(format!("rocm/infera-operator:{version}").as_str())
+        Some(format!("ghcr.io/amd/infera/operator:{version}").as_str())
     );
 }
 

@@ -18,7 +18,7 @@ pub const OPERATOR: &str = "infera-operator";
 pub const VERSION_LABEL: &str = "app.kubernetes.io/version";
 /// Label selector of the operator's pods.
 pub const OPERATOR_PODS: &str = "app.kubernetes.io/name=infera-operator";
-/// The operator image of a release build, by digest (`rocm/infera-operator@sha256:…`): `make release`
+/// The operator image of a release build, by digest (`ghcr.io/amd/infera/operator@sha256:…`): `make release`
 /// (release/build.sh) builds the image first and sets `INFERA_OPERATOR_IMAGE` for this build. A
 /// development build leaves it unset and keeps the tag of deploy/deployment.yaml.
 pub const RELEASE_OPERATOR_IMAGE: Option<&str> = option_env!("INFERA_OPERATOR_IMAGE");
@@ -253,8 +253,8 @@ mod tests {
             serde_saphyr::from_str(include_str!("../../deploy/deployment.yaml"))
                 .unwrap_or_default();
         let tag = deployment["spec"]["template"]["spec"]["containers"][0]["image"].clone();
-        assert_eq!(tag, "rocm/infera-operator:0.1.0");
-        let digest = format!("rocm/infera-operator@sha256:{}", "0".repeat(64));
+        assert_eq!(tag, "ghcr.io/amd/infera/operator:0.1.0");
+        let digest = format!("ghcr.io/amd/infera/operator@sha256:{}", "0".repeat(64));
         let mut other: serde_json::Value =
             serde_json::json!({"kind": "Service", "metadata": {"name": OPERATOR}});
         let before = other.clone();
@@ -272,7 +272,7 @@ mod tests {
             (image.as_str(), pinned),
             match RELEASE_OPERATOR_IMAGE {
                 Some(release) => (release, true),
-                None => ("rocm/infera-operator:0.1.0", false),
+                None => ("ghcr.io/amd/infera/operator:0.1.0", false),
             }
         );
     }

@@ -10,6 +10,7 @@
 //! | INF101 | InferaDeployment CRD installed and Established |
 //! | INF102 | CRD and operator versions match the plugin |
 //! | INF103 | operator Deployment available, no crash loop |
+//! | INF104 | no other controller (upstream Infera's operator) reconciles InferaDeployments |
 //! | INF201 | LeaderWorkerSet CRD installed (v1 served) |
 //! | INF202 | LeaderWorkerSet controller answers (webhooks, server dry run) |
 //! | INF211 | Gateway API CRDs installed, v1 served, release ≥ v1.0 (GAIE in use or `--for`) |
@@ -27,6 +28,7 @@
 //! | INF402 | permissions `deploy` needs |
 //! | INF501 | a default StorageClass (for NATS) |
 
+pub(crate) mod controllers;
 mod gaie;
 pub(crate) mod gpu;
 mod images;
@@ -96,6 +98,8 @@ pub struct Facts {
     pub infera_crd: Option<Read<Option<CustomResourceDefinition>>>,
     pub operator: Option<Read<Option<Deployment>>>,
     pub operator_pods: Vec<Pod>,
+    /// Controllers of InferaDeployments besides ours (see [`controllers`]).
+    pub other_controllers: Option<Read<Vec<controllers::OtherController>>>,
     pub lws_crd: Option<Read<Option<CustomResourceDefinition>>>,
     /// Whether LWS webhook configurations exist.
     pub lws_webhooks: Option<Read<bool>>,
@@ -192,6 +196,7 @@ pub fn evaluate(f: &Facts) -> Vec<Check> {
         return out;
     }
     infera::checks(f, &mut out);
+    out.push(controllers::check_others(f));
     lws::checks(f, &mut out);
     gaie::checks(f, &mut out);
     keda::checks(f, &mut out);

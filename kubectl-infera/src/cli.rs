@@ -213,6 +213,11 @@ pub struct InitArgs {
     /// Allow installing an older version over a newer one.
     #[arg(long)]
     pub allow_downgrade: bool,
+    /// Take over from another controller of InferaDeployments (upstream Infera's operator):
+    /// scale it to 0, take the CRD's fields, and let our operator take the fields it owned in
+    /// the children of existing InferaDeployments. Without it, init refuses to install beside one.
+    #[arg(long)]
+    pub take_over: bool,
 }
 
 #[derive(Debug, Args)]

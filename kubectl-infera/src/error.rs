@@ -140,6 +140,10 @@ pub enum Error {
         generation: i64,
         message: String,
     },
+    /// Another controller of InferaDeployments runs (upstream Infera's operator): `init` does not
+    /// install a second one beside it.
+    #[error("another controller reconciles InferaDeployments: {found}; {steps}")]
+    OtherController { found: String, steps: String },
     /// An `hf://` download Job of the deployment failed while the command waited for it.
     #[error("{object} cannot become Ready: {message}; {fix}")]
     DownloadFailed {
@@ -204,7 +208,9 @@ impl Error {
             | Self::NoRevision { .. }
             | Self::Deleted { .. } => Exit::Failed,
             Self::Kubeconfig(_) | Self::Unreachable { .. } => Exit::Unreachable,
-            Self::Conflict { .. } | Self::Refused(_) => Exit::Conflict,
+            Self::Conflict { .. } | Self::Refused(_) | Self::OtherController { .. } => {
+                Exit::Conflict
+            }
             Self::Timeout { .. } => Exit::Timeout,
             Self::Interrupted => Exit::Interrupted,
         }

@@ -57,6 +57,18 @@ pub fn init_needs() -> Vec<Need> {
                 .map(|r| need(r, Some(crate::bundle::NAMESPACE))),
         );
     }
+    // Looking for another controller of InferaDeployments (INF104) before installing.
+    let others = [
+        ("rbac.authorization.k8s.io", "clusterroles"),
+        ("rbac.authorization.k8s.io", "clusterrolebindings"),
+        ("apps", "deployments"),
+    ];
+    needs.extend(others.into_iter().map(|(group, resource)| Need {
+        verb: "list",
+        group,
+        resource,
+        namespace: None,
+    }));
     needs
 }
 

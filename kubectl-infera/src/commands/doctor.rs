@@ -17,6 +17,7 @@ use k8s_openapi::{
             ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
         },
         core::v1::{Namespace, Node, Pod},
+        rbac::v1::{ClusterRole, ClusterRoleBinding},
         storage::v1::StorageClass,
     },
     apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
@@ -252,6 +253,34 @@ fn for_file(
     Ok(Some(loaded.remove(0)))
 }
 
+/// The controllers of InferaDeployments other than ours (INF104): every ClusterRole and
+/// ClusterRoleBinding, and the Deployments of the namespaces whose ServiceAccounts they bind.
+pub async fn other_controllers(
+    client: &Client,
+) -> kube::Result<Vec<checks::controllers::OtherController>> {
+    let all = ListParams::default();
+    let roles: Api<ClusterRole> = Api::all(client.clone());
+    let bindings: Api<ClusterRoleBinding> = Api::all(client.clone());
+    let (roles, bindings) = tokio::join!(roles.list(&all), bindings.list(&all));
+    let (roles, bindings) = (roles?.items, bindings?.items);
+    let namespaces: std::collections::BTreeSet<&str> = bindings
+        .iter()
+        .flat_map(|binding| binding.subjects.iter().flatten())
+        .filter(|subject| subject.kind == "ServiceAccount")
+        .filter_map(|subject| subject.namespace.as_deref())
+        .collect();
+    let mut deployments = Vec::new();
+    for namespace in namespaces {
+        let api: Api<Deployment> = Api::namespaced(client.clone(), namespace);
+        deployments.extend(api.list(&all).await?.items);
+    }
+    Ok(checks::controllers::other_controllers(
+        &roles,
+        &bindings,
+        &deployments,
+    ))
+}
+
 /// Every cluster read, concurrently, each on its own: one forbidden call hides nothing else.
 async fn read_cluster(kube: &Kube, f: &mut Facts) {
     let client = &kube.client;
@@ -270,7 +299,7 @@ async fn read_cluster(kube: &Kube, f: &mut Facts) {
         .unwrap_or_default();
     let infera_crd_name = bundle::crd_name();
     let all = ListParams::default();
-    let (infera_crd, operator, op_pods, lws, hooks, probe, node_list, pod_list, dra, classes) = tokio::join!(
+    let (infera_crd, operator, op_pods, lws, hooks, probe, node_list, pod_list, dra, classes, others) = tokio::join!(
         crds.get_opt(&infera_crd_name),
         operator_api.get_opt(bundle::OPERATOR),
         operator_pods.list(&operator_selector),
@@ -281,7 +310,9 @@ async fn read_cluster(kube: &Kube, f: &mut Facts) {
         pods.list(&holding),
         dra(client),
         storage.list(&all),
+        other_controllers(client),
     );
+    f.other_controllers = Some(others.map_err(read_error));
     f.infera_crd = Some(optional(infera_crd));
     f.operator = Some(optional(operator));
     f.operator_pods = op_pods.map(|l| l.items).unwrap_or_default();

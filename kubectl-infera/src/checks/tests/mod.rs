@@ -87,6 +87,7 @@ fn healthy() -> Facts {
         )))),
         operator: Some(Ok(Some(operator()))),
         operator_pods: vec![],
+        other_controllers: Some(Ok(vec![])),
         lws_crd: Some(Ok(Some(crd(
             "leaderworkersets.leaderworkerset.x-k8s.io",
             "v1",
@@ -135,7 +136,8 @@ fn a_healthy_cluster_passes_with_free_gpus_per_node() {
     assert_eq!(
         ids,
         [
-            "INF001", "INF002", "INF003", "INF004", "INF101", "INF102", "INF103", "INF201",
+            "INF001", "INF002", "INF003", "INF004", "INF101", "INF102", "INF103", "INF104",
+            "INF201",
             "INF202", "INF301", "INF302", "INF303", "INF401", "INF402", "INF501"
         ]
     );
@@ -520,7 +522,8 @@ fn image_pinning_is_checked_only_for_a_spec() {
     assert_eq!(
         ids,
         [
-            "INF001", "INF002", "INF003", "INF004", "INF101", "INF102", "INF103", "INF201",
+            "INF001", "INF002", "INF003", "INF004", "INF101", "INF102", "INF103", "INF104",
+            "INF201",
             "INF202", "INF301", "INF302", "INF303", "INF304", "INF401", "INF402", "INF501"
         ]
     );
@@ -561,6 +564,7 @@ fn image_pinning_is_checked_only_for_a_spec() {
     );
 }
 
+mod controllers;
 mod gaie;
 
 #[test]
