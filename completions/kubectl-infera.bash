@@ -938,7 +938,7 @@ _kubectl__infera() {
             return 0
             ;;
         kubectl__subcmd__infera__subcmd__init)
-            opts="-o -n -v -h -V --dry-run --output --wait --timeout --force-conflicts --allow-downgrade --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --color --v --help --version"
+            opts="-o -n -v -h -V --dry-run --output --wait --timeout --force-conflicts --allow-downgrade --take-over --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -72,6 +72,7 @@ complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -s v
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -l wait -d 'Wait until the operator Deployment is available'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -l force-conflicts -d 'Take ownership of fields another field manager owns (kubectl\'s --force-conflicts)'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -l allow-downgrade -d 'Allow installing an older version over a newer one'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -l take-over -d 'Take over from another controller of InferaDeployments (upstream Infera\'s operator): scale it to 0, take the CRD\'s fields, and let our operator take the fields it owned in the children of existing InferaDeployments. Without it, init refuses to install beside one'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand init" -s V -l version -d 'Print version'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand uninstall" -l dry-run -d 'client: list what would be deleted; server: send deletes with dryRun=All' -r -f -a "client\t'Print what would be sent; contact no cluster'

@@ -72,6 +72,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait until the operator Deployment is available')
             [CompletionResult]::new('--force-conflicts', '--force-conflicts', [CompletionResultType]::ParameterName, 'Take ownership of fields another field manager owns (kubectl''s --force-conflicts)')
             [CompletionResult]::new('--allow-downgrade', '--allow-downgrade', [CompletionResultType]::ParameterName, 'Allow installing an older version over a newer one')
+            [CompletionResult]::new('--take-over', '--take-over', [CompletionResultType]::ParameterName, 'Take over from another controller of InferaDeployments (upstream Infera''s operator): scale it to 0, take the CRD''s fields, and let our operator take the fields it owned in the children of existing InferaDeployments. Without it, init refuses to install beside one')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')

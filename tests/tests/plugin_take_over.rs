@@ -126,9 +126,7 @@ async fn upstream_graph(admin: &Client, namespace: &str) -> anyhow::Result<()> {
 }
 
 /// The ReplicaSets of `legacy-decode`, each with the uid of the Deployment that owns it.
-async fn pool_replica_sets(
-    api: &Api<ReplicaSet>,
-) -> anyhow::Result<Vec<(String, Option<String>)>> {
+async fn pool_replica_sets(api: &Api<ReplicaSet>) -> anyhow::Result<Vec<(String, Option<String>)>> {
     let selector = "infera.amd.com/deployment=legacy,infera.amd.com/service=decode";
     Ok(api
         .list(&ListParams::default().labels(selector))
@@ -148,7 +146,11 @@ async fn pool_replica_sets(
         .collect())
 }
 
-async fn take_over(admin: &Client, upstream: &TestNamespace, graph: &TestNamespace) -> anyhow::Result<()> {
+async fn take_over(
+    admin: &Client,
+    upstream: &TestNamespace,
+    graph: &TestNamespace,
+) -> anyhow::Result<()> {
     kubectl(&["infera", "init", "--wait", "--timeout", "2m"])
         .await?
         .expect_code(0)?;
@@ -205,15 +207,19 @@ async fn take_over(admin: &Client, upstream: &TestNamespace, graph: &TestNamespa
         assert!(taken.stdout.contains(&line), "{line}:\n{}", taken.stdout);
     }
     assert!(
-        taken
-            .stdout
-            .contains(&format!("deployment.apps/infera-operator -n {} scaled to 0 (was 1)", upstream.name())),
+        taken.stdout.contains(&format!(
+            "deployment.apps/infera-operator -n {} scaled to 0 (was 1)",
+            upstream.name()
+        )),
         "{}",
         taken.stdout
     );
     let accounts: Api<ServiceAccount> = graph.api();
     eventually(TIMEOUT, || async {
-        anyhow::ensure!(accounts.get_opt("legacy-disc").await?.is_none(), "legacy-disc is still there");
+        anyhow::ensure!(
+            accounts.get_opt("legacy-disc").await?.is_none(),
+            "legacy-disc is still there"
+        );
         Ok(())
     })
     .await?;
@@ -237,7 +243,10 @@ async fn take_over(admin: &Client, upstream: &TestNamespace, graph: &TestNamespa
             .iter()
             .find(|(name, _)| *name == before[0].0)
             .is_some_and(|(_, owner)| *owner == uid);
-        anyhow::ensure!(ours && adopted, "ours: {ours}, replica sets {sets:?}, pool {uid:?}");
+        anyhow::ensure!(
+            ours && adopted,
+            "ours: {ours}, replica sets {sets:?}, pool {uid:?}"
+        );
         Ok(())
     })
     .await?;
@@ -246,7 +255,8 @@ async fn take_over(admin: &Client, upstream: &TestNamespace, graph: &TestNamespa
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn init_takes_over_from_upstreams_operator_keeping_its_deployments_pods() -> anyhow::Result<()> {
+async fn init_takes_over_from_upstreams_operator_keeping_its_deployments_pods() -> anyhow::Result<()>
+{
     let admin = admin().await?;
     let upstream = TestNamespace::new(&admin, "upstream-op").await?;
     let graph = TestNamespace::new(&admin, "taken-over").await?;

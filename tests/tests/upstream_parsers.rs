@@ -117,8 +117,12 @@ fn generated_specs(count: usize) -> Vec<(String, InferaDeployment)> {
     specs
 }
 
-/// Pod templates of the server and worker workloads: (label, pod name, template, LWS index/size).
-fn templates(child: &Value) -> Vec<(String, &Value, Option<(u32, i64)>)> {
+/// A pod template of a server or worker workload: its label (`Deployment/demo-decode`), the
+/// template, and for a LeaderWorkerSet the pod's worker index and the group size.
+type Template<'a> = (String, &'a Value, Option<(u32, i64)>);
+
+/// Pod templates of the server and worker workloads.
+fn templates(child: &Value) -> Vec<Template<'_>> {
     let kind = child["kind"].as_str().unwrap_or_default();
     let name = child["metadata"]["name"].as_str().unwrap_or_default();
     let spec = &child["spec"];

@@ -55,7 +55,10 @@ impl OtherController {
     pub fn stop_command(&self) -> String {
         match &self.helm_release {
             Some(release) => format!("helm uninstall {release} -n {}", self.namespace),
-            None => format!("kubectl delete deployment {} -n {}", self.name, self.namespace),
+            None => format!(
+                "kubectl delete deployment {} -n {}",
+                self.name, self.namespace
+            ),
         }
     }
 }
@@ -64,12 +67,14 @@ impl OtherController {
 fn writes_status(role: &ClusterRole) -> bool {
     let group = InferaDeployment::group(&());
     role.rules.iter().flatten().any(|rule| {
-        let named = |list: &Option<Vec<String>>, name: &str| {
-            list.iter().flatten().any(|item| item == name)
-        };
+        let named =
+            |list: &Option<Vec<String>>, name: &str| list.iter().flatten().any(|item| item == name);
         named(&rule.api_groups, &group)
             && named(&rule.resources, "inferadeployments/status")
-            && rule.verbs.iter().any(|verb| verb == "patch" || verb == "update")
+            && rule
+                .verbs
+                .iter()
+                .any(|verb| verb == "patch" || verb == "update")
     })
 }
 
@@ -128,7 +133,11 @@ fn of(deployment: &Deployment, cluster_role: &str) -> OtherController {
     OtherController {
         namespace: deployment.metadata.namespace.clone().unwrap_or_default(),
         name: deployment.metadata.name.clone().unwrap_or_default(),
-        replicas: deployment.spec.as_ref().and_then(|s| s.replicas).unwrap_or(1),
+        replicas: deployment
+            .spec
+            .as_ref()
+            .and_then(|s| s.replicas)
+            .unwrap_or(1),
         images: containers.iter().filter_map(|c| c.image.clone()).collect(),
         cluster_role: cluster_role.into(),
         helm_release: deployment
@@ -178,7 +187,10 @@ pub(super) fn check_others(f: &Facts) -> Check {
                     .details(details)
             }
         }
-        Some(Err(e)) => others.unreadable("reading ClusterRoles, ClusterRoleBindings and Deployments", e),
+        Some(Err(e)) => others.unreadable(
+            "reading ClusterRoles, ClusterRoleBindings and Deployments",
+            e,
+        ),
         None => others.skip("not checked"),
     }
 }

@@ -299,7 +299,19 @@ async fn read_cluster(kube: &Kube, f: &mut Facts) {
         .unwrap_or_default();
     let infera_crd_name = bundle::crd_name();
     let all = ListParams::default();
-    let (infera_crd, operator, op_pods, lws, hooks, probe, node_list, pod_list, dra, classes, others) = tokio::join!(
+    let (
+        infera_crd,
+        operator,
+        op_pods,
+        lws,
+        hooks,
+        probe,
+        node_list,
+        pod_list,
+        dra,
+        classes,
+        others,
+    ) = tokio::join!(
         crds.get_opt(&infera_crd_name),
         operator_api.get_opt(bundle::OPERATOR),
         operator_pods.list(&operator_selector),

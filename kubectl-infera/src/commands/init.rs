@@ -5,16 +5,13 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use infera_core::crd::VERSION;
+use infera_core::{ChildKind, naming, naming::PLUGIN_MANAGER};
 use k8s_openapi::{
     api::{
         apps::v1::Deployment,
         core::v1::{Event, Pod},
     },
     apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
-};
-use infera_core::{
-    ChildKind, naming,
-    naming::PLUGIN_MANAGER,
 };
 use kube::{
     Api, Client,
@@ -30,9 +27,10 @@ use crate::{
     apply::{self, Outcome},
     bundle::{self, BundleObject},
     checks::controllers::{self, OtherController},
-    commands::doctor,
     cli::{DryRun, GlobalArgs, InitArgs, ManifestOutput},
-    client, diagnose,
+    client,
+    commands::doctor,
+    diagnose,
     duration::human,
     error::{Error, Result},
     installed::{self, Rollout},
@@ -136,7 +134,11 @@ async fn install(args: &InitArgs, global: &GlobalArgs, printer: &Printer) -> Res
 
 /// Server-side dry runs of every bundle object, in order: what applying each would do, or the
 /// first refusal.
-async fn check_all(client: &Client, objects: &[BundleObject], args: &InitArgs) -> Result<Vec<Outcome>> {
+async fn check_all(
+    client: &Client,
+    objects: &[BundleObject],
+    args: &InitArgs,
+) -> Result<Vec<Outcome>> {
     let mut outcomes = Vec::with_capacity(objects.len());
     let mut namespace_is_new = false;
     for object in objects {
@@ -177,8 +179,7 @@ async fn check_all(client: &Client, objects: &[BundleObject], args: &InitArgs) -
 /// Whether applying `object` takes fields other managers own: with `--force-conflicts`, and the
 /// CRD with `--take-over` (upstream's Helm chart installed it).
 fn forced(args: &InitArgs, object: &BundleObject) -> bool {
-    args.force_conflicts
-        || (args.take_over && object.resource.kind == "CustomResourceDefinition")
+    args.force_conflicts || (args.take_over && object.resource.kind == "CustomResourceDefinition")
 }
 
 /// Refuses to install beside another controller of InferaDeployments (doctor's INF104); with
@@ -278,10 +279,15 @@ async fn release_children(client: &Client, printer: &Printer) -> Result<()> {
             Err(e) => return Err(Error::kube(format!("listing {}", resource.plural), e)),
         };
         for object in listed {
-            let ours = object.metadata.managed_fields.iter().flatten().any(|entry| {
-                [naming::OPERATOR_MANAGER, naming::REPLICAS_HANDOVER_MANAGER]
-                    .contains(&entry.manager.as_deref().unwrap_or_default())
-            });
+            let ours = object
+                .metadata
+                .managed_fields
+                .iter()
+                .flatten()
+                .any(|entry| {
+                    [naming::OPERATOR_MANAGER, naming::REPLICAS_HANDOVER_MANAGER]
+                        .contains(&entry.manager.as_deref().unwrap_or_default())
+                });
             let (Some(name), Some(namespace)) = (&object.metadata.name, &object.metadata.namespace)
             else {
                 continue;
@@ -302,11 +308,14 @@ async fn release_children(client: &Client, printer: &Printer) -> Result<()> {
                 }),
                 ..DeleteParams::default()
             };
-            let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, &resource);
+            let api: Api<DynamicObject> =
+                Api::namespaced_with(client.clone(), namespace, &resource);
             let display = format!("{}/{name} -n {namespace}", resource.plural);
             match api.delete(name, &params).await {
                 Ok(_) => {}
-                Err(kube::Error::Api(status)) if status.code == 404 || status.code == 409 => continue,
+                Err(kube::Error::Api(status)) if status.code == 404 || status.code == 409 => {
+                    continue;
+                }
                 Err(e) => return Err(Error::kube(format!("deleting {display}"), e)),
             }
             printer.out(&format!(

@@ -66,15 +66,27 @@ fn bystanders() -> Vec<Deployment> {
 #[test]
 fn upstreams_operator_is_found_by_the_status_it_may_write_and_ours_is_not() {
     let roles = [
-        role("infera-operator", &["inferadeployments/status"], &["get", "patch", "update"]),
-        role("infera-system:infera-operator", &["inferadeployments/status"], &["patch"]),
+        role(
+            "infera-operator",
+            &["inferadeployments/status"],
+            &["get", "patch", "update"],
+        ),
+        role(
+            "infera-system:infera-operator",
+            &["inferadeployments/status"],
+            &["patch"],
+        ),
         // Reads status only, or grants by wildcard: not a controller of InferaDeployments.
         role("viewer", &["inferadeployments/status"], &["get"]),
         role("admin", &["*"], &["*"]),
     ];
     let bindings = [
         binding("infera-operator", "infera", "infera-operator"),
-        binding("infera-system:infera-operator", "infera-system", "infera-operator"),
+        binding(
+            "infera-system:infera-operator",
+            "infera-system",
+            "infera-operator",
+        ),
         binding("viewer", "infera", "default"),
         binding("admin", "infera", "default"),
     ];
@@ -123,7 +135,9 @@ fn a_running_controller_fails_doctor_with_the_steps_and_one_scaled_to_zero_passe
     );
     assert_eq!(
         check.details,
-        ["Deployment infera/infera-operator (1 replica(s), image docker.io/rocm/infera:operator-v0.1.0, ClusterRole infera-operator, Helm release infera-operator)"]
+        [
+            "Deployment infera/infera-operator (1 replica(s), image docker.io/rocm/infera:operator-v0.1.0, ClusterRole infera-operator, Helm release infera-operator)"
+        ]
     );
     let facts = crate::checks::Facts {
         other_controllers: Some(Ok(vec![found(0)])),

@@ -137,8 +137,7 @@ fn a_healthy_cluster_passes_with_free_gpus_per_node() {
         ids,
         [
             "INF001", "INF002", "INF003", "INF004", "INF101", "INF102", "INF103", "INF104",
-            "INF201",
-            "INF202", "INF301", "INF302", "INF303", "INF401", "INF402", "INF501"
+            "INF201", "INF202", "INF301", "INF302", "INF303", "INF401", "INF402", "INF501"
         ]
     );
     assert_eq!(
@@ -523,8 +522,8 @@ fn image_pinning_is_checked_only_for_a_spec() {
         ids,
         [
             "INF001", "INF002", "INF003", "INF004", "INF101", "INF102", "INF103", "INF104",
-            "INF201",
-            "INF202", "INF301", "INF302", "INF303", "INF304", "INF401", "INF402", "INF501"
+            "INF201", "INF202", "INF301", "INF302", "INF303", "INF304", "INF401", "INF402",
+            "INF501"
         ]
     );
     let pinning = by_id(&checks, "INF304");
