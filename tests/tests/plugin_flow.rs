@@ -112,14 +112,14 @@ async fn bundle_versions(admin: &Client) -> anyhow::Result<BTreeMap<String, Stri
     out.insert(
         "cr".into(),
         rv(&Api::<ClusterRole>::all(admin.clone())
-            .get("infera-operator")
+            .get("infera-system:infera-operator")
             .await?
             .metadata),
     );
     out.insert(
         "crb".into(),
         rv(&Api::<ClusterRoleBinding>::all(admin.clone())
-            .get("infera-operator")
+            .get("infera-system:infera-operator")
             .await?
             .metadata),
     );

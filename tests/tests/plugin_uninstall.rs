@@ -111,7 +111,7 @@ async fn uninstall_refuses_while_deployments_exist_then_removes_the_bundle() -> 
     for object in [
         "deployment.apps/infera-operator",
         "namespace/infera-system",
-        "clusterrole.rbac.authorization.k8s.io/infera-operator",
+        "clusterrole.rbac.authorization.k8s.io/infera-system:infera-operator",
         "customresourcedefinition.apiextensions.k8s.io/inferadeployments.infera.amd.com",
     ] {
         anyhow::ensure!(
