@@ -117,8 +117,11 @@ fn generated_specs(count: usize) -> Vec<(String, InferaDeployment)> {
     specs
 }
 
+/// A pod template of a workload: (label, template, LWS index/size).
+type Template<'a> = (String, &'a Value, Option<(u32, i64)>);
+
 /// Pod templates of the server and worker workloads: (label, pod name, template, LWS index/size).
-fn templates(child: &Value) -> Vec<(String, &Value, Option<(u32, i64)>)> {
+fn templates(child: &Value) -> Vec<Template<'_>> {
     let kind = child["kind"].as_str().unwrap_or_default();
     let name = child["metadata"]["name"].as_str().unwrap_or_default();
     let spec = &child["spec"];
