@@ -185,8 +185,8 @@ impl Injection<'_> {
     }
 
     /// Flags appended to the server's args (upstream `builders.go:269-279, 294-297`).
-    pub fn server(&self) -> Vec<String> {
-        let mut flags = listen(SERVER_PORT);
+    pub fn server(&self, port: i32) -> Vec<String> {
+        let mut flags = listen(port);
         self.discovery(&mut flags);
         if *self.discovery == DiscoveryFlags::Kubernetes {
             flags.extend([K8S_LABEL_SELECTOR.into(), self.label_selector()]);
@@ -210,7 +210,7 @@ impl Injection<'_> {
     /// `infera/engine/vllm/__main__.py:285-296`), and a headless vLLM serves no HTTP.
     pub fn worker(&self, worker: &Worker, rank: Rank) -> Vec<String> {
         let role = worker.role;
-        let mut flags = listen(worker_port(self.backend));
+        let mut flags = listen(worker.pod.port);
         self.discovery(&mut flags);
         if role != Role::Mixed && self.backend == BackendFramework::Sglang {
             flags.extend([DISAGGREGATION_MODE.into(), role.to_string()]);

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use k8s_openapi::{
     api::autoscaling::v2::MetricSpec,
     api::core::v1::{
-        Affinity, Container, EnvVar, LocalObjectReference, Toleration, TopologySpreadConstraint,
-        Volume,
+        Affinity, Container, EnvVar, LocalObjectReference, PodSpec, Toleration,
+        TopologySpreadConstraint, Volume,
     },
     apimachinery::pkg::{api::resource::Quantity, apis::meta::v1::Condition},
 };
@@ -24,15 +24,15 @@ use crate::{
     validate::{
         cel,
         limits::{
-            DURATION_PATTERN, GPU_PRODUCT_PATTERN, IB_DEVICE_PATTERN, LIVENESS_PATH_PATTERN,
-            MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS, MAX_DURATION_LENGTH,
-            MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_IB_DEVICE_LENGTH, MAX_METRICS,
-            MAX_NETWORK_NAME_LENGTH, MAX_NODES, MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES,
-            MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT, MAX_PROGRESS_DEADLINE_SECONDS,
-            MAX_RDMA_NETWORKS, MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_REVISION_HISTORY_LIMIT,
-            MAX_SERVICES, MAX_TRIGGER_METADATA, MAX_TRIGGER_TYPE_LENGTH, MAX_TRIGGERS,
-            MIN_SERVICES, MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN, NETWORK_NAME_PATTERN,
-            PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
+            DURATION_PATTERN, GPU_PRODUCT_PATTERN, HOSTNAME_PATTERN, IB_DEVICE_PATTERN,
+            LIVENESS_PATH_PATTERN, MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS,
+            MAX_DURATION_LENGTH, MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_HOSTNAMES,
+            MAX_IB_DEVICE_LENGTH, MAX_METRICS, MAX_NETWORK_NAME_LENGTH, MAX_NODES,
+            MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT,
+            MAX_PROGRESS_DEADLINE_SECONDS, MAX_RDMA_NETWORKS, MAX_REFERENCE_LENGTH, MAX_REPLICAS,
+            MAX_REVISION_HISTORY_LIMIT, MAX_SERVICES, MAX_TRIGGER_METADATA,
+            MAX_TRIGGER_TYPE_LENGTH, MAX_TRIGGERS, MIN_SERVICES, MODEL_SOURCE_PATTERN,
+            MOUNT_PATH_PATTERN, NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
         },
     },
 };
@@ -82,7 +82,8 @@ use crate::{
 )]
 #[serde(rename_all = "camelCase")]
 pub struct InferaDeploymentSpec {
-    /// Inference engine every worker runs.
+    /// Inference engine every worker runs (default `sglang`, as upstream's).
+    #[serde(default)]
     pub backend_framework: BackendFramework,
 
     /// Container image for every service that does not set its own `image`.
@@ -100,9 +101,15 @@ pub struct InferaDeploymentSpec {
     #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH))]
     pub etcd_endpoint: Option<String>,
 
-    /// The KV-event plane: an operator-managed NATS JetStream, or an external NATS.
+    /// The KV-event plane: an operator-managed NATS JetStream (the default, also when `nats` is
+    /// omitted), an external NATS (`url`), or none (`deploy: false` without `url`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nats: Option<NatsSpec>,
+
+    /// Environment variables of every service's engine container, before the operator's and the
+    /// service's own `env`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub envs: Vec<EnvVar>,
 
     /// Gateway API Inference Extension: when set, the operator adds a frontend sidecar to every
     /// worker, an Endpoint Picker, an InferencePool and an HTTPRoute, and the server routes directly.
@@ -208,9 +215,10 @@ pub struct PoolRolloutSpec {
     missing_docs,
     reason = "the variants are the CRD enum values; doc comments on them would change the schema"
 )]
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum BackendFramework {
+    #[default]
     Sglang,
     Vllm,
 }
@@ -230,15 +238,30 @@ pub enum DiscoveryBackend {
 
 /// The KV-event plane.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
-#[x_kube(validation = cel::nats_url_when_external())]
+#[x_kube(
+    validation = cel::nats_url_when_external(),
+    validation = cel::nats_managed_only("image"),
+    validation = cel::nats_managed_only("storageSize"),
+    validation = cel::nats_managed_only("storageClassName"),
+)]
 #[serde(rename_all = "camelCase")]
 pub struct NatsSpec {
-    /// Deploy and manage a NATS JetStream StatefulSet for this deployment.
-    #[serde(default)]
-    pub deploy: bool,
-    /// Size of the JetStream volume when `deploy` is true (default 1Gi).
+    /// Deploy and manage a NATS JetStream StatefulSet for this deployment (default: true, unless
+    /// `url` names an external NATS). `false` without `url`: no NATS; requests go over HTTP and
+    /// KV events over ZMQ.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deploy: Option<bool>,
+    /// Image of the managed NATS server (default: a pinned NATS 2.11 release).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH))]
+    pub image: Option<String>,
+    /// Size of the JetStream volume of the managed NATS (default 4Gi).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storage_size: Option<Quantity>,
+    /// StorageClass of the JetStream volume of the managed NATS (default: the cluster's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = MAX_DNS_SUBDOMAIN))]
+    pub storage_class_name: Option<String>,
     /// URL of an external NATS when `deploy` is false, e.g. `nats://nats.infra:4222`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH))]
@@ -249,6 +272,30 @@ pub struct NatsSpec {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GaieSpec {
+    /// `false` turns GAIE off while keeping these settings (default true: `gaie` present enables
+    /// it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// Hugging Face id or path of the tokenizer the Endpoint Picker scores with; must match the
+    /// workers'.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH))]
+    pub tokenizer_path: Option<String>,
+    /// Hostnames the HTTPRoute matches (default: every hostname of the Gateway's listener).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(
+        extend("maxItems" = MAX_HOSTNAMES),
+        inner(length(min = 1, max = MAX_DNS_SUBDOMAIN), regex(pattern = HOSTNAME_PATTERN))
+    )]
+    pub hostnames: Vec<String>,
+    /// Port of the frontend sidecar in worker pods, which the InferencePool targets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 65535))]
+    pub frontend_port: Option<i32>,
+    /// The served model's name, for the Endpoint Picker's model list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH))]
+    pub model_name: Option<String>,
     /// Name of the Gateway the HTTPRoute attaches to.
     #[schemars(length(min = 1, max = MAX_DNS_SUBDOMAIN))]
     pub gateway_name: String,
@@ -297,6 +344,10 @@ pub struct ImagePolicy {
     validation = cel::server_has_no_model(),
     validation = cel::service_overlay_model_volume(),
     validation = cel::server_has_no_rollout(),
+    validation = cel::extra_pod_spec_alone(),
+    validation = cel::extra_pod_spec_container(),
+    validation = cel::skip_probes_without_probe_settings(),
+    validation = cel::pod_labels_not_ours(),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct ServiceSpec {
@@ -348,6 +399,36 @@ pub struct ServiceSpec {
     /// Extra environment variables for the service's containers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub env: Vec<EnvVar>,
+
+    /// Port the engine container listens on (default: 8000 for the server and vLLM workers,
+    /// 30000 for SGLang workers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 65535))]
+    pub port: Option<i32>,
+
+    /// Do not probe the engine container (no startup, readiness or liveness probe): for an engine
+    /// started out of band after the pod runs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skip_readiness_probe: bool,
+
+    /// Labels added to the service's pods (not the operator's own: `app.kubernetes.io/name`,
+    /// `instance`, `component`, `managed-by`, nor any `infera.amd.com/` label).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schemars(extend("maxProperties" = MAX_OVERLAY_ENTRIES))]
+    pub pod_labels: BTreeMap<String, String>,
+
+    /// The whole pod spec of this service, used as written instead of the pod the operator
+    /// renders from the fields above. Into its main container (named `main` or `infera`, else
+    /// the first) the operator adds what the images need when absent: the environment
+    /// (`spec.envs`, `NATS_SERVER`, `POD_NAME`, `POD_NAMESPACE`, `POD_IP`, the server's worker
+    /// selector), the service port; on workers a readiness probe (single-node, unless
+    /// `skipReadinessProbe`), a preStop pause and a grace period long enough to drain. Not with
+    /// `image`, `command`, `args`, `env`, `resources`, `nodeSelector`, `tolerations`, `health`,
+    /// `model`, `network` or `podTemplate`, which would go unused. The Kubernetes field
+    /// descriptions are left out of the schema: see the Pod API reference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "bare::<Option<PodSpec>>")]
+    pub extra_pod_spec: Option<Box<PodSpec>>,
 
     /// Node selector for the service's pods.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -854,6 +935,14 @@ pub struct InferaDeploymentStatus {
     /// Summary: Pending, Deploying, Ready, Degraded or Failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<State>,
+    /// `state` in upstream Infera's values, for its clients: `pending` (Pending, Deploying,
+    /// Degraded), `ready` or `failed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream_state: Option<UpstreamState>,
+    /// The Inference Gateway objects, with `spec.gaie` (upstream's `status.gaie`; not yet written
+    /// by this operator).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gaie: Option<GaieStatus>,
     /// The `metadata.generation` this status describes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
@@ -887,6 +976,60 @@ pub struct InferaDeploymentStatus {
     /// what each downloads and the commit it got.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub models: BTreeMap<String, ModelStatus>,
+}
+
+/// Summary state in upstream Infera's values (its `status.state`).
+#[allow(
+    missing_docs,
+    reason = "the variants are the CRD enum values; doc comments on them would change the schema"
+)]
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum UpstreamState {
+    Initializing,
+    Pending,
+    Ready,
+    Failed,
+}
+
+impl State {
+    /// The upstream value of this state: upstream has no Deploying or Degraded, and says
+    /// `pending` until every service is ready and `failed` only for a spec it cannot reconcile
+    /// (upstream `deploy/operator/api/v1alpha1/inferadeployment_types.go:39-48`).
+    pub fn upstream(self) -> UpstreamState {
+        match self {
+            Self::Pending | Self::Deploying | Self::Degraded => UpstreamState::Pending,
+            Self::Ready => UpstreamState::Ready,
+            Self::Failed => UpstreamState::Failed,
+        }
+    }
+}
+
+/// The Inference Gateway objects of a deployment, as upstream reports them.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GaieStatus {
+    /// Endpoint Picker replicas asked for.
+    #[serde(default)]
+    pub epp_replicas: i32,
+    /// Endpoint Picker replicas that are ready.
+    #[serde(default)]
+    pub epp_ready_replicas: i32,
+    /// Name of the InferencePool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inference_pool_name: Option<String>,
+    /// Whether the InferencePool exists and is accepted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inference_pool_ready: Option<bool>,
+    /// Name of the HTTPRoute.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_route_name: Option<String>,
+    /// Whether a Gateway accepted the HTTPRoute.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_route_accepted: Option<bool>,
+    /// The Endpoint Picker is ready, the InferencePool too, and the route is accepted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ready: Option<bool>,
 }
 
 /// One `hf://` download.

@@ -13,14 +13,15 @@ use infera_core::{
     validate,
     validate::DIGEST_PATTERN,
     validate::limits::{
-        DURATION_PATTERN, GPU_PRODUCT_PATTERN, IB_DEVICE_PATTERN, LIVENESS_PATH_PATTERN,
-        MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS, MAX_DURATION_LENGTH, MAX_GPU_PRODUCT_LENGTH,
-        MAX_GPUS, MAX_IB_DEVICE_LENGTH, MAX_METRICS, MAX_NETWORK_NAME_LENGTH, MAX_NODES,
-        MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT,
-        MAX_PROGRESS_DEADLINE_SECONDS, MAX_RDMA_NETWORKS, MAX_REFERENCE_LENGTH, MAX_REPLICAS,
-        MAX_REVISION_HISTORY_LIMIT, MAX_SERVICES, MAX_STARTUP_SECONDS, MAX_TRIGGER_METADATA,
-        MAX_TRIGGER_TYPE_LENGTH, MAX_TRIGGERS, MIN_SERVICES, MODEL_SOURCE_PATTERN,
-        MOUNT_PATH_PATTERN, NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
+        DURATION_PATTERN, GPU_PRODUCT_PATTERN, HOSTNAME_PATTERN, IB_DEVICE_PATTERN,
+        LIVENESS_PATH_PATTERN, MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS, MAX_DURATION_LENGTH,
+        MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_HOSTNAMES, MAX_IB_DEVICE_LENGTH, MAX_METRICS,
+        MAX_NETWORK_NAME_LENGTH, MAX_NODES, MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES,
+        MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT, MAX_PROGRESS_DEADLINE_SECONDS, MAX_RDMA_NETWORKS,
+        MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_REVISION_HISTORY_LIMIT, MAX_SERVICES,
+        MAX_STARTUP_SECONDS, MAX_TRIGGER_METADATA, MAX_TRIGGER_TYPE_LENGTH, MAX_TRIGGERS,
+        MIN_SERVICES, MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN, NETWORK_NAME_PATTERN,
+        PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
     },
     yaml,
 };
@@ -232,19 +233,44 @@ fn every_rule_rejects_with_the_field_path() {
             vec!["spec.services.prefill.resources.sharedMemory: \"-1Gi\" is not a size"],
         ),
         (
-            "nats external without url",
-            json!({"spec": {"nats": {"deploy": false, "storageSize": null}}}),
-            vec!["spec.nats.url: is required when deploy is false"],
-        ),
-        (
             "nats deploy with url",
-            json!({"spec": {"nats": {"url": "nats://x:4222"}}}),
+            json!({"spec": {"nats": {"deploy": true, "url": "nats://x:4222"}}}),
             vec!["spec.nats.url: is only used when deploy is false"],
         ),
         (
-            "nats storage without deploy",
-            json!({"spec": {"nats": {"deploy": false, "url": "nats://x:4222"}}}),
-            vec!["spec.nats.storageSize: is only used when deploy is true"],
+            "nats storage and image with an external nats",
+            json!({"spec": {"nats": {"deploy": null, "url": "nats://x:4222", "image": "nats:2"}}}),
+            vec![
+                "spec.nats.image: is only used when the operator deploys NATS",
+                "spec.nats.storageSize: is only used when the operator deploys NATS",
+            ],
+        ),
+        (
+            "extraPodSpec with fields it makes unused",
+            json!({"spec": {"services": {"decode": {"extraPodSpec": {"containers": [{"name": "main", "image": "x"}]}}}}}),
+            vec!["spec.services.decode.extraPodSpec: extraPodSpec is the whole pod"],
+        ),
+        (
+            "extraPodSpec without a container",
+            json!({"spec": {"services": {"server": {"extraPodSpec": {"containers": []}}}}}),
+            vec![
+                "spec.services.server.extraPodSpec: extraPodSpec is the whole pod",
+                "spec.services.server.extraPodSpec.containers: extraPodSpec needs at least one container",
+            ],
+        ),
+        (
+            "skipReadinessProbe with probe settings",
+            json!({"spec": {"services": {"decode": {"skipReadinessProbe": true, "health": {"readinessPath": "/health"}}}}}),
+            vec![
+                "spec.services.decode.skipReadinessProbe: skipReadinessProbe leaves the engine container without probes",
+            ],
+        ),
+        (
+            "podLabels of the operator",
+            json!({"spec": {"services": {"server": {"podLabels": {"infera.amd.com/role": "x"}}}}}),
+            vec![
+                "spec.services.server.podLabels: app.kubernetes.io/name, instance, component, managed-by and every infera.amd.com/ label are the operator's",
+            ],
         ),
         (
             "bad gateway name",
@@ -828,6 +854,110 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
             json!(MAX_DNS_SUBDOMAIN),
             json!({"spec": {"gaie": {"gatewayName": "gw", "gatewaySectionName": "s".repeat(254)}}}),
             "spec.gaie.gatewaySectionName: must be the name of a listener",
+        ),
+        (
+            "spec.nats.image minLength",
+            json!(1),
+            json!({"spec": {"nats": {"image": ""}}}),
+            "spec.nats.image: must not be empty",
+        ),
+        (
+            "spec.nats.image maxLength",
+            json!(MAX_REFERENCE_LENGTH),
+            json!({"spec": {"nats": {"image": reference}}}),
+            "spec.nats.image: must be at most 512 characters",
+        ),
+        (
+            "spec.nats.storageClassName minLength",
+            json!(1),
+            json!({"spec": {"nats": {"storageClassName": ""}}}),
+            "spec.nats.storageClassName: must not be empty",
+        ),
+        (
+            "spec.nats.storageClassName maxLength",
+            json!(MAX_DNS_SUBDOMAIN),
+            json!({"spec": {"nats": {"storageClassName": "s".repeat(254)}}}),
+            "spec.nats.storageClassName: must be at most 253 characters",
+        ),
+        (
+            "spec.gaie.frontendPort minimum",
+            json!(1),
+            json!({"spec": {"gaie": {"gatewayName": "gw", "frontendPort": 0}}}),
+            "spec.gaie.frontendPort: must be a port number from 1 to 65535",
+        ),
+        (
+            "spec.gaie.frontendPort maximum",
+            json!(65535),
+            json!({"spec": {"gaie": {"gatewayName": "gw", "frontendPort": 65536}}}),
+            "spec.gaie.frontendPort: must be at most 65535",
+        ),
+        (
+            "spec.gaie.hostnames maxItems",
+            json!(MAX_HOSTNAMES),
+            json!({"spec": {"gaie": {"gatewayName": "gw", "hostnames": vec!["a.example.com"; MAX_HOSTNAMES + 1]}}}),
+            "spec.gaie.hostnames: at most 16 hostnames are allowed",
+        ),
+        (
+            "spec.gaie.hostnames[] minLength",
+            json!(1),
+            json!({"spec": {"gaie": {"gatewayName": "gw", "hostnames": [""]}}}),
+            "spec.gaie.hostnames[0]: must be a hostname",
+        ),
+        (
+            "spec.gaie.hostnames[] maxLength",
+            json!(MAX_DNS_SUBDOMAIN),
+            json!({"spec": {"gaie": {"gatewayName": "gw", "hostnames": ["h".repeat(254)]}}}),
+            "spec.gaie.hostnames[0]: must be a hostname",
+        ),
+        (
+            "spec.gaie.hostnames[] pattern",
+            json!(HOSTNAME_PATTERN),
+            json!({"spec": {"gaie": {"gatewayName": "gw", "hostnames": ["Chat"]}}}),
+            "spec.gaie.hostnames[0]: must be a hostname",
+        ),
+        (
+            "spec.gaie.modelName minLength",
+            json!(1),
+            json!({"spec": {"gaie": {"gatewayName": "gw", "modelName": ""}}}),
+            "spec.gaie.modelName: must not be empty",
+        ),
+        (
+            "spec.gaie.modelName maxLength",
+            json!(MAX_REFERENCE_LENGTH),
+            json!({"spec": {"gaie": {"gatewayName": "gw", "modelName": reference}}}),
+            "spec.gaie.modelName: must be at most 512 characters",
+        ),
+        (
+            "spec.gaie.tokenizerPath minLength",
+            json!(1),
+            json!({"spec": {"gaie": {"gatewayName": "gw", "tokenizerPath": ""}}}),
+            "spec.gaie.tokenizerPath: must not be empty",
+        ),
+        (
+            "spec.gaie.tokenizerPath maxLength",
+            json!(MAX_REFERENCE_LENGTH),
+            json!({"spec": {"gaie": {"gatewayName": "gw", "tokenizerPath": reference}}}),
+            "spec.gaie.tokenizerPath: must be at most 512 characters",
+        ),
+        (
+            "spec.services.*.port minimum",
+            json!(1),
+            worker(json!({"port": 0})),
+            "spec.services.decode.port: must be a port number from 1 to 65535",
+        ),
+        (
+            "spec.services.*.port maximum",
+            json!(65535),
+            worker(json!({"port": 65536})),
+            "spec.services.decode.port: must be at most 65535",
+        ),
+        (
+            "spec.services.*.podLabels maxProperties",
+            json!(MAX_OVERLAY_ENTRIES),
+            worker(json!({"podLabels": (0..=MAX_OVERLAY_ENTRIES)
+                .map(|i| (format!("k{i}"), json!("v")))
+                .collect::<serde_json::Map<_, _>>()})),
+            "spec.services.decode.podLabels: at most 64",
         ),
         (
             "spec.nats.url minLength",

@@ -393,6 +393,9 @@ pub fn compute(
         .count();
     InferaDeploymentStatus {
         state: Some(state),
+        upstream_state: Some(state.upstream()),
+        // Upstream's GAIE status is not written yet: the Endpoint Picker render is being redone.
+        gaie: None,
         observed_generation: generation,
         conditions,
         services_ready: Some(format!("{ready}/{}", services.len())),
@@ -451,6 +454,7 @@ pub fn record_reconcile(
     status.conditions.retain(|c| c.type_ != RECONCILED);
     if condition.status == "False" && status.state != Some(State::Failed) {
         status.state = Some(State::Degraded);
+        status.upstream_state = Some(State::Degraded.upstream());
     }
     status.conditions.push(condition);
 }

@@ -330,6 +330,10 @@ impl Plan {
             network: None,
             model: None,
             rollout: None,
+            port: None,
+            skip_readiness_probe: false,
+            pod_labels: BTreeMap::new(),
+            extra_pod_spec: None,
         }
     }
 
@@ -359,6 +363,10 @@ impl Plan {
             network: None,
             model: None,
             rollout: None,
+            port: None,
+            skip_readiness_probe: false,
+            pod_labels: BTreeMap::new(),
+            extra_pod_spec: None,
         };
         let mut services = BTreeMap::from([("server".to_string(), server)]);
         match self.topology {
@@ -389,11 +397,17 @@ impl Plan {
                 Discovery::Etcd => DiscoveryBackend::Etcd,
             }),
             etcd_endpoint: self.etcd_endpoint.clone(),
-            nats: self.nats.then(|| NatsSpec {
-                deploy: true,
-                storage_size: self.nats_storage.as_ref().map(|s| Quantity(s.clone())),
-                url: None,
+            // Written out either way: an omitted `nats` is a managed NATS, as upstream's.
+            nats: Some(NatsSpec {
+                deploy: Some(self.nats),
+                storage_size: self
+                    .nats_storage
+                    .as_ref()
+                    .filter(|_| self.nats)
+                    .map(|s| Quantity(s.clone())),
+                ..Default::default()
             }),
+            envs: Vec::new(),
             gaie: None,
             image_policy: None,
             pod_template: None,

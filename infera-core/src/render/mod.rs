@@ -37,8 +37,7 @@ use crate::{
     validate::{Nats, ValidDeployment},
 };
 
-/// Image of the managed NATS JetStream server.
-pub const NATS_IMAGE: &str = "nats:2.11-alpine";
+pub use crate::validate::NATS_IMAGE;
 /// Default Endpoint Picker image (Gateway API Inference Extension release that matches our types).
 pub const EPP_IMAGE: &str = "registry.k8s.io/gateway-api-inference-extension/epp:v1.3.0";
 /// Default Endpoint Picker image of a prefill/decode graph: llm-d's inference scheduler, built on
@@ -335,8 +334,18 @@ pub fn render_for(deployment: &ValidDeployment, apis: Apis) -> Vec<Child> {
     if deployment.discovery == crate::flags::DiscoveryFlags::Kubernetes {
         children.extend(rbac::discovery(&cx));
     }
-    if let Nats::Managed { storage } = &deployment.nats {
-        children.extend(nats::managed(&cx, storage));
+    if let Nats::Managed {
+        storage,
+        image,
+        storage_class_name,
+    } = &deployment.nats
+    {
+        children.extend(nats::managed(
+            &cx,
+            storage,
+            image,
+            storage_class_name.as_deref(),
+        ));
     }
     for model in deployment.downloads() {
         children.extend(model::download(&cx, model));
@@ -372,7 +381,7 @@ pub fn endpoint(deployment: &ValidDeployment) -> String {
     format!(
         "http://{}:{}",
         naming::service_host(&service, &deployment.namespace),
-        crate::flags::SERVER_PORT
+        deployment.server.port
     )
 }
 

@@ -16,7 +16,7 @@ use k8s_openapi::{
 };
 
 use super::{
-    Child, Context, NATS_IMAGE, meta,
+    Child, Context, meta,
     pod::{QUICK_TIMEOUT, readiness_probe},
 };
 use crate::{
@@ -40,7 +40,12 @@ pub fn url(d: &ValidDeployment) -> Option<String> {
 }
 
 /// Headless Service, client Service and the single-replica JetStream StatefulSet.
-pub fn managed(cx: &Context<'_>, storage: &Quantity) -> [Child; 3] {
+pub fn managed(
+    cx: &Context<'_>,
+    storage: &Quantity,
+    image: &str,
+    storage_class_name: Option<&str>,
+) -> [Child; 3] {
     let d = cx.deployment;
     let selector = naming::selector(&d.name, Component::Nats);
     let port = |name: &str, number: i32| ServicePort {
@@ -75,12 +80,17 @@ pub fn managed(cx: &Context<'_>, storage: &Quantity) -> [Child; 3] {
             }),
             ..Default::default()
         }),
-        Child::StatefulSet(stateful_set(cx, storage)),
+        Child::StatefulSet(stateful_set(cx, storage, image, storage_class_name)),
     ]
 }
 
 /// One JetStream server whose store is a claim of `storage`, deleted with the StatefulSet.
-fn stateful_set(cx: &Context<'_>, storage: &Quantity) -> StatefulSet {
+fn stateful_set(
+    cx: &Context<'_>,
+    storage: &Quantity,
+    image: &str,
+    storage_class_name: Option<&str>,
+) -> StatefulSet {
     let d = cx.deployment;
     StatefulSet {
         metadata: meta::object_meta(d, Component::Nats, Component::Nats.object_name(&d.name)),
@@ -101,7 +111,7 @@ fn stateful_set(cx: &Context<'_>, storage: &Quantity) -> StatefulSet {
                 metadata: Some(meta::pod_meta(d, Component::Nats)),
                 spec: Some(PodSpec {
                     automount_service_account_token: Some(false),
-                    containers: vec![server()],
+                    containers: vec![server(image)],
                     ..Default::default()
                 }),
             },
@@ -112,6 +122,7 @@ fn stateful_set(cx: &Context<'_>, storage: &Quantity) -> StatefulSet {
                 },
                 spec: Some(PersistentVolumeClaimSpec {
                     access_modes: Some(vec!["ReadWriteOnce".into()]),
+                    storage_class_name: storage_class_name.map(Into::into),
                     resources: Some(VolumeResourceRequirements {
                         requests: Some([("storage".to_string(), storage.clone())].into()),
                         ..Default::default()
@@ -127,7 +138,7 @@ fn stateful_set(cx: &Context<'_>, storage: &Quantity) -> StatefulSet {
 }
 
 /// The `nats` container: JetStream on `/data`, ready when JetStream is.
-fn server() -> Container {
+fn server(image: &str) -> Container {
     let port = |name: &str, number: i32| ContainerPort {
         name: Some(name.into()),
         container_port: number,
@@ -135,7 +146,7 @@ fn server() -> Container {
     };
     Container {
         name: "nats".into(),
-        image: Some(NATS_IMAGE.into()),
+        image: Some(image.into()),
         args: Some(vec![
             "--jetstream".into(),
             "--store_dir=/data".into(),

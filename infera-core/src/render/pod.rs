@@ -15,7 +15,7 @@ use k8s_openapi::{
 
 use super::{Context, meta, pull_policy};
 use crate::{
-    flags::{self, FRONTEND_PORT, Rank, SERVER_MODULE, SERVER_PORT},
+    flags::{self, FRONTEND_PORT, Rank, SERVER_MODULE},
     gpu_product::{self, PRODUCT_LABEL},
     naming::{
         Component, ENGINE_CONTAINER, FRONTEND_CONTAINER, LABEL_ENDPOINT, LABEL_REVISION,
@@ -152,11 +152,14 @@ fn vllm(rank: Rank) -> Option<Contract> {
 pub fn server(cx: &Context<'_>) -> PodTemplateSpec {
     let server = &cx.deployment.server;
     let component = Component::Server(&server.service);
+    if let Some(extra) = &server.extra {
+        return extra_template(cx, component, server, extra, None);
+    }
     let mut args = server.args.clone();
-    args.extend(cx.injection.server());
+    args.extend(cx.injection.server(server.port));
     let container = Container {
         resources: resources(server, None),
-        ..engine(cx, server, SERVER_MODULE, args, SERVER_PORT, Some(&SERVER))
+        ..engine(cx, server, SERVER_MODULE, args, server.port, Some(&SERVER))
     };
     template(cx, component, server, vec![container], Vec::new())
 }
@@ -166,14 +169,20 @@ pub fn server(cx: &Context<'_>) -> PodTemplateSpec {
 /// get none of them. Every pod of a group reads its rank from the LeaderWorkerSet environment.
 pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec {
     let component = Component::Worker(&worker.pod.service, worker.role);
-    let mut args = worker.pod.args.clone();
-    args.extend(cx.injection.worker(worker, rank));
-    let port = flags::worker_port(cx.deployment.backend);
+    let port = worker.pod.port;
     let contract = match cx.deployment.backend {
         BackendFramework::Sglang => sglang(rank),
         BackendFramework::Vllm => vllm(rank),
     };
     let serves = contract.is_some();
+    if let Some(extra) = &worker.pod.extra {
+        let mut template =
+            extra_template(cx, component, &worker.pod, extra, Some((contract, rank)));
+        worker_labels(cx, &mut template, serves);
+        return template;
+    }
+    let mut args = worker.pod.args.clone();
+    args.extend(cx.injection.worker(worker, rank));
     let mut engine = Container {
         resources: resources(&worker.pod, Some((&worker.gpu_type, worker.gpu))),
         ..engine(
@@ -228,6 +237,20 @@ pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec 
             .get_or_insert_with(Default::default)
             .insert(NETWORKS_ANNOTATION.into(), rdma.networks.join(", "));
     }
+    worker_labels(cx, &mut template, serves);
+    let engine = template.spec.as_mut().and_then(|spec| {
+        spec.containers
+            .iter_mut()
+            .find(|c| c.name == ENGINE_CONTAINER)
+    });
+    if let Some(engine) = engine {
+        add_revision_env(cx, engine);
+    }
+    template
+}
+
+/// The endpoint label of a pod that serves, and the revision label of every worker pod.
+fn worker_labels(cx: &Context<'_>, template: &mut PodTemplateSpec, serves: bool) {
     let labels = template.metadata.as_mut().and_then(|m| m.labels.as_mut());
     if let Some(labels) = labels {
         if serves {
@@ -237,21 +260,156 @@ pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec 
             labels.insert(LABEL_REVISION.into(), revision.clone());
         }
     }
-    let engine = template.spec.as_mut().and_then(|spec| {
-        spec.containers
-            .iter_mut()
-            .find(|c| c.name == ENGINE_CONTAINER)
-    });
-    if let Some(revision) = &cx.revision
-        && let Some(engine) = engine
-    {
+}
+
+/// The revision a worker pod runs, in its engine container's environment.
+fn add_revision_env(cx: &Context<'_>, engine: &mut Container) {
+    if let Some(revision) = &cx.revision {
         engine.env.get_or_insert_default().push(EnvVar {
             name: REVISION_ENV.into(),
             value: Some(revision.clone()),
             ..Default::default()
         });
     }
-    template
+}
+
+/// The wrapper's drain when neither `--drain-timeout` nor `INFERA_DRAIN_TIMEOUT` sets it
+/// (`infera/engine/sglang/args.py:132-142`, `infera/engine/vllm/args.py:272-282`).
+const WRAPPER_DRAIN_SECONDS: i64 = 30;
+
+/// The drain an `extraPodSpec` container asks of the wrapper: its `--drain-timeout` (in
+/// `command` or `args`, also inside an `sh -c` string), else `INFERA_DRAIN_TIMEOUT`, else the
+/// wrapper's default; a fraction rounds up, as upstream's `drainSeconds` (`builders.go:61-75`).
+fn container_drain(container: &Container) -> i64 {
+    let seconds = |value: &str| {
+        value
+            .trim_matches(|c| c == '"' || c == '\'')
+            .parse::<f64>()
+            .ok()
+            .filter(|f| f.is_finite() && *f > 0.0)
+            .map(|f| {
+                f.ceil()
+                    .min(f64::from(crate::validate::limits::MAX_DRAIN_SECONDS))
+                    as i64
+            })
+    };
+    let words: Vec<&str> = container
+        .command
+        .iter()
+        .chain(container.args.iter())
+        .flatten()
+        .flat_map(|item| item.split_whitespace())
+        .collect();
+    let flag = words
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(i, word)| match word.split_once('=') {
+            Some((flags::DRAIN_TIMEOUT, value)) => seconds(value),
+            _ if *word == flags::DRAIN_TIMEOUT => words.get(i + 1).and_then(|v| seconds(v)),
+            _ => None,
+        });
+    let env = || {
+        container
+            .env
+            .iter()
+            .flatten()
+            .filter(|e| e.name == DRAIN_TIMEOUT_ENV)
+            .find_map(|e| e.value.as_deref().and_then(seconds))
+    };
+    flag.or_else(env).unwrap_or(WRAPPER_DRAIN_SECONDS)
+}
+
+/// The wrapper's drain variable (`infera/engine/sglang/args.py:132-142`).
+const DRAIN_TIMEOUT_ENV: &str = "INFERA_DRAIN_TIMEOUT";
+
+/// A service's `extraPodSpec`, used as written, with what upstream adds to it
+/// (`deploy/operator/internal/controller/builders.go:450-513`): our pod labels, the discovery
+/// ServiceAccount when it names none, and into the main container (named `main` or `infera`,
+/// else the first) each variable of the environment the images read that it does not set, and
+/// the service port when it does not list it. A worker pod (`worker`: its engine's contract and
+/// rank) also gets, where absent, a readiness probe when it serves and is not part of a
+/// multi-node group (upstream probes no pod of a group) nor `skipReadinessProbe`, a preStop
+/// pause, and a grace period at least long enough for the drain its container asks for
+/// (`builders.go:375-425`). The Inference Gateway's frontend sidecar joins a pod that serves.
+fn extra_template(
+    cx: &Context<'_>,
+    component: Component<'_>,
+    pod: &Pod,
+    extra: &PodSpec,
+    worker: Option<(Option<Contract>, Rank)>,
+) -> PodTemplateSpec {
+    let mut spec = extra.clone();
+    let main = crate::validate::main_container(&spec);
+    let server = worker.is_none();
+    if let Some(container) = spec.containers.get_mut(main) {
+        let env = container.env.get_or_insert_default();
+        for variable in injected_env(cx, server) {
+            if !env.iter().any(|e| e.name == variable.name) {
+                env.push(variable);
+            }
+        }
+        let ports = container.ports.get_or_insert_default();
+        if !ports.iter().any(|p| p.container_port == pod.port) {
+            ports.push(ContainerPort {
+                container_port: pod.port,
+                protocol: Some("TCP".into()),
+                ..Default::default()
+            });
+        }
+        if let Some((contract, rank)) = worker {
+            if let Some(contract) = contract.filter(|_| rank == Rank::Single && !pod.skip_probes)
+                && container.readiness_probe.is_none()
+            {
+                container.readiness_probe = Some(readiness_probe(
+                    contract.ready,
+                    pod.port,
+                    contract.timeout(contract.ready),
+                ));
+            }
+            let lifecycle = container.lifecycle.get_or_insert_default();
+            if lifecycle.pre_stop.is_none() {
+                lifecycle.pre_stop = pre_stop_sleep(STOP_ROUTING_SECONDS).pre_stop;
+            }
+            let grace = (STOP_ROUTING_SECONDS + container_drain(container) + TEARDOWN_SECONDS)
+                .max(MIN_GRACE_SECONDS);
+            if spec
+                .termination_grace_period_seconds
+                .is_none_or(|g| g < grace)
+            {
+                spec.termination_grace_period_seconds = Some(grace);
+            }
+            if let Some(container) = spec.containers.get_mut(main) {
+                add_revision_env(cx, container);
+            }
+        }
+    }
+    let serves = worker.is_some_and(|(contract, _)| contract.is_some());
+    if serves
+        && cx.deployment.gaie.is_some()
+        && let Some(container) = spec.containers.get(main)
+    {
+        let sidecar = Pod {
+            image: container.image.clone().unwrap_or_else(|| pod.image.clone()),
+            ..pod.clone()
+        };
+        spec.containers.push(frontend(&sidecar, pod.port));
+    }
+    if cx.deployment.discovery == flags::DiscoveryFlags::Kubernetes
+        && spec.service_account_name.is_none()
+    {
+        spec.service_account_name = Some(Component::Discovery.object_name(&cx.deployment.name));
+    }
+    let mut metadata = meta::pod_meta(cx.deployment, component);
+    if let Some(labels) = metadata.labels.as_mut() {
+        for (key, value) in &pod.labels {
+            labels.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+    }
+    PodTemplateSpec {
+        metadata: Some(metadata),
+        spec: Some(spec),
+    }
 }
 
 /// Multus's pod annotation naming the NetworkAttachmentDefinitions to attach, comma-separated
@@ -327,6 +485,7 @@ fn template(
     let mut metadata = meta::pod_meta(cx.deployment, component);
     if let Some(labels) = metadata.labels.as_mut() {
         labels.extend(overlay.labels.clone());
+        labels.extend(pod.labels.clone());
     }
     if !overlay.annotations.is_empty() {
         metadata.annotations = Some(overlay.annotations.clone());
@@ -384,7 +543,9 @@ fn engine(
 ) -> Container {
     let mut env = injected_env(cx, module == SERVER_MODULE);
     env.extend(pod.env.iter().cloned());
-    let probes = contract.map(|contract| Probes::of(contract, &pod.health, port));
+    let probes = contract
+        .filter(|_| !pod.skip_probes)
+        .map(|contract| Probes::of(contract, &pod.health, port));
     let drain = i64::from(pod.health.drain_seconds);
     Container {
         name: ENGINE_CONTAINER.into(),
@@ -439,7 +600,7 @@ fn injected_env(cx: &Context<'_>, server: bool) -> Vec<EnvVar> {
         }),
         ..Default::default()
     };
-    let mut env = Vec::new();
+    let mut env = cx.deployment.envs.clone();
     if let Some(url) = cx.injection.nats_url {
         env.push(value(flags::NATS_SERVER_ENV, url.into()));
     }

@@ -16,7 +16,7 @@ use crate::{
         LeaderWorkerSetRolloutStrategyRollingUpdateConfiguration,
         LeaderWorkerSetRolloutStrategyType, LeaderWorkerSetSpec,
     },
-    flags::{Rank, SERVER_PORT},
+    flags::Rank,
     naming::{self, Component},
     validate::{Pod, Worker},
 };
@@ -43,8 +43,8 @@ pub fn server(cx: &Context<'_>) -> [Child; 2] {
             selector: Some(naming::selector(&d.name, component)),
             ports: Some(vec![ServicePort {
                 name: Some("http".into()),
-                port: SERVER_PORT,
-                target_port: Some(IntOrString::String("http".into())),
+                port: cx.deployment.server.port,
+                target_port: Some(IntOrString::Int(cx.deployment.server.port)),
                 protocol: Some("TCP".into()),
                 ..Default::default()
             }]),

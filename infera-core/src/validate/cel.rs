@@ -9,7 +9,7 @@ use super::{
     DEFAULT_GPU_TYPE, autoscaling, health,
     images::{self, DIGEST_PATTERN},
     limits::{DURATION_PATTERN, MAX_STARTUP_SECONDS},
-    model, names, network,
+    model, names, nats, network,
     overlay::{self, ENGINE_OWNED_FIELDS},
     rollout, services, topology,
 };
@@ -175,11 +175,79 @@ pub(crate) fn etcd_endpoint_with_etcd() -> Rule {
 /// `nats.url` exactly when NATS is external (the Rust rule says which way it is wrong).
 pub(crate) fn nats_url_when_external() -> Rule {
     rule(
-        "self.deploy != has(self.url)",
-        "spec.nats",
-        "set url exactly when deploy is false; either let the operator deploy NATS or point url at yours",
+        "!has(self.url) || !has(self.deploy) || !self.deploy",
+        "spec.nats.url",
+        "is only used when deploy is false; remove it or set deploy: false",
     )
     .field_path(".url")
+}
+
+/// `field` of `spec.nats` only when the operator deploys NATS (`deploy`, by default true
+/// unless `url` is set).
+pub(crate) fn nats_managed_only(field: &str) -> Rule {
+    rule(
+        format!("(has(self.deploy) ? self.deploy : !has(self.url)) || !has(self.{field})"),
+        &format!("spec.nats.{field}"),
+        nats::MANAGED_ONLY,
+    )
+    .field_path(format!(".{field}"))
+}
+
+/// A service with `extraPodSpec` sets none of the fields that render into the pod.
+pub(crate) fn extra_pod_spec_alone() -> Rule {
+    let fields = [
+        "image",
+        "command",
+        "args",
+        "env",
+        "resources",
+        "nodeSelector",
+        "tolerations",
+        "health",
+        "model",
+        "network",
+        "podTemplate",
+    ];
+    let set: Vec<String> = fields.iter().map(|f| format!("has(self.{f})")).collect();
+    rule(
+        format!("!has(self.extraPodSpec) || !({})", set.join(" || ")),
+        "extraPodSpec",
+        services::EXTRA_POD_SPEC_ALONE,
+    )
+    .field_path(".extraPodSpec")
+}
+
+/// An `extraPodSpec` has a container.
+pub(crate) fn extra_pod_spec_container() -> Rule {
+    rule(
+        "!has(self.extraPodSpec) || size(self.extraPodSpec.containers) > 0",
+        "extraPodSpec.containers",
+        services::EXTRA_POD_SPEC_CONTAINER,
+    )
+    .field_path(".extraPodSpec.containers")
+}
+
+/// `skipReadinessProbe` with no probe settings in `health`.
+pub(crate) fn skip_probes_without_probe_settings() -> Rule {
+    rule(
+        "!has(self.skipReadinessProbe) || !self.skipReadinessProbe || !has(self.health) || !(has(self.health.startupTimeout) || has(self.health.readinessPath) || has(self.health.livenessPath) || has(self.health.timeoutSeconds))",
+        "skipReadinessProbe",
+        services::SKIP_PROBES_HEALTH,
+    )
+    .field_path(".skipReadinessProbe")
+}
+
+/// `podLabels` sets none of the operator's labels.
+pub(crate) fn pod_labels_not_ours() -> Rule {
+    rule(
+        format!(
+            "!has(self.podLabels) || self.podLabels.all(k, !k.startsWith('{OWNED_LABEL_PREFIX}') && !(k in {}))",
+            list(&OWNED_STANDARD_LABELS)
+        ),
+        "podLabels",
+        overlay::LABEL_OURS,
+    )
+    .field_path(".podLabels")
 }
 
 /// The server has no role.
@@ -399,7 +467,7 @@ pub(crate) fn deployment_overlay_model_volume() -> Rule {
 /// A worker has at least one GPU.
 pub(crate) fn worker_has_a_gpu() -> Rule {
     rule(
-        "self.componentType != 'worker' || (has(self.resources) && has(self.resources.gpu) && self.resources.gpu >= 1)",
+        "self.componentType != 'worker' || has(self.extraPodSpec) || (has(self.resources) && has(self.resources.gpu) && self.resources.gpu >= 1)",
         "resources.gpu",
         services::WORKER_GPU,
     )

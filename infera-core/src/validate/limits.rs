@@ -80,6 +80,13 @@ pub const IB_DEVICE_PATTERN: &str = "^[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*$";
 /// Longest `network.rdma.device`.
 pub const MAX_IB_DEVICE_LENGTH: usize = 256;
 
+/// `gaie.hostnames[]`: a DNS subdomain, or `*.` and one (Gateway API's `Hostname`,
+/// sigs.k8s.io/gateway-api `apis/v1/shared_types.go`).
+pub const HOSTNAME_PATTERN: &str =
+    r"^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+/// Most `gaie.hostnames` (an HTTPRoute's `hostnames` holds at most 16).
+pub const MAX_HOSTNAMES: usize = 16;
+
 /// `model.source`: `pvc://CLAIM[/SUBPATH]`, `hostPath:///PATH` or `hf://ORG/NAME[@REVISION]`.
 pub const MODEL_SOURCE_PATTERN: &str = r"^(pvc://[a-z0-9]([-a-z0-9.]*[a-z0-9])?(/[^/]+)*|hostPath:///[!-~]*|hf://[A-Za-z0-9][-A-Za-z0-9_.]*/[A-Za-z0-9][-A-Za-z0-9_.]*(@[-A-Za-z0-9_./]+)?)$";
 /// `model.mountPath`: an absolute path of printable characters, not `:` (a volume mount path).

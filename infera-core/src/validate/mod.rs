@@ -21,6 +21,7 @@ mod overlay;
 mod parallelism;
 mod rollout;
 mod services;
+pub use services::{MAIN_CONTAINER_NAMES, main_container};
 mod syntax;
 mod topology;
 
@@ -29,7 +30,7 @@ use std::{collections::BTreeMap, fmt};
 pub use autoscaling::{Autoscaling, Scaler};
 pub use images::{DIGEST_PATTERN, MutableImage, is_pinned, mutable_images};
 use k8s_openapi::{
-    api::core::v1::{EnvVar, Toleration},
+    api::core::v1::{EnvVar, PodSpec, Toleration},
     apimachinery::pkg::{api::resource::Quantity, apis::meta::v1::OwnerReference},
 };
 use kube::Resource;
@@ -49,8 +50,11 @@ use crate::{
 
 /// Default GPU resource name.
 pub const DEFAULT_GPU_TYPE: &str = "amd.com/gpu";
-/// Default size of the managed NATS JetStream volume.
-pub const DEFAULT_NATS_STORAGE: &str = "1Gi";
+/// Default size of the managed NATS JetStream volume (upstream's, `nats.go:34-40`).
+pub const DEFAULT_NATS_STORAGE: &str = "4Gi";
+/// Default image of the managed NATS JetStream server: a pinned release, where upstream runs
+/// `nats:latest` (`nats.go:27-32`), so a restart never changes the server under the deployment.
+pub const NATS_IMAGE: &str = "nats:2.11-alpine";
 /// Default `health.drainSeconds`: long enough for most generations to finish.
 pub const DEFAULT_DRAIN_SECONDS: i32 = 120;
 
@@ -95,6 +99,8 @@ pub struct ValidDeployment {
     pub discovery: DiscoveryFlags,
     /// The KV-event plane.
     pub nats: Nats,
+    /// `spec.envs`: environment of every service's engine container, first.
+    pub envs: Vec<EnvVar>,
     /// The Inference Gateway in front of the graph, if any.
     pub gaie: Option<Gaie>,
     /// The router server.
@@ -114,6 +120,10 @@ pub enum Nats {
     Managed {
         /// Size of the JetStream volume.
         storage: Quantity,
+        /// Image of the NATS server.
+        image: String,
+        /// StorageClass of the volume; `None` is the cluster's default.
+        storage_class_name: Option<String>,
     },
     /// The user's NATS at this URL.
     External {
@@ -133,6 +143,14 @@ pub struct Gaie {
     pub gateway_section_name: Option<String>,
     /// The Endpoint Picker image; `None` is the default release.
     pub epp_image: Option<String>,
+    /// The tokenizer the Endpoint Picker scores with.
+    pub tokenizer_path: Option<String>,
+    /// Hostnames the HTTPRoute matches; empty: the listener's.
+    pub hostnames: Vec<String>,
+    /// Port of the frontend sidecar; `None` is the renderer's default.
+    pub frontend_port: Option<i32>,
+    /// The served model's name.
+    pub model_name: Option<String>,
 }
 
 /// What every service's pods share.
@@ -140,8 +158,16 @@ pub struct Gaie {
 pub struct Pod {
     /// The service's name in the spec.
     pub service: String,
-    /// The service's image, or the deployment's.
+    /// The service's image, or the deployment's (with `extraPodSpec`, its main container's).
     pub image: String,
+    /// Port the engine container listens on.
+    pub port: i32,
+    /// No probes on the engine container (`skipReadinessProbe`).
+    pub skip_probes: bool,
+    /// `podLabels`: labels added to the pods.
+    pub labels: BTreeMap<String, String>,
+    /// `extraPodSpec`: the whole pod, used as written with the operator's additions.
+    pub extra: Option<Box<PodSpec>>,
     /// Replicas (groups, for a multi-node pool); with `autoscaling`, its floor.
     pub replicas: i32,
     /// When set, an autoscaler owns the replica count and the rendered workload sets none.
@@ -288,7 +314,11 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
         spec.etcd_endpoint.as_deref(),
     );
     let nats = nats::plane(&mut errors, spec.nats.as_ref());
-    let gaie = spec.gaie.as_ref().map(|g| gaie::settings(&mut errors, g));
+    let gaie = spec
+        .gaie
+        .as_ref()
+        .map(|g| gaie::settings(&mut errors, g))
+        .filter(|_| spec.gaie.as_ref().and_then(|g| g.enabled) != Some(false));
     if let Some(rdma) = spec.network.as_ref().and_then(|n| n.rdma.as_ref()) {
         network::deployment(
             &mut errors,
@@ -302,7 +332,9 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
     let rollout = rollout::graph(&mut errors, spec);
     let (server, mut workers) = services::server_and_workers(&mut errors, spec);
     for worker in &mut workers {
-        worker.model = models.remove(&worker.pod.service);
+        let model = models.remove(&worker.pod.service);
+        // A pod written whole (`extraPodSpec`) mounts and names its weights itself.
+        worker.model = model.filter(|_| worker.pod.extra.is_none());
     }
     images::require_digest(&mut errors, spec);
     overlay::overlays(&mut errors, spec, discovery == DiscoveryFlags::Kubernetes);
@@ -319,6 +351,7 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
             backend: spec.backend_framework,
             discovery,
             nats,
+            envs: spec.envs.clone(),
             gaie,
             server,
             workers,

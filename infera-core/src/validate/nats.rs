@@ -1,49 +1,75 @@
-//! The KV-event plane: an operator-managed NATS with a volume size, or an external NATS with a
-//! URL, never both.
+//! The KV-event plane: an operator-managed NATS (the default), an external NATS with a URL, or
+//! none.
 
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 use super::{
-    DEFAULT_NATS_STORAGE, Errors, Nats,
+    DEFAULT_NATS_STORAGE, Errors, NATS_IMAGE, Nats,
     limits::{MAX_REFERENCE_LENGTH, check_length},
     syntax::check_quantity,
 };
-use crate::types::NatsSpec;
+use crate::{naming::MAX_DNS_SUBDOMAIN, types::NatsSpec};
 
-/// The KV-event plane `spec.nats` asks for (none where it is wrong).
+/// A setting of the managed NATS on an external NATS, or on none.
+pub(super) const MANAGED_ONLY: &str =
+    "is only used when the operator deploys NATS; remove it, or remove url and deploy: false";
+
+/// The KV-event plane `spec.nats` asks for (none where it is wrong). As upstream's
+/// (`deploy/operator/internal/controller/builders.go:308-310`, `nats.go:27-40`): omitted, or
+/// without `deploy`, the operator deploys NATS; `deploy: false` means none. Ours only: `url`, an
+/// external NATS, which makes `deploy` default to false.
 pub(super) fn plane(errors: &mut Errors, nats: Option<&NatsSpec>) -> Nats {
     let Some(nats) = nats else {
-        return Nats::None;
+        return managed(errors, &NatsSpec::default());
     };
-    if nats.deploy {
+    if nats.deploy.unwrap_or(nats.url.is_none()) {
         if nats.url.is_some() {
             errors.push(
                 "spec.nats.url",
                 "is only used when deploy is false; remove it or set deploy: false",
             );
         }
-        let storage = nats
-            .storage_size
-            .clone()
-            .unwrap_or_else(|| Quantity(DEFAULT_NATS_STORAGE.into()));
-        check_quantity(errors, "spec.nats.storageSize", &storage);
-        return Nats::Managed { storage };
+        return managed(errors, nats);
     }
-    if nats.storage_size.is_some() {
-        errors.push(
-            "spec.nats.storageSize",
-            "is only used when deploy is true; remove it or set deploy: true",
-        );
+    for (field, set) in [
+        ("image", nats.image.is_some()),
+        ("storageSize", nats.storage_size.is_some()),
+        ("storageClassName", nats.storage_class_name.is_some()),
+    ] {
+        if set {
+            errors.push(format!("spec.nats.{field}"), MANAGED_ONLY);
+        }
     }
     let Some(url) = &nats.url else {
-        errors.push(
-            "spec.nats.url",
-            "is required when deploy is false; set the URL of your NATS, or set deploy: true",
-        );
         return Nats::None;
     };
     check_length(errors, "spec.nats.url", url, MAX_REFERENCE_LENGTH);
     Nats::External { url: url.clone() }
+}
+
+/// The managed NATS of `nats`, with the defaults.
+fn managed(errors: &mut Errors, nats: &NatsSpec) -> Nats {
+    let storage = nats
+        .storage_size
+        .clone()
+        .unwrap_or_else(|| Quantity(DEFAULT_NATS_STORAGE.into()));
+    check_quantity(errors, "spec.nats.storageSize", &storage);
+    if let Some(image) = &nats.image {
+        check_length(errors, "spec.nats.image", image, MAX_REFERENCE_LENGTH);
+    }
+    if let Some(class) = &nats.storage_class_name {
+        check_length(
+            errors,
+            "spec.nats.storageClassName",
+            class,
+            MAX_DNS_SUBDOMAIN,
+        );
+    }
+    Nats::Managed {
+        storage,
+        image: nats.image.clone().unwrap_or_else(|| NATS_IMAGE.into()),
+        storage_class_name: nats.storage_class_name.clone(),
+    }
 }
 
 #[cfg(test)]
@@ -59,30 +85,45 @@ mod tests {
         (built, errors)
     }
 
-    #[test]
-    fn no_nats() {
-        assert!(found(|e| assert_eq!(plane(e, None), Nats::None)).is_empty());
+    fn managed(size: &str) -> Nats {
+        Nats::Managed {
+            storage: Quantity(size.into()),
+            image: NATS_IMAGE.into(),
+            storage_class_name: None,
+        }
     }
 
     #[test]
-    fn managed_with_the_default_or_a_given_size() {
+    fn omitted_is_managed_as_upstream() {
+        assert!(found(|e| assert_eq!(plane(e, None), managed("4Gi"))).is_empty());
+        assert_eq!(nats_of(json!({})), (managed("4Gi"), vec![]));
+    }
+
+    #[test]
+    fn managed_with_an_image_and_a_class() {
         assert_eq!(
-            nats_of(json!({"deploy": true})),
+            nats_of(json!({"image": "nats:2.12", "storageClassName": "fast"})),
             (
                 Nats::Managed {
-                    storage: Quantity("1Gi".into())
+                    storage: Quantity("4Gi".into()),
+                    image: "nats:2.12".into(),
+                    storage_class_name: Some("fast".into()),
                 },
                 vec![]
             )
         );
         assert_eq!(
-            nats_of(json!({"deploy": true, "storageSize": "4Gi"})),
-            (
-                Nats::Managed {
-                    storage: Quantity("4Gi".into())
-                },
-                vec![]
-            )
+            nats_of(json!({"storageClassName": ""})).1,
+            ["spec.nats.storageClassName: must not be empty; set a value or remove the field"]
+        );
+    }
+
+    #[test]
+    fn managed_with_the_default_or_a_given_size() {
+        assert_eq!(nats_of(json!({"deploy": true})), (managed("4Gi"), vec![]));
+        assert_eq!(
+            nats_of(json!({"deploy": true, "storageSize": "8Gi"})),
+            (managed("8Gi"), vec![])
         );
     }
 
@@ -118,13 +159,8 @@ mod tests {
     }
 
     #[test]
-    fn external_without_a_url() {
-        assert_eq!(
-            nats_of(json!({"deploy": false})).1,
-            [
-                "spec.nats.url: is required when deploy is false; set the URL of your NATS, or set deploy: true"
-            ]
-        );
+    fn none_when_not_deployed_without_a_url() {
+        assert_eq!(nats_of(json!({"deploy": false})), (Nats::None, vec![]));
     }
 
     #[test]
@@ -132,7 +168,7 @@ mod tests {
         assert_eq!(
             nats_of(json!({"url": "nats://x:4222", "storageSize": "1Gi"})).1,
             [
-                "spec.nats.storageSize: is only used when deploy is true; remove it or set deploy: true"
+                "spec.nats.storageSize: is only used when the operator deploys NATS; remove it, or remove url and deploy: false"
             ]
         );
     }

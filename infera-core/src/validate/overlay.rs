@@ -82,27 +82,28 @@ fn gpu_of(svc: &ServiceSpec) -> &str {
         .unwrap_or(DEFAULT_GPU_TYPE)
 }
 
+/// Labels added to pods (a `podTemplate`'s, `podLabels`): at most [`MAX_OVERLAY_ENTRIES`], none
+/// of the operator's.
+pub(super) fn check_labels(
+    errors: &mut Errors,
+    path: &str,
+    labels: &std::collections::BTreeMap<String, String>,
+) {
+    check_count(errors, path, labels.len(), MAX_OVERLAY_ENTRIES);
+    let ours: Vec<&str> = labels
+        .keys()
+        .map(String::as_str)
+        .filter(|key| is_owned_label(key))
+        .collect();
+    if !ours.is_empty() {
+        errors.push(path, format!("{LABEL_OURS} (now {})", ours.join(", ")));
+    }
+}
+
 /// Checks what an overlay at `path` may set, whatever the service.
 fn rules(errors: &mut Errors, path: &str, overlay: &PodTemplateOverlay) {
     if let Some(metadata) = &overlay.metadata {
-        check_count(
-            errors,
-            &format!("{path}.metadata.labels"),
-            metadata.labels.len(),
-            MAX_OVERLAY_ENTRIES,
-        );
-        let ours: Vec<&str> = metadata
-            .labels
-            .keys()
-            .map(String::as_str)
-            .filter(|key| is_owned_label(key))
-            .collect();
-        if !ours.is_empty() {
-            errors.push(
-                format!("{path}.metadata.labels"),
-                format!("{LABEL_OURS} (now {})", ours.join(", ")),
-            );
-        }
+        check_labels(errors, &format!("{path}.metadata.labels"), &metadata.labels);
     }
     let Some(spec) = &overlay.spec else { return };
     let containers = format!("{path}.spec.containers");

@@ -7,7 +7,7 @@ use super::{
         MAX_ARG_LENGTH, MAX_ARGS, MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_NODES,
         MAX_REFERENCE_LENGTH, MAX_REPLICAS, check_length, check_max_length, check_range,
     },
-    network,
+    network, overlay,
     parallelism::parallelism,
     rollout,
     syntax::{check_quantity, is_gpu_product, is_resource_name},
@@ -30,6 +30,41 @@ pub(super) const SERVER_GPU_PRODUCT: &str =
     "the server runs no model and gets no GPU; remove resources.gpuProduct";
 /// A worker asks for no GPU.
 pub(super) const WORKER_GPU: &str = "a worker needs at least one GPU per pod; set resources.gpu";
+/// A service with `extraPodSpec` also sets a field that renders into the pod.
+pub(super) const EXTRA_POD_SPEC_ALONE: &str = "extraPodSpec is the whole pod, so image, command, args, env, resources, nodeSelector, tolerations, health, model, network and podTemplate would go unused; set them in extraPodSpec (its main container is the one named main or infera, else the first) and remove them here";
+/// `extraPodSpec` has no container.
+pub(super) const EXTRA_POD_SPEC_CONTAINER: &str =
+    "extraPodSpec needs at least one container; add the engine container (name it main)";
+/// A service with `skipReadinessProbe` also sets how the probes call.
+pub(super) const SKIP_PROBES_HEALTH: &str = "skipReadinessProbe leaves the engine container without probes; remove health.startupTimeout, readinessPath, livenessPath and timeoutSeconds, or skipReadinessProbe";
+
+/// The container names upstream treats as the main container of an `extraPodSpec`
+/// (`deploy/operator/internal/controller/builders.go:366-368, 453-461`); else the first.
+pub const MAIN_CONTAINER_NAMES: [&str; 2] = ["main", "infera"];
+
+/// Index of the main container of an `extraPodSpec`: the first named as in
+/// [`MAIN_CONTAINER_NAMES`], else the first (upstream `builders.go:453-461`).
+pub fn main_container(spec: &k8s_openapi::api::core::v1::PodSpec) -> usize {
+    spec.containers
+        .iter()
+        .position(|c| MAIN_CONTAINER_NAMES.contains(&c.name.as_str()))
+        .unwrap_or(0)
+}
+
+/// Whether a service with `extraPodSpec` sets a field the pod would not use.
+pub(super) fn extra_pod_spec_fields_set(svc: &ServiceSpec) -> bool {
+    svc.image.is_some()
+        || svc.command.is_some()
+        || !svc.args.is_empty()
+        || !svc.env.is_empty()
+        || svc.resources.is_some()
+        || !svc.node_selector.is_empty()
+        || !svc.tolerations.is_empty()
+        || svc.health.is_some()
+        || svc.model.is_some()
+        || svc.network.is_some()
+        || svc.pod_template.is_some()
+}
 
 /// The server (the last, if the topology rules found several) and the worker pools of `spec`.
 pub(super) fn server_and_workers(
@@ -82,6 +117,41 @@ fn pod(
     spec: &InferaDeploymentSpec,
 ) -> Pod {
     let default_image = spec.image.as_deref();
+    let extra = svc.extra_pod_spec.as_deref();
+    let extra_image = extra
+        .and_then(|e| e.containers.get(main_container(e)))
+        .and_then(|c| c.image.as_deref());
+    if let Some(extra) = extra {
+        if extra_pod_spec_fields_set(svc) {
+            errors.push(format!("{path}.extraPodSpec"), EXTRA_POD_SPEC_ALONE);
+        }
+        if extra.containers.is_empty() {
+            errors.push(
+                format!("{path}.extraPodSpec.containers"),
+                EXTRA_POD_SPEC_CONTAINER,
+            );
+        }
+    }
+    if svc.skip_readiness_probe
+        && svc.health.as_deref().is_some_and(|h| {
+            h.startup_timeout.is_some()
+                || h.readiness_path.is_some()
+                || h.liveness_path.is_some()
+                || h.timeout_seconds.is_some()
+        })
+    {
+        errors.push(format!("{path}.skipReadinessProbe"), SKIP_PROBES_HEALTH);
+    }
+    if let Some(port) = svc.port {
+        check_range(
+            errors,
+            &format!("{path}.port"),
+            port,
+            1..=65535,
+            "must be a port number from 1 to 65535; fix it",
+        );
+    }
+    overlay::check_labels(errors, &format!("{path}.podLabels"), &svc.pod_labels);
     match &svc.image {
         Some(image) => check_length(
             errors,
@@ -89,6 +159,7 @@ fn pod(
             image,
             MAX_REFERENCE_LENGTH,
         ),
+        None if extra.is_some() => {}
         None if default_image.is_none() => errors.push(
             format!("{path}.image"),
             "no image is set; set spec.image or an image for this service",
@@ -132,14 +203,23 @@ fn pod(
         gpu_product(errors, &format!("{path}.resources.gpuProduct"), product);
     }
     let health = health::settings(errors, &format!("{path}.health"), svc.health.as_deref());
+    let port = svc.port.unwrap_or(match svc.component_type {
+        ComponentType::Server => flags::SERVER_PORT,
+        ComponentType::Worker => flags::worker_port(spec.backend_framework),
+    });
     Pod {
         service: service.to_string(),
         image: svc
             .image
             .as_deref()
+            .or(extra_image)
             .or(default_image)
             .unwrap_or_default()
             .to_string(),
+        port,
+        skip_probes: svc.skip_readiness_probe,
+        labels: svc.pod_labels.clone(),
+        extra: svc.extra_pod_spec.clone(),
         replicas,
         autoscaling,
         command: svc.command.clone(),
@@ -276,6 +356,19 @@ fn vllm_kv_role(errors: &mut Errors, path: &str, role: Role, args: &[String]) {
     }
 }
 
+/// GPUs of `gpu_type` in the limits of an `extraPodSpec`'s main container (0 if none or not a
+/// whole number).
+fn extra_gpus(extra: &k8s_openapi::api::core::v1::PodSpec, gpu_type: &str) -> i32 {
+    extra
+        .containers
+        .get(main_container(extra))
+        .and_then(|c| c.resources.as_ref())
+        .and_then(|r| r.limits.as_ref())
+        .and_then(|l| l.get(gpu_type))
+        .and_then(|q| q.0.parse().ok())
+        .unwrap_or(0)
+}
+
 /// The server routes: no role, no GPU, one node.
 fn server_rules(errors: &mut Errors, path: &str, svc: &ServiceSpec) {
     if svc.role.is_some() {
@@ -312,14 +405,27 @@ fn worker(
     rollout: PoolBounds,
 ) -> Worker {
     let resources = svc.resources.clone().unwrap_or_default();
-    let gpu = resources.gpu.unwrap_or(0);
-    let gpu_ok = check_range(
-        errors,
-        &format!("{path}.resources.gpu"),
-        gpu,
-        1..=MAX_GPUS,
-        WORKER_GPU,
-    );
+    let gpu_type = resources
+        .gpu_type
+        .unwrap_or_else(|| DEFAULT_GPU_TYPE.into());
+    // With extraPodSpec the GPUs are the main container's limit, as the user wrote it, and the
+    // parallelism flags are in its command, which is not checked.
+    // spec.network does not reach a pod written whole.
+    let rdma = rdma.filter(|_| pod.extra.is_none());
+    let (gpu, gpu_ok) = match pod.extra.as_deref() {
+        Some(extra) => (extra_gpus(extra, &gpu_type), false),
+        None => {
+            let gpu = resources.gpu.unwrap_or(0);
+            let ok = check_range(
+                errors,
+                &format!("{path}.resources.gpu"),
+                gpu,
+                1..=MAX_GPUS,
+                WORKER_GPU,
+            );
+            (gpu, ok)
+        }
+    };
     let nodes = svc.number_of_nodes.unwrap_or(1);
     let nodes_ok = check_range(
         errors,
@@ -337,9 +443,7 @@ fn worker(
         role: svc.role.unwrap_or_default(),
         nodes,
         gpu,
-        gpu_type: resources
-            .gpu_type
-            .unwrap_or_else(|| DEFAULT_GPU_TYPE.into()),
+        gpu_type,
         rdma,
         rollout,
         gpu_product: resources.gpu_product,

@@ -105,6 +105,10 @@ pub fn service() -> impl Strategy<Value = ServiceSpec> {
                     network: None,
                     model: None,
                     rollout: None,
+                    port: None,
+                    skip_readiness_probe: false,
+                    pod_labels: BTreeMap::new(),
+                    extra_pod_spec: None,
                 }
             },
         )
@@ -146,7 +150,7 @@ pub fn deployment() -> impl Strategy<Value = InferaDeployment> {
         ]),
         proptest::option::of("http://[a-z]{1,8}:2379"),
         proptest::option::of((
-            any::<bool>(),
+            proptest::option::of(any::<bool>()),
             proptest::option::of("nats://[a-z]{1,8}:4222"),
         )),
         proptest::option::of(overlay()),
@@ -166,8 +170,11 @@ pub fn deployment() -> impl Strategy<Value = InferaDeployment> {
                             deploy,
                             storage_size: None,
                             url,
+                            image: None,
+                            storage_class_name: None,
                         }),
                         gaie: None,
+                        envs: Vec::new(),
                         image_policy: None,
                         pod_template,
                         model: None,

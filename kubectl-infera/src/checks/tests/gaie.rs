@@ -59,6 +59,10 @@ fn with_gaie(section: Option<&str>) -> Facts {
         gateway_namespace: Some("infra".into()),
         gateway_section_name: section.map(Into::into),
         epp_image: None,
+        tokenizer_path: None,
+        hostnames: Vec::new(),
+        frontend_port: None,
+        model_name: None,
     });
     let listeners = serde_json::json!([
         {"name": "http", "protocol": "HTTP", "port": 80, "allowedRoutes": {"namespaces": {"from": "All"}}},

@@ -72,6 +72,7 @@ fn gaie_idep() -> infera_core::InferaDeployment {
         gateway_namespace: Some("infra".into()),
         gateway_section_name: Some("http".into()),
         epp_image: None,
+        ..Default::default()
     });
     gaie
 }
