@@ -283,7 +283,7 @@ mod tests {
         json!({
             "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
             "metadata": {"name": "calm", "namespace": "demo", "uid": "calm-uid", "generation": 1, "resourceVersion": "7"},
-            "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "services": {
+            "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "nats": {"deploy": false}, "services": {
                 "server": {"componentType": "server"},
                 "worker": {"componentType": "worker", "replicas": 1, "resources": {"gpu": 1, "gpuType": "amd.com/gpu"}},
             }},
