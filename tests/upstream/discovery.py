@@ -18,16 +18,16 @@
         - `parse_sglang_args(ARGV)` (infera/engine/sglang/args.py:67), with SGLang 0.5.15.post1's own
           flag table and the GPU stack stubbed, as check_argv.py runs it;
         - the advertise host from POD_IP under Kubernetes discovery (infera/engine/sglang/__main__.py:195-198);
-        - `SglangEngine(...).start()` (infera/engine/sglang/worker.py:77-153), upstream's own code
+        - `SglangEngine(...).start()` (infera/engine/sglang/worker.py:80-153), upstream's own code
           building the EngineConfig (model name, advertise host, port, disagg mode, KV events), with
           two things replaced because there is no engine to run: the `sglang.launch_server`
           subprocess (recorded, not spawned) and the wait for its /health (returns at once);
-        - `config.request_transport = args.request_transport` (__main__.py:347);
+        - `config.request_transport = args.request_transport` (__main__.py:353);
         - `K8sRegistrationClient(namespace=args.k8s_namespace).register(config)`
-          (__main__.py:376-390, infera/common/registration_k8s.py:81-94): a PATCH of the pod's own
+          (__main__.py:376-392, infera/common/registration_k8s.py:68-94): a PATCH of the pod's own
           `infera.amd.com/worker-info` annotation, as the in-cluster identity under
           /var/run/secrets/kubernetes.io/serviceaccount (infera/common/k8s_client.py:24-27).
-      Not run: the KV plane (__main__.py:322-324; it starts servers of its own and loads the
+      Not run: the KV plane (__main__.py:321-323; it starts servers of its own and loads the
       model's tokenizer) and the heartbeat loop. Prints {"worker_id", "payload", "sglang_argv"} as
       JSON on stdout; on a refused PATCH prints the API server's answer and exits 1.
 
@@ -167,7 +167,7 @@ def _register(upstream: str, engines: str, argv: list[str]) -> int:
 
     async def run() -> int:
         config = await engine.start()
-        config.request_transport = args.request_transport
+        config.request_transport = args.request_transport  # __main__.py:353
         client = K8sRegistrationClient(namespace=args.k8s_namespace)
         try:
             worker_id = await client.register(config)
