@@ -450,6 +450,7 @@ async fn upstream_router_lists_a_worker_registered_with_the_rendered_discovery_i
     let pods: Api<Pod> = ns.api();
     let server_pod = running_pod(&pods, "server").await?;
     let worker_pod = running_pod(&pods, "decode").await?;
+    eprintln!("pods Running after {:.1}s", started.elapsed().as_secs_f64());
     assert_rendered(&children, &format!("{NAME}-server"), &server_pod);
     assert_rendered(&children, &format!("{NAME}-decode"), &worker_pod);
     let roles: Api<Role> = ns.api();
@@ -529,6 +530,11 @@ async fn upstream_router_lists_a_worker_registered_with_the_rendered_discovery_i
     })
     .await?;
 
+    eprintln!(
+        "router serving after {:.1}s",
+        started.elapsed().as_secs_f64()
+    );
+
     // Upstream's registration as the worker pod: its argv and env.
     let worker = process_of(&worker_pod);
     assert_eq!(worker.command, ["python3", "-m", "infera.engine.sglang"]);
@@ -562,7 +568,10 @@ async fn upstream_router_lists_a_worker_registered_with_the_rendered_discovery_i
     let worker_port = flag(&worker.args, "--port").context("worker --port")?;
     let worker_id = format!("{pod_ip}:{worker_port}");
     assert_eq!(registered["worker_id"], worker_id.as_str(), "{registered}");
-    eprintln!("registered: {registered}");
+    eprintln!(
+        "registered after {:.1}s: {registered}",
+        started.elapsed().as_secs_f64()
+    );
 
     // The router lists it: it watched the pod's annotation with the discovery identity.
     let listed = eventually(Duration::from_secs(60), async || {
