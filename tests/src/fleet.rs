@@ -19,12 +19,13 @@ use crate::FIELD_MANAGER;
 /// Requests in flight when creating deployments.
 const CREATE_CONCURRENCY: usize = 16;
 
-/// A small deployment, a server and one single-GPU worker pool, both at `replicas: 0`, so scale
-/// measures the operator's objects, not kwok's pod churn.
+/// A small deployment, a server and one single-GPU worker pool, both at `replicas: 0`, without
+/// NATS (which a spec without `nats` now gets, as upstream's does), so scale measures the
+/// operator's objects as the README's figures did, not kwok's pod churn.
 pub fn small(name: &str) -> serde_json::Value {
     json!({
         "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment", "metadata": {"name": name},
-        "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "services": {
+        "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "nats": {"deploy": false}, "services": {
             "server": {"componentType": "server", "replicas": 0},
             "worker": {"componentType": "worker", "replicas": 0, "resources": {"gpu": 1}},
         }},

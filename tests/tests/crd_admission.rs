@@ -108,7 +108,7 @@ async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> a
         (
             "nats url and deploy",
             json!({"spec": {"nats": {"url": "nats://x:4222"}}}),
-            "spec.nats: set url exactly when deploy is false",
+            "spec.nats.url: is only used when deploy is false; remove it or set deploy: false",
         ),
         (
             "requireDigest with a tag",

@@ -68,7 +68,9 @@ fn small(name: &str, gpu_type: &str, workers: &[(&str, i32)]) -> String {
     json!({
         "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
         "metadata": {"name": name},
-        "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "services": services},
+        // Without NATS (the default now deploys one): these tests count the pools' objects.
+        "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1",
+            "nats": {"deploy": false}, "services": services},
     })
     .to_string()
 }
