@@ -355,6 +355,16 @@ async fn get(port: u16, path: &str) -> anyhow::Result<(u16, String)> {
     Ok((code, body))
 }
 
+/// The test's directory (tokenizer, the identity's files), removed even when the test fails: it
+/// holds a ServiceAccount token.
+struct WorkDir(PathBuf);
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -421,8 +431,9 @@ async fn upstream_router_lists_a_worker_registered_with_the_rendered_discovery_i
     let admin = admin().await?;
     let ns = TestNamespace::new(&admin, "upstream-disc").await?;
     let n = ns.name().to_string();
-    let work = std::env::temp_dir().join(format!("infera-e2e-{n}"));
-    std::fs::create_dir_all(&work)?;
+    let work = WorkDir(std::env::temp_dir().join(format!("infera-e2e-{n}")));
+    std::fs::create_dir_all(&work.0)?;
+    let work = &work.0;
     let logs = target_dir().join("e2e-logs");
     std::fs::create_dir_all(&logs)?;
 
@@ -638,7 +649,6 @@ async fn upstream_router_lists_a_worker_registered_with_the_rendered_discovery_i
     eprintln!("without patch: {}", refusal.join("\n  "));
 
     router.kill().await?;
-    let _ = std::fs::remove_dir_all(&work);
     ns.cleanup().await?;
     eprintln!(
         "upstream_discovery: {:.1}s",
