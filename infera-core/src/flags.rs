@@ -16,8 +16,15 @@ pub const fn worker_port(backend: BackendFramework) -> i32 {
         BackendFramework::Vllm => 8000,
     }
 }
-/// Port of the GAIE frontend sidecar in worker pods (what the InferencePool targets).
-pub const FRONTEND_PORT: i32 = 8080;
+/// Default port of the GAIE frontend sidecar in worker pods, which the InferencePool targets
+/// (`spec.gaie.frontendPort`; upstream `deploy/operator/internal/controller/gaie.go:30, 51-56`).
+pub const FRONTEND_PORT: i32 = 8000;
+/// The Endpoint Picker's ext_proc gRPC port (`--grpc-port`, `infera/gaie/args.py:20-25`; upstream
+/// `gaie.go:28`).
+pub const EPP_GRPC_PORT: i32 = 9002;
+/// The Endpoint Picker's gRPC health port (`--grpc-health-port`, `infera/gaie/args.py:26-32`;
+/// upstream `gaie.go:29`).
+pub const EPP_HEALTH_PORT: i32 = 9003;
 /// Port multi-node groups rendezvous on at the leader.
 pub const DIST_INIT_PORT: i32 = 5000;
 /// SGLang's prefill bootstrap port.
@@ -30,8 +37,14 @@ pub const NATS_PORT: i32 = 4222;
 /// `deploy/docker/Dockerfile.sglang`), so the container's `command` must name the program; upstream
 /// runs `python3 -m <module>` (`deploy/operator/internal/controller/builders.go:265-299`).
 pub const PYTHON: &str = "python3";
-/// The router's module (`infera/server/__main__.py`).
+/// The router's module (`infera/server/__main__.py`); also the GAIE frontend sidecar's, in
+/// direct mode (upstream `gaie.go:116-122`).
 pub const SERVER_MODULE: &str = "infera.server";
+/// Infera's own GAIE Endpoint Picker (`infera/gaie/__main__.py`; upstream `gaie.go:164-169`).
+pub const EPP_MODULE: &str = "infera.gaie";
+/// The tokenizer the router and the Endpoint Picker score prompts with (`infera/server/args.py:140`,
+/// `infera/gaie/args.py:77-81`, required by the latter).
+pub const ROUTER_TOKENIZER_PATH: &str = "--router-tokenizer-path";
 
 /// The engine wrapper's module (`infera/engine/{sglang,vllm}/__main__.py`): it consumes its own
 /// flags and starts the engine with the rest.
@@ -172,8 +185,6 @@ pub struct Injection<'a> {
     /// The NATS URL, when there is a NATS; without one requests go over HTTP and KV events over
     /// ZMQ.
     pub nats_url: Option<&'a str>,
-    /// Whether an Inference Gateway fronts the graph (the server then routes directly).
-    pub gaie: bool,
 }
 
 impl Injection<'_> {
@@ -192,8 +203,49 @@ impl Injection<'_> {
             flags.extend([K8S_LABEL_SELECTOR.into(), self.label_selector()]);
         }
         self.transports(&mut flags);
-        if self.gaie {
-            flags.extend([ROUTER_MODE.into(), "direct".into()]);
+        flags
+    }
+
+    /// The GAIE frontend sidecar's flags: the router in direct mode, which sends each request to
+    /// the worker the Endpoint Picker named (`infera/server/args.py:76-85`), listening on `port`,
+    /// with the server's discovery and transports (upstream `gaie.go:107-135`, whose sidecar
+    /// without NATS gets only `--request-transport http` and so KV events over NATS at
+    /// 127.0.0.1; ours gets ZMQ there, as the server and workers do).
+    pub fn frontend(&self, port: i32, tokenizer: &str) -> Vec<String> {
+        let mut flags = vec![ROUTER_MODE.into(), "direct".into()];
+        flags.extend(self.server(port));
+        flags.extend([ROUTER_TOKENIZER_PATH.into(), tokenizer.into()]);
+        flags
+    }
+
+    /// The Endpoint Picker's flags (`infera/gaie/args.py:14-85`; upstream `gaie.go:159-173`): its
+    /// ports, the tokenizer, the server's discovery, and KV events over NATS or, without one,
+    /// ZMQ (it has no request transport). `--destination-port` is the sidecars' port, which the
+    /// picker puts in the endpoint it returns (`infera/gaie/args.py:33-41`, default 8000):
+    /// upstream does not pass it, so its EPP names port 8000 whatever `frontendPort` says.
+    pub fn endpoint_picker(&self, frontend_port: i32, tokenizer: &str) -> Vec<String> {
+        let mut flags = vec![
+            "--grpc-port".into(),
+            EPP_GRPC_PORT.to_string(),
+            "--grpc-health-port".into(),
+            EPP_HEALTH_PORT.to_string(),
+            "--destination-port".into(),
+            frontend_port.to_string(),
+            ROUTER_TOKENIZER_PATH.into(),
+            tokenizer.into(),
+        ];
+        self.discovery(&mut flags);
+        if *self.discovery == DiscoveryFlags::Kubernetes {
+            flags.extend([K8S_LABEL_SELECTOR.into(), self.label_selector()]);
+        }
+        match self.nats_url {
+            Some(url) => flags.extend([
+                KV_EVENT_TRANSPORT.into(),
+                "nats".into(),
+                NATS_SERVER.into(),
+                url.into(),
+            ]),
+            None => flags.extend([KV_EVENT_TRANSPORT.into(), "zmq".into()]),
         }
         flags
     }

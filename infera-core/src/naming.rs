@@ -63,6 +63,10 @@ pub const LABEL_ROLE: &str = "infera.amd.com/role";
 /// the leader of each multi-node group, never a rank > 0 pod. The InferencePool selects on it.
 pub const LABEL_ENDPOINT: &str = "infera.amd.com/endpoint";
 
+/// `true` on the worker pods that carry the GAIE frontend sidecar, which the InferencePool
+/// selects (upstream `deploy/operator/internal/controller/gaie.go:37-40, 153-156`).
+pub const LABEL_GAIE_FRONTEND: &str = "infera.amd.com/gaie-frontend";
+
 /// The revision of the graph's worker pods (see `render::revision`), on every worker pod; also
 /// in its engine container's environment as [`REVISION_ENV`].
 pub const LABEL_REVISION: &str = "infera.amd.com/revision";

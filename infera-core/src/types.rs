@@ -69,6 +69,8 @@ use crate::{
     validation = cel::image_pinned(),
     validation = cel::service_images_pinned(),
     validation = cel::epp_image_pinned(),
+    validation = cel::gaie_tokenizer(),
+    validation = cel::gaie_image(),
     validation = cel::deployment_overlay_no_gpu(),
     validation = cel::deployment_overlay_service_account(),
     validation = cel::service_overlays_service_account(),
@@ -111,8 +113,9 @@ pub struct InferaDeploymentSpec {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub envs: Vec<EnvVar>,
 
-    /// Gateway API Inference Extension: when set, the operator adds a frontend sidecar to every
-    /// worker, an Endpoint Picker, an InferencePool and an HTTPRoute, and the server routes directly.
+    /// Gateway API Inference Extension: when set, the operator adds a frontend sidecar (the router
+    /// in direct mode) to every worker pod that serves, Infera's Endpoint Picker, an InferencePool
+    /// and an HTTPRoute.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gaie: Option<GaieSpec>,
 
@@ -276,8 +279,9 @@ pub struct GaieSpec {
     /// it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
-    /// Hugging Face id or path of the tokenizer the Endpoint Picker scores with; must match the
-    /// workers'.
+    /// Hugging Face id or path of the tokenizer the Endpoint Picker and the frontend sidecar score
+    /// with (`--router-tokenizer-path`); required; must match the workers'. Their pods do not
+    /// mount the model, so a Hugging Face id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH))]
     pub tokenizer_path: Option<String>,
@@ -288,11 +292,11 @@ pub struct GaieSpec {
         inner(length(min = 1, max = MAX_DNS_SUBDOMAIN), regex(pattern = HOSTNAME_PATTERN))
     )]
     pub hostnames: Vec<String>,
-    /// Port of the frontend sidecar in worker pods, which the InferencePool targets.
+    /// Port of the frontend sidecar in worker pods, which the InferencePool targets (default 8000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 65535))]
     pub frontend_port: Option<i32>,
-    /// The served model's name, for the Endpoint Picker's model list.
+    /// The served model's name; informational, as upstream's (routing is by header).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH))]
     pub model_name: Option<String>,
@@ -308,7 +312,8 @@ pub struct GaieSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = MAX_DNS_SUBDOMAIN))]
     pub gateway_section_name: Option<String>,
-    /// Endpoint Picker image (default: the Inference Extension's EPP release image).
+    /// Image of the Endpoint Picker (`python3 -m infera.gaie`) and the frontend sidecar
+    /// (`python3 -m infera.server`) (default: `spec.image`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH))]
     pub epp_image: Option<String>,
@@ -939,8 +944,7 @@ pub struct InferaDeploymentStatus {
     /// Degraded), `ready` or `failed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upstream_state: Option<UpstreamState>,
-    /// The Inference Gateway objects, with `spec.gaie` (upstream's `status.gaie`; not yet written
-    /// by this operator).
+    /// The Inference Gateway objects, with `spec.gaie` (upstream's `status.gaie`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gaie: Option<GaieStatus>,
     /// The `metadata.generation` this status describes.

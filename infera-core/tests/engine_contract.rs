@@ -386,7 +386,7 @@ fn every_rendered_probe_has_an_explicit_timeout() {
             let spec = graph(
                 backend,
                 topology,
-                json!({"spec": {"gaie": {"gatewayName": "gw"}, "nats": {"deploy": true}}}),
+                json!({"spec": {"gaie": {"gatewayName": "gw", "tokenizerPath": "Qwen/Qwen3-0.6B", "frontendPort": 8080}, "nats": {"deploy": true}}}),
             );
             for child in children(spec) {
                 collect_probes(&child, "", &mut probes);
@@ -396,14 +396,14 @@ fn every_rendered_probe_has_an_explicit_timeout() {
     let kinds: BTreeSet<&str> = probes
         .iter()
         .map(|(_, p)| {
-            if p.get("grpc").is_some() {
-                "grpc"
+            if p.get("tcpSocket").is_some() {
+                "epp"
             } else {
                 path_kind(p)
             }
         })
         .collect();
-    for expected in ["grpc", "nats", "frontend", "engine"] {
+    for expected in ["epp", "nats", "frontend", "engine"] {
         assert!(
             kinds.contains(expected),
             "no {expected} probe among {kinds:?}"
@@ -417,7 +417,8 @@ fn every_rendered_probe_has_an_explicit_timeout() {
     }
 }
 
-/// What an HTTP probe is of, by its port: NATS monitoring, the GAIE frontend or an engine.
+/// What an HTTP probe is of, by its port: NATS monitoring, the GAIE frontend (`frontendPort`
+/// 8080 in these graphs) or an engine.
 fn path_kind(probe: &Value) -> &'static str {
     match probe["httpGet"]["port"].as_i64() {
         Some(8222) => "nats",

@@ -73,6 +73,9 @@ fn with_gaie(file: &str) -> Vec<infera_core::Child> {
     deployment.spec.gaie = Some(infera_core::GaieSpec {
         gateway_name: "inference-gateway".into(),
         gateway_section_name: Some("http".into()),
+        tokenizer_path: Some("Qwen/Qwen3-0.6B".into()),
+        // Not 8000, the port of vLLM's engine.
+        frontend_port: Some(8080),
         ..Default::default()
     });
     render(&validate(&deployment).expect("valid"))
@@ -115,6 +118,9 @@ fn graph(backend: &str, workers: &[Pool<'_>], gaie: bool) -> String {
     if gaie {
         deployment.spec.gaie = Some(infera_core::GaieSpec {
             gateway_name: "inference-gateway".into(),
+            tokenizer_path: Some("Qwen/Qwen3-0.6B".into()),
+            // vLLM's engine listens on 8000, the sidecar's default.
+            frontend_port: (backend == "vllm").then_some(8080),
             ..Default::default()
         });
     }
@@ -183,6 +189,8 @@ fn images_pinned_by_digest_are_pulled_if_not_present_and_tags_by_kubernetes_defa
     deployment.spec.gaie = Some(infera_core::GaieSpec {
         gateway_name: "inference-gateway".into(),
         epp_image: Some(pinned),
+        tokenizer_path: Some("Qwen/Qwen3-0.6B".into()),
+        frontend_port: Some(8080),
         ..Default::default()
     });
     if let Some(decode) = deployment.spec.services.get_mut("decode") {
@@ -198,7 +206,8 @@ fn images_pinned_by_digest_are_pulled_if_not_present_and_tags_by_kubernetes_defa
             row("demo-nats", "nats", &None),
             row("demo-server", "engine", &if_not_present),
             row("demo-decode", "engine", &None),
-            row("demo-decode", "frontend", &None),
+            // The sidecar runs the GAIE image (eppImage), not the service's.
+            row("demo-decode", "frontend", &if_not_present),
             row("demo-prefill", "engine", &if_not_present),
             row("demo-prefill", "frontend", &if_not_present),
             row("demo-epp", "epp", &if_not_present),

@@ -1,6 +1,6 @@
-//! Proof against upstream's own code, parsers (issue 26; docs/upstream-proof.md): every server and
-//! worker command line we render is accepted by upstream Infera's router parser and engine wrapper
-//! parsers, with SGLang 0.5.15.post1's and vLLM 0.25.1's own flag tables (tests/upstream/).
+//! Proof against upstream's own code, parsers (issue 26; docs/upstream-proof.md): every server,
+//! worker, GAIE frontend sidecar and Endpoint Picker command line we render is accepted by upstream
+//! Infera's router parser, Endpoint Picker parser and engine wrapper parsers, with SGLang 0.5.15.post1's and vLLM 0.25.1's own flag tables (tests/upstream/).
 //!
 //! Specs: every document in `examples/`, the README's quick start, and specs
 //! from the property tests' generator (infera-core/tests/common/arbitrary.rs). From each rendered
@@ -69,7 +69,17 @@ fn example_specs() -> Vec<(String, InferaDeployment)> {
         .find(|block| block.contains("kind: InferaDeployment"))
         .expect("the README's quick-start InferaDeployment");
     for idep in yaml::parse_deployments(quick_start).expect("the quick start parses") {
-        specs.push(("README quick start".into(), idep));
+        specs.push(("README quick start".into(), idep.clone()));
+        // The same behind an Inference Gateway: the EPP and the frontend sidecars are checked too.
+        let mut gaie = idep;
+        gaie.spec.gaie = Some(infera_core::GaieSpec {
+            gateway_name: "inference-gateway".into(),
+            tokenizer_path: Some(MODEL.into()),
+            // vLLM's engine listens on 8000, the sidecar's default.
+            frontend_port: (gaie.spec.backend_framework == BackendFramework::Vllm).then_some(8080),
+            ..Default::default()
+        });
+        specs.push(("README quick start with gaie".into(), gaie));
     }
     // Not also on the other engine: the examples' own args are for their engine (SGLang's
     // --model-path is no vLLM flag); the generated specs cover both engines.
@@ -150,7 +160,7 @@ fn templates(child: &Value) -> Vec<Template<'_>> {
     out.retain(|(_, template, _)| {
         matches!(
             template["metadata"]["labels"]["app.kubernetes.io/component"].as_str(),
-            Some("server" | "worker")
+            Some("server" | "worker" | "epp")
         )
     });
     out
@@ -263,6 +273,7 @@ fn entries(label: &str, idep: &InferaDeployment) -> Vec<Entry> {
                 let program = match (command.is_empty(), module.map(String::as_str)) {
                     (true, _) => Ok(guess),
                     (false, Some("infera.server")) => Ok("server"),
+                    (false, Some("infera.gaie")) => Ok("gaie"),
                     (false, Some("infera.engine.sglang")) => Ok("sglang"),
                     (false, Some("infera.engine.vllm")) => Ok("vllm"),
                     (false, _) => Err(format!(

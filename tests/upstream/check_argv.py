@@ -1,6 +1,6 @@
 """Runs upstream Infera's own argument parsers on command lines our operator renders.
 
-Input (stdin): a JSON list of {"name": str, "program": "server"|"sglang"|"vllm", "argv": [str],
+Input (stdin): a JSON list of {"name": str, "program": "server"|"gaie"|"sglang"|"vllm", "argv": [str],
 "env": {str: str}}. Output (stdout): one JSON object per entry and line, {"name", "program", "ok",
 "error"}; a human summary on stderr. Exit status 0 when every entry is accepted, 1 otherwise.
 
@@ -9,6 +9,9 @@ Each entry is parsed as its process would parse it in the image, with `env` as t
   refusals before it serves: --discovery-backend=kubernetes without a label selector
   (--k8s-label-selector or $INFERA_K8S_LABEL_SELECTOR, infera/server/__main__.py:192-197), etcd
   without --etcd-endpoint (:209-211).
+- gaie: the Endpoint Picker's `parse_epp_args(argv)` (infera/gaie/args.py:14), then the entry point's
+  refusals: kubernetes discovery without a label selector, etcd without --etcd-endpoint
+  (infera/gaie/__main__.py:83-101). The GAIE frontend sidecar is program server (in direct mode).
 - sglang: `parse_sglang_args(argv)` (infera/engine/sglang/args.py:67): the wrapper's parser takes its
   own flags (parse_known_args, :246) and hands the rest to SGLang's own `ServerArgs.add_cli_args`
   parser with parse_args (:248-251), which refuses any flag SGLang does not know. Then the worker's
@@ -42,6 +45,7 @@ import warnings
 HERE = pathlib.Path(__file__).resolve().parent
 PROGS = {
     "server": "python3 -m infera.server",
+    "gaie": "python3 -m infera.gaie",
     "sglang": "python3 -m infera.engine.sglang",
     "vllm": "python3 -m infera.engine.vllm",
 }
@@ -78,9 +82,10 @@ def _load(engine: str):
         # Hardware resolution; see the module docstring.
         ServerArgs.__post_init__ = lambda self: None
         from infera.engine.sglang.args import parse_sglang_args
+        from infera.gaie.args import parse_epp_args
         from infera.server.args import parse_server_args
 
-        return {"server": parse_server_args, "sglang": parse_sglang_args}
+        return {"server": parse_server_args, "gaie": parse_epp_args, "sglang": parse_sglang_args}
     from infera.engine.vllm.args import parse_vllm_args
 
     # parse_vllm_args imports vLLM's parser on first use: do it now, outside any entry's env.
@@ -104,14 +109,14 @@ def _environ(env: dict[str, str]):
 
 def _entry_checks(program: str, parsed, env: dict[str, str]) -> str | None:
     """What the entry point refuses after parsing, before it serves."""
-    if program == "server":
+    if program in ("server", "gaie"):
         if parsed.discovery_backend == "kubernetes" and not parsed.k8s_label_selector:
             return (
-                "infera/server/__main__.py:194: SystemExit: --discovery-backend=kubernetes requires "
+                f"infera/{program}/__main__.py: SystemExit: --discovery-backend=kubernetes requires "
                 "--k8s-label-selector (or $INFERA_K8S_LABEL_SELECTOR)"
             )
         if parsed.discovery_backend == "etcd" and not parsed.etcd_endpoint:
-            return "infera/server/__main__.py:211: SystemExit: --discovery-backend=etcd requires --etcd-endpoint"
+            return f"infera/{program}/__main__.py: SystemExit: --discovery-backend=etcd requires --etcd-endpoint"
         return None
     if parsed.discovery_backend == "kubernetes" and not env.get("POD_NAME"):
         return (
@@ -147,6 +152,11 @@ SELF_TEST = [
     ({"program": "server", "argv": ["--router-tokenizer-path", "m", "--k8s-label-selector", "a=b"]}, True),
     ({"program": "server", "argv": ["--router-tokenizer-path", "m", "--nats-url", "nats://n:4222"]}, False),
     ({"program": "server", "argv": ["--router-tokenizer-path", "m"]}, False),
+    ({"program": "gaie", "argv": ["--router-tokenizer-path", "m", "--grpc-port", "9002", "--k8s-label-selector", "a=b"]},
+     True),
+    ({"program": "gaie", "argv": ["--router-tokenizer-path", "m", "--k8s-label-selector", "a=b",
+                                  "--request-transport", "http"]}, False),
+    ({"program": "gaie", "argv": ["--k8s-label-selector", "a=b"]}, False),
     ({"program": "sglang", "argv": ["--model-path", "m", "--tp-size", "2", "--disaggregation-mode", "decode"],
       "env": {"POD_NAME": "p"}}, True),
     ({"program": "sglang", "argv": ["--model-path", "m", "--tp-sise", "2"], "env": {"POD_NAME": "p"}}, False),
@@ -172,11 +182,11 @@ def main() -> int:
     failed = 0
     for entry in entries:
         program = entry.get("program")
-        if engine == "vllm" and program in ("server", "sglang"):
+        if engine == "vllm" and program in ("server", "gaie", "sglang"):
             continue  # checked in SGLang's venv
         if engine == "sglang" and program not in parsers:
             if program != "vllm":
-                error = f"unknown program {program!r} (expected server, sglang or vllm)"
+                error = f"unknown program {program!r} (expected server, gaie, sglang or vllm)"
                 failed += 1
                 print(json.dumps({"name": entry.get("name", "?"), "program": program, "ok": False, "error": error}))
                 print(f"ERROR {entry.get('name', '?')}: {error}", file=sys.stderr)

@@ -1,32 +1,28 @@
-//! Gateway API Inference Extension: the Endpoint Picker (EPP), the InferencePool it picks from and
-//! the HTTPRoute from the Gateway to the pool.
+//! Gateway API Inference Extension with Infera's own Endpoint Picker (EPP): the EPP, the
+//! InferencePool it picks from and the HTTPRoute from the Gateway to the pool, as upstream's
+//! operator builds them (`deploy/operator/internal/controller/gaie.go`). The frontend sidecar the
+//! pool targets is rendered with the worker pods ([`super::pod`]).
 //!
 //! What points at what: `HTTPRoute.parentRefs` → the user's Gateway (listener `sectionName` when
 //! given); `HTTPRoute.backendRefs` → the InferencePool; `InferencePool.endpointPickerRef` → the EPP
-//! Service's gRPC port; `InferencePool.selector` → the worker pods labelled
-//! `infera.amd.com/endpoint=true` (single-node pods and group leaders, never rank > 0), on the
-//! frontend sidecar's port; the EPP watches the pool by name.
-//!
-//! Every fact about the EPP comes from GAIE v1.3.0 (`kubernetes-sigs/gateway-api-inference-extension`,
-//! tag v1.3.0): its flags from `pkg/epp/server/options.go`, its ports, probes, environment and
-//! shutdown from the reference chart `config/charts/inferencepool/templates/epp-deployment.yaml`,
-//! its Role from `.../templates/rbac.yaml`, its default plugins from `.../templates/epp-config.yaml`.
-//! The prefill/decode configuration is llm-d's (`llm-d/llm-d-inference-scheduler` v0.5.0,
-//! `deploy/config/pd-epp-config.yaml`), whose plugins exist only in llm-d's EPP image.
+//! Service's gRPC port; `InferencePool.selector` → the deployment's pods labelled
+//! `infera.amd.com/gaie-frontend=true` (those with the sidecar) on the sidecar's port
+//! (`gaie.go:223-252`). The EPP finds the workers as the router does, by discovery, not through the
+//! pool (`infera/gaie/__main__.py:83-106`).
 
 use k8s_openapi::{
     api::{
-        apps::v1::{Deployment, DeploymentSpec, DeploymentStrategy},
+        apps::v1::{Deployment, DeploymentSpec},
         core::v1::{
-            Container, ContainerPort, EnvVar, EnvVarSource, GRPCAction, ObjectFieldSelector,
-            PodSpec, PodTemplateSpec, Probe, Service, ServicePort, ServiceSpec,
+            Container, ContainerPort, PodSpec, PodTemplateSpec, Probe, Service, ServicePort,
+            ServiceSpec, TCPSocketAction,
         },
     },
-    apimachinery::pkg::apis::meta::v1::LabelSelector,
+    apimachinery::pkg::{apis::meta::v1::LabelSelector, util::intstr::IntOrString},
 };
 
 use super::{
-    Child, Context, EPP_IMAGE, EPP_PD_IMAGE, PoolApi, meta, pull_policy,
+    Child, Context, PoolApi, meta, pod, pull_policy,
     rbac::{identity, read_rule},
 };
 use crate::{
@@ -43,107 +39,38 @@ use crate::{
         },
         inference_pool_v1alpha2 as v1alpha2,
     },
-    flags::FRONTEND_PORT,
+    flags::{self, EPP_GRPC_PORT, EPP_HEALTH_PORT, EPP_MODULE},
     naming::{self, Component},
-    types::Role,
-    validate::{Gaie, ValidDeployment},
+    validate::Gaie,
 };
 
-/// The EPP's ext_proc port (`--grpc-port`, default 9002).
-const EPP_GRPC_PORT: i32 = 9002;
-/// The EPP's plain gRPC health port (`--grpc-health-port`, default 9003).
-const EPP_HEALTH_PORT: i32 = 9003;
-/// The EPP's metrics port (`--metrics-port`, default 9090).
-const EPP_METRICS_PORT: i32 = 9090;
-/// The gRPC health service the chart probes while leader election is off (one replica).
-const EPP_HEALTH_SERVICE: &str = "inference-extension";
-const INFERENCE_X_GROUP: &str = "inference.networking.x-k8s.io";
-/// How long one request through the route may take; the chart's `timeouts.request`.
+/// How long one request through the route may take (the GAIE reference chart's
+/// `timeouts.request`; upstream sets none, so the Gateway's default applies).
 const ROUTE_REQUEST_TIMEOUT: &str = "300s";
 
-/// GAIE's default plugins: queue depth, KV-cache use and prefix-cache affinity.
-const AGGREGATED_CONFIG: &str = "\
-apiVersion: inference.networking.x-k8s.io/v1alpha1
-kind: EndpointPickerConfig
-plugins:
-- type: queue-scorer
-- type: kv-cache-utilization-scorer
-- type: prefix-cache-scorer
-schedulingProfiles:
-- name: default
-  plugins:
-  - pluginRef: queue-scorer
-    weight: 2
-  - pluginRef: kv-cache-utilization-scorer
-    weight: 2
-  - pluginRef: prefix-cache-scorer
-    weight: 3
-";
-
-/// The Endpoint Picker (identity, Deployment, Service), the InferencePool over the pods that serve
-/// requests, and the HTTPRoute from the Gateway to the pool.
+/// The Endpoint Picker (identity, Deployment, Service), the InferencePool over the pods with the
+/// frontend sidecar, and the HTTPRoute from the Gateway to the pool.
 ///
-/// The Role is the chart's namespaced one. The chart also binds a ClusterRole (tokenreviews,
-/// subjectaccessreviews) so the EPP's metrics endpoint, authenticated by default, can check its
-/// scrapers; we render nothing cluster-scoped, so scraping EPP metrics needs that granted apart.
+/// The EPP's identity is its own, reading pods: it lists and watches the deployment's pods for
+/// their registrations (`infera/common/discovery_k8s.py`), as the router does. Upstream runs it
+/// as the discovery ServiceAccount (`gaie.go:193-195`), which may also patch pods and the
+/// InferaDeployment (`builders.go:652-684`); the EPP writes neither.
 pub fn objects(cx: &Context<'_>, gaie: &Gaie) -> Vec<Child> {
-    let rules = vec![
-        read_rule(
-            INFERENCE_X_GROUP,
-            &["inferenceobjectives", "inferencemodelrewrites"],
-        ),
-        read_rule(cx.apis.inference_pool.group(), &["inferencepools"]),
-        read_rule("", &["pods"]),
-    ];
+    let rules = vec![read_rule("", &["pods"])];
     let mut children = identity(cx, Component::EndpointPicker, rules, None).to_vec();
     children.extend([
         endpoint_picker(cx, gaie),
         endpoint_picker_service(cx),
-        inference_pool(cx),
+        inference_pool(cx, gaie),
         http_route(cx, gaie),
     ]);
     children
 }
 
-/// Whether the graph disaggregates prefill and decode, so the EPP must pick a pair.
-fn disaggregated(d: &ValidDeployment) -> bool {
-    d.workers.iter().any(|w| w.role == Role::Prefill)
-}
-
-/// The EPP's scheduling configuration: GAIE's defaults, or llm-d's prefill/decode profiles whose
-/// filters select on our role label (`by-label` instead of llm-d's `prefill-filter`, which reads
-/// `llm-d.ai/role`).
-fn epp_config(d: &ValidDeployment) -> String {
-    if !disaggregated(d) {
-        return AGGREGATED_CONFIG.into();
-    }
-    let filter = |role: &str| {
-        format!(
-            "- name: {role}-filter\n  type: by-label\n  parameters:\n    label: {}\n    validValues: [{role}]\n    allowsNoLabel: false\n",
-            naming::LABEL_ROLE
-        )
-    };
-    let profile = |role: &str| {
-        format!(
-            "- name: {role}\n  plugins:\n  - pluginRef: {role}-filter\n  - pluginRef: max-score-picker\n  - pluginRef: prefix-cache-scorer\n    weight: 2\n"
-        )
-    };
-    format!(
-        "apiVersion: inference.networking.x-k8s.io/v1alpha1\nkind: EndpointPickerConfig\nplugins:\n\
-         - type: prefill-header-handler\n- type: prefix-cache-scorer\n{}{}\
-         - type: max-score-picker\n- type: pd-profile-handler\nschedulingProfiles:\n{}{}",
-        filter("prefill"),
-        filter("decode"),
-        profile("prefill"),
-        profile("decode"),
-    )
-}
-
-/// The Endpoint Picker Deployment: one replica (no leader election), watching the pool by name.
+/// The Endpoint Picker Deployment: one replica, as upstream (`gaie.go:159-207`).
 fn endpoint_picker(cx: &Context<'_>, gaie: &Gaie) -> Child {
     let d = cx.deployment;
     let epp = Component::EndpointPicker.object_name(&d.name);
-    let container = endpoint_picker_container(cx, gaie);
     Child::Deployment(Deployment {
         metadata: meta::object_meta(d, Component::EndpointPicker, epp.clone()),
         spec: Some(DeploymentSpec {
@@ -152,16 +79,11 @@ fn endpoint_picker(cx: &Context<'_>, gaie: &Gaie) -> Child {
                 match_labels: Some(naming::selector(&d.name, Component::EndpointPicker)),
                 ..Default::default()
             },
-            strategy: Some(DeploymentStrategy {
-                type_: Some("Recreate".into()),
-                ..Default::default()
-            }),
             template: PodTemplateSpec {
                 metadata: Some(meta::pod_meta(d, Component::EndpointPicker)),
                 spec: Some(PodSpec {
                     service_account_name: Some(epp),
-                    termination_grace_period_seconds: Some(130),
-                    containers: vec![container],
+                    containers: vec![endpoint_picker_container(cx, gaie)],
                     ..Default::default()
                 }),
             },
@@ -171,103 +93,50 @@ fn endpoint_picker(cx: &Context<'_>, gaie: &Gaie) -> Child {
     })
 }
 
-/// The EPP container: GAIE's flags, its configuration as text, the chart's environment, ports
-/// and gRPC probes.
+/// The EPP container: `python3 -m infera.gaie` from the GAIE image with the router's environment
+/// (`gaie.go:84-100`), its two ports, and upstream's readiness, a TCP check of the ext_proc port
+/// (`gaie.go:184-190`): the gRPC health port is best-effort, served only when
+/// `grpcio-health-checking` is installed (`infera/gaie/__main__.py:111-137`), so a gRPC probe could
+/// never pass on an image without it.
 fn endpoint_picker_container(cx: &Context<'_>, gaie: &Gaie) -> Container {
-    let d = cx.deployment;
-    let default_image = if disaggregated(d) {
-        EPP_PD_IMAGE
-    } else {
-        EPP_IMAGE
-    };
-    let field = |path: &str| EnvVarSource {
-        field_ref: Some(ObjectFieldSelector {
-            field_path: path.into(),
-            ..Default::default()
-        }),
-        ..Default::default()
-    };
     let port = |name: &str, number: i32| ContainerPort {
         name: Some(name.into()),
         container_port: number,
-        ..Default::default()
-    };
-    let image = gaie
-        .epp_image
-        .clone()
-        .unwrap_or_else(|| default_image.into());
-    Container {
-        name: "epp".into(),
-        image_pull_policy: pull_policy(&image),
-        image: Some(image),
-        args: Some(vec![
-            "--pool-name".into(),
-            naming::inference_pool_name(&d.name),
-            "--pool-namespace".into(),
-            d.namespace.clone(),
-            "--pool-group".into(),
-            cx.apis.inference_pool.group().into(),
-            "--grpc-port".into(),
-            EPP_GRPC_PORT.to_string(),
-            "--grpc-health-port".into(),
-            EPP_HEALTH_PORT.to_string(),
-            "--metrics-port".into(),
-            EPP_METRICS_PORT.to_string(),
-            "--config-text".into(),
-            epp_config(d),
-        ]),
-        env: Some(vec![
-            EnvVar {
-                name: "NAMESPACE".into(),
-                value_from: Some(field("metadata.namespace")),
-                ..Default::default()
-            },
-            EnvVar {
-                name: "POD_NAME".into(),
-                value_from: Some(field("metadata.name")),
-                ..Default::default()
-            },
-        ]),
-        ports: Some(vec![
-            port("grpc", EPP_GRPC_PORT),
-            port("grpc-health", EPP_HEALTH_PORT),
-            port("metrics", EPP_METRICS_PORT),
-        ]),
-        liveness_probe: Some(Probe {
-            initial_delay_seconds: Some(5),
-            period_seconds: Some(10),
-            ..health_probe()
-        }),
-        readiness_probe: Some(Probe {
-            period_seconds: Some(2),
-            ..health_probe()
-        }),
-        ..Default::default()
-    }
-}
-
-/// The EPP's gRPC health check, which answers SERVING once the pool is synced.
-fn health_probe() -> Probe {
-    Probe {
-        grpc: Some(GRPCAction {
-            port: EPP_HEALTH_PORT,
-            service: Some(EPP_HEALTH_SERVICE.into()),
-        }),
-        timeout_seconds: Some(1),
-        ..Default::default()
-    }
-}
-
-/// The Service the InferencePool's endpoint picker reference names.
-fn endpoint_picker_service(cx: &Context<'_>) -> Child {
-    let d = cx.deployment;
-    let port = |name: &str, number: i32, protocol: Option<&str>| ServicePort {
-        name: Some(name.into()),
-        port: number,
-        app_protocol: protocol.map(Into::into),
         protocol: Some("TCP".into()),
         ..Default::default()
     };
+    Container {
+        name: "epp".into(),
+        image_pull_policy: pull_policy(&gaie.image),
+        image: Some(gaie.image.clone()),
+        command: Some(flags::command(EPP_MODULE)),
+        args: Some(
+            cx.injection
+                .endpoint_picker(gaie.frontend_port, &gaie.tokenizer_path),
+        ),
+        env: Some(pod::injected_env(cx, true)),
+        ports: Some(vec![
+            port("grpc", EPP_GRPC_PORT),
+            port("grpc-health", EPP_HEALTH_PORT),
+        ]),
+        readiness_probe: Some(Probe {
+            tcp_socket: Some(TCPSocketAction {
+                port: IntOrString::Int(EPP_GRPC_PORT),
+                ..Default::default()
+            }),
+            initial_delay_seconds: Some(5),
+            period_seconds: Some(10),
+            timeout_seconds: Some(pod::QUICK_TIMEOUT),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// The Service the InferencePool's endpoint picker reference names (`gaie.go:209-221`). No
+/// `appProtocol`: the EPP serves TLS by default (`infera/gaie/args.py:42-50`).
+fn endpoint_picker_service(cx: &Context<'_>) -> Child {
+    let d = cx.deployment;
     Child::Service(Service {
         metadata: meta::object_meta(
             d,
@@ -276,27 +145,27 @@ fn endpoint_picker_service(cx: &Context<'_>) -> Child {
         ),
         spec: Some(ServiceSpec {
             selector: Some(naming::selector(&d.name, Component::EndpointPicker)),
-            ports: Some(vec![
-                port("grpc-ext-proc", EPP_GRPC_PORT, Some("http2")),
-                port("http-metrics", EPP_METRICS_PORT, None),
-            ]),
+            ports: Some(vec![ServicePort {
+                name: Some("grpc-ext-proc".into()),
+                port: EPP_GRPC_PORT,
+                protocol: Some("TCP".into()),
+                ..Default::default()
+            }]),
             ..Default::default()
         }),
         ..Default::default()
     })
 }
 
-/// The InferencePool over the frontend sidecars of the pods that serve requests: with prefill and
-/// decode pools both roles (the EPP's profiles pick one of each), never a rank > 0 pod. In the
-/// API the cluster serves: v1, or the pre-1.0 v1alpha2 (a flat selector, one target port, an
-/// `extensionRef`).
-fn inference_pool(cx: &Context<'_>) -> Child {
+/// The InferencePool over the pods with the frontend sidecar (`gaie.go:223-252`): the pods that
+/// serve requests, never a rank > 0 pod. In the API the cluster serves: v1, or the pre-1.0
+/// v1alpha2 (a flat selector, one target port, an `extensionRef`).
+fn inference_pool(cx: &Context<'_>, gaie: &Gaie) -> Child {
     let d = cx.deployment;
     let metadata = meta::object_meta(d, Component::Gateway, naming::inference_pool_name(&d.name));
     let selector = [
         (naming::LABEL_DEPLOYMENT.to_string(), d.name.clone()),
-        (naming::LABEL_COMPONENT.into(), "worker".into()),
-        (naming::LABEL_ENDPOINT.into(), "true".into()),
+        (naming::LABEL_GAIE_FRONTEND.into(), "true".into()),
     ]
     .into();
     let epp = Component::EndpointPicker.object_name(&d.name);
@@ -308,7 +177,7 @@ fn inference_pool(cx: &Context<'_>) -> Child {
                     match_labels: selector,
                 },
                 target_ports: vec![InferencePoolTargetPorts {
-                    number: FRONTEND_PORT,
+                    number: gaie.frontend_port,
                 }],
                 endpoint_picker_ref: InferencePoolEndpointPickerRef {
                     name: epp,
@@ -325,7 +194,7 @@ fn inference_pool(cx: &Context<'_>) -> Child {
             metadata,
             spec: v1alpha2::InferencePoolSpec {
                 selector,
-                target_port_number: FRONTEND_PORT,
+                target_port_number: gaie.frontend_port,
                 extension_ref: v1alpha2::InferencePoolExtensionRef {
                     name: epp,
                     port_number: Some(EPP_GRPC_PORT),
@@ -338,13 +207,15 @@ fn inference_pool(cx: &Context<'_>) -> Child {
     }
 }
 
-/// The HTTPRoute from the named Gateway (and listener) to the InferencePool, for every path. The
-/// backend reference carries no port: the pool's target port is what the Gateway uses.
+/// The HTTPRoute from the named Gateway (and listener) to the InferencePool, for every path and
+/// `hostnames` (`gaie.go:355-396`). The backend reference carries no port: the pool's target port
+/// is what the Gateway uses.
 fn http_route(cx: &Context<'_>, gaie: &Gaie) -> Child {
     let d = cx.deployment;
     Child::HttpRoute(HttpRoute {
         metadata: meta::object_meta(d, Component::Gateway, naming::http_route_name(&d.name)),
         spec: HttpRouteSpec {
+            hostnames: (!gaie.hostnames.is_empty()).then(|| gaie.hostnames.clone()),
             parent_refs: Some(vec![HttpRouteParentRefs {
                 group: Some("gateway.networking.k8s.io".into()),
                 kind: Some("Gateway".into()),
@@ -373,7 +244,6 @@ fn http_route(cx: &Context<'_>, gaie: &Gaie) -> Child {
                 }),
                 ..Default::default()
             }]),
-            ..Default::default()
         },
         status: None,
     })
@@ -388,6 +258,7 @@ mod tests {
         ChildKind, InferaDeployment, render,
         render::{Apis, render_for},
         validate,
+        validate::ValidDeployment,
     };
 
     fn deployment(roles: &[(&str, &str, i32)]) -> ValidDeployment {
@@ -401,7 +272,8 @@ mod tests {
             "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
             "metadata": {"name": "demo", "namespace": "ns"},
             "spec": {"backendFramework": "sglang", "image": "img", "services": services,
-                     "gaie": {"gatewayName": "gw", "gatewayNamespace": "infra"}}
+                     "gaie": {"gatewayName": "gw", "gatewayNamespace": "infra",
+                              "tokenizerPath": "Qwen/Qwen3-0.6B", "hostnames": ["chat.example.com"]}}
         }))
         .expect("an InferaDeployment");
         validate(&idep).expect("valid")
@@ -414,8 +286,17 @@ mod tests {
         serde_json::to_value(found.expect("rendered")).expect("json")
     }
 
+    fn strings(value: &serde_json::Value) -> Vec<&str> {
+        value
+            .as_array()
+            .expect("a list")
+            .iter()
+            .filter_map(|a| a.as_str())
+            .collect()
+    }
+
     #[test]
-    fn the_pool_selects_serving_workers_and_points_at_the_epp_service() {
+    fn the_pool_selects_the_sidecars_and_points_at_the_epp_service() {
         let children = render(&deployment(&[
             ("prefill", "prefill", 1),
             ("decode", "decode", 1),
@@ -424,25 +305,27 @@ mod tests {
         assert_eq!(
             pool["spec"]["selector"]["matchLabels"],
             serde_json::json!({
-                "app.kubernetes.io/component": "worker",
                 "infera.amd.com/deployment": "demo",
-                "infera.amd.com/endpoint": "true",
+                "infera.amd.com/gaie-frontend": "true",
             })
         );
         assert_eq!(
             pool["spec"]["targetPorts"],
-            serde_json::json!([{"number": FRONTEND_PORT}])
+            serde_json::json!([{"number": 8000}])
         );
         assert_eq!(
             pool["spec"]["endpointPickerRef"],
             serde_json::json!({"name": "demo-epp", "port": {"number": 9002}, "failureMode": "FailClose"})
         );
         let service = child(&children, ChildKind::Service, "demo-epp");
-        assert_eq!(service["spec"]["ports"][0]["port"], 9002);
+        assert_eq!(
+            service["spec"]["ports"],
+            serde_json::json!([{"name": "grpc-ext-proc", "port": 9002, "protocol": "TCP"}])
+        );
     }
 
     #[test]
-    fn only_pods_that_serve_carry_the_endpoint_label_and_the_sidecar() {
+    fn only_pods_that_serve_carry_the_frontend_label_and_the_sidecar() {
         let children = render(&deployment(&[("big", "mixed", 2), ("small", "mixed", 1)]));
         let template_of = |name: &str, path: &[&str]| {
             let object = children.iter().find(|c| c.name() == name).expect("pool");
@@ -458,7 +341,7 @@ mod tests {
                 .iter()
                 .map(|c| c["name"].as_str().unwrap_or_default().to_string())
                 .collect();
-            (labels.contains_key(naming::LABEL_ENDPOINT), containers)
+            (labels.contains_key(naming::LABEL_GAIE_FRONTEND), containers)
         };
         let lws = ["spec", "leaderWorkerTemplate"];
         assert_eq!(
@@ -476,58 +359,78 @@ mod tests {
     }
 
     #[test]
-    fn a_prefill_decode_graph_gets_llm_d_profiles_on_our_role_label() {
-        let pd = deployment(&[("prefill", "prefill", 1), ("decode", "decode", 1)]);
-        let config = epp_config(&pd);
-        for needle in [
-            "type: pd-profile-handler",
-            "type: prefill-header-handler",
-            "- name: prefill-filter\n  type: by-label\n  parameters:\n    label: infera.amd.com/role\n    validValues: [prefill]",
-            "- name: decode-filter\n  type: by-label\n  parameters:\n    label: infera.amd.com/role\n    validValues: [decode]",
-            "- name: prefill\n  plugins:\n  - pluginRef: prefill-filter",
-            "- name: decode\n  plugins:\n  - pluginRef: decode-filter",
-        ] {
-            assert!(config.contains(needle), "{needle} not in\n{config}");
-        }
-        let epp = child(&render(&pd), ChildKind::Deployment, "demo-epp");
-        assert_eq!(epp["metadata"]["name"], "demo-epp");
+    fn the_sidecar_is_the_router_in_direct_mode() {
+        let children = render(&deployment(&[("worker", "mixed", 1)]));
+        let worker = child(&children, ChildKind::Deployment, "demo-worker");
+        let sidecar = &worker["spec"]["template"]["spec"]["containers"][1];
+        assert_eq!(sidecar["image"], "img");
         assert_eq!(
-            epp["spec"]["template"]["spec"]["containers"][0]["image"],
-            EPP_PD_IMAGE
+            strings(&sidecar["command"]),
+            ["python3", "-m", "infera.server"]
         );
-
-        let aggregated = deployment(&[("worker", "mixed", 1)]);
-        assert_eq!(epp_config(&aggregated), AGGREGATED_CONFIG);
-        let epp = child(&render(&aggregated), ChildKind::Deployment, "demo-epp");
-        let container = &epp["spec"]["template"]["spec"]["containers"][0];
-        assert_eq!(container["image"], EPP_IMAGE);
-        let args: Vec<&str> = container["args"]
-            .as_array()
-            .expect("args")
-            .iter()
-            .filter_map(|a| a.as_str())
-            .collect();
         assert_eq!(
-            args[..12],
+            strings(&sidecar["args"]),
             [
-                "--pool-name",
-                "demo-pool",
-                "--pool-namespace",
-                "ns",
-                "--pool-group",
-                "inference.networking.k8s.io",
+                "--router-mode",
+                "direct",
+                "--host",
+                "0.0.0.0",
+                "--port",
+                "8000",
+                "--discovery-backend",
+                "kubernetes",
+                "--k8s-label-selector",
+                "infera.amd.com/deployment=demo",
+                "--kv-event-transport",
+                "nats",
+                "--nats-server",
+                "nats://demo-nats.ns.svc.cluster.local:4222",
+                "--router-tokenizer-path",
+                "Qwen/Qwen3-0.6B",
+            ]
+        );
+        assert_eq!(
+            sidecar["readinessProbe"]["httpGet"],
+            serde_json::json!({"path": "/v1/models", "port": 8000})
+        );
+    }
+
+    #[test]
+    fn the_epp_is_infera_s_own() {
+        let children = render(&deployment(&[("worker", "mixed", 1)]));
+        let epp = child(&children, ChildKind::Deployment, "demo-epp");
+        let pod = &epp["spec"]["template"]["spec"];
+        assert_eq!(pod["serviceAccountName"], "demo-epp");
+        let container = &pod["containers"][0];
+        assert_eq!(container["image"], "img");
+        assert_eq!(
+            strings(&container["command"]),
+            ["python3", "-m", "infera.gaie"]
+        );
+        assert_eq!(
+            strings(&container["args"]),
+            [
                 "--grpc-port",
                 "9002",
                 "--grpc-health-port",
                 "9003",
-                "--metrics-port",
-                "9090",
+                "--destination-port",
+                "8000",
+                "--router-tokenizer-path",
+                "Qwen/Qwen3-0.6B",
+                "--discovery-backend",
+                "kubernetes",
+                "--k8s-label-selector",
+                "infera.amd.com/deployment=demo",
+                "--kv-event-transport",
+                "nats",
+                "--nats-server",
+                "nats://demo-nats.ns.svc.cluster.local:4222",
             ]
         );
-        assert_eq!(args[12..], ["--config-text", AGGREGATED_CONFIG]);
         assert_eq!(
-            container["readinessProbe"]["grpc"],
-            serde_json::json!({"port": 9003, "service": "inference-extension"})
+            container["readinessProbe"]["tcpSocket"],
+            serde_json::json!({"port": 9002})
         );
     }
 
@@ -543,22 +446,23 @@ mod tests {
             serde_json::json!([{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "gw", "namespace": "infra"}])
         );
         assert_eq!(
+            route["spec"]["hostnames"],
+            serde_json::json!(["chat.example.com"])
+        );
+        assert_eq!(
             route["spec"]["rules"][0]["backendRefs"],
             serde_json::json!([{"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": "demo-pool"}])
         );
     }
 
     #[test]
-    fn the_epp_reads_exactly_what_gaie_documents() {
+    fn the_epp_reads_pods_only() {
         let children = render(&deployment(&[("worker", "mixed", 1)]));
         let rules = child(&children, ChildKind::Role, "demo-epp")["rules"].take();
-        let read = serde_json::json!(["get", "list", "watch"]);
         assert_eq!(
             rules,
             serde_json::json!([
-                {"apiGroups": ["inference.networking.x-k8s.io"], "resources": ["inferenceobjectives", "inferencemodelrewrites"], "verbs": read},
-                {"apiGroups": ["inference.networking.k8s.io"], "resources": ["inferencepools"], "verbs": read},
-                {"apiGroups": [""], "resources": ["pods"], "verbs": read},
+                {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]},
             ])
         );
     }
@@ -577,7 +481,7 @@ mod tests {
     }
 
     #[test]
-    fn a_v1alpha2_cluster_gets_the_pool_route_and_epp_in_that_api() {
+    fn a_v1alpha2_cluster_gets_the_pool_and_route_in_that_api() {
         let apis = Apis {
             inference_pool: PoolApi::V1Alpha2,
         };
@@ -593,11 +497,10 @@ mod tests {
             pool["spec"],
             serde_json::json!({
                 "selector": {
-                    "app.kubernetes.io/component": "worker",
                     "infera.amd.com/deployment": "demo",
-                    "infera.amd.com/endpoint": "true",
+                    "infera.amd.com/gaie-frontend": "true",
                 },
-                "targetPortNumber": FRONTEND_PORT,
+                "targetPortNumber": 8000,
                 "extensionRef": {"name": "demo-epp", "portNumber": 9002, "failureMode": "FailClose"},
             })
         );
@@ -605,15 +508,6 @@ mod tests {
         assert_eq!(
             route["spec"]["rules"][0]["backendRefs"][0]["group"],
             "inference.networking.x-k8s.io"
-        );
-        let epp = child(&children, ChildKind::Deployment, "demo-epp");
-        let args = &epp["spec"]["template"]["spec"]["containers"][0]["args"];
-        assert_eq!(args[4], "--pool-group");
-        assert_eq!(args[5], "inference.networking.x-k8s.io");
-        let role = child(&children, ChildKind::Role, "demo-epp");
-        assert_eq!(
-            role["rules"][1],
-            serde_json::json!({"apiGroups": ["inference.networking.x-k8s.io"], "resources": ["inferencepools"], "verbs": ["get", "list", "watch"]})
         );
     }
 }

@@ -38,11 +38,6 @@ use crate::{
 };
 
 pub use crate::validate::NATS_IMAGE;
-/// Default Endpoint Picker image (Gateway API Inference Extension release that matches our types).
-pub const EPP_IMAGE: &str = "registry.k8s.io/gateway-api-inference-extension/epp:v1.3.0";
-/// Default Endpoint Picker image of a prefill/decode graph: llm-d's inference scheduler, built on
-/// GAIE v1.3.0 with the prefill/decode plugins the GAIE image lacks.
-pub const EPP_PD_IMAGE: &str = "ghcr.io/llm-d/llm-d-inference-scheduler:v0.5.0";
 
 /// One object the operator creates for a deployment; each variant holds the typed object of the
 /// kind it names.
@@ -304,7 +299,6 @@ impl<'a> Context<'a> {
                 discovery: &deployment.discovery,
                 deployment: &deployment.name,
                 nats_url,
-                gaie: deployment.gaie.is_some(),
             },
             apis,
             revision: None,

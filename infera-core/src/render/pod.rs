@@ -15,11 +15,11 @@ use k8s_openapi::{
 
 use super::{Context, meta, pull_policy};
 use crate::{
-    flags::{self, FRONTEND_PORT, Rank, SERVER_MODULE},
+    flags::{self, Rank, SERVER_MODULE},
     gpu_product::{self, PRODUCT_LABEL},
     naming::{
-        Component, ENGINE_CONTAINER, FRONTEND_CONTAINER, LABEL_ENDPOINT, LABEL_REVISION,
-        REVISION_ENV, SHM_VOLUME,
+        Component, ENGINE_CONTAINER, FRONTEND_CONTAINER, LABEL_ENDPOINT, LABEL_GAIE_FRONTEND,
+        LABEL_REVISION, REVISION_ENV, SHM_VOLUME,
     },
     types::BackendFramework,
     validate::{Health, Liveness, Pod, Rdma, Worker, merge_engine},
@@ -222,9 +222,7 @@ pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec 
         volumes.push(volume);
     }
     let mut containers = vec![engine];
-    if serves && cx.deployment.gaie.is_some() {
-        containers.push(frontend(&worker.pod, port));
-    }
+    containers.extend(frontend(cx, &worker.pod).filter(|_| serves));
     let mut template = template(cx, component, &worker.pod, containers, volumes);
     if let (Some(product), Some(spec)) = (&worker.gpu_product, template.spec.as_mut()) {
         spec.affinity = Some(require_product(spec.affinity.take(), product));
@@ -249,12 +247,16 @@ pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec 
     template
 }
 
-/// The endpoint label of a pod that serves, and the revision label of every worker pod.
+/// The endpoint label of a pod that serves (and with GAIE the frontend label of its sidecar), and
+/// the revision label of every worker pod.
 fn worker_labels(cx: &Context<'_>, template: &mut PodTemplateSpec, serves: bool) {
     let labels = template.metadata.as_mut().and_then(|m| m.labels.as_mut());
     if let Some(labels) = labels {
         if serves {
             labels.insert(LABEL_ENDPOINT.into(), "true".into());
+            if cx.deployment.gaie.is_some() {
+                labels.insert(LABEL_GAIE_FRONTEND.into(), "true".into());
+            }
         }
         if let Some(revision) = &cx.revision {
             labels.insert(LABEL_REVISION.into(), revision.clone());
@@ -385,16 +387,7 @@ fn extra_template(
         }
     }
     let serves = worker.is_some_and(|(contract, _)| contract.is_some());
-    if serves
-        && cx.deployment.gaie.is_some()
-        && let Some(container) = spec.containers.get(main)
-    {
-        let sidecar = Pod {
-            image: container.image.clone().unwrap_or_else(|| pod.image.clone()),
-            ..pod.clone()
-        };
-        spec.containers.push(frontend(&sidecar, pod.port));
-    }
+    spec.containers.extend(frontend(cx, pod).filter(|_| serves));
     if cx.deployment.discovery == flags::DiscoveryFlags::Kubernetes
         && spec.service_account_name.is_none()
     {
@@ -583,7 +576,7 @@ fn engine(
 /// with Kubernetes discovery `POD_NAME`, `POD_NAMESPACE` and `POD_IP` from the downward API (a
 /// worker patches its own pod, `infera/common/registration_k8s.py:61-62`, and advertises its pod
 /// IP, `infera/engine/sglang/__main__.py:195-196`) and, on the server, the worker selector.
-fn injected_env(cx: &Context<'_>, server: bool) -> Vec<EnvVar> {
+pub(super) fn injected_env(cx: &Context<'_>, server: bool) -> Vec<EnvVar> {
     let value = |name: &str, value: String| EnvVar {
         name: name.into(),
         value: Some(value),
@@ -692,32 +685,38 @@ fn grace_period(health: &Health) -> i64 {
         .max(MIN_GRACE_SECONDS)
 }
 
-/// The GAIE frontend sidecar of a pod that serves. The requests it carries are the engine's, so
-/// it stays until the engine's drain is over.
-fn frontend(pod: &Pod, engine_port: i32) -> Container {
-    Container {
+/// The GAIE frontend sidecar of a pod that serves, when GAIE is on: upstream's
+/// (`deploy/operator/internal/controller/gaie.go:102-157`), the router in direct mode
+/// (`python3 -m infera.server --router-mode direct`, [`flags::Injection::frontend`]) from the GAIE
+/// image, with the router's environment, readiness on `/v1/models`. Upstream puts it on every pod
+/// of a worker service, rank > 0 pods of a multi-node group too; ours only on the pods that serve,
+/// which the InferencePool selects. The requests it carries are the engine's, so it stays until
+/// the engine's drain is over (a preStop pause upstream does not have).
+fn frontend(cx: &Context<'_>, pod: &Pod) -> Option<Container> {
+    let gaie = cx.deployment.gaie.as_ref()?;
+    let port = gaie.frontend_port;
+    Some(Container {
         name: FRONTEND_CONTAINER.into(),
-        image: Some(pod.image.clone()),
-        image_pull_policy: pull_policy(&pod.image),
-        args: Some(vec![
-            "frontend".into(),
-            "--port".into(),
-            FRONTEND_PORT.to_string(),
-            "--engine-url".into(),
-            format!("http://127.0.0.1:{engine_port}"),
-        ]),
+        image: Some(gaie.image.clone()),
+        image_pull_policy: pull_policy(&gaie.image),
+        command: Some(flags::command(SERVER_MODULE)),
+        args: Some(cx.injection.frontend(port, &gaie.tokenizer_path)),
+        env: Some(injected_env(cx, true)),
         ports: Some(vec![ContainerPort {
             name: Some("frontend".into()),
-            container_port: FRONTEND_PORT,
+            container_port: port,
             protocol: Some("TCP".into()),
             ..Default::default()
         }]),
-        readiness_probe: Some(readiness_probe("/health", FRONTEND_PORT, IMAGE_TIMEOUT)),
+        readiness_probe: Some(Probe {
+            initial_delay_seconds: Some(5),
+            ..readiness_probe("/v1/models", port, IMAGE_TIMEOUT)
+        }),
         lifecycle: Some(pre_stop_sleep(
             STOP_ROUTING_SECONDS + i64::from(pod.health.drain_seconds),
         )),
         ..Default::default()
-    }
+    })
 }
 
 /// Requests and limits: CPU and memory as given, the GPU as an extended resource in limits.

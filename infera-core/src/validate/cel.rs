@@ -588,6 +588,26 @@ pub(crate) fn service_images_pinned() -> Rule {
     )
 }
 
+/// `spec.gaie.tokenizerPath` is set, as upstream's CRD requires.
+pub(crate) fn gaie_tokenizer() -> Rule {
+    rule(
+        "!has(self.gaie) || has(self.gaie.tokenizerPath)",
+        "spec.gaie.tokenizerPath",
+        super::gaie::TOKENIZER_REQUIRED,
+    )
+    .field_path(".gaie.tokenizerPath")
+}
+
+/// With GAIE on, `spec.gaie.eppImage` or `spec.image` names the EPP and sidecar image.
+pub(crate) fn gaie_image() -> Rule {
+    rule(
+        "!has(self.gaie) || (has(self.gaie.enabled) && !self.gaie.enabled) || has(self.gaie.eppImage) || has(self.image)",
+        "spec.gaie.eppImage",
+        super::gaie::IMAGE_REQUIRED,
+    )
+    .field_path(".gaie.eppImage")
+}
+
 /// `spec.gaie.eppImage` is pinned by digest under `imagePolicy.requireDigest`.
 pub(crate) fn epp_image_pinned() -> Rule {
     pinned_under_policy(

@@ -1,15 +1,22 @@
 //! Gateway API Inference Extension: the Gateway is named by a DNS subdomain in a namespace named
-//! by a DNS label.
+//! by a DNS label; the tokenizer is required, as upstream's CRD requires it
+//! (`deploy/operator/api/v1alpha1/inferadeployment_types.go:159-162`), and the Endpoint Picker and
+//! the frontend sidecar need an image with Infera in it (upstream `gaie.go:58-63`).
 
 use super::{
-    Errors, Gaie,
+    Errors, Gaie, Worker,
     limits::{MAX_HOSTNAMES, MAX_REFERENCE_LENGTH, check_length, check_range},
     syntax::{is_dns_subdomain, is_rfc1123_label},
 };
-use crate::types::GaieSpec;
+use crate::{flags::FRONTEND_PORT, types::GaieSpec};
 
-/// The GAIE settings of `spec.gaie`.
-pub(super) fn settings(errors: &mut Errors, gaie: &GaieSpec) -> Gaie {
+/// `spec.gaie.tokenizerPath` is missing.
+pub(super) const TOKENIZER_REQUIRED: &str = "is required: the Endpoint Picker and the frontend sidecar score prompts with it (--router-tokenizer-path); set it to the workers' tokenizer, e.g. the model's Hugging Face id such as Qwen/Qwen3-0.6B";
+/// GAIE is on and neither `spec.gaie.eppImage` nor `spec.image` names an image.
+pub(super) const IMAGE_REQUIRED: &str = "is required when spec.image is not set: the Endpoint Picker (python3 -m infera.gaie) and the frontend sidecar (python3 -m infera.server) run an Infera image; set spec.gaie.eppImage or spec.image";
+
+/// The GAIE settings of `spec.gaie`; `image` is `spec.image`, the default of `eppImage`.
+pub(super) fn settings(errors: &mut Errors, gaie: &GaieSpec, image: Option<&str>) -> Gaie {
     if !is_dns_subdomain(&gaie.gateway_name) {
         errors.push(
             "spec.gaie.gatewayName",
@@ -35,13 +42,18 @@ pub(super) fn settings(errors: &mut Errors, gaie: &GaieSpec) -> Gaie {
     if let Some(image) = &gaie.epp_image {
         check_length(errors, "spec.gaie.eppImage", image, MAX_REFERENCE_LENGTH);
     }
-    if let Some(path) = &gaie.tokenizer_path {
-        check_length(
+    match &gaie.tokenizer_path {
+        Some(path) => check_length(
             errors,
             "spec.gaie.tokenizerPath",
             path,
             MAX_REFERENCE_LENGTH,
-        );
+        ),
+        None => errors.push("spec.gaie.tokenizerPath", TOKENIZER_REQUIRED),
+    }
+    let image = gaie.epp_image.as_deref().or(image);
+    if image.is_none() && gaie.enabled != Some(false) {
+        errors.push("spec.gaie.eppImage", IMAGE_REQUIRED);
     }
     if let Some(name) = &gaie.model_name {
         check_length(errors, "spec.gaie.modelName", name, MAX_REFERENCE_LENGTH);
@@ -77,11 +89,25 @@ pub(super) fn settings(errors: &mut Errors, gaie: &GaieSpec) -> Gaie {
         gateway_name: gaie.gateway_name.clone(),
         gateway_namespace: gaie.gateway_namespace.clone(),
         gateway_section_name: gaie.gateway_section_name.clone(),
-        epp_image: gaie.epp_image.clone(),
-        tokenizer_path: gaie.tokenizer_path.clone(),
+        image: image.unwrap_or_default().into(),
+        tokenizer_path: gaie.tokenizer_path.clone().unwrap_or_default(),
         hostnames: gaie.hostnames.clone(),
-        frontend_port: gaie.frontend_port,
+        frontend_port: gaie.frontend_port.unwrap_or(FRONTEND_PORT),
         model_name: gaie.model_name.clone(),
+    }
+}
+
+/// The frontend sidecar shares each worker pod's network, so its port is none of the workers'
+/// engine ports (vLLM's default is 8000, the sidecar's default too).
+pub(super) fn frontend_port_free(errors: &mut Errors, gaie: &Gaie, workers: &[Worker]) {
+    for worker in workers.iter().filter(|w| w.pod.port == gaie.frontend_port) {
+        errors.push(
+            "spec.gaie.frontendPort",
+            format!(
+                "is {}, the port of service {}'s engine, and the frontend sidecar runs in its pods; set another frontendPort or give the service another port",
+                gaie.frontend_port, worker.pod.service
+            ),
+        );
     }
 }
 
@@ -94,28 +120,28 @@ mod tests {
     fn errors_of(json: serde_json::Value) -> Vec<String> {
         let spec: GaieSpec = serde_json::from_value(json).expect("a gaie spec");
         found(|e| {
-            settings(e, &spec);
+            settings(e, &spec, Some("img"));
         })
     }
 
     #[test]
     fn a_gateway_elsewhere_with_an_epp_image() {
         let spec: GaieSpec = serde_json::from_value(
-            json!({"gatewayName": "gw.x", "gatewayNamespace": "infra", "gatewaySectionName": "https", "eppImage": "epp:1"}),
+            json!({"gatewayName": "gw.x", "gatewayNamespace": "infra", "gatewaySectionName": "https", "eppImage": "epp:1", "tokenizerPath": "t"}),
         )
         .expect("a gaie spec");
         let mut built = None;
-        assert!(found(|e| built = Some(settings(e, &spec))).is_empty());
+        assert!(found(|e| built = Some(settings(e, &spec, Some("img")))).is_empty());
         assert_eq!(
             built,
             Some(Gaie {
                 gateway_name: "gw.x".into(),
                 gateway_namespace: Some("infra".into()),
                 gateway_section_name: Some("https".into()),
-                epp_image: Some("epp:1".into()),
-                tokenizer_path: None,
+                image: "epp:1".into(),
+                tokenizer_path: "t".into(),
                 hostnames: Vec::new(),
-                frontend_port: None,
+                frontend_port: FRONTEND_PORT,
                 model_name: None,
             })
         );
@@ -130,24 +156,26 @@ mod tests {
         }))
         .expect("a gaie spec");
         let mut built = None;
-        assert!(found(|e| built = Some(settings(e, &spec))).is_empty());
+        assert!(found(|e| built = Some(settings(e, &spec, Some("img")))).is_empty());
         let built = built.expect("settings");
         assert_eq!(
             (
-                built.tokenizer_path.as_deref(),
+                built.tokenizer_path.as_str(),
                 built.hostnames.as_slice(),
                 built.frontend_port,
                 built.model_name.as_deref()
             ),
             (
-                Some("Qwen/Qwen3-0.6B"),
+                "Qwen/Qwen3-0.6B",
                 &["chat.example.com".to_string(), "*.example.com".to_string()][..],
-                Some(8000),
+                8000,
                 Some("qwen")
             )
         );
         assert_eq!(
-            errors_of(json!({"gatewayName": "gw", "hostnames": ["Chat"], "frontendPort": 0})),
+            errors_of(
+                json!({"gatewayName": "gw", "tokenizerPath": "t", "hostnames": ["Chat"], "frontendPort": 0})
+            ),
             [
                 "spec.gaie.hostnames[0]: must be a hostname such as chat.example.com or *.example.com; fix it",
                 "spec.gaie.frontendPort: must be a port number from 1 to 65535; fix it",
@@ -159,7 +187,7 @@ mod tests {
     fn bad_gateway_name() {
         for bad in ["My Gateway", "", &"g".repeat(254)] {
             assert_eq!(
-                errors_of(json!({"gatewayName": bad})),
+                errors_of(json!({"gatewayName": bad, "tokenizerPath": "t"})),
                 [
                     "spec.gaie.gatewayName: must be the name of a Gateway (a DNS subdomain); fix the name"
                 ],
@@ -170,14 +198,21 @@ mod tests {
 
     #[test]
     fn a_gateway_namespace_may_start_with_a_digit() {
-        assert!(errors_of(json!({"gatewayName": "gw", "gatewayNamespace": "1-infra"})).is_empty());
+        assert!(
+            errors_of(
+                json!({"gatewayName": "gw", "tokenizerPath": "t", "gatewayNamespace": "1-infra"})
+            )
+            .is_empty()
+        );
     }
 
     #[test]
     fn bad_gateway_namespace() {
         for bad in ["Infra", "", &"n".repeat(64)] {
             assert_eq!(
-                errors_of(json!({"gatewayName": "gw", "gatewayNamespace": bad})),
+                errors_of(
+                    json!({"gatewayName": "gw", "tokenizerPath": "t", "gatewayNamespace": bad})
+                ),
                 [
                     "spec.gaie.gatewayNamespace: must be a namespace name (a DNS label); fix the name"
                 ],
@@ -190,7 +225,9 @@ mod tests {
     fn bad_gateway_section_name() {
         for bad in ["HTTPS", "", &"s".repeat(254)] {
             assert_eq!(
-                errors_of(json!({"gatewayName": "gw", "gatewaySectionName": bad})),
+                errors_of(
+                    json!({"gatewayName": "gw", "tokenizerPath": "t", "gatewaySectionName": bad})
+                ),
                 [
                     "spec.gaie.gatewaySectionName: must be the name of a listener of the Gateway (a DNS subdomain); fix the name"
                 ],
@@ -202,12 +239,39 @@ mod tests {
     #[test]
     fn the_epp_image_is_not_empty_nor_too_long() {
         assert_eq!(
-            errors_of(json!({"gatewayName": "gw", "eppImage": ""})),
+            errors_of(json!({"gatewayName": "gw", "tokenizerPath": "t", "eppImage": ""})),
             ["spec.gaie.eppImage: must not be empty; set a value or remove the field"]
         );
         assert_eq!(
-            errors_of(json!({"gatewayName": "gw", "eppImage": "e".repeat(513)})),
+            errors_of(
+                json!({"gatewayName": "gw", "tokenizerPath": "t", "eppImage": "e".repeat(513)})
+            ),
             ["spec.gaie.eppImage: must be at most 512 characters (now 513); shorten it"]
+        );
+    }
+
+    #[test]
+    fn the_tokenizer_is_required_and_an_image_when_gaie_is_on() {
+        let spec: GaieSpec =
+            serde_json::from_value(json!({"gatewayName": "gw"})).expect("a gaie spec");
+        assert_eq!(
+            found(|e| {
+                settings(e, &spec, None);
+            }),
+            [
+                format!("spec.gaie.tokenizerPath: {TOKENIZER_REQUIRED}"),
+                format!("spec.gaie.eppImage: {IMAGE_REQUIRED}"),
+            ]
+        );
+        let off: GaieSpec = serde_json::from_value(
+            json!({"gatewayName": "gw", "tokenizerPath": "t", "enabled": false}),
+        )
+        .expect("a gaie spec");
+        assert!(
+            found(|e| {
+                settings(e, &off, None);
+            })
+            .is_empty()
         );
     }
 }

@@ -141,14 +141,16 @@ pub struct Gaie {
     pub gateway_namespace: Option<String>,
     /// The Gateway's listener; `None` is every listener that allows the route.
     pub gateway_section_name: Option<String>,
-    /// The Endpoint Picker image; `None` is the default release.
-    pub epp_image: Option<String>,
-    /// The tokenizer the Endpoint Picker scores with.
-    pub tokenizer_path: Option<String>,
+    /// The image of the Endpoint Picker and the frontend sidecar: `eppImage`, else `spec.image`
+    /// (upstream `gaie.go:58-63`).
+    pub image: String,
+    /// The tokenizer the Endpoint Picker and the frontend sidecar score with.
+    pub tokenizer_path: String,
     /// Hostnames the HTTPRoute matches; empty: the listener's.
     pub hostnames: Vec<String>,
-    /// Port of the frontend sidecar; `None` is the renderer's default.
-    pub frontend_port: Option<i32>,
+    /// Port of the frontend sidecar and the InferencePool's target port (default
+    /// [`crate::flags::FRONTEND_PORT`]).
+    pub frontend_port: i32,
     /// The served model's name.
     pub model_name: Option<String>,
 }
@@ -317,7 +319,7 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
     let gaie = spec
         .gaie
         .as_ref()
-        .map(|g| gaie::settings(&mut errors, g))
+        .map(|g| gaie::settings(&mut errors, g, spec.image.as_deref()))
         .filter(|_| spec.gaie.as_ref().and_then(|g| g.enabled) != Some(false));
     if let Some(rdma) = spec.network.as_ref().and_then(|n| n.rdma.as_ref()) {
         network::deployment(
@@ -335,6 +337,9 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
         let model = models.remove(&worker.pod.service);
         // A pod written whole (`extraPodSpec`) mounts and names its weights itself.
         worker.model = model.filter(|_| worker.pod.extra.is_none());
+    }
+    if let Some(gaie) = &gaie {
+        gaie::frontend_port_free(&mut errors, gaie, &workers);
     }
     images::require_digest(&mut errors, spec);
     overlay::overlays(&mut errors, spec, discovery == DiscoveryFlags::Kubernetes);

@@ -58,10 +58,10 @@ fn with_gaie(section: Option<&str>) -> Facts {
         gateway_name: "gw".into(),
         gateway_namespace: Some("infra".into()),
         gateway_section_name: section.map(Into::into),
-        epp_image: None,
-        tokenizer_path: None,
+        image: "rocm/infera:sglang-v0.1.1".into(),
+        tokenizer_path: "Qwen/Qwen3-0.6B".into(),
         hostnames: Vec::new(),
-        frontend_port: None,
+        frontend_port: infera_core::flags::FRONTEND_PORT,
         model_name: None,
     });
     let listeners = serde_json::json!([

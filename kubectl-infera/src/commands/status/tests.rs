@@ -72,6 +72,7 @@ fn gaie_idep() -> infera_core::InferaDeployment {
         gateway_namespace: Some("infra".into()),
         gateway_section_name: Some("http".into()),
         epp_image: None,
+        tokenizer_path: Some("Qwen/Qwen3-0.6B".into()),
         ..Default::default()
     });
     gaie
