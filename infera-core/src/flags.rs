@@ -9,13 +9,10 @@ use crate::{
 
 /// Port the server (router) listens on.
 pub const SERVER_PORT: i32 = 8000;
-/// Port of a worker's engine HTTP API.
-pub const fn worker_port(backend: BackendFramework) -> i32 {
-    match backend {
-        BackendFramework::Sglang => 30000,
-        BackendFramework::Vllm => 8000,
-    }
-}
+/// Port of a worker's engine HTTP API, either engine, as upstream's operator renders it
+/// (`deploy/operator/internal/controller/builders.go:27-29`): so the GAIE frontend sidecar's
+/// default port (8000) never meets it.
+pub const WORKER_PORT: i32 = 30000;
 /// Default port of the GAIE frontend sidecar in worker pods, which the InferencePool targets
 /// (`spec.gaie.frontendPort`; upstream `deploy/operator/internal/controller/gaie.go:30, 51-56`).
 pub const FRONTEND_PORT: i32 = 8000;

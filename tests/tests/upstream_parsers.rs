@@ -122,9 +122,92 @@ fn generated_specs(count: usize) -> Vec<(String, InferaDeployment)> {
             specs.push((format!("generated spec #{draw}"), idep));
         }
     }
-    // Few draws validate even so (about 1 in 4000): the generator aims at validation's edges.
-    assert!(!specs.is_empty(), "no generated spec validates");
+    // Few draws validate even so: the generator aims at validation's edges (one server, pools
+    // that pair, the pod template's owned fields), so the contract's combinations come from
+    // `combinations` below; these add what the generator varies besides.
     specs
+}
+
+/// Every combination of what changes the injected command lines: engine × topology (aggregated,
+/// prefill/decode, multi-node) × NATS (managed by default, external, none) × discovery
+/// (kubernetes, etcd) × GAIE (off, on).
+fn combinations() -> Vec<(String, InferaDeployment)> {
+    let mut specs = Vec::new();
+    for backend in ["sglang", "vllm"] {
+        for topology in ["aggregated", "pd", "multinode"] {
+            for nats in ["managed", "external", "none"] {
+                for discovery in ["kubernetes", "etcd"] {
+                    for gaie in [false, true] {
+                        let label = format!(
+                            "{backend} {topology} nats={nats} discovery={discovery} gaie={gaie}"
+                        );
+                        let spec = combination(backend, topology, nats, discovery, gaie);
+                        let idep: InferaDeployment =
+                            serde_json::from_value(spec).expect("a combination parses");
+                        if let Err(errors) = validate(&idep) {
+                            panic!("{label} does not validate: {errors}");
+                        }
+                        specs.push((label, idep));
+                    }
+                }
+            }
+        }
+    }
+    specs
+}
+
+fn combination(backend: &str, topology: &str, nats: &str, discovery: &str, gaie: bool) -> Value {
+    let model = match backend {
+        "vllm" => json!(["--model", MODEL]),
+        _ => json!(["--model-path", MODEL]),
+    };
+    let worker = |role: &str, nodes: i64| {
+        let mut args = model.clone();
+        if let (Some(args), "vllm", Some(kv_role)) = (
+            args.as_array_mut(),
+            backend,
+            match role {
+                "prefill" => Some("kv_producer"),
+                "decode" => Some("kv_consumer"),
+                _ => None,
+            },
+        ) {
+            args.push("--kv-transfer-config".into());
+            args.push(
+                json!({"kv_connector": "MoRIIOConnector", "kv_role": kv_role})
+                    .to_string()
+                    .into(),
+            );
+        }
+        json!({"componentType": "worker", "role": role, "numberOfNodes": nodes,
+            "resources": {"gpu": 1}, "args": args})
+    };
+    let mut services = json!({"server": {"componentType": "server",
+        "args": ["--router-policy", "kv-aware", "--router-tokenizer-path", MODEL]}});
+    match topology {
+        "pd" => {
+            services["prefill"] = worker("prefill", 1);
+            services["decode"] = worker("decode", 1);
+        }
+        "multinode" => services["worker"] = worker("mixed", 2),
+        _ => services["worker"] = worker("mixed", 1),
+    }
+    let mut spec = json!({"apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+        "metadata": {"name": "combo"},
+        "spec": {"backendFramework": backend, "image": format!("rocm/infera:{backend}-v0.1.1"),
+            "discoveryBackend": discovery, "services": services}});
+    match nats {
+        "external" => spec["spec"]["nats"] = json!({"url": "nats://nats.infra:4222"}),
+        "none" => spec["spec"]["nats"] = json!({"deploy": false}),
+        _ => {}
+    }
+    if discovery == "etcd" {
+        spec["spec"]["etcdEndpoint"] = json!("http://etcd.infra:2379");
+    }
+    if gaie {
+        spec["spec"]["gaie"] = json!({"gatewayName": "inference-gateway", "tokenizerPath": MODEL});
+    }
+    spec
 }
 
 /// A pod template of a server or worker workload: its label (`Deployment/demo-decode`), the
@@ -360,7 +443,11 @@ fn report(results: &BTreeMap<String, Option<String>>) -> Vec<String> {
 #[test]
 fn every_rendered_server_and_worker_command_line_is_accepted_by_upstreams_parsers() {
     let mut all = Vec::new();
-    for (label, idep) in example_specs().into_iter().chain(generated_specs(40)) {
+    let specs = example_specs()
+        .into_iter()
+        .chain(combinations())
+        .chain(generated_specs(40));
+    for (label, idep) in specs {
         let found = entries(&label, &idep);
         assert!(
             !found.is_empty(),

@@ -205,7 +205,7 @@ fn pod(
     let health = health::settings(errors, &format!("{path}.health"), svc.health.as_deref());
     let port = svc.port.unwrap_or(match svc.component_type {
         ComponentType::Server => flags::SERVER_PORT,
-        ComponentType::Worker => flags::worker_port(spec.backend_framework),
+        ComponentType::Worker => flags::WORKER_PORT,
     });
     Pod {
         service: service.to_string(),
