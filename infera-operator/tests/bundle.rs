@@ -61,6 +61,7 @@ fn the_cluster_role_holds_everything_the_rendered_roles_grant() {
         .remove(0);
     deployment.spec.gaie = Some(infera_core::GaieSpec {
         gateway_name: "gw".into(),
+        tokenizer_path: Some("Qwen/Qwen3-0.6B".into()),
         ..Default::default()
     });
     let valid = infera_core::validate(&deployment).unwrap_or_else(|e| panic!("{e}"));

@@ -323,7 +323,7 @@ fn mutations() -> Vec<(&'static str, Value)> {
         ),
         (
             "gateway",
-            json!({"spec": {"gaie": {"gatewayName": "inference-gateway"}}}),
+            json!({"spec": {"gaie": {"gatewayName": "inference-gateway", "tokenizerPath": "Qwen/Qwen3-0.6B"}}}),
         ),
     ]
 }

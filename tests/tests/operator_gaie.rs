@@ -1,7 +1,8 @@
 //! The Gateway API Inference Extension objects on the tier-2 cluster (which has the Gateway API and
 //! InferencePool CRDs but no gateway controller): the InferencePool selects exactly the pods that
-//! serve requests, the Endpoint Picker's Role allows what it reads and nothing else, and the server
-//! routes directly only while a Gateway fronts the graph.
+//! serve requests, the Endpoint Picker's Role allows what it reads and nothing else, the serving
+//! pods carry the direct-mode router sidecar the pool targets (the server itself routes as
+//! always, as upstream's), and the GAIE objects go with `spec.gaie`.
 
 use std::time::Duration;
 
@@ -38,8 +39,7 @@ fn spec(gaie: bool) -> String {
         }},
     });
     if gaie {
-        spec["spec"]["gaie"] =
-            json!({"gatewayName": "inference-gateway", "gatewaySectionName": "http"});
+        spec["spec"]["gaie"] = json!({"gatewayName": "inference-gateway", "gatewaySectionName": "http", "tokenizerPath": "Qwen/Qwen3-0.6B"});
     }
     spec.to_string()
 }
@@ -177,33 +177,18 @@ async fn the_pool_selects_prefill_pods_and_decode_leaders_and_the_epp_reads_only
     assert_eq!(containers.len(), 1, "only the engine on rank 1");
     assert!(containers[0].ports.is_none() && containers[0].readiness_probe.is_none());
 
-    // The Endpoint Picker's Role: what GAIE's chart grants, nothing more.
+    // The Endpoint Picker's Role: reading pods (it discovers workers as the router does,
+    // upstream `infera/common/discovery_k8s.py`), nothing more.
     let ns_name = ns.name();
     for (verb, group, resource, allowed) in [
         ("list", "", "pods", true),
-        (
-            "watch",
-            "inference.networking.k8s.io",
-            "inferencepools",
-            true,
-        ),
-        (
-            "get",
-            "inference.networking.x-k8s.io",
-            "inferenceobjectives",
-            true,
-        ),
-        (
-            "list",
-            "inference.networking.x-k8s.io",
-            "inferencemodelrewrites",
-            true,
-        ),
+        ("watch", "", "pods", true),
         ("create", "", "pods", false),
+        ("patch", "", "pods", false),
         ("get", "", "secrets", false),
         ("list", "", "configmaps", false),
         (
-            "patch",
+            "watch",
             "inference.networking.k8s.io",
             "inferencepools",
             false,
@@ -216,14 +201,34 @@ async fn the_pool_selects_prefill_pods_and_decode_leaders_and_the_epp_reads_only
         );
     }
 
+    // The sidecar the pool targets is upstream's router in direct mode; the server is not.
     let deployments: Api<Deployment> = ns.api();
     let args = server_args(&deployments).await?;
+    assert!(!args.contains(&"--router-mode".to_string()), "{args:?}");
+    let prefill = selected
+        .items
+        .iter()
+        .find(|p| p.labels()["infera.amd.com/role"] == "prefill")
+        .and_then(|p| p.spec.as_ref())
+        .map(|s| s.containers.clone())
+        .unwrap_or_default();
+    let frontend = prefill
+        .iter()
+        .find(|c| c.name == "frontend")
+        .ok_or_else(|| anyhow::anyhow!("no frontend sidecar in {prefill:?}"))?;
+    assert_eq!(
+        frontend.command.as_deref(),
+        Some(&["python3", "-m", "infera.server"].map(String::from)[..])
+    );
+    let sidecar_args = frontend.args.clone().unwrap_or_default();
     assert!(
-        args.windows(2).any(|w| w == ["--router-mode", "direct"]),
-        "{args:?}"
+        sidecar_args
+            .windows(2)
+            .any(|w| w == ["--router-mode", "direct"]),
+        "{sidecar_args:?}"
     );
 
-    // Without a Gateway the server routes itself and the GAIE objects go.
+    // Without a Gateway the GAIE objects go.
     apply_yaml_in(&admin, ns.name(), &spec(false)).await?;
     eventually(READY_TIMEOUT, || async {
         let args = server_args(&deployments).await?;

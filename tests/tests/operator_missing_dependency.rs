@@ -71,7 +71,7 @@ async fn gaie_without_its_crd_reports_missing_dependency_deploys_the_rest_and_re
         let spec = json!({
             "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment", "metadata": {"name": "gw"},
             "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1",
-                     "gaie": {"gatewayName": "inference-gateway"},
+                     "gaie": {"gatewayName": "inference-gateway", "tokenizerPath": "Qwen/Qwen3-0.6B"},
                      "services": {"server": {"componentType": "server"},
                                   "worker": {"componentType": "worker", "resources": {"gpu": 1}}}},
         });
@@ -104,13 +104,13 @@ async fn gaie_without_its_crd_reports_missing_dependency_deploys_the_rest_and_re
         );
         eventually(Duration::from_secs(90), || async {
             let pool = old_pools.get_opt("gw-pool").await?.context("no v1alpha2 InferencePool yet")?;
-            anyhow::ensure!(pool.data["spec"]["targetPortNumber"] == 8080, "{:?}", pool.data);
+            anyhow::ensure!(pool.data["spec"]["targetPortNumber"] == 8000, "{:?}", pool.data);
             anyhow::ensure!(pool.data["spec"]["extensionRef"]["name"] == "gw-epp", "{:?}", pool.data);
             let route = routes.get("gw-route").await?;
             anyhow::ensure!(route.data["spec"]["rules"][0]["backendRefs"][0]["group"] == "inference.networking.x-k8s.io", "{:?}", route.data);
             let epp = deployments.get("gw-epp").await?;
-            let args = epp.spec.and_then(|s| s.template.spec).map(|s| s.containers[0].args.clone().unwrap_or_default()).unwrap_or_default();
-            anyhow::ensure!(args.windows(2).any(|w| w == ["--pool-group", "inference.networking.x-k8s.io"]), "{args:?}");
+            let command = epp.spec.and_then(|s| s.template.spec).and_then(|s| s.containers[0].command.clone()).unwrap_or_default();
+            anyhow::ensure!(command == ["python3", "-m", "infera.gaie"], "{command:?}");
             let state = ideps.get("gw").await?.status.and_then(|s| s.state);
             anyhow::ensure!(state == Some(State::Ready), "state {state:?}");
             anyhow::Ok(())
