@@ -25,6 +25,7 @@ pub mod cluster;
 mod eventually;
 pub mod fault_proxy;
 pub mod fleet;
+pub mod kubelet;
 mod manifests;
 mod namespace;
 mod nodes;

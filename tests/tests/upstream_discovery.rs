@@ -28,6 +28,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use infera_core::{Child, render, validate, yaml};
+use infera_e2e::kubelet::expand;
 use infera_e2e::{
     TestNamespace, admin, apply_yaml_in, eventually,
     kube::{
@@ -87,32 +88,6 @@ fn spec(tokenizer: &Path) -> String {
         },
     })
     .to_string()
-}
-
-/// `$(VAR)` as the kubelet expands it: defined names are replaced, `$$` is a literal `$`, anything
-/// else is left as written.
-fn expand(text: &str, env: &BTreeMap<String, String>) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let tail = &rest[at..];
-        if let Some(after) = tail.strip_prefix("$$") {
-            out.push('$');
-            rest = after;
-        } else if let Some(inner) = tail.strip_prefix("$(")
-            && let Some(end) = inner.find(')')
-            && let Some(value) = env.get(&inner[..end])
-        {
-            out.push_str(value);
-            rest = &inner[end + 1..];
-        } else {
-            out.push('$');
-            rest = &tail[1..];
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 /// The process a pod's (only) container runs, as the kubelet starts it: command + args with

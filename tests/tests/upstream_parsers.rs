@@ -21,6 +21,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 use infera_core::{BackendFramework, InferaDeployment, render, validate, yaml};
+use infera_e2e::kubelet::expand;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use serde_json::{Value, json};
@@ -246,32 +247,6 @@ fn templates(child: &Value) -> Vec<Template<'_>> {
             Some("server" | "worker" | "epp")
         )
     });
-    out
-}
-
-/// `$(VAR)` as the kubelet expands it: defined names are replaced, `$$` is a literal `$`, anything
-/// else is left as written.
-fn expand(text: &str, env: &BTreeMap<String, String>) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let tail = &rest[at..];
-        if let Some(after) = tail.strip_prefix("$$") {
-            out.push('$');
-            rest = after;
-        } else if let Some(inner) = tail.strip_prefix("$(")
-            && let Some(end) = inner.find(')')
-            && let Some(value) = env.get(&inner[..end])
-        {
-            out.push_str(value);
-            rest = &inner[end + 1..];
-        } else {
-            out.push('$');
-            rest = &tail[1..];
-        }
-    }
-    out.push_str(rest);
     out
 }
 
@@ -554,10 +529,4 @@ fn upstreams_parsers_refuse_wrong_flags() {
             .is_some_and(|e| e.contains("unrecognized arguments: --nats-url")),
         "{results:?}"
     );
-}
-
-#[test]
-fn kubelet_expansion() {
-    let env = BTreeMap::from([("A".to_string(), "x".to_string())]);
-    assert_eq!(expand("$(A):$(B)-$$(A)-$", &env), "x:$(B)-$(A)-$");
 }
