@@ -5,7 +5,7 @@
 
 #![allow(clippy::expect_used, reason = "a test fails by panicking")]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use infera_core::{
     render::{Child, render},
@@ -17,11 +17,21 @@ use infera_core::{
 use k8s_openapi::api::core::v1::{EnvVar, PodSpec, PodTemplateSpec};
 use serde_json::{Value, json};
 
-/// The pinned upstream snapshot, next to the repository (`../shared/upstream`).
-const UPSTREAM: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/upstream/infera-5890f7f"
-);
+/// The pinned upstream snapshot: `$INFERA_UPSTREAM_DIR`, else next to the repository
+/// (`../shared/upstream`), else where this machine keeps it (`/work/shared/upstream`), as
+/// `tests/upstream/env.sh` finds it.
+fn upstream() -> PathBuf {
+    let pinned = "shared/upstream/infera-5890f7f";
+    std::env::var_os("INFERA_UPSTREAM_DIR")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(pinned),
+            Path::new("/work").join(pinned),
+        ])
+        .find(|dir| dir.is_dir())
+        .unwrap_or_else(|| panic!("the upstream snapshot ({pinned}) is not next to the repository nor in /work; set INFERA_UPSTREAM_DIR"))
+}
 
 /// The InferaDeployments of one upstream example file, through our parser (unknown fields are
 /// errors there), the other kinds (a Gateway, PersistentVolumeClaims) left out. Its `<NAME>`
@@ -100,7 +110,7 @@ fn pods(children: &[Child]) -> Vec<(String, PodTemplateSpec)> {
 
 #[test]
 fn every_upstream_example_is_accepted_or_refused_with_the_documented_reason() {
-    let dir = Path::new(UPSTREAM).join("examples/k8s-deployments");
+    let dir = upstream().join("examples/k8s-deployments");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e} (the upstream snapshot)", dir.display()))
         .map(|entry| entry.expect("an entry").path())

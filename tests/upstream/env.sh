@@ -5,10 +5,13 @@ SGLANG_VERSION=0.5.15.post1   # the version in rocm/infera:sglang-v0.1.1 (issue 
 VLLM_VERSION=0.25.1           # the version in the vLLM image (issue 26)
 _here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$_here/../.." && pwd)"
-# Upstream's snapshot, run in place and never copied: ../shared/upstream relative to the repository
-# root (for a worktree, that of the main checkout's parent), overridable.
+# Upstream's snapshot, run in place and never copied: $INFERA_UPSTREAM_DIR, else ../shared/upstream
+# relative to the repository root, else where this machine keeps it (/work/shared/upstream).
 if [[ -z ${INFERA_UPSTREAM_DIR:-} ]]; then
-  INFERA_UPSTREAM_DIR="$REPO_ROOT/../shared/upstream/infera-$UPSTREAM_COMMIT"
+  for _dir in "$REPO_ROOT/../shared/upstream/infera-$UPSTREAM_COMMIT" "/work/shared/upstream/infera-$UPSTREAM_COMMIT"; do
+    [[ -d $_dir ]] && { INFERA_UPSTREAM_DIR="$_dir"; break; }
+  done
+  INFERA_UPSTREAM_DIR="${INFERA_UPSTREAM_DIR:-$REPO_ROOT/../shared/upstream/infera-$UPSTREAM_COMMIT}"
 fi
 PYTHON="${PYTHON:-python3}"
 _pyver="$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo none)"
