@@ -28,6 +28,15 @@ pub fn expand(text: &str, env: &BTreeMap<String, String>) -> String {
     out
 }
 
+/// A container's `command` or `args` (a JSON list of strings), each [`expand`]ed.
+pub fn expand_all(list: &serde_json::Value, env: &BTreeMap<String, String>) -> Vec<String> {
+    list.as_array()
+        .into_iter()
+        .flatten()
+        .map(|item| expand(item.as_str().unwrap_or_default(), env))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

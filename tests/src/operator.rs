@@ -101,7 +101,7 @@ impl Operator {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
         loop {
             operator.ensure_running()?;
-            match get(port, "/readyz").await {
+            match http_get(port, "/readyz").await {
                 Ok((200, _)) => return Ok(operator),
                 _ if tokio::time::Instant::now() > deadline => {
                     bail!("infera-operator not ready after 30s")
@@ -142,12 +142,12 @@ impl Operator {
 
     /// What `/readyz` answers: 200 when ready, 503 when not.
     pub async fn readyz(&self) -> anyhow::Result<u16> {
-        Ok(get(self.port, "/readyz").await?.0)
+        Ok(http_get(self.port, "/readyz").await?.0)
     }
 
     /// The `/metrics` text.
     pub async fn metrics(&self) -> anyhow::Result<String> {
-        let (code, body) = get(self.port, "/metrics").await?;
+        let (code, body) = http_get(self.port, "/metrics").await?;
         anyhow::ensure!(code == 200, "/metrics answered {code}");
         Ok(body)
     }
@@ -233,13 +233,15 @@ pub fn sum(metrics: &str, prefix: &str) -> f64 {
         .fold(0.0, |total, value| total + value)
 }
 
-fn free_port() -> anyhow::Result<u16> {
+/// A TCP port free on loopback now.
+pub fn free_port() -> anyhow::Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?
         .local_addr()?
         .port())
 }
 
-async fn get(port: u16, path: &str) -> anyhow::Result<(u16, String)> {
+/// `GET path` on loopback `port` (HTTP/1.0): the status code and the body.
+pub async fn http_get(port: u16, path: &str) -> anyhow::Result<(u16, String)> {
     let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await?;
     stream
         .write_all(format!("GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").as_bytes())

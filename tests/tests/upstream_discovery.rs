@@ -28,7 +28,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use infera_core::{Child, render, validate, yaml};
-use infera_e2e::kubelet::expand;
 use infera_e2e::{
     TestNamespace, admin, apply_yaml_in, eventually,
     kube::{
@@ -40,13 +39,16 @@ use infera_e2e::{
     operator::{Operator, install},
     target_dir,
 };
+use infera_e2e::{
+    kubelet::{expand, expand_all},
+    operator::{free_port, http_get},
+};
 use k8s_openapi::api::{
     authorization::v1::{ResourceAttributes, SubjectAccessReview, SubjectAccessReviewSpec},
     core::v1::Pod,
     rbac::v1::Role,
 };
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 const NAME: &str = "disc";
@@ -130,13 +132,7 @@ fn process_of(pod: &Pod) -> Process {
         };
         env.insert(key, value);
     }
-    let strings = |v: &Value| -> Vec<String> {
-        v.as_array()
-            .into_iter()
-            .flatten()
-            .map(|s| expand(s.as_str().unwrap_or_default(), &env))
-            .collect()
-    };
+    let strings = |v: &Value| expand_all(v, &env);
     Process {
         command: strings(&container["command"]),
         args: strings(&container["args"]),
@@ -311,25 +307,6 @@ fn in_cluster(
     cmd
 }
 
-async fn get(port: u16, path: &str) -> anyhow::Result<(u16, String)> {
-    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await?;
-    stream
-        .write_all(format!("GET {path} HTTP/1.0\r\nHost: localhost\r\n\r\n").as_bytes())
-        .await?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await?;
-    let code = response
-        .split(' ')
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .context("no HTTP status")?;
-    let body = response
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    Ok((code, body))
-}
-
 /// The test's directory (tokenizer, the identity's files), removed even when the test fails: it
 /// holds a ServiceAccount token.
 struct WorkDir(PathBuf);
@@ -338,13 +315,6 @@ impl Drop for WorkDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
 }
 
 fn tail(path: &Path) -> String {
@@ -485,7 +455,7 @@ async fn upstream_router_lists_a_worker_registered_with_the_rendered_discovery_i
     let server = process_of(&server_pod);
     assert_eq!(server.command, ["python3", "-m", "infera.server"]);
     let mut router_args = server.args.clone();
-    let router_port = free_port();
+    let router_port = free_port()?;
     override_flag(&mut router_args, "--host", "0.0.0.0", "127.0.0.1");
     override_flag(&mut router_args, "--port", "8000", &router_port.to_string());
     let router_log = logs.join(format!("upstream-router-{n}.log"));
@@ -510,7 +480,7 @@ async fn upstream_router_lists_a_worker_registered_with_the_rendered_discovery_i
                 tail(&router_log)
             );
         }
-        let (code, body) = get(router_port, "/v1/workers").await?;
+        let (code, body) = http_get(router_port, "/v1/workers").await?;
         anyhow::ensure!(code == 200, "GET /v1/workers: {code} {body}");
         Ok(())
     })
@@ -561,7 +531,7 @@ async fn upstream_router_lists_a_worker_registered_with_the_rendered_discovery_i
 
     // The router lists it: it watched the pod's annotation with the discovery identity.
     let listed = eventually(Duration::from_secs(60), async || {
-        let (code, body) = get(router_port, "/v1/workers").await?;
+        let (code, body) = http_get(router_port, "/v1/workers").await?;
         anyhow::ensure!(code == 200, "GET /v1/workers: {code} {body}");
         let body: Value = serde_json::from_str(&body)?;
         body["workers"]

@@ -21,7 +21,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 use infera_core::{BackendFramework, InferaDeployment, render, validate, yaml};
-use infera_e2e::kubelet::expand;
+use infera_e2e::kubelet::{expand, expand_all};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use serde_json::{Value, json};
@@ -298,13 +298,7 @@ fn entries(label: &str, idep: &InferaDeployment) -> Vec<Entry> {
                     };
                     env.insert(key, value);
                 }
-                let strings = |v: &Value| -> Vec<String> {
-                    v.as_array()
-                        .into_iter()
-                        .flatten()
-                        .map(|s| expand(s.as_str().unwrap_or_default(), &env))
-                        .collect()
-                };
+                let strings = |v: &Value| expand_all(v, &env);
                 let command = strings(&container["command"]);
                 let args = strings(&container["args"]);
                 let component =
