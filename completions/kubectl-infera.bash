@@ -404,7 +404,7 @@ _kubectl__infera() {
             return 0
             ;;
         kubectl__subcmd__infera__subcmd__deploy)
-            opts="-f -o -y -n -v -h -V --filename --dry-run --output --save --wait --timeout --force-conflicts --no-interactive --yes --name --backend --model --topology --image --replicas --prefill-replicas --decode-replicas --server-replicas --gpus --gpu-type --gpu-product --nodes --tp --transfer-backend --ib-device --rdma-resource --rdma-network --router-policy --nats --nats-storage --discovery --etcd-endpoint --memory --shared-memory --startup-timeout --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --color --v --help --version"
+            opts="-f -o -y -n -v -h -V --filename --dry-run --output --save --wait --timeout --force-conflicts --no-interactive --yes --name --backend --model --tokenizer --topology --image --replicas --prefill-replicas --decode-replicas --server-replicas --gpus --gpu-type --gpu-product --nodes --tp --transfer-backend --ib-device --rdma-resource --rdma-network --router-policy --nats --nats-storage --discovery --etcd-endpoint --memory --shared-memory --startup-timeout --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -447,6 +447,10 @@ _kubectl__infera() {
                     return 0
                     ;;
                 --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tokenizer)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -127,6 +127,7 @@ complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l backend -d 'Inference engine' -r -f -a "sglang\t''
 vllm\t''"
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l model -d 'Model the workers serve: an id or path the engine resolves, or a volume the operator mounts: hf://ORG/NAME[@REVISION] (downloaded first into a 100Gi volume), pvc://CLAIM[/SUBPATH], hostPath:///PATH' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l tokenizer -d 'Tokenizer the router loads (`--router-tokenizer-path`): a Hugging Face id or a path in the server\'s image [default: the model\'s id; required with a pvc:// or hostPath:// model]' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -l topology -d 'Topology: aggregated, pd (prefill/decode) or multinode' -r -f -a "aggregated\t'One pool of mixed workers (prefill and decode on the same GPUs)'
 pd\t'Disaggregated prefill and decode pools'
 multinode\t'Mixed workers spanning several nodes per replica (LeaderWorkerSet)'"

@@ -136,6 +136,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Name of the InferaDeployment')
             [CompletionResult]::new('--backend', '--backend', [CompletionResultType]::ParameterName, 'Inference engine')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model the workers serve: an id or path the engine resolves, or a volume the operator mounts: hf://ORG/NAME[@REVISION] (downloaded first into a 100Gi volume), pvc://CLAIM[/SUBPATH], hostPath:///PATH')
+            [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Tokenizer the router loads (`--router-tokenizer-path`): a Hugging Face id or a path in the server''s image [default: the model''s id; required with a pvc:// or hostPath:// model]')
             [CompletionResult]::new('--topology', '--topology', [CompletionResultType]::ParameterName, 'Topology: aggregated, pd (prefill/decode) or multinode')
             [CompletionResult]::new('--image', '--image', [CompletionResultType]::ParameterName, 'Container image (default: rocm/infera:<backend>-v<version>)')
             [CompletionResult]::new('--replicas', '--replicas', [CompletionResultType]::ParameterName, 'Worker replicas (aggregated/multinode) [default: 1]')

@@ -29,6 +29,8 @@ export PATH="$K8S_TEST_BIN:$PATH"
 
 log "upstream Infera's parsers in venvs (tests/upstream/setup.sh; upstream_parsers.rs runs them)"
 tests/upstream/setup.sh >&2
+log "upstream Infera's Go operator (tests/upstream/operator.sh; upstream_differential.rs runs it)"
+tests/upstream/operator.sh >&2
 
 log "building infera-operator, kubectl-infera and the e2e tests"
 "$CARGO" build --locked -p infera-operator -p kubectl-infera

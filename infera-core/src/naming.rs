@@ -91,7 +91,7 @@ pub fn is_owned_label(key: &str) -> bool {
 /// Name of the engine container in every pod.
 pub const ENGINE_CONTAINER: &str = "engine";
 /// Name of the GAIE frontend sidecar.
-pub const FRONTEND_CONTAINER: &str = "frontend";
+pub const FRONTEND_CONTAINER: &str = "infera-frontend";
 /// Name of the memory-backed volume mounted at `/dev/shm`.
 pub const SHM_VOLUME: &str = "dshm";
 /// Annotation of an `hf://` download Job: the source it downloads, as `model.source` spells it.

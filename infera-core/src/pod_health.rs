@@ -240,12 +240,12 @@ mod tests {
     #[test]
     fn ready_pod() {
         let health = PodHealth::of(&pod(json!({
-            "spec": {"containers": [{"name": "engine"}, {"name": "frontend"}]},
+            "spec": {"containers": [{"name": "engine"}, {"name": "infera-frontend"}]},
             "status": {
                 "conditions": [{"type": "Ready", "status": "True"}, {"type": "PodScheduled", "status": "True"}],
                 "containerStatuses": [
                     {"name": "engine", "image": "i", "imageID": "", "ready": true, "restartCount": 2},
-                    {"name": "frontend", "image": "i", "imageID": "", "ready": false, "restartCount": 1}
+                    {"name": "infera-frontend", "image": "i", "imageID": "", "ready": false, "restartCount": 1}
                 ]
             }
         })));
@@ -344,7 +344,7 @@ mod tests {
                     {"name": "engine", "image": "rocm/x", "imageID": "", "ready": false, "restartCount": 4,
                      "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off"}},
                      "lastState": {"terminated": {"exitCode": 137, "reason": "OOMKilled"}}},
-                    {"name": "frontend", "image": "bad", "imageID": "", "ready": false, "restartCount": 0,
+                    {"name": "infera-frontend", "image": "bad", "imageID": "", "ready": false, "restartCount": 0,
                      "state": {"waiting": {"reason": "ImagePullBackOff"}}}
                 ]
             }
@@ -359,7 +359,7 @@ mod tests {
             [
                 ("init", "PodInitializing", Trouble::None),
                 ("engine", "CrashLoopBackOff", Trouble::CrashLoop),
-                ("frontend", "ImagePullBackOff", Trouble::ImagePull),
+                ("infera-frontend", "ImagePullBackOff", Trouble::ImagePull),
             ]
         );
         assert_eq!(health.waiting[1].last_exit, Some((137, "OOMKilled".into())));

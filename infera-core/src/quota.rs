@@ -460,7 +460,7 @@ spec:
   backendFramework: sglang
   image: rocm/infera:sglang-v0.1.1
   services:
-    server: {componentType: server, replicas: 1}
+    server: {componentType: server, replicas: 1, args: [--router-tokenizer-path, m]}
     prefill: {componentType: worker, role: prefill, replicas: 2, resources: {gpu: 1}}
     decode: {componentType: worker, role: decode, replicas: 1, numberOfNodes: 2, resources: {gpu: 4}}
 "#;

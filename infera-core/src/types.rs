@@ -339,6 +339,7 @@ pub struct ImagePolicy {
     validation = cel::server_has_no_role(),
     validation = cel::server_has_no_gpu(),
     validation = cel::server_on_one_node(),
+    validation = cel::server_has_a_tokenizer(),
     validation = cel::worker_has_a_gpu(),
     validation = cel::server_has_no_gpu_product(),
     validation = cel::no_injected_flag(),

@@ -101,7 +101,7 @@ fn gaie_graph(backend: &str, workers: &[Pool<'_>]) -> String {
 
 /// A small graph of `workers` on `backend`, with or without a Gateway.
 fn graph(backend: &str, workers: &[Pool<'_>], gaie: bool) -> String {
-    let mut services = serde_json::json!({"server": {"componentType": "server"}});
+    let mut services = serde_json::json!({"server": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]}});
     for (name, role, nodes) in workers {
         services[*name] = serde_json::json!({
             "componentType": "worker", "role": role, "numberOfNodes": nodes,
@@ -207,9 +207,9 @@ fn images_pinned_by_digest_are_pulled_if_not_present_and_tags_by_kubernetes_defa
             row("demo-server", "engine", &if_not_present),
             row("demo-decode", "engine", &None),
             // The sidecar runs the GAIE image (eppImage), not the service's.
-            row("demo-decode", "frontend", &if_not_present),
+            row("demo-decode", "infera-frontend", &if_not_present),
             row("demo-prefill", "engine", &if_not_present),
-            row("demo-prefill", "frontend", &if_not_present),
+            row("demo-prefill", "infera-frontend", &if_not_present),
             row("demo-epp", "epp", &if_not_present),
         ]
     );

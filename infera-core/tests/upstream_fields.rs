@@ -5,7 +5,7 @@
 
 #![allow(clippy::expect_used, reason = "a test fails by panicking")]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use infera_core::{
     render::{Child, render},
@@ -17,21 +17,9 @@ use infera_core::{
 use k8s_openapi::api::core::v1::{EnvVar, PodSpec, PodTemplateSpec};
 use serde_json::{Value, json};
 
-/// The pinned upstream snapshot: `$INFERA_UPSTREAM_DIR`, else next to the repository
-/// (`../shared/upstream`), else where this machine keeps it (`/work/shared/upstream`), as
-/// `tests/upstream/env.sh` finds it.
-fn upstream() -> PathBuf {
-    let pinned = "shared/upstream/infera-5890f7f";
-    std::env::var_os("INFERA_UPSTREAM_DIR")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(pinned),
-            Path::new("/work").join(pinned),
-        ])
-        .find(|dir| dir.is_dir())
-        .unwrap_or_else(|| panic!("the upstream snapshot ({pinned}) is not next to the repository nor in /work; set INFERA_UPSTREAM_DIR"))
-}
+#[path = "common/snapshot.rs"]
+mod snapshot;
+use snapshot::{fill_placeholders, upstream};
 
 /// The InferaDeployments of one upstream example file, through our parser (unknown fields are
 /// errors there), the other kinds (a Gateway, PersistentVolumeClaims) left out. Its `<NAME>`
@@ -48,33 +36,6 @@ fn deployments_of(path: &Path) -> Vec<InferaDeployment> {
             yaml::parse_deployments(&json).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         })
         .collect()
-}
-
-/// `text` with every `<UPPER_CASE>` placeholder replaced by `filled`.
-fn fill_placeholders(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find('<') {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 1..];
-        match after.find('>') {
-            Some(end)
-                if end > 0
-                    && after[..end]
-                        .bytes()
-                        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_') =>
-            {
-                out.push_str("filled");
-                rest = &after[end + 1..];
-            }
-            _ => {
-                out.push('<');
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 /// The pod templates of the server and worker workloads, by workload name.
@@ -218,7 +179,7 @@ fn upstream_defaults_hold() {
     let none = validate(&idep(json!({
         "image": "i", "backendFramework": "vllm", "nats": {"deploy": false},
         "services": {
-            "server": {"componentType": "server", "port": 9000},
+            "server": {"componentType": "server", "port": 9000, "args": ["--router-tokenizer-path", "m"]},
             "worker": {"componentType": "worker", "resources": {"gpu": 1}, "port": 30000},
         },
     })))
@@ -228,7 +189,7 @@ fn upstream_defaults_hold() {
     let disabled = validate(&idep(json!({
         "image": "i", "gaie": {"enabled": false, "gatewayName": "gw", "tokenizerPath": "m"},
         "services": {
-            "server": {"componentType": "server"},
+            "server": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]},
             "worker": {"componentType": "worker", "resources": {"gpu": 1}},
         },
     })))
@@ -359,7 +320,7 @@ fn skip_readiness_probe_leaves_the_engine_unprobed() {
     let valid = validate(&idep(json!({
         "image": "i",
         "services": {
-            "server": {"componentType": "server"},
+            "server": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]},
             "worker": {"componentType": "worker", "resources": {"gpu": 1}, "skipReadinessProbe": true},
         },
     })))

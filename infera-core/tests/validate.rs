@@ -68,7 +68,7 @@ fn every_rule_rejects_with_the_field_path() {
         ),
         (
             "two servers",
-            json!({"spec": {"services": {"router2": {"componentType": "server"}}}}),
+            json!({"spec": {"services": {"router2": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]}}}}),
             vec![
                 "spec.services: exactly one service must have componentType: server, found router2, server",
             ],
@@ -154,8 +154,13 @@ fn every_rule_rejects_with_the_field_path() {
         ),
         (
             "injected flag with =",
-            json!({"spec": {"services": {"server": {"args": ["--router-mode=direct"]}}}}),
+            json!({"spec": {"services": {"server": {"args": ["--router-mode=direct", "--router-tokenizer-path", "m"]}}}}),
             vec!["spec.services.server.args[0]: --router-mode is injected by the operator"],
+        ),
+        (
+            "server without a tokenizer",
+            json!({"spec": {"services": {"server": {"args": ["--router-policy", "kv-aware"]}}}}),
+            vec!["spec.services.server.args: the router needs the workers' tokenizer"],
         ),
         (
             "disaggregation mode set by hand",

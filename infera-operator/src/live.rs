@@ -61,6 +61,9 @@ pub struct State {
     pub failed: Option<i64>,
     /// A Job's `Failed` condition, when it is `True`: its reason and message (`ModelPhase::of`).
     pub failure: Option<(String, String)>,
+    /// An HTTPRoute's or InferencePool's `Accepted` conditions (top-level or per parent Gateway):
+    /// whether one is `True`; none without such a condition.
+    pub accepted: Option<bool>,
 }
 
 /// The `infera.amd.com/revision` label of a workload's pod template — a Deployment's
@@ -165,8 +168,31 @@ impl State {
             succeeded: int("succeeded"),
             failed: int("failed"),
             failure,
+            accepted: accepted(status),
         })
     }
+}
+
+/// Whether a Gateway API object's `Accepted` conditions — top-level, per parent (`parents`, GAIE
+/// 1.x and Gateway API routes) or per parent of an InferencePool before 1.0 (`parent`) — include
+/// a `True` one; `None` when it has none.
+fn accepted(status: &Value) -> Option<bool> {
+    let per_parent = ["parents", "parent"].into_iter().flat_map(|field| {
+        status[field]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|parent| &parent["conditions"])
+    });
+    let mut found = None;
+    for conditions in std::iter::once(&status["conditions"]).chain(per_parent) {
+        for condition in conditions.as_array().into_iter().flatten() {
+            if condition["type"] == "Accepted" {
+                found = Some(found.unwrap_or(false) || condition["status"] == "True");
+            }
+        }
+    }
+    found
 }
 
 /// Each [`Live`] knows its kind from its store (the `DynamicType` is the [`ChildKind`]), so a
@@ -301,6 +327,39 @@ mod tests {
                 "BackoffLimitExceeded".into(),
                 "Job has reached the specified backoff limit".into()
             ))
+        );
+    }
+
+    /// A route or pool is accepted when one `Accepted` condition holds, top-level or per parent;
+    /// without such a condition it says nothing.
+    #[test]
+    fn acceptance_is_read_from_any_parents_conditions() {
+        let accepted = |status: serde_json::Value| {
+            let object: kube::api::DynamicObject = serde_json::from_value(json!({
+                "apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+                "metadata": {"name": "demo-route"}, "spec": {}, "status": status,
+            }))
+            .expect("a route");
+            Live::from(object).state().and_then(|s| s.accepted)
+        };
+        let parent = |status: &str| json!({"conditions": [{"type": "ResolvedRefs", "status": "True"}, {"type": "Accepted", "status": status}]});
+        assert_eq!(accepted(json!({})), None);
+        assert_eq!(
+            accepted(
+                json!({"parents": [{"conditions": [{"type": "ResolvedRefs", "status": "True"}]}]})
+            ),
+            None
+        );
+        assert_eq!(accepted(json!({"parents": [parent("False")]})), Some(false));
+        assert_eq!(
+            accepted(json!({"parents": [parent("False"), parent("True")]})),
+            Some(true)
+        );
+        // GAIE before 1.0: `parent`; and a top-level condition.
+        assert_eq!(accepted(json!({"parent": [parent("True")]})), Some(true));
+        assert_eq!(
+            accepted(json!({"conditions": [{"type": "Accepted", "status": "False"}]})),
+            Some(false)
         );
     }
 

@@ -358,7 +358,7 @@ mod tests {
             "metadata": {"name": "pd", "namespace": "demo"},
             "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1",
                 "rollout": rollout, "services": {
-                "server": {"componentType": "server"},
+                "server": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]},
                 "prefill": {"componentType": "worker", "role": "prefill", "replicas": 2, "resources": {"gpu": 1}},
                 "decode": {"componentType": "worker", "role": "decode", "replicas": 2, "numberOfNodes": 2,
                     "resources": {"gpu": 1}, "args": ["--tp-size", "2"]},

@@ -263,8 +263,9 @@ impl kube::runtime::utils::Backoff for Escalating {
 }
 
 /// Whether reconcile reads the status of children of `kind`: the workloads, whose ready
-/// replicas make the deployment's readiness, and the model's download Job, whose success lets
-/// the GPU pools start. Other kinds are watched metadata-only.
+/// replicas make the deployment's readiness, the model's download Job, whose success lets
+/// the GPU pools start, and the InferencePool and HTTPRoute, whose acceptance by a Gateway
+/// `status.gaie` reports. Other kinds are watched metadata-only.
 fn reads_status(kind: ChildKind) -> bool {
     matches!(
         kind,
@@ -272,6 +273,9 @@ fn reads_status(kind: ChildKind) -> bool {
             | ChildKind::StatefulSet
             | ChildKind::LeaderWorkerSet
             | ChildKind::Job
+            | ChildKind::InferencePool
+            | ChildKind::InferencePoolV1Alpha2
+            | ChildKind::HttpRoute
     )
 }
 

@@ -121,6 +121,7 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
         idep.status.as_ref(),
         now.clone(),
     );
+    new.gaie = status::gaie(&idep, &snapshot);
     let reconciled = match &history {
         Ok(()) => Reconciled::Succeeded,
         Err(error) => reconciled(&ctx, &idep, error),
@@ -284,7 +285,7 @@ mod tests {
             "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
             "metadata": {"name": "calm", "namespace": "demo", "uid": "calm-uid", "generation": 1, "resourceVersion": "7"},
             "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "nats": {"deploy": false}, "services": {
-                "server": {"componentType": "server"},
+                "server": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]},
                 "worker": {"componentType": "worker", "replicas": 1, "resources": {"gpu": 1, "gpuType": "amd.com/gpu"}},
             }},
         })

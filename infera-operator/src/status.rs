@@ -7,11 +7,15 @@
 use std::collections::BTreeMap;
 
 use infera_core::{
-    ALL_IMAGES_PINNED, Child, ChildKind, DOWNLOAD_FAILED, DOWNLOADED, DOWNLOADING, IMAGES_PINNED,
-    InferaDeploymentStatus, MODEL_READY, MUTABLE_IMAGES, ModelStatus, PROGRESS_DEADLINE_EXCEEDED,
-    PROGRESSING, PodHealth, READY, RECONCILE_FAILED, RECONCILE_SUCCEEDED, RECONCILED,
-    ROLLOUT_PAUSED, ReadyReason, ServiceStatus, State, ValidationErrors, gpu_product,
-    naming::{LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME},
+    ALL_IMAGES_PINNED, Child, ChildKind, DOWNLOAD_FAILED, DOWNLOADED, DOWNLOADING, GaieStatus,
+    IMAGES_PINNED, InferaDeployment, InferaDeploymentStatus, MODEL_READY, MUTABLE_IMAGES,
+    ModelStatus, PROGRESS_DEADLINE_EXCEEDED, PROGRESSING, PodHealth, READY, RECONCILE_FAILED,
+    RECONCILE_SUCCEEDED, RECONCILED, ROLLOUT_PAUSED, ReadyReason, ServiceStatus, State,
+    ValidationErrors, gpu_product,
+    naming::{
+        Component, LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME, http_route_name,
+        inference_pool_name,
+    },
     pod_health::SchedulingCause,
     validate::MutableImage,
 };
@@ -394,7 +398,7 @@ pub fn compute(
     InferaDeploymentStatus {
         state: Some(state),
         upstream_state: Some(state.upstream()),
-        // Upstream's GAIE status is not written yet: the Endpoint Picker render is being redone.
+        // Set by `gaie`, from the spec.
         gaie: None,
         observed_generation: generation,
         conditions,
@@ -406,6 +410,42 @@ pub fn compute(
         models,
         rollout_start_time,
     }
+}
+
+/// Upstream's `status.gaie` (`deploy/operator/internal/controller/gaie.go`, `gaieStatus`): the
+/// Endpoint Picker's replicas, the InferencePool's and HTTPRoute's names and whether a Gateway
+/// accepted them (a pool without conditions counts as ready, as upstream's); `None` without GAIE.
+pub fn gaie(idep: &InferaDeployment, snapshot: &Snapshot) -> Option<GaieStatus> {
+    idep.spec
+        .gaie
+        .as_ref()
+        .filter(|gaie| gaie.enabled != Some(false))?;
+    let name = idep.name_any();
+    let child = |kind, object: &str| snapshot.children.get(&(kind, object.to_string()));
+    let (pool, route) = (inference_pool_name(&name), http_route_name(&name));
+    let epp = child(
+        ChildKind::Deployment,
+        &Component::EndpointPicker.object_name(&name),
+    )
+    .and_then(|epp| epp.state());
+    let pool_ready = child(ChildKind::InferencePool, &pool)
+        .or_else(|| child(ChildKind::InferencePoolV1Alpha2, &pool))
+        .is_some_and(|pool| pool.state().and_then(|s| s.accepted) != Some(false));
+    let route_accepted = child(ChildKind::HttpRoute, &route)
+        .and_then(|route| route.state())
+        .and_then(|s| s.accepted)
+        == Some(true);
+    let count = |n: Option<i64>| i32::try_from(n.unwrap_or(0)).unwrap_or(i32::MAX);
+    let epp_ready_replicas = count(epp.and_then(|s| s.ready_replicas));
+    Some(GaieStatus {
+        epp_replicas: count(epp.and_then(|s| s.replicas)),
+        epp_ready_replicas,
+        inference_pool_name: Some(pool),
+        inference_pool_ready: Some(pool_ready),
+        http_route_name: Some(route),
+        http_route_accepted: Some(route_accepted),
+        ready: Some(epp_ready_replicas > 0 && pool_ready && route_accepted),
+    })
 }
 
 /// How the reconcile that computed a status went, for its `Reconciled` condition.
@@ -826,6 +866,54 @@ mod tests {
             ..Default::default()
         };
         pod(service, condition)
+    }
+
+    /// Upstream's `status.gaie`: names, the Endpoint Picker's replicas, and ready only once the
+    /// pool exists and a Gateway accepted the route; nothing without GAIE.
+    #[test]
+    fn gaie_status_reports_the_picker_pool_and_route() {
+        let idep = |gaie: serde_json::Value| -> InferaDeployment {
+            serde_json::from_value(json!({
+                "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+                "metadata": {"name": "demo", "namespace": "ns"},
+                "spec": {"image": "i", "gaie": gaie, "services": {}},
+            }))
+            .expect("a deployment")
+        };
+        let gateway = |kind: ChildKind, name: &str, status: serde_json::Value| {
+            let object = DynamicObject::new(name, &kind.api_resource())
+                .data(json!({"spec": {}, "status": status}));
+            ((kind, name.to_string()), Arc::new(Live::from(object)))
+        };
+        let on = idep(json!({"gatewayName": "gw", "tokenizerPath": "t"}));
+        let accepted =
+            json!({"parents": [{"conditions": [{"type": "Accepted", "status": "True"}]}]});
+        let mut snapshot = Snapshot {
+            children: [
+                deployment("epp", 2, 1),
+                gateway(ChildKind::InferencePool, "demo-pool", json!({})),
+            ]
+            .into(),
+            ..Snapshot::default()
+        };
+        let waiting = gaie(&on, &snapshot).expect("a GAIE status");
+        assert_eq!(
+            waiting,
+            GaieStatus {
+                epp_replicas: 2,
+                epp_ready_replicas: 1,
+                inference_pool_name: Some("demo-pool".into()),
+                inference_pool_ready: Some(true),
+                http_route_name: Some("demo-route".into()),
+                http_route_accepted: Some(false),
+                ready: Some(false),
+            }
+        );
+        let (key, route) = gateway(ChildKind::HttpRoute, "demo-route", accepted);
+        snapshot.children.insert(key, route);
+        assert_eq!(gaie(&on, &snapshot).and_then(|g| g.ready), Some(true));
+        let off = idep(json!({"enabled": false, "gatewayName": "gw", "tokenizerPath": "t"}));
+        assert_eq!(gaie(&off, &snapshot), None);
     }
 
     fn ready_condition(status: &InferaDeploymentStatus) -> (&str, &str, &str) {

@@ -309,6 +309,10 @@ pub struct SpecFlags {
     /// hf://ORG/NAME[@REVISION] (downloaded first into a 100Gi volume), pvc://CLAIM[/SUBPATH], hostPath:///PATH.
     #[arg(long)]
     pub model: Option<String>,
+    /// Tokenizer the router loads (`--router-tokenizer-path`): a Hugging Face id or a path in the
+    /// server's image [default: the model's id; required with a pvc:// or hostPath:// model].
+    #[arg(long)]
+    pub tokenizer: Option<String>,
     /// Topology: aggregated, pd (prefill/decode) or multinode.
     #[arg(long, value_enum)]
     pub topology: Option<Topology>,

@@ -29,6 +29,8 @@ pub struct Plan {
     pub name: String,
     pub backend: Backend,
     pub model: String,
+    /// What the router loads its tokenizer from: `--tokenizer`, else the model's id.
+    pub tokenizer: String,
     pub topology: Topology,
     pub image: String,
     pub server_replicas: i32,
@@ -91,6 +93,14 @@ pub fn missing(flags: &SpecFlags) -> Vec<&'static str> {
     if flags.model.is_none() {
         missing.push("--model");
     }
+    if flags.tokenizer.is_none()
+        && flags
+            .model
+            .as_deref()
+            .is_some_and(|model| model_tokenizer(model).is_none())
+    {
+        missing.push("--tokenizer (the router cannot read a pvc:// or hostPath:// model)");
+    }
     if flags.discovery == Some(Discovery::Etcd) && flags.etcd_endpoint.is_none() {
         missing.push("--etcd-endpoint (with --discovery etcd)");
     }
@@ -98,6 +108,16 @@ pub fn missing(flags: &SpecFlags) -> Vec<&'static str> {
         missing.push("--rdma-resource (with --rdma-network)");
     }
     missing
+}
+
+/// The tokenizer a model brings: an `hf://` source's repository, or `--model` as given when it is
+/// no volume; `None` for a volume (`pvc://`, `hostPath://`), which the server does not mount.
+pub fn model_tokenizer(model: &str) -> Option<String> {
+    match infera_core::validate::parse_source(model) {
+        Some(ModelSource::HuggingFace { repo, .. }) => Some(repo),
+        Some(_) => None,
+        None => Some(model.to_string()),
+    }
 }
 
 /// Resolves flags that must say enough (the flags source, or the wizard's completed answers):
@@ -134,6 +154,9 @@ impl Plan {
         else {
             return Err(missing);
         };
+        let Some(tokenizer) = flags.tokenizer.clone().or_else(|| model_tokenizer(model)) else {
+            return Err(missing);
+        };
         if !missing.is_empty() {
             return Err(missing);
         }
@@ -153,6 +176,7 @@ impl Plan {
             name: name.clone(),
             backend,
             model: model.clone(),
+            tokenizer,
             topology,
             image: flags
                 .image
@@ -212,16 +236,6 @@ impl Plan {
             }),
             ..Default::default()
         })
-    }
-
-    /// The model id the router's tokenizer is loaded from: an `hf://` source's repository, or
-    /// `--model` as given.
-    fn tokenizer(&self) -> Option<String> {
-        match infera_core::validate::parse_source(&self.model) {
-            Some(ModelSource::HuggingFace { repo, .. }) => Some(repo),
-            Some(_) => None,
-            None => Some(self.model.clone()),
-        }
     }
 
     /// Engine arguments of a worker pool.
@@ -339,12 +353,14 @@ impl Plan {
 
     /// The InferaDeployment these choices describe.
     pub fn to_deployment(&self, namespace: Option<&str>) -> InferaDeployment {
-        let mut server_args = vec!["--router-policy".to_string(), self.router_policy.clone()];
-        if self.router_policy == "kv-aware"
-            && let Some(tokenizer) = self.tokenizer()
-        {
-            server_args.extend(["--router-tokenizer-path".into(), tokenizer]);
-        }
+        // Upstream's router does not start without a tokenizer, whatever its policy
+        // (infera/server/args.py: --router-tokenizer-path is required).
+        let server_args = vec![
+            "--router-policy".to_string(),
+            self.router_policy.clone(),
+            "--router-tokenizer-path".into(),
+            self.tokenizer.clone(),
+        ];
         let server = ServiceSpec {
             component_type: ComponentType::Server,
             role: None,
@@ -454,6 +470,9 @@ impl Plan {
         flag("--name", &self.name);
         flag("--backend", backend_name(self.backend));
         flag("--model", &self.model);
+        if model_tokenizer(&self.model).as_ref() != Some(&self.tokenizer) {
+            flag("--tokenizer", &self.tokenizer);
+        }
         flag("--topology", topology_name(self.topology));
         if self.image != default_image(self.backend) {
             flag("--image", &self.image);

@@ -80,6 +80,17 @@ fn ask_what(f: &mut SpecFlags, hints: &ClusterHints) -> Result<()> {
             "passed to every worker; or a volume: hf://ORG/NAME (downloaded first), pvc://CLAIM, hostPath:///PATH",
         )?);
     }
+    if f.tokenizer.is_none()
+        && f.model
+            .as_deref()
+            .is_some_and(|model| plan::model_tokenizer(model).is_none())
+    {
+        f.tokenizer = Some(ask_text(
+            "Tokenizer of the model (Hugging Face id):",
+            "Qwen/Qwen3-0.6B",
+            "the router scores with it and does not mount the model's volume",
+        )?);
+    }
     if f.topology.is_none() {
         let multinode_help = if hints.gpu_nodes >= 2 {
             ""

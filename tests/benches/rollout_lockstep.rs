@@ -190,7 +190,7 @@ fn graph(name: &str, strategy: &str, node: &FakeNode, delay: &str, image: &str) 
                 "pod-ready.stage.kwok.x-k8s.io/delay": delay,
             }}},
             "services": {
-                "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+                "server": {"componentType": "server", "args": ["--router-policy", "round-robin", "--router-tokenizer-path", "m"]},
                 "prefill": worker("prefill", PREFILL),
                 "decode": worker("decode", DECODE),
             },

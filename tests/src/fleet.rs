@@ -26,7 +26,7 @@ pub fn small(name: &str) -> serde_json::Value {
     json!({
         "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment", "metadata": {"name": name},
         "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "nats": {"deploy": false}, "services": {
-            "server": {"componentType": "server", "replicas": 0},
+            "server": {"componentType": "server", "replicas": 0, "args": ["--router-tokenizer-path", "m"]},
             "worker": {"componentType": "worker", "replicas": 0, "resources": {"gpu": 1}},
         }},
     })

@@ -34,6 +34,7 @@ pub mod plugin;
 pub mod proxy;
 pub mod release;
 pub mod rng;
+pub mod upstream;
 
 pub use bins::{Process, binary, target_dir, test_bin_dir};
 pub use clients::{

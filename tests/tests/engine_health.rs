@@ -108,7 +108,7 @@ spec:
   backendFramework: vllm
   image: rocm/infera:vllm-v0.1.1
   services:
-    server: {componentType: server}
+    server: {componentType: server, args: [--router-tokenizer-path, m]}
     worker:
       componentType: worker
       numberOfNodes: 2

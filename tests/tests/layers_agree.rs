@@ -106,7 +106,7 @@ fn mutations() -> Vec<(&'static str, Value)> {
         ("prefill without decode", decode(Value::Null)),
         (
             "second server",
-            json!({"spec": {"services": {"router": {"componentType": "server"}}}}),
+            json!({"spec": {"services": {"router": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]}}}}),
         ),
         (
             "reserved service name",

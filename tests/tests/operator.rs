@@ -56,8 +56,7 @@ fn example(file: &str) -> anyhow::Result<String> {
 
 /// A small aggregated deployment; `gpu_type` lets a test use GPUs no other test competes for.
 fn small(name: &str, gpu_type: &str, workers: &[(&str, i32)]) -> String {
-    let mut services =
-        json!({"server": {"componentType": "server", "args": ["--router-policy", "round-robin"]}});
+    let mut services = json!({"server": {"componentType": "server", "args": ["--router-policy", "round-robin", "--router-tokenizer-path", "m"]}});
     for (worker, replicas) in workers {
         services[*worker] = json!({
             "componentType": "worker", "replicas": replicas,
@@ -245,7 +244,7 @@ async fn multi_node_pool_becomes_ready_through_leader_worker_set() -> anyhow::Re
         "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
         "metadata": {"name": "big"},
         "spec": {"backendFramework": "vllm", "image": "rocm/infera:vllm-v0.1.1", "services": {
-            "server": {"componentType": "server"},
+            "server": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]},
             "worker": {"componentType": "worker", "replicas": 2, "numberOfNodes": 2,
                        "resources": {"gpu": 1}, "args": ["--model", "m", "--tensor-parallel-size", "1", "--pipeline-parallel-size", "2"]},
         }},

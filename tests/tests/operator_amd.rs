@@ -33,7 +33,7 @@ fn on_product(name: &str, product: &str, replicas: i32, nodes: &[&FakeNode]) -> 
         "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
         "metadata": {"name": name},
         "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "services": {
-            "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+            "server": {"componentType": "server", "args": ["--router-policy", "round-robin", "--router-tokenizer-path", "m"]},
             "worker": {"componentType": "worker", "replicas": replicas, "tolerations": tolerations,
                        "resources": {"gpu": 2, "gpuProduct": product},
                        "args": ["--model-path", "Qwen/Qwen3-0.6B", "--tp-size", "2"]},
@@ -59,7 +59,7 @@ fn pd_with_rdma(name: &str, nics: i32, nodes: &[&FakeNode]) -> String {
         "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1",
             "network": {"rdma": {"resourceName": "rdma/hca", "perPod": nics, "networks": ["rdma-net"], "device": "rdma0"}},
             "services": {
-                "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+                "server": {"componentType": "server", "args": ["--router-policy", "round-robin", "--router-tokenizer-path", "m"]},
                 "prefill": pool("prefill"),
                 "decode": pool("decode"),
             }},
@@ -271,7 +271,7 @@ async fn an_hf_model_is_downloaded_before_any_gpu_pod_exists() -> anyhow::Result
         "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1",
             "model": {"source": "hf://Qwen/Qwen3-0.6B", "cache": {"size": "1Gi", "storageClassName": class}},
             "services": {
-                "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+                "server": {"componentType": "server", "args": ["--router-policy", "round-robin", "--router-tokenizer-path", "m"]},
                 "worker": {"componentType": "worker", "resources": {"gpu": 1}, "args": ["--tp-size", "1"]},
             }},
     });
@@ -432,7 +432,7 @@ async fn a_new_model_revision_replaces_the_download_job() -> anyhow::Result<()> 
             "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1",
                 "model": {"source": source, "cache": {"size": "1Gi"}},
                 "services": {
-                    "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+                    "server": {"componentType": "server", "args": ["--router-policy", "round-robin", "--router-tokenizer-path", "m"]},
                     "worker": {"componentType": "worker", "resources": {"gpu": 1}, "args": ["--tp-size", "1"]},
                 }},
         })
@@ -497,7 +497,7 @@ async fn a_failed_download_is_download_failed_and_deploy_wait_explains_it() -> a
         "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1",
             "model": {"source": "hf://Qwen/Qwen3-0.6B", "cache": {"size": "1Gi", "storageClassName": format!("held-{n}")}},
             "services": {
-                "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+                "server": {"componentType": "server", "args": ["--router-policy", "round-robin", "--router-tokenizer-path", "m"]},
                 "worker": {"componentType": "worker", "resources": {"gpu": 1}, "args": ["--tp-size", "1"]},
             }},
     });

@@ -38,7 +38,7 @@ spec:
   nats: {deploy: true, storageSize: 1Gi}
   gaie: {gatewayName: inference-gateway, tokenizerPath: Qwen/Qwen3-0.6B}
   services:
-    server: {componentType: server}
+    server: {componentType: server, args: [--router-tokenizer-path, m]}
     prefill: {componentType: worker, role: prefill, replicas: 0, resources: {gpu: 1}}
     decode:
       componentType: worker
@@ -180,7 +180,7 @@ spec:
   backendFramework: sglang
   image: rocm/infera:sglang-v0.1.1
   services:
-    server: {componentType: server, replicas: 0}
+    server: {componentType: server, replicas: 0, args: [--router-tokenizer-path, m]}
     worker: {componentType: worker, replicas: 1, resources: {gpu: 1}}
 "#;
 

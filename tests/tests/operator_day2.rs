@@ -37,7 +37,7 @@ fn elastic(name: &str) -> String {
         "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
         "metadata": {"name": name},
         "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "services": {
-            "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+            "server": {"componentType": "server", "args": ["--router-policy", "round-robin", "--router-tokenizer-path", "m"]},
             "worker": {
                 "componentType": "worker", "autoscaling": autoscaling,
                 "resources": {"gpu": 1}, "args": ["--model-path", "Qwen/Qwen3-0.6B"],
@@ -227,7 +227,7 @@ async fn kubectl_infera_scale_sets_replicas_waits_and_refuses_an_autoscaled_pool
         "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
         "metadata": {"name": "pools"},
         "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "services": {
-            "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+            "server": {"componentType": "server", "args": ["--router-policy", "round-robin", "--router-tokenizer-path", "m"]},
             "decode": {
                 "componentType": "worker", "replicas": 1,
                 "resources": {"gpu": 1}, "args": ["--model-path", "Qwen/Qwen3-0.6B"],
@@ -405,7 +405,7 @@ async fn a_paused_rollout_holds_worker_pools_at_their_revision_until_resumed() -
         "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
         "metadata": {"name": "held"},
         "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "services": {
-            "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+            "server": {"componentType": "server", "args": ["--router-policy", "round-robin", "--router-tokenizer-path", "m"]},
             "decode": {
                 "componentType": "worker", "resources": {"gpu": 1},
                 "args": ["--model-path", "Qwen/Qwen3-0.6B"],

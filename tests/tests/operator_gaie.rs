@@ -31,7 +31,7 @@ fn spec(gaie: bool) -> String {
         "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
         "metadata": {"name": "gw"},
         "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "services": {
-            "server": {"componentType": "server"},
+            "server": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]},
             "prefill": {"componentType": "worker", "role": "prefill", "resources": {"gpu": 1},
                         "args": ["--model-path", "m", "--tp-size", "1"]},
             "decode": {"componentType": "worker", "role": "decode", "numberOfNodes": 2,
@@ -214,7 +214,7 @@ async fn the_pool_selects_prefill_pods_and_decode_leaders_and_the_epp_reads_only
         .unwrap_or_default();
     let frontend = prefill
         .iter()
-        .find(|c| c.name == "frontend")
+        .find(|c| c.name == "infera-frontend")
         .ok_or_else(|| anyhow::anyhow!("no frontend sidecar in {prefill:?}"))?;
     assert_eq!(
         frontend.command.as_deref(),

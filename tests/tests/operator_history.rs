@@ -34,7 +34,7 @@ fn graph(name: &str, tag: &str, limit: Option<i32>) -> String {
         "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
         "metadata": {"name": name},
         "spec": {"backendFramework": "sglang", "image": image(tag), "services": {
-            "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+            "server": {"componentType": "server", "args": ["--router-policy", "round-robin", "--router-tokenizer-path", "m"]},
             "decode": {
                 "componentType": "worker", "replicas": 2, "resources": {"gpu": 1},
                 "args": ["--model-path", "Qwen/Qwen3-0.6B"],

@@ -45,7 +45,7 @@ fn spec(namespace: &str) -> serde_json::Value {
         "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
         "metadata": {"name": "kd", "namespace": namespace},
         "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "services": {
-            "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+            "server": {"componentType": "server", "args": ["--router-policy", "round-robin", "--router-tokenizer-path", "m"]},
             "worker": {
                 "componentType": "worker", "autoscaling": autoscaling,
                 "resources": {"gpu": 1}, "args": ["--model-path", "Qwen/Qwen3-0.6B"],

@@ -92,7 +92,7 @@ fn graph(name: &str, node: &FakeNode, strategy: &str, pools: &[PoolSpec]) -> Str
     let mut services = serde_json::Map::new();
     services.insert(
         "server".into(),
-        json!({"componentType": "server", "args": ["--router-policy", "round-robin"]}),
+        json!({"componentType": "server", "args": ["--router-policy", "round-robin", "--router-tokenizer-path", "m"]}),
     );
     for pool in pools {
         services.insert(

@@ -72,7 +72,7 @@ async fn gaie_without_its_crd_reports_missing_dependency_deploys_the_rest_and_re
             "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment", "metadata": {"name": "gw"},
             "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1",
                      "gaie": {"gatewayName": "inference-gateway", "tokenizerPath": "Qwen/Qwen3-0.6B"},
-                     "services": {"server": {"componentType": "server"},
+                     "services": {"server": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]},
                                   "worker": {"componentType": "worker", "resources": {"gpu": 1}}}},
         });
         apply_yaml_in(&admin, ns.name(), &spec.to_string()).await?;

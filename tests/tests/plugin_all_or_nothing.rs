@@ -25,7 +25,7 @@ spec:
   backendFramework: vllm
   image: rocm/infera:vllm-v0.1.1
   services:
-    server: {componentType: server}
+    server: {componentType: server, args: [--router-tokenizer-path, m]}
     worker: {componentType: worker, resources: {gpu: 1}}
 ---
 apiVersion: infera.amd.com/v1alpha1
@@ -35,7 +35,7 @@ spec:
   backendFramework: vllm
   image: rocm/infera:vllm-v0.1.1
   services:
-    server: {componentType: server}
+    server: {componentType: server, args: [--router-tokenizer-path, m]}
     worker: {componentType: worker, resources: {gpu: 1}}
 "#;
 

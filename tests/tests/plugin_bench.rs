@@ -48,7 +48,7 @@ async fn status_all_namespaces_vs_kubectl_get() -> anyhow::Result<()> {
                     "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
                     "metadata": {"name": name},
                     "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "services": {
-                        "server": {"componentType": "server", "args": ["--router-policy", "round-robin"]},
+                        "server": {"componentType": "server", "args": ["--router-policy", "round-robin", "--router-tokenizer-path", "m"]},
                         "worker": {"componentType": "worker", "replicas": 2, "resources": {"gpu": 1}, "args": ["--model-path", "Qwen/Qwen3-0.6B"]}}}
                 }))?;
                 api.create(&PostParams::default(), &object).await?;

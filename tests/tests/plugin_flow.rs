@@ -323,7 +323,7 @@ async fn deploy_wait_explains_unschedulable_pods_on_timeout() -> anyhow::Result<
     let too_big = format!("{}/too-big.yaml", target_dir().join("e2e-logs").display());
     std::fs::write(
         &too_big,
-        "apiVersion: infera.amd.com/v1alpha1\nkind: InferaDeployment\nmetadata: {name: huge}\nspec:\n  backendFramework: vllm\n  image: rocm/infera:vllm-v0.1.1\n  services:\n    server: {componentType: server}\n    worker:\n      componentType: worker\n      resources: {gpu: 16}\n      args: [--model, m, --tensor-parallel-size, \"16\"]\n",
+        "apiVersion: infera.amd.com/v1alpha1\nkind: InferaDeployment\nmetadata: {name: huge}\nspec:\n  backendFramework: vllm\n  image: rocm/infera:vllm-v0.1.1\n  services:\n    server: {componentType: server, args: [--router-tokenizer-path, m]}\n    worker:\n      componentType: worker\n      resources: {gpu: 16}\n      args: [--model, m, --tensor-parallel-size, \"16\"]\n",
     )?;
     let run = kubectl(&[
         "infera",

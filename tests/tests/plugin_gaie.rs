@@ -39,7 +39,7 @@ fn spec_file(namespace: &str, gateway: &str, section: Option<&str>) -> anyhow::R
         "metadata": {"name": "demo", "namespace": namespace},
         "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1", "gaie": gaie,
             "services": {
-                "server": {"componentType": "server"},
+                "server": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]},
                 "worker": {"componentType": "worker", "resources": {"gpu": 1},
                     "args": ["--model-path", "Qwen/Qwen3-0.6B", "--tp-size", "1"]}
             }}

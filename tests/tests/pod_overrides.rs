@@ -73,8 +73,8 @@ async fn owned_fields_in_a_pod_template_are_refused_by_admission_and_by_infera_c
         ),
         (
             "the frontend sidecar's name",
-            on_decode(engine(json!({"name": "frontend", "image": "x"}))),
-            "spec.containers: frontend is the operator's GAIE sidecar",
+            on_decode(engine(json!({"name": "infera-frontend", "image": "x"}))),
+            "spec.containers: infera-frontend is the operator's GAIE sidecar",
             "spec.services.decode.podTemplate.spec.containers",
         ),
         (

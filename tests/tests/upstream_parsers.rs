@@ -17,11 +17,9 @@
 )]
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 use infera_core::{BackendFramework, InferaDeployment, render, validate, yaml};
-use infera_e2e::kubelet::{expand, expand_all};
+use infera_e2e::upstream::{self, PodContext, Process, process};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use serde_json::{Value, json};
@@ -31,17 +29,6 @@ mod arbitrary;
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 const MODEL: &str = "Qwen/Qwen3-0.6B";
-
-/// One process to check, or why none can be: the checker's input entry.
-struct Entry {
-    name: String,
-    program: Result<&'static str, String>,
-    /// Set when the pod has no command: the program its component would run is still checked, so
-    /// the report shows what the parser says of the args too.
-    no_command: bool,
-    argv: Vec<String>,
-    env: BTreeMap<String, String>,
-}
 
 fn example_specs() -> Vec<(String, InferaDeployment)> {
     let mut specs = Vec::new();
@@ -250,7 +237,7 @@ fn templates(child: &Value) -> Vec<Template<'_>> {
     out
 }
 
-fn entries(label: &str, idep: &InferaDeployment) -> Vec<Entry> {
+fn entries(label: &str, idep: &InferaDeployment) -> Vec<Process> {
     let valid = validate(idep).unwrap_or_else(|e| panic!("{label}: does not validate: {e}"));
     let namespace = idep
         .metadata
@@ -260,146 +247,40 @@ fn entries(label: &str, idep: &InferaDeployment) -> Vec<Entry> {
     let mut out = Vec::new();
     for child in render(&valid) {
         let child = serde_json::to_value(&child).expect("json");
-        let workload = child["metadata"]["name"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
+        let workload = child["metadata"]["name"].as_str().unwrap_or_default();
         for (what, template, lws) in templates(&child) {
-            let pod = format!("{workload}-0");
-            let containers = template["spec"]["containers"]
+            let pod = PodContext {
+                workload,
+                namespace: &namespace,
+                lws,
+            };
+            let component = template["metadata"]["labels"]["app.kubernetes.io/component"].as_str();
+            let guess = match (component, idep.spec.backend_framework) {
+                (Some("server"), _) => "server",
+                (_, BackendFramework::Vllm) => "vllm",
+                _ => "sglang",
+            };
+            for container in template["spec"]["containers"]
                 .as_array()
-                .cloned()
-                .unwrap_or_default();
-            for container in containers {
+                .into_iter()
+                .flatten()
+            {
                 let cname = container["name"].as_str().unwrap_or_default();
                 let name = format!("{label}: {what} container {cname}");
-                // What the kubelet puts in the environment before expanding command and args.
-                let mut env = BTreeMap::new();
-                if let Some((index, size)) = lws {
-                    env.insert(
-                        "LWS_LEADER_ADDRESS".into(),
-                        format!("{workload}-0.{workload}.{namespace}"),
-                    );
-                    env.insert("LWS_GROUP_SIZE".into(), size.to_string());
-                    env.insert("LWS_WORKER_INDEX".into(), index.to_string());
-                }
-                for var in container["env"].as_array().into_iter().flatten() {
-                    let key = var["name"].as_str().unwrap_or_default().to_string();
-                    let value = if let Some(v) = var["value"].as_str() {
-                        expand(v, &env)
-                    } else {
-                        match var["valueFrom"]["fieldRef"]["fieldPath"].as_str() {
-                            Some("metadata.name") => pod.clone(),
-                            Some("metadata.namespace") => namespace.clone(),
-                            Some("status.podIP") => "10.0.0.7".into(),
-                            Some("status.hostIP") => "10.0.1.7".into(),
-                            _ => "sample".into(),
-                        }
-                    };
-                    env.insert(key, value);
-                }
-                let strings = |v: &Value| expand_all(v, &env);
-                let command = strings(&container["command"]);
-                let args = strings(&container["args"]);
-                let component =
-                    template["metadata"]["labels"]["app.kubernetes.io/component"].as_str();
-                let guess = match (component, idep.spec.backend_framework) {
-                    (Some("server"), _) => "server",
-                    (_, BackendFramework::Vllm) => "vllm",
-                    _ => "sglang",
-                };
-                // `python3 [-u|-O|...] -m <module> <argv...>`: the interpreter's own options
-                // (single-dash, before `-m`) change nothing the parsers see.
-                let module_at = command.iter().position(|word| word == "-m").map(|m| m + 1);
-                let interpreter = command
-                    .first()
-                    .is_some_and(|program| program == "python3" || program == "python");
-                let options_only = module_at.is_some_and(|at| {
-                    command[1..at - 1]
-                        .iter()
-                        .all(|option| option.starts_with('-') && !option.starts_with("--"))
-                });
-                let module = module_at
-                    .filter(|_| interpreter && options_only)
-                    .and_then(|at| command.get(at));
-                let program = match (command.is_empty(), module.map(String::as_str)) {
-                    (true, _) => Ok(guess),
-                    (false, Some("infera.server")) => Ok("server"),
-                    (false, Some("infera.gaie")) => Ok("gaie"),
-                    (false, Some("infera.engine.sglang")) => Ok("sglang"),
-                    (false, Some("infera.engine.vllm")) => Ok("vllm"),
-                    (false, _) => Err(format!(
-                        "command {command:?} runs no Infera server or engine wrapper"
-                    )),
-                };
-                let skipped = module_at.map_or(command.len(), |at| at + 1);
-                let mut argv: Vec<String> = command.iter().skip(skipped).cloned().collect();
-                argv.extend(args);
-                out.push(Entry {
-                    name,
-                    program,
-                    no_command: command.is_empty(),
-                    argv,
-                    env,
-                });
+                out.push(process(name, container, &pod, guess));
             }
         }
     }
     out
 }
 
-/// Runs the checker on the entries it can take; returns each entry's error, if any, by name.
-fn check(entries: &[Entry]) -> BTreeMap<String, Option<String>> {
-    let input: Vec<Value> = entries
-        .iter()
-        .filter_map(|e| {
-            let program = e.program.as_ref().ok()?;
-            Some(json!({"name": e.name, "program": program, "argv": e.argv, "env": e.env}))
-        })
-        .collect();
-    let mut child = Command::new(format!("{ROOT}/tests/upstream/check.sh"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tests/upstream/check.sh runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(serde_json::to_string(&input).expect("json").as_bytes())
-        .expect("writes the entries");
-    let output = child.wait_with_output().expect("check.sh finishes");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_ne!(output.status.code(), Some(3), "{stderr}");
-    let mut results = BTreeMap::new();
-    for line in String::from_utf8_lossy(&output.stdout).lines() {
-        let result: Value =
-            serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}\n{stderr}"));
-        let name = result["name"].as_str().expect("name").to_string();
-        results.insert(name, result["error"].as_str().map(str::to_string));
-    }
-    assert_eq!(
-        results.len(),
-        input.len(),
-        "the checker answered for every entry\n{stderr}"
-    );
-    for e in entries {
-        if let Err(why) = &e.program {
-            results.insert(e.name.clone(), Some(why.clone()));
-        } else if e.no_command {
-            let parser = results[&e.name]
-                .clone()
-                .unwrap_or_else(|| "accepted".into());
-            let why = format!(
-                "no command: the image's entrypoint would receive the args as a program; \
-                 as {} they would be: {parser}",
-                e.program.as_ref().expect("a program")
-            );
-            results.insert(e.name.clone(), Some(why));
-        }
-    }
-    results
+/// Runs the checker; returns each process's error, if any, by name.
+fn check(processes: &[Process]) -> BTreeMap<String, Option<String>> {
+    upstream::parse(processes)
+        .expect("upstream's parsers run")
+        .into_iter()
+        .map(|(name, parsed)| (name, parsed.error))
+        .collect()
 }
 
 fn report(results: &BTreeMap<String, Option<String>>) -> Vec<String> {
@@ -438,7 +319,7 @@ fn every_rendered_server_and_worker_command_line_is_accepted_by_upstreams_parser
 /// The proof can fail: the checker refuses what upstream refuses, and accepts a correct line.
 #[test]
 fn upstreams_parsers_refuse_wrong_flags() {
-    let entry = |name: &str, program: &'static str, argv: &[&str], env: &[(&str, &str)]| Entry {
+    let entry = |name: &str, program: &'static str, argv: &[&str], env: &[(&str, &str)]| Process {
         name: name.into(),
         program: Ok(program),
         no_command: false,

@@ -2,7 +2,10 @@
 
 Input (stdin): a JSON list of {"name": str, "program": "server"|"gaie"|"sglang"|"vllm", "argv": [str],
 "env": {str: str}}. Output (stdout): one JSON object per entry and line, {"name", "program", "ok",
-"error"}; a human summary on stderr. Exit status 0 when every entry is accepted, 1 otherwise.
+"error", "parsed"}: `parsed` is what the parser made of the line (every option's value, defaults and
+environment included, as JSON), so two command lines can be compared by what the process would do
+rather than by how their flags are spelled; a human summary on stderr. Exit status 0 when every
+entry is accepted, 1 otherwise.
 
 Each entry is parsed as its process would parse it in the image, with `env` as the environment:
 - server: `parse_server_args(argv)` (upstream infera/server/args.py:14), then the entry point's own
@@ -33,11 +36,15 @@ platform).
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import dataclasses
+import enum
 import io
 import json
 import os
 import pathlib
+import re
 import sys
 import types
 import warnings
@@ -128,8 +135,30 @@ def _entry_checks(program: str, parsed, env: dict[str, str]) -> str | None:
     return None
 
 
-def check(parsers, entry: dict) -> str | None:
-    """None when the entry's process would start, else why not (the parser's own message)."""
+def _plain(value, depth: int = 0):
+    """`value` as JSON: dataclasses, namespaces and objects by their fields, enums by value, the
+    rest by `str` (without memory addresses, which differ between two parses of the same line)."""
+    if depth > 6:
+        return "..."
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, enum.Enum):
+        return _plain(value.value, depth + 1)
+    if isinstance(value, dict):
+        return {str(k): _plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = [_plain(v, depth + 1) for v in value]
+        return sorted(items, key=json.dumps) if isinstance(value, (set, frozenset)) else items
+    if dataclasses.is_dataclass(value):
+        return {f.name: _plain(getattr(value, f.name, None), depth + 1) for f in dataclasses.fields(value)}
+    if isinstance(value, argparse.Namespace):
+        return _plain(vars(value), depth)
+    return re.sub(r" at 0x[0-9a-f]+", "", str(value))
+
+
+def check(parsers, entry: dict) -> tuple[str | None, object]:
+    """(None, what the parser made of it) when the entry's process would start, else (why not —
+    the parser's own message, None)."""
     program = entry.get("program")
     argv, env = list(entry["argv"]), dict(entry.get("env") or {})
     stderr = io.StringIO()
@@ -138,12 +167,12 @@ def check(parsers, entry: dict) -> str | None:
     try:
         with _environ(env), contextlib.redirect_stderr(stderr):
             parsed = parsers[program](argv)
-            return _entry_checks(program, parsed, env)
+            return _entry_checks(program, parsed, env), _plain(parsed)
     except SystemExit as e:
         lines = [line for line in stderr.getvalue().splitlines() if "error:" in line]
-        return lines[-1] if lines else f"SystemExit({e.code})"
+        return (lines[-1] if lines else f"SystemExit({e.code})"), None
     except Exception as e:  # a parser's type conversion or a config validator refusing a value
-        return f"{type(e).__name__}: {e}".splitlines()[0]
+        return f"{type(e).__name__}: {e}".splitlines()[0], None
     finally:
         sys.argv[0] = saved_argv0
 
@@ -174,7 +203,7 @@ def main() -> int:
     parsers = _load(engine)
     if args[2:] == ["--self-test"]:
         tests = [(e, want) for e, want in SELF_TEST if e["program"] in parsers]
-        bad = [(e, want) for e, want in tests if (check(parsers, e) is None) != want]
+        bad = [(e, want) for e, want in tests if (check(parsers, e)[0] is None) != want]
         for e, want in bad:
             print(f"self-test: {e} should be {'accepted' if want else 'refused'}", file=sys.stderr)
         return 1 if bad else 0
@@ -191,10 +220,11 @@ def main() -> int:
                 print(json.dumps({"name": entry.get("name", "?"), "program": program, "ok": False, "error": error}))
                 print(f"ERROR {entry.get('name', '?')}: {error}", file=sys.stderr)
             continue
-        error = check(parsers, entry)
+        error, parsed = check(parsers, entry)
         failed += error is not None
         name = entry.get("name", "?")
-        print(json.dumps({"name": name, "program": entry.get("program"), "ok": error is None, "error": error}))
+        print(json.dumps({"name": name, "program": entry.get("program"), "ok": error is None, "error": error,
+                          "parsed": parsed}))
         print(f"{'ok   ' if error is None else 'ERROR'} {name}" + (f": {error}" if error else ""), file=sys.stderr)
     return 1 if failed else 0
 

@@ -74,7 +74,7 @@ fn spec() -> Value {
         "model": {"source": "pvc://weights"},
         "rollout": {"maxSurge": 1},
         "services": {
-            "server": {"componentType": "server"},
+            "server": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]},
             "prefill": {"componentType": "worker", "role": "prefill", "replicas": 1, "args": ["--a"]},
             "decode": {"componentType": "worker", "role": "decode", "replicas": 2},
         },

@@ -255,14 +255,16 @@ mod tests {
 
     use super::*;
     use crate::{
-        ChildKind, InferaDeployment, render,
+        ChildKind, InferaDeployment,
+        naming::FRONTEND_CONTAINER,
+        render,
         render::{Apis, render_for},
         validate,
         validate::ValidDeployment,
     };
 
     fn deployment(roles: &[(&str, &str, i32)]) -> ValidDeployment {
-        let mut services = serde_json::json!({"server": {"componentType": "server"}});
+        let mut services = serde_json::json!({"server": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]}});
         for (name, role, nodes) in roles {
             services[name] = serde_json::json!({
                 "componentType": "worker", "role": role, "numberOfNodes": nodes, "resources": {"gpu": 1}
@@ -346,7 +348,7 @@ mod tests {
         let lws = ["spec", "leaderWorkerTemplate"];
         assert_eq!(
             template_of("demo-big", &[lws[0], lws[1], "leaderTemplate"]),
-            (true, vec!["engine".into(), "frontend".into()])
+            (true, vec!["engine".into(), FRONTEND_CONTAINER.into()])
         );
         assert_eq!(
             template_of("demo-big", &[lws[0], lws[1], "workerTemplate"]),
@@ -354,7 +356,7 @@ mod tests {
         );
         assert_eq!(
             template_of("demo-small", &["spec", "template"]),
-            (true, vec!["engine".into(), "frontend".into()])
+            (true, vec!["engine".into(), FRONTEND_CONTAINER.into()])
         );
     }
 

@@ -280,6 +280,19 @@ pub(crate) fn server_on_one_node() -> Rule {
     .field_path(".numberOfNodes")
 }
 
+/// The server's args name the tokenizer (unless `extraPodSpec` writes its command line).
+pub(crate) fn server_has_a_tokenizer() -> Rule {
+    rule(
+        format!(
+            "self.componentType != 'server' || has(self.extraPodSpec) || (has(self.args) && self.args.exists(a, a == '{flag}' || a.startsWith('{flag}=')))",
+            flag = services::TOKENIZER_FLAG
+        ),
+        "args",
+        services::SERVER_TOKENIZER,
+    )
+    .field_path(".args")
+}
+
 /// The server names no GPU product.
 pub(crate) fn server_has_no_gpu_product() -> Rule {
     rule(

@@ -108,7 +108,7 @@ mod tests {
             "imagePolicy": policy,
             "gaie": {"gatewayName": "gw", "eppImage": "epp"},
             "services": {
-                "server": {"componentType": "server"},
+                "server": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]},
                 "decode": {"componentType": "worker", "image": format!("rocm/infera@sha256:{DIGEST}")},
                 "prefill": {"componentType": "worker", "image": "rocm/infera:latest"},
             },
@@ -192,7 +192,7 @@ mod tests {
             "image": pinned,
             "imagePolicy": {"requireDigest": true},
             "gaie": {"gatewayName": "gw", "eppImage": pinned},
-            "services": {"server": {"componentType": "server"}, "decode": {"componentType": "worker", "image": pinned}},
+            "services": {"server": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]}, "decode": {"componentType": "worker", "image": pinned}},
         }));
         assert_eq!(found(|e| require_digest(e, &idep.spec)), [] as [String; 0]);
         assert_eq!(mutable_images(&idep), []);

@@ -37,8 +37,8 @@ pub(super) const LABEL_OURS: &str = "app.kubernetes.io/name, instance, component
 pub(super) const ENGINE_FIELD_OURS: &str = "the engine container's image, imagePullPolicy, command, args, ports, probes and lifecycle are the operator's; set the service's image, command, args or health instead";
 /// A container named `frontend`.
 pub(super) const FRONTEND_OURS: &str =
-    "frontend is the operator's GAIE sidecar; give the container another name";
-/// An init container named `engine` or `frontend`.
+    "infera-frontend is the operator's GAIE sidecar; give the container another name";
+/// An init container named `engine` or `infera-frontend`.
 pub(super) const INIT_NAME_OURS: &str = "engine and frontend are the names of the operator's containers; give the init container another name";
 /// An added container without an image.
 pub(super) const NO_IMAGE: &str = "an added container needs an image; set image (only the engine entry merges into a container the operator renders)";
@@ -376,7 +376,7 @@ mod tests {
             "spec": {
                 "containers": [
                     {"name": "engine", "image": "x", "args": ["--y"], "env": [{"name": "A", "value": "1"}]},
-                    {"name": "frontend", "image": "x"},
+                    {"name": "infera-frontend", "image": "x"},
                     {"name": "sidecar"},
                 ],
                 "initContainers": [{"name": "engine"}, {"name": "fetch", "image": "x"}],

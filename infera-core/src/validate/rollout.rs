@@ -171,7 +171,7 @@ mod tests {
 
     fn spec(patch: serde_json::Value) -> InferaDeploymentSpec {
         let mut value = json!({"backendFramework": "sglang", "image": "i", "services": {
-            "server": {"componentType": "server"},
+            "server": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]},
             "prefill": {"componentType": "worker", "role": "prefill", "resources": {"gpu": 1}},
             "decode": {"componentType": "worker", "role": "decode", "resources": {"gpu": 1}},
         }});

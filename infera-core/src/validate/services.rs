@@ -28,6 +28,10 @@ pub(super) const SERVER_NODES: &str = "the server runs on one node; remove numbe
 /// The server names a GPU product.
 pub(super) const SERVER_GPU_PRODUCT: &str =
     "the server runs no model and gets no GPU; remove resources.gpuProduct";
+/// The server's args lack the tokenizer its router scores with.
+pub(super) const SERVER_TOKENIZER: &str = "the router needs the workers' tokenizer and does not start without it (upstream infera/server/args.py: --router-tokenizer-path is required); add \"--router-tokenizer-path\", \"<the workers' model id or tokenizer path>\" to args";
+/// The server flag [`SERVER_TOKENIZER`] asks for.
+pub(super) const TOKENIZER_FLAG: &str = "--router-tokenizer-path";
 /// A worker asks for no GPU.
 pub(super) const WORKER_GPU: &str = "a worker needs at least one GPU per pod; set resources.gpu";
 /// A service with `extraPodSpec` also sets a field that renders into the pod.
@@ -369,8 +373,18 @@ fn extra_gpus(extra: &k8s_openapi::api::core::v1::PodSpec, gpu_type: &str) -> i3
         .unwrap_or(0)
 }
 
-/// The server routes: no role, no GPU, one node.
+/// The server routes: no role, no GPU, one node, and its router is told the tokenizer (unless
+/// `extraPodSpec` writes the whole command line).
 fn server_rules(errors: &mut Errors, path: &str, svc: &ServiceSpec) {
+    let tokenizer = svc.args.iter().any(|arg| {
+        arg == TOKENIZER_FLAG
+            || arg
+                .strip_prefix(TOKENIZER_FLAG)
+                .is_some_and(|rest| rest.starts_with('='))
+    });
+    if !tokenizer && svc.extra_pod_spec.is_none() {
+        errors.push(format!("{path}.args"), SERVER_TOKENIZER);
+    }
     if svc.role.is_some() {
         errors.push(format!("{path}.role"), SERVER_ROLE);
     }
@@ -474,7 +488,7 @@ mod tests {
     fn errors_of(service: Value) -> Vec<String> {
         services_of(
             Some("img"),
-            json!({"router": {"componentType": "server"}, "s": service}),
+            json!({"router": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]}, "s": service}),
         )
         .2
     }
@@ -491,7 +505,7 @@ mod tests {
     fn defaults_are_resolved() {
         let (server, workers, errors) = services_of(
             Some("img"),
-            json!({"router": {"componentType": "server"}, "w": worker(json!({"image": "own"}))}),
+            json!({"router": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]}, "w": worker(json!({"image": "own"}))}),
         );
         assert!(errors.is_empty(), "{errors:?}");
         let server = server.expect("a server");
@@ -516,7 +530,7 @@ mod tests {
         assert_eq!(
             services_of(
                 None,
-                json!({"router": {"componentType": "server"}, "w": worker(json!({"image": "own"}))})
+                json!({"router": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]}, "w": worker(json!({"image": "own"}))})
             )
             .2,
             [
@@ -528,7 +542,7 @@ mod tests {
     #[test]
     fn images_are_not_empty_nor_too_long() {
         assert_eq!(
-            services_of(Some(""), json!({"router": {"componentType": "server"}})).2,
+            services_of(Some(""), json!({"router": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]}})).2,
             ["spec.image: must not be empty; set a value or remove the field"]
         );
         assert_eq!(
@@ -604,7 +618,10 @@ mod tests {
             [format!("spec.services.s.resources.gpuType: {message}")]
         );
         assert_eq!(
-            errors_of(json!({"componentType": "server", "resources": {"gpuType": "amd com"}})),
+            errors_of(
+                json!({"componentType": "server", "args": ["--router-tokenizer-path", "m"],
+                "resources": {"gpuType": "amd com"}})
+            ),
             [format!("spec.services.s.resources.gpuType: {message}")]
         );
     }
@@ -613,7 +630,8 @@ mod tests {
     fn the_server_has_no_role_gpu_or_second_node() {
         assert_eq!(
             errors_of(
-                json!({"componentType": "server", "role": "mixed", "resources": {"gpu": 1}, "numberOfNodes": 2})
+                json!({"componentType": "server", "role": "mixed", "resources": {"gpu": 1}, "numberOfNodes": 2,
+                    "args": ["--router-tokenizer-path", "m"]})
             ),
             [
                 "spec.services.s.role: only workers have a role; remove it from the server",
@@ -623,10 +641,40 @@ mod tests {
         );
         assert!(
             errors_of(
-                json!({"componentType": "server", "resources": {"gpu": 0}, "numberOfNodes": 1})
+                json!({"componentType": "server", "resources": {"gpu": 0}, "numberOfNodes": 1,
+                    "args": ["--router-tokenizer-path=m"]})
             )
             .is_empty()
         );
+    }
+
+    /// Upstream's router exits without `--router-tokenizer-path`; a pod written whole is the
+    /// user's.
+    #[test]
+    fn the_server_names_its_tokenizer() {
+        let missing = format!("spec.services.s.args: {SERVER_TOKENIZER}");
+        for args in [
+            json!([]),
+            json!(["--router-policy", "round-robin"]),
+            json!(["--router-tokenizer-path-x=m"]),
+        ] {
+            assert_eq!(
+                errors_of(json!({"componentType": "server", "args": args})),
+                std::slice::from_ref(&missing),
+                "{args}"
+            );
+        }
+        for args in [
+            json!(["--router-tokenizer-path", "m"]),
+            json!(["--router-tokenizer-path=m"]),
+        ] {
+            assert!(
+                errors_of(json!({"componentType": "server", "args": args})).is_empty(),
+                "{args}"
+            );
+        }
+        let extra = json!({"componentType": "server", "extraPodSpec": {"containers": [{"name": "main", "image": "i"}]}});
+        assert!(errors_of(extra).is_empty());
     }
 
     #[test]

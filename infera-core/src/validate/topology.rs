@@ -83,7 +83,7 @@ mod tests {
     }
 
     fn server() -> serde_json::Value {
-        json!({"componentType": "server"})
+        json!({"componentType": "server", "args": ["--router-tokenizer-path", "m"]})
     }
 
     fn worker(role: &str) -> serde_json::Value {

@@ -215,7 +215,7 @@ spec:
   backendFramework: sglang
   image: rocm/infera:sglang-v0.1.1
   services:
-    server: {componentType: server}
+    server: {componentType: server, args: [--router-tokenizer-path, m]}
     prefill: {componentType: worker, role: prefill, replicas: 2, resources: {gpu: 1}}
     decode:
       componentType: worker

@@ -124,7 +124,7 @@ fn a_ready_deployment_lists_only_warnings_since_it_became_ready() {
 fn pod_rows_read_health_like_the_operator() {
     let unschedulable: Pod = serde_json::from_value(serde_json::json!({
         "metadata": {"name": "big-worker-1", "labels": {"infera.amd.com/service": "worker"}},
-        "spec": {"containers": [{"name": "engine"}, {"name": "frontend"}]},
+        "spec": {"containers": [{"name": "engine"}, {"name": "infera-frontend"}]},
         "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False",
             "reason": "Unschedulable", "message": "0/2 nodes are available: 2 Insufficient amd.com/gpu."}]}
     }))
