@@ -40,6 +40,35 @@ pub struct PodContext<'a> {
     pub lws: Option<(u32, i64)>,
 }
 
+/// A pod template of a workload: `pod`, `leader` or `worker`; the template; for a
+/// LeaderWorkerSet, the pod's worker index and the group size.
+pub type Template<'a> = (&'static str, &'a Value, Option<(u32, i64)>);
+
+/// The pod templates of a workload (Deployment, StatefulSet, LeaderWorkerSet: its leader's, the
+/// worker template when it has none, and its workers').
+pub fn templates(child: &Value) -> Vec<Template<'_>> {
+    let spec = &child["spec"];
+    match child["kind"].as_str() {
+        Some("Deployment" | "StatefulSet") => vec![("pod", &spec["template"], None)],
+        Some("LeaderWorkerSet") => {
+            let lws = &spec["leaderWorkerTemplate"];
+            let size = lws["size"].as_i64().unwrap_or(1);
+            let worker = &lws["workerTemplate"];
+            let leader = if lws["leaderTemplate"].is_null() {
+                worker
+            } else {
+                &lws["leaderTemplate"]
+            };
+            let mut out = vec![("leader", leader, Some((0, size)))];
+            if size > 1 {
+                out.push(("worker", worker, Some((1, size))));
+            }
+            out
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// The environment the kubelet gives `container` before it expands the command line: its `env`
 /// (downward-API fields and the LeaderWorkerSet controller's variables given sample values).
 pub fn container_env(container: &Value, pod: &PodContext<'_>) -> BTreeMap<String, String> {

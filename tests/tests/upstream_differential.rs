@@ -30,8 +30,8 @@ use infera_core::{render, validate, yaml};
 use infera_e2e::cluster::PrivateCluster;
 use infera_e2e::kube::api::{Api, ApiResource, DynamicObject, ListParams, PostParams};
 use infera_e2e::kube::core::GroupVersionKind;
-use infera_e2e::upstream::{self, PodContext, Process, process};
-use infera_e2e::{Process as Child, apply_yaml, eventually, test_bin_dir};
+use infera_e2e::upstream::{self, PodContext, Process, process, templates};
+use infera_e2e::{Process as Spawned, apply_yaml, eventually, test_bin_dir};
 use serde_json::{Value, json};
 
 #[path = "../../infera-core/tests/common/snapshot.rs"]
@@ -158,33 +158,6 @@ impl Roles {
             return format!("<{suffix}>");
         }
         object.replace(&self.name, "<name>")
-    }
-}
-
-/// A pod template of a workload: `pod`, `leader` or `worker`; the template; for a
-/// LeaderWorkerSet, the pod's worker index and the group size.
-type Template<'a> = (&'static str, &'a Value, Option<(u32, i64)>);
-
-/// The pod templates of a workload.
-fn templates(child: &Value) -> Vec<Template<'_>> {
-    let spec = &child["spec"];
-    match child["kind"].as_str() {
-        Some("Deployment" | "StatefulSet") => vec![("pod", &spec["template"], None)],
-        Some("LeaderWorkerSet") => {
-            let lws = &spec["leaderWorkerTemplate"];
-            let size = lws["size"].as_i64().unwrap_or(1);
-            let worker = &lws["workerTemplate"];
-            let leader = if lws["leaderTemplate"].is_null() {
-                worker
-            } else {
-                &lws["leaderTemplate"]
-            };
-            vec![
-                ("leader", leader, Some((0, size))),
-                ("worker", worker, Some((1, size))),
-            ]
-        }
-        _ => Vec::new(),
     }
 }
 
@@ -697,7 +670,7 @@ async fn our_children_match_upstreams_operator_or_differ_as_documented() -> anyh
         anyhow::Ok(())
     })
     .await?;
-    let mut operator = Child::spawn(
+    let mut operator = Spawned::spawn(
         Path::new(&manager),
         ["--metrics-bind-address=0", "--health-probe-bind-address=0"],
         &cluster.kubeconfig,

@@ -19,7 +19,7 @@
 use std::collections::BTreeMap;
 
 use infera_core::{BackendFramework, InferaDeployment, render, validate, yaml};
-use infera_e2e::upstream::{self, PodContext, Process, process};
+use infera_e2e::upstream::{self, PodContext, Process, process, templates};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use serde_json::{Value, json};
@@ -198,45 +198,6 @@ fn combination(backend: &str, topology: &str, nats: &str, discovery: &str, gaie:
     spec
 }
 
-/// A pod template of a server or worker workload: its label (`Deployment/demo-decode`), the
-/// template, and for a LeaderWorkerSet the pod's worker index and the group size.
-type Template<'a> = (String, &'a Value, Option<(u32, i64)>);
-
-/// Pod templates of the server and worker workloads.
-fn templates(child: &Value) -> Vec<Template<'_>> {
-    let kind = child["kind"].as_str().unwrap_or_default();
-    let name = child["metadata"]["name"].as_str().unwrap_or_default();
-    let spec = &child["spec"];
-    let mut out = Vec::new();
-    match kind {
-        "Deployment" | "StatefulSet" => {
-            out.push((format!("{kind}/{name}"), &spec["template"], None))
-        }
-        "LeaderWorkerSet" => {
-            let lws = &spec["leaderWorkerTemplate"];
-            let size = lws["size"].as_i64().unwrap_or(1);
-            let worker = &lws["workerTemplate"];
-            let leader = if lws["leaderTemplate"].is_null() {
-                worker
-            } else {
-                &lws["leaderTemplate"]
-            };
-            out.push((format!("{kind}/{name} leader"), leader, Some((0, size))));
-            if size > 1 {
-                out.push((format!("{kind}/{name} worker"), worker, Some((1, size))));
-            }
-        }
-        _ => {}
-    }
-    out.retain(|(_, template, _)| {
-        matches!(
-            template["metadata"]["labels"]["app.kubernetes.io/component"].as_str(),
-            Some("server" | "worker" | "epp")
-        )
-    });
-    out
-}
-
 fn entries(label: &str, idep: &InferaDeployment) -> Vec<Process> {
     let valid = validate(idep).unwrap_or_else(|e| panic!("{label}: does not validate: {e}"));
     let namespace = idep
@@ -248,13 +209,22 @@ fn entries(label: &str, idep: &InferaDeployment) -> Vec<Process> {
     for child in render(&valid) {
         let child = serde_json::to_value(&child).expect("json");
         let workload = child["metadata"]["name"].as_str().unwrap_or_default();
-        for (what, template, lws) in templates(&child) {
+        let kind = child["kind"].as_str().unwrap_or_default();
+        for (which, template, lws) in templates(&child) {
             let pod = PodContext {
                 workload,
                 namespace: &namespace,
                 lws,
             };
             let component = template["metadata"]["labels"]["app.kubernetes.io/component"].as_str();
+            // The server's, the workers' and the Endpoint Picker's pods run Infera.
+            if !matches!(component, Some("server" | "worker" | "epp")) {
+                continue;
+            }
+            let what = match which {
+                "pod" => format!("{kind}/{workload}"),
+                _ => format!("{kind}/{workload} {which}"),
+            };
             let guess = match (component, idep.spec.backend_framework) {
                 (Some("server"), _) => "server",
                 (_, BackendFramework::Vllm) => "vllm",
