@@ -275,8 +275,8 @@ pub struct NatsSpec {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GaieSpec {
-    /// `false` turns GAIE off while keeping these settings (default true: `gaie` present enables
-    /// it).
+    /// `true` turns GAIE on. Default false, as upstream's (`types.go:152-154`): a `gaie` block
+    /// without it changes nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
     /// Hugging Face id or path of the tokenizer the Endpoint Picker and the frontend sidecar score
@@ -317,6 +317,13 @@ pub struct GaieSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH))]
     pub epp_image: Option<String>,
+}
+
+impl GaieSpec {
+    /// Whether GAIE is on: `enabled: true` (upstream's default is off).
+    pub fn is_enabled(&self) -> bool {
+        self.enabled == Some(true)
+    }
 }
 
 /// What images the spec may name.

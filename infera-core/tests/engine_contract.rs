@@ -386,7 +386,7 @@ fn every_rendered_probe_has_an_explicit_timeout() {
             let spec = graph(
                 backend,
                 topology,
-                json!({"spec": {"gaie": {"gatewayName": "gw", "tokenizerPath": "Qwen/Qwen3-0.6B", "frontendPort": 8080}, "nats": {"deploy": true}}}),
+                json!({"spec": {"gaie": {"enabled": true, "gatewayName": "gw", "tokenizerPath": "Qwen/Qwen3-0.6B", "frontendPort": 8080}, "nats": {"deploy": true}}}),
             );
             for child in children(spec) {
                 collect_probes(&child, "", &mut probes);

@@ -43,12 +43,26 @@ fn pd_example_on_vllm_drains_for_shutdown_timeout() {
     insta::assert_snapshot!(on_backend("pd.yaml", infera_core::BackendFramework::Vllm));
 }
 
+/// The multi-node example on vLLM, with vLLM's parallelism flags. Rendered as the engine
+/// contract says, though upstream's wrapper cannot start its ranks > 0 (docs/upstream-contract.md).
 #[test]
-fn multi_node_pool_on_sglang_probes_the_leaders_only() {
-    insta::assert_snapshot!(on_backend(
-        "multinode.yaml",
-        infera_core::BackendFramework::Sglang
-    ));
+fn multi_node_pool_on_vllm_probes_the_leaders_only() {
+    let mut deployment = load("multinode.yaml");
+    deployment.spec.backend_framework = infera_core::BackendFramework::Vllm;
+    if let Some(worker) = deployment.spec.services.get_mut("worker") {
+        worker.args = [
+            "--model",
+            "meta-llama/Llama-3.1-405B-Instruct",
+            "--tensor-parallel-size",
+            "8",
+            "--pipeline-parallel-size",
+            "2",
+        ]
+        .map(String::from)
+        .to_vec();
+    }
+    let children = render(&validate(&deployment).expect("valid"));
+    insta::assert_snapshot!(yaml::to_yaml_stream(&children).expect("yaml"));
 }
 
 #[test]
@@ -71,6 +85,7 @@ fn the_readme_documents_every_injected_flag() {
 fn with_gaie(file: &str) -> Vec<infera_core::Child> {
     let mut deployment = load(file);
     deployment.spec.gaie = Some(infera_core::GaieSpec {
+        enabled: Some(true),
         gateway_name: "inference-gateway".into(),
         gateway_section_name: Some("http".into()),
         tokenizer_path: Some("Qwen/Qwen3-0.6B".into()),
@@ -117,6 +132,7 @@ fn graph(backend: &str, workers: &[Pool<'_>], gaie: bool) -> String {
     let mut deployment = deployment;
     if gaie {
         deployment.spec.gaie = Some(infera_core::GaieSpec {
+            enabled: Some(true),
             gateway_name: "inference-gateway".into(),
             tokenizer_path: Some("Qwen/Qwen3-0.6B".into()),
             // vLLM's engine listens on 8000, the sidecar's default.
@@ -187,6 +203,7 @@ fn images_pinned_by_digest_are_pulled_if_not_present_and_tags_by_kubernetes_defa
     let mut deployment = load("pd.yaml");
     deployment.spec.image = Some(pinned.clone());
     deployment.spec.gaie = Some(infera_core::GaieSpec {
+        enabled: Some(true),
         gateway_name: "inference-gateway".into(),
         epp_image: Some(pinned),
         tokenizer_path: Some("Qwen/Qwen3-0.6B".into()),

@@ -195,6 +195,16 @@ fn upstream_defaults_hold() {
     })))
     .expect("valid");
     assert_eq!(disabled.gaie, None);
+    // `enabled` defaults to false, as upstream's (types.go:152-154): the block alone is off.
+    let absent = validate(&idep(json!({
+        "image": "i", "gaie": {"gatewayName": "gw", "tokenizerPath": "m"},
+        "services": {
+            "server": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]},
+            "worker": {"componentType": "worker", "resources": {"gpu": 1}},
+        },
+    })))
+    .expect("valid");
+    assert_eq!(absent.gaie, None);
 }
 
 fn env_names(env: &[EnvVar]) -> Vec<&str> {

@@ -416,10 +416,7 @@ pub fn compute(
 /// Endpoint Picker's replicas, the InferencePool's and HTTPRoute's names and whether a Gateway
 /// accepted them (a pool without conditions counts as ready, as upstream's); `None` without GAIE.
 pub fn gaie(idep: &InferaDeployment, snapshot: &Snapshot) -> Option<GaieStatus> {
-    idep.spec
-        .gaie
-        .as_ref()
-        .filter(|gaie| gaie.enabled != Some(false))?;
+    idep.spec.gaie.as_ref().filter(|gaie| gaie.is_enabled())?;
     let name = idep.name_any();
     let child = |kind, object: &str| snapshot.children.get(&(kind, object.to_string()));
     let (pool, route) = (inference_pool_name(&name), http_route_name(&name));
@@ -885,7 +882,7 @@ mod tests {
                 .data(json!({"spec": {}, "status": status}));
             ((kind, name.to_string()), Arc::new(Live::from(object)))
         };
-        let on = idep(json!({"gatewayName": "gw", "tokenizerPath": "t"}));
+        let on = idep(json!({"enabled": true, "gatewayName": "gw", "tokenizerPath": "t"}));
         let accepted =
             json!({"parents": [{"conditions": [{"type": "Accepted", "status": "True"}]}]});
         let mut snapshot = Snapshot {
@@ -912,8 +909,10 @@ mod tests {
         let (key, route) = gateway(ChildKind::HttpRoute, "demo-route", accepted);
         snapshot.children.insert(key, route);
         assert_eq!(gaie(&on, &snapshot).and_then(|g| g.ready), Some(true));
-        let off = idep(json!({"enabled": false, "gatewayName": "gw", "tokenizerPath": "t"}));
-        assert_eq!(gaie(&off, &snapshot), None);
+        for off in [json!(false), serde_json::Value::Null] {
+            let off = idep(json!({"enabled": off, "gatewayName": "gw", "tokenizerPath": "t"}));
+            assert_eq!(gaie(&off, &snapshot), None);
+        }
     }
 
     fn ready_condition(status: &InferaDeploymentStatus) -> (&str, &str, &str) {

@@ -60,6 +60,7 @@ fn the_cluster_role_holds_everything_the_rendered_roles_grant() {
         .unwrap_or_else(|e| panic!("examples/pd.yaml: {e}"))
         .remove(0);
     deployment.spec.gaie = Some(infera_core::GaieSpec {
+        enabled: Some(true),
         gateway_name: "gw".into(),
         tokenizer_path: Some("Qwen/Qwen3-0.6B".into()),
         ..Default::default()

@@ -111,6 +111,15 @@ pub fn mutable_image_warning(image: &MutableImage) -> String {
     )
 }
 
+/// A `gaie` block that stays off: `enabled` defaults to false, as upstream's, and a user who wrote
+/// the block most likely meant it on.
+pub fn gaie_off_warning(idep: &InferaDeployment) -> Option<String> {
+    let gaie = idep.spec.gaie.as_ref()?;
+    (gaie.enabled.is_none()).then(|| {
+        "spec.gaie is set without enabled, so the Inference Gateway objects are not created (off by default, as upstream's); set spec.gaie.enabled: true, or false to say it is off".to_string()
+    })
+}
+
 /// The [`Source::File`] source: every InferaDeployment of a file, with `namespace` filled in as
 /// [`parse`] does. Not validated yet.
 pub fn read(path: &Path, namespace: Option<&str>) -> Result<Vec<InferaDeployment>> {
@@ -162,6 +171,26 @@ mod tests {
             mutable_image_warning(&image),
             "spec.services.decode.image rocm/infera:sglang-v0.1.1 is a mutable tag; pin it by digest (spec.imagePolicy.requireDigest makes this an error)"
         );
+    }
+
+    #[test]
+    fn a_gaie_block_without_enabled_is_warned_about() {
+        let with = |gaie: serde_json::Value| -> InferaDeployment {
+            serde_json::from_value(serde_json::json!({
+                "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+                "metadata": {"name": "demo"}, "spec": {"gaie": gaie, "services": {}},
+            }))
+            .expect("a deployment")
+        };
+        let block = serde_json::json!({"gatewayName": "gw", "tokenizerPath": "t"});
+        let warning = gaie_off_warning(&with(block.clone())).expect("a warning");
+        assert!(warning.contains("set spec.gaie.enabled: true"), "{warning}");
+        for enabled in [true, false] {
+            let mut gaie = block.clone();
+            gaie["enabled"] = enabled.into();
+            assert_eq!(gaie_off_warning(&with(gaie)), None);
+        }
+        assert_eq!(gaie_off_warning(&with(serde_json::Value::Null)), None);
     }
 
     #[test]

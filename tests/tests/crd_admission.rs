@@ -66,6 +66,11 @@ async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> a
             "numberOfNodes: the server runs on one node",
         ),
         (
+            "server without a tokenizer",
+            json!({"spec": {"services": {"server": {"args": ["--router-policy", "kv-aware"]}}}}),
+            "args: the router needs the workers' tokenizer",
+        ),
+        (
             "worker without GPU",
             json!({"spec": {"services": {"decode": {"resources": {"gpu": 0}}}}}),
             "resources.gpu: a worker needs at least one GPU per pod",

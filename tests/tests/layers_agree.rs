@@ -102,6 +102,10 @@ fn mutations() -> Vec<(&'static str, Value)> {
         ("server with GPU", server(json!({"resources": {"gpu": 1}}))),
         ("server with role", server(json!({"role": "decode"}))),
         ("server on two nodes", server(json!({"numberOfNodes": 2}))),
+        (
+            "server without a tokenizer",
+            server(json!({"args": ["--router-policy", "kv-aware"]})),
+        ),
         ("no server", server(Value::Null)),
         ("prefill without decode", decode(Value::Null)),
         (
@@ -323,7 +327,7 @@ fn mutations() -> Vec<(&'static str, Value)> {
         ),
         (
             "gateway",
-            json!({"spec": {"gaie": {"gatewayName": "inference-gateway", "tokenizerPath": "Qwen/Qwen3-0.6B"}}}),
+            json!({"spec": {"gaie": {"enabled": true, "gatewayName": "inference-gateway", "tokenizerPath": "Qwen/Qwen3-0.6B"}}}),
         ),
     ]
 }

@@ -36,7 +36,7 @@ spec:
   backendFramework: sglang
   image: rocm/infera:sglang-v0.1.1
   nats: {deploy: true, storageSize: 1Gi}
-  gaie: {gatewayName: inference-gateway, tokenizerPath: Qwen/Qwen3-0.6B}
+  gaie: {enabled: true, gatewayName: inference-gateway, tokenizerPath: Qwen/Qwen3-0.6B}
   services:
     server: {componentType: server, args: [--router-tokenizer-path, m]}
     prefill: {componentType: worker, role: prefill, replicas: 0, resources: {gpu: 1}}

@@ -2,7 +2,8 @@
 //! InferencePool CRDs but no gateway controller): the InferencePool selects exactly the pods that
 //! serve requests, the Endpoint Picker's Role allows what it reads and nothing else, the serving
 //! pods carry the direct-mode router sidecar the pool targets (the server itself routes as
-//! always, as upstream's), and the GAIE objects go with `spec.gaie`.
+//! always, as upstream's), `status.gaie` follows the route's acceptance by a Gateway (upstream's
+//! `gaieStatus`), and the GAIE objects go with `spec.gaie`.
 
 use std::time::Duration;
 
@@ -39,7 +40,7 @@ fn spec(gaie: bool) -> String {
         }},
     });
     if gaie {
-        spec["spec"]["gaie"] = json!({"gatewayName": "inference-gateway", "gatewaySectionName": "http", "tokenizerPath": "Qwen/Qwen3-0.6B"});
+        spec["spec"]["gaie"] = json!({"enabled": true, "gatewayName": "inference-gateway", "gatewaySectionName": "http", "tokenizerPath": "Qwen/Qwen3-0.6B"});
     }
     spec.to_string()
 }
@@ -67,6 +68,21 @@ fn pool_api(admin: &Client, ns: &str) -> Api<DynamicObject> {
         ns,
         &ApiResource::from_gvk_with_plural(&gvk, "inferencepools"),
     )
+}
+
+/// `status.gaie` once it says `ready` is `ready`.
+async fn gaie_status(
+    ideps: &Api<InferaDeployment>,
+    ready: bool,
+) -> anyhow::Result<infera_core::GaieStatus> {
+    eventually(READY_TIMEOUT, || async {
+        let gaie = ideps.get("gw").await?.status.and_then(|s| s.gaie);
+        match gaie {
+            Some(gaie) if gaie.ready == Some(ready) => Ok(gaie),
+            other => Err(anyhow::anyhow!("status.gaie: {other:?}")),
+        }
+    })
+    .await
 }
 
 async fn server_args(deployments: &Api<Deployment>) -> anyhow::Result<Vec<String>> {
@@ -123,6 +139,43 @@ async fn the_pool_selects_prefill_pods_and_decode_leaders_and_the_epp_reads_only
     apply_yaml_in(&admin, ns.name(), &spec(true)).await?;
     let ideps: Api<InferaDeployment> = ns.api();
     ready(&ideps).await?;
+
+    // No gateway controller: the pool has no conditions (ready, as upstream's), the route is not
+    // accepted. Then a Gateway accepts the route (its status written as a controller would).
+    let waiting = gaie_status(&ideps, false).await?;
+    assert_eq!(
+        waiting,
+        infera_core::GaieStatus {
+            epp_replicas: 1,
+            epp_ready_replicas: 1,
+            inference_pool_name: Some("gw-pool".into()),
+            inference_pool_ready: Some(true),
+            http_route_name: Some("gw-route".into()),
+            http_route_accepted: Some(false),
+            ready: Some(false),
+        }
+    );
+    let route_gvk = GroupVersionKind::gvk("gateway.networking.k8s.io", "v1", "HTTPRoute");
+    let routes: Api<DynamicObject> = Api::namespaced_with(
+        admin.clone(),
+        ns.name(),
+        &ApiResource::from_gvk_with_plural(&route_gvk, "httproutes"),
+    );
+    let accepted = json!({"status": {"parents": [{
+        "parentRef": {"name": "inference-gateway"},
+        "controllerName": "example.com/gateway-controller",
+        "conditions": [{"type": "Accepted", "status": "True", "reason": "Accepted",
+            "message": "accepted", "lastTransitionTime": "2026-01-01T00:00:00Z", "observedGeneration": 1}],
+    }]}});
+    routes
+        .patch_status(
+            "gw-route",
+            &infera_e2e::kube::api::PatchParams::default(),
+            &infera_e2e::kube::api::Patch::Merge(&accepted),
+        )
+        .await?;
+    let accepted = gaie_status(&ideps, true).await?;
+    assert_eq!(accepted.http_route_accepted, Some(true));
 
     // The pool's own selector, applied to the live pods: the prefill pod and the decode leader.
     let pool = pool_api(&admin, ns.name()).get("gw-pool").await?;
@@ -248,6 +301,10 @@ async fn the_pool_selects_prefill_pods_and_decode_leaders_and_the_epp_reads_only
     })
     .await?;
     ready(&ideps).await?;
+    anyhow::ensure!(
+        ideps.get("gw").await?.status.and_then(|s| s.gaie).is_none(),
+        "status.gaie stays without GAIE"
+    );
     operator.ensure_running()?;
     ns.cleanup().await
 }

@@ -71,7 +71,7 @@ async fn gaie_without_its_crd_reports_missing_dependency_deploys_the_rest_and_re
         let spec = json!({
             "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment", "metadata": {"name": "gw"},
             "spec": {"backendFramework": "sglang", "image": "rocm/infera:sglang-v0.1.1",
-                     "gaie": {"gatewayName": "inference-gateway", "tokenizerPath": "Qwen/Qwen3-0.6B"},
+                     "gaie": {"enabled": true, "gatewayName": "inference-gateway", "tokenizerPath": "Qwen/Qwen3-0.6B"},
                      "services": {"server": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]},
                                   "worker": {"componentType": "worker", "resources": {"gpu": 1}}}},
         });

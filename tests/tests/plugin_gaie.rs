@@ -30,7 +30,7 @@ fn spec_file(namespace: &str, gateway: &str, section: Option<&str>) -> anyhow::R
     let dir = target_dir().join("e2e-logs");
     std::fs::create_dir_all(&dir)?;
     let path = dir.join(format!("plugin-gaie-{namespace}-{gateway}.yaml"));
-    let mut gaie = serde_json::json!({"gatewayName": gateway, "tokenizerPath": "Qwen/Qwen3-0.6B"});
+    let mut gaie = serde_json::json!({"enabled": true, "gatewayName": gateway, "tokenizerPath": "Qwen/Qwen3-0.6B"});
     if let Some(section) = section {
         gaie["gatewaySectionName"] = section.into();
     }

@@ -61,6 +61,7 @@ fn example_specs() -> Vec<(String, InferaDeployment)> {
         // The same behind an Inference Gateway: the EPP and the frontend sidecars are checked too.
         let mut gaie = idep;
         gaie.spec.gaie = Some(infera_core::GaieSpec {
+            enabled: Some(true),
             gateway_name: "inference-gateway".into(),
             tokenizer_path: Some(MODEL.into()),
             // vLLM's engine listens on 8000, the sidecar's default.
@@ -193,7 +194,8 @@ fn combination(backend: &str, topology: &str, nats: &str, discovery: &str, gaie:
         spec["spec"]["etcdEndpoint"] = json!("http://etcd.infra:2379");
     }
     if gaie {
-        spec["spec"]["gaie"] = json!({"gatewayName": "inference-gateway", "tokenizerPath": MODEL});
+        spec["spec"]["gaie"] =
+            json!({"enabled": true, "gatewayName": "inference-gateway", "tokenizerPath": MODEL});
     }
     spec
 }

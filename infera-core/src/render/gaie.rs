@@ -274,7 +274,7 @@ mod tests {
             "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
             "metadata": {"name": "demo", "namespace": "ns"},
             "spec": {"backendFramework": "sglang", "image": "img", "services": services,
-                     "gaie": {"gatewayName": "gw", "gatewayNamespace": "infra",
+                     "gaie": {"enabled": true, "gatewayName": "gw", "gatewayNamespace": "infra",
                               "tokenizerPath": "Qwen/Qwen3-0.6B", "hostnames": ["chat.example.com"]}}
         }))
         .expect("an InferaDeployment");

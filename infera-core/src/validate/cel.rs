@@ -614,7 +614,7 @@ pub(crate) fn gaie_tokenizer() -> Rule {
 /// With GAIE on, `spec.gaie.eppImage` or `spec.image` names the EPP and sidecar image.
 pub(crate) fn gaie_image() -> Rule {
     rule(
-        "!has(self.gaie) || (has(self.gaie.enabled) && !self.gaie.enabled) || has(self.gaie.eppImage) || has(self.image)",
+        "!has(self.gaie) || !has(self.gaie.enabled) || !self.gaie.enabled || has(self.gaie.eppImage) || has(self.image)",
         "spec.gaie.eppImage",
         super::gaie::IMAGE_REQUIRED,
     )

@@ -52,7 +52,7 @@ pub(super) fn settings(errors: &mut Errors, gaie: &GaieSpec, image: Option<&str>
         None => errors.push("spec.gaie.tokenizerPath", TOKENIZER_REQUIRED),
     }
     let image = gaie.epp_image.as_deref().or(image);
-    if image.is_none() && gaie.enabled != Some(false) {
+    if image.is_none() && gaie.is_enabled() {
         errors.push("spec.gaie.eppImage", IMAGE_REQUIRED);
     }
     if let Some(name) = &gaie.model_name {
@@ -252,8 +252,8 @@ mod tests {
 
     #[test]
     fn the_tokenizer_is_required_and_an_image_when_gaie_is_on() {
-        let spec: GaieSpec =
-            serde_json::from_value(json!({"gatewayName": "gw"})).expect("a gaie spec");
+        let spec: GaieSpec = serde_json::from_value(json!({"enabled": true, "gatewayName": "gw"}))
+            .expect("a gaie spec");
         assert_eq!(
             found(|e| {
                 settings(e, &spec, None);
@@ -263,15 +263,18 @@ mod tests {
                 format!("spec.gaie.eppImage: {IMAGE_REQUIRED}"),
             ]
         );
-        let off: GaieSpec = serde_json::from_value(
-            json!({"gatewayName": "gw", "tokenizerPath": "t", "enabled": false}),
-        )
-        .expect("a gaie spec");
-        assert!(
-            found(|e| {
-                settings(e, &off, None);
-            })
-            .is_empty()
-        );
+        // Off (`enabled: false`, or absent: upstream's default) needs no image.
+        for off in [json!({"enabled": false}), json!({})] {
+            let mut off = off;
+            off["gatewayName"] = json!("gw");
+            off["tokenizerPath"] = json!("t");
+            let off: GaieSpec = serde_json::from_value(off).expect("a gaie spec");
+            assert!(
+                found(|e| {
+                    settings(e, &off, None);
+                })
+                .is_empty()
+            );
+        }
     }
 }

@@ -106,7 +106,7 @@ mod tests {
             "backendFramework": "sglang",
             "image": "rocm/infera:sglang-v0.1.1",
             "imagePolicy": policy,
-            "gaie": {"gatewayName": "gw", "eppImage": "epp"},
+            "gaie": {"enabled": true, "gatewayName": "gw", "eppImage": "epp"},
             "services": {
                 "server": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]},
                 "decode": {"componentType": "worker", "image": format!("rocm/infera@sha256:{DIGEST}")},
@@ -191,7 +191,7 @@ mod tests {
             "backendFramework": "sglang",
             "image": pinned,
             "imagePolicy": {"requireDigest": true},
-            "gaie": {"gatewayName": "gw", "eppImage": pinned},
+            "gaie": {"enabled": true, "gatewayName": "gw", "eppImage": pinned},
             "services": {"server": {"componentType": "server", "args": ["--router-tokenizer-path", "m"]}, "decode": {"componentType": "worker", "image": pinned}},
         }));
         assert_eq!(found(|e| require_digest(e, &idep.spec)), [] as [String; 0]);

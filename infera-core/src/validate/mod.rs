@@ -45,7 +45,7 @@ pub use syntax::is_quantity;
 
 use crate::{
     flags::DiscoveryFlags,
-    types::{BackendFramework, InferaDeployment, Role},
+    types::{BackendFramework, GaieSpec, InferaDeployment, Role},
 };
 
 /// Default GPU resource name.
@@ -320,7 +320,7 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
         .gaie
         .as_ref()
         .map(|g| gaie::settings(&mut errors, g, spec.image.as_deref()))
-        .filter(|_| spec.gaie.as_ref().and_then(|g| g.enabled) != Some(false));
+        .filter(|_| spec.gaie.as_ref().is_some_and(GaieSpec::is_enabled));
     if let Some(rdma) = spec.network.as_ref().and_then(|n| n.rdma.as_ref()) {
         network::deployment(
             &mut errors,

@@ -44,6 +44,9 @@ pub async fn run(args: &DeployArgs, global: &GlobalArgs, printer: &Printer) -> R
         for image in infera_core::validate::mutable_images(idep) {
             printer.warn(&spec::mutable_image_warning(&image));
         }
+        if let Some(warning) = spec::gaie_off_warning(idep) {
+            printer.warn(&warning);
+        }
     }
     for idep in &mut deployments {
         clean(idep);

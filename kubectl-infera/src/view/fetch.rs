@@ -116,7 +116,7 @@ pub async fn pods_and_events(
 /// With `spec.gaie`, the Gateway section: one GET each of the HTTPRoute and the InferencePool
 /// (`None` without `gaie`). A missing or unreadable object is shown as such, never an error.
 pub async fn gather_gateway(kube: &Kube, idep: &InferaDeployment) -> Option<GatewaySection> {
-    idep.spec.gaie.as_ref()?;
+    idep.spec.gaie.as_ref().filter(|gaie| gaie.is_enabled())?;
     let namespace = idep
         .metadata
         .namespace

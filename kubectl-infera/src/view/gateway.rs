@@ -56,7 +56,7 @@ pub fn gateway_section(
     route: Result<Option<ParentsStatus>, String>,
     pool: Result<Option<ParentsStatus>, String>,
 ) -> Option<GatewaySection> {
-    let gaie = idep.spec.gaie.as_ref()?;
+    let gaie = idep.spec.gaie.as_ref().filter(|gaie| gaie.is_enabled())?;
     let namespace = idep.metadata.namespace.clone().unwrap_or_default();
     let name = idep.metadata.name.as_deref().unwrap_or_default();
     let attached = |object: String, read: Result<Option<ParentsStatus>, String>| {

@@ -160,7 +160,7 @@ fn a_table_row_is_the_summary_of_its_object() {
         "metadata": {"resourceVersion": "7", "continue": "next"},
         "columnDefinitions": columns,
         "rows": [
-            {"cells": ["big", "e9ec9c994b", "vllm", "Deploying", "1/2", "5m", "PodsNotReady",
+            {"cells": ["big", "e9ec9c994b", "sglang", "Deploying", "1/2", "5m", "PodsNotReady",
                 "http://big-server.team-a.svc.cluster.local:8000"], "object": metadata("big")},
             {"cells": ["new", null, "sglang", null, null, "5m", null, null], "object": metadata("new")},
         ],

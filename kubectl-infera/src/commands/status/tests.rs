@@ -18,11 +18,11 @@ fn list_table_shows_state_and_ready_services() {
     let rows = [summarize(&listed("Deploying"), now)];
     assert_eq!(
         list_table(&Printer::plain(), &rows, true, false),
-        "NAMESPACE   NAME   BACKEND   STATE       SERVICES   AGE\nteam-a      big    vllm      Deploying   1/2        5m\n"
+        "NAMESPACE   NAME   BACKEND   STATE       SERVICES   AGE\nteam-a      big    sglang    Deploying   1/2        5m\n"
     );
     assert_eq!(
         list_table(&Printer::plain(), &rows, false, true),
-        "NAME   BACKEND   STATE       SERVICES   AGE   REASON         ENDPOINT                                          REVISION\nbig    vllm      Deploying   1/2        5m    PodsNotReady   http://big-server.team-a.svc.cluster.local:8000   e9ec9c994b\n"
+        "NAME   BACKEND   STATE       SERVICES   AGE   REASON         ENDPOINT                                          REVISION\nbig    sglang    Deploying   1/2        5m    PodsNotReady   http://big-server.team-a.svc.cluster.local:8000   e9ec9c994b\n"
     );
 }
 
@@ -68,6 +68,7 @@ fn a_ready_deployment_says_its_older_warnings_are_resolved() {
 fn gaie_idep() -> infera_core::InferaDeployment {
     let mut gaie = idep("Ready");
     gaie.spec.gaie = Some(infera_core::GaieSpec {
+        enabled: Some(true),
         gateway_name: "gw".into(),
         gateway_namespace: Some("infra".into()),
         gateway_section_name: Some("http".into()),
