@@ -23,10 +23,10 @@ release:
 e2e:
 	tests/run-e2e.sh
 
-## Fail on stale generated files, unformatted code, a clippy warning, or a dependency leaking into the pure crate.
+## Fail on stale or new uncommitted generated files, unformatted code, a clippy warning, or a dependency leaking into the pure crate.
 ## (infera-core is checked on its own: in the workspace, feature unification could hide a leak.)
 verify: generate lint-workflows
-	@git diff --exit-code -- crds completions || { echo "generated files are stale: run 'make generate' and commit" >&2; exit 1; }
+	@stale="$$(git status --porcelain -- crds completions)"; [[ -z $$stale ]] || { echo "$$stale" >&2; echo "generated files are stale or new: run 'make generate' and commit" >&2; exit 1; }
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 	$(CARGO) check -p infera-core --locked
