@@ -207,6 +207,45 @@ struct Facts {
     pods: Vec<(String, Value)>,
 }
 
+/// The sorted `field` of each item of the list `list` (container ports, mount paths).
+fn sorted_field(list: &Value, field: &str) -> Value {
+    let mut values: Vec<Value> = list
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|item| item[field].clone())
+        .filter(|value| !value.is_null())
+        .collect();
+    values.sort_by_key(Value::to_string);
+    json!(values)
+}
+
+/// What one container is besides its command line, under `at`.
+fn container_facts(facts: &mut BTreeMap<String, Value>, at: &str, c: &Value) {
+    facts.insert(format!("{at} image"), c["image"].clone());
+    facts.insert(
+        format!("{at} ports"),
+        sorted_field(&c["ports"], "containerPort"),
+    );
+    for var in c["env"].as_array().into_iter().flatten() {
+        let value = match var["valueFrom"]["fieldRef"]["fieldPath"].as_str() {
+            Some(path) => json!(format!("fieldRef {path}")),
+            None => var["value"].clone(),
+        };
+        let name = var["name"].as_str().unwrap_or_default();
+        facts.insert(format!("{at} env {name}"), value);
+    }
+    for probe in ["readinessProbe", "livenessProbe", "startupProbe"] {
+        facts.insert(format!("{at} {probe}"), c[probe].clone());
+    }
+    facts.insert(format!("{at} preStop"), c["lifecycle"]["preStop"].clone());
+    facts.insert(format!("{at} resources"), c["resources"].clone());
+    facts.insert(
+        format!("{at} mounts"),
+        sorted_field(&c["volumeMounts"], "mountPath"),
+    );
+}
+
 /// `side` names its processes for the parser (`<spec>: upstream …`).
 fn facts_of(children: &[Value], roles: &Roles, namespace: &str, side: &str) -> Facts {
     let mut facts = BTreeMap::new();
@@ -266,38 +305,7 @@ fn facts_of(children: &[Value], roles: &Roles, namespace: &str, side: &str) -> F
                             c["name"].as_str().unwrap_or_default()
                         };
                         let at = format!("{at} {cname}");
-                        facts.insert(format!("{at} image"), c["image"].clone());
-                        let mut ports: Vec<i64> = c["ports"]
-                            .as_array()
-                            .into_iter()
-                            .flatten()
-                            .filter_map(|p| p["containerPort"].as_i64())
-                            .collect();
-                        ports.sort_unstable();
-                        facts.insert(format!("{at} ports"), json!(ports));
-                        for var in c["env"].as_array().into_iter().flatten() {
-                            let value = match var["valueFrom"]["fieldRef"]["fieldPath"].as_str() {
-                                Some(path) => json!(format!("fieldRef {path}")),
-                                None => var["value"].clone(),
-                            };
-                            facts.insert(
-                                format!("{at} env {}", var["name"].as_str().unwrap_or_default()),
-                                value,
-                            );
-                        }
-                        for probe in ["readinessProbe", "livenessProbe", "startupProbe"] {
-                            facts.insert(format!("{at} {probe}"), c[probe].clone());
-                        }
-                        facts.insert(format!("{at} preStop"), c["lifecycle"]["preStop"].clone());
-                        facts.insert(format!("{at} resources"), c["resources"].clone());
-                        let mut mounts: Vec<&str> = c["volumeMounts"]
-                            .as_array()
-                            .into_iter()
-                            .flatten()
-                            .filter_map(|m| m["mountPath"].as_str())
-                            .collect();
-                        mounts.sort_unstable();
-                        facts.insert(format!("{at} mounts"), json!(mounts));
+                        container_facts(&mut facts, &at, c);
                         let python = c["command"][0]
                             .as_str()
                             .is_some_and(|p| p.starts_with("python"));
