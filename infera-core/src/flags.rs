@@ -82,6 +82,12 @@ pub const KV_EVENT_TRANSPORT: &str = "--kv-event-transport";
 pub const NATS_SERVER: &str = "--nats-server";
 /// Env var the router and wrappers read as the NATS URL's default (upstream `builders.go:316`).
 pub const NATS_SERVER_ENV: &str = "NATS_SERVER";
+/// Seconds the vLLM wrapper waits for its engine's `/health` before it gives up and exits
+/// (`infera/engine/vllm/worker.py:27-32, 178-208`; default 1800).
+pub const ENGINE_READY_TIMEOUT_ENV: &str = "INFERA_ENGINE_READY_TIMEOUT";
+/// Its value on a vLLM rank > 0, whose headless engine serves no `/health`: ten years, so that
+/// the wrapper never times out and still exits when the engine does (`worker.py:188-192`).
+pub const FOLLOWER_READY_TIMEOUT: &str = "315360000";
 /// The wrapper's drain on SIGTERM, in seconds (`infera/engine/sglang/args.py:132-142`,
 /// `infera/engine/vllm/args.py:272-282`; default `$INFERA_DRAIN_TIMEOUT`, then 30).
 pub const DRAIN_TIMEOUT: &str = "--drain-timeout";
@@ -106,6 +112,10 @@ pub const DIST_INIT_ADDR: &str = "--dist-init-addr";
 pub const MASTER_ADDR: &str = "--master-addr";
 /// vLLM's rendezvous port (`vllm/engine/arg_utils.py:974`).
 pub const MASTER_PORT: &str = "--master-port";
+/// A vLLM rank > 0: no API server, only the node's workers of the leader's executor
+/// (`vllm/entrypoints/openai/cli_args.py:353`; `vllm/entrypoints/cli/serve.py:61-69, 140-141,
+/// 193-206`).
+pub const HEADLESS: &str = "--headless";
 
 /// Flags the operator owns. A user who sets one in `args` gets a validation error, so the
 /// operator never has to decide which of two values wins.
@@ -253,10 +263,11 @@ impl Injection<'_> {
     /// drains for the service's `drainSeconds` on SIGTERM (`--drain-timeout`). Pods of a
     /// multi-node group get the rank flags, read at container start from the environment the
     /// LeaderWorkerSet webhook injects (SGLang as upstream's
-    /// `examples/k8s-deployments/multinode-tp-aggregated.yaml:84-85`). vLLM's rank > 0 pods do
-    /// not get `--headless`: the vLLM wrapper waits for the engine's `/health` on every rank
-    /// before its follower check (`infera/engine/vllm/worker.py:178-181`,
-    /// `infera/engine/vllm/__main__.py:285-296`), and a headless vLLM serves no HTTP.
+    /// `examples/k8s-deployments/multinode-tp-aggregated.yaml:84-85`). vLLM's rank > 0 pods also
+    /// get `--headless`: without it a follower starts an API server whose engine core fails on a
+    /// follower node (`vllm/v1/executor/multiproc_executor.py:352-354`); the wrapper's wait for a
+    /// `/health` a headless engine never serves is lifted by the pod's environment
+    /// (`render::pod`, [`FOLLOWER_READY_TIMEOUT`]).
     pub fn worker(&self, worker: &Worker, rank: Rank) -> Vec<String> {
         let role = worker.role;
         let mut flags = listen(worker.pod.port);
@@ -298,6 +309,9 @@ impl Injection<'_> {
                     DIST_INIT_PORT.to_string(),
                 ]),
             }
+        }
+        if rank == Rank::Follower && self.backend == BackendFramework::Vllm {
+            flags.push(HEADLESS.into());
         }
         if let Some(path) = worker.model.as_ref().map(|m| &m.mount_path) {
             let flag = match self.backend {

@@ -250,19 +250,65 @@ fn vllm_serving_pods_probe_health_which_never_generates() {
     }
 }
 
-/// vLLM rank > 0 pods serve no requests: no port and no probe; not `--headless`, as the Infera
-/// wrapper waits for the engine's `/health` on every rank (infera/engine/vllm/worker.py:178-181).
+/// vLLM rank > 0 pods run their engine `--headless` (a follower with an API server fails,
+/// vllm/v1/executor/multiproc_executor.py:352-354): no port and no probe, and the wrapper's wait
+/// for the `/health` a headless engine never serves does not end (infera/engine/vllm/worker.py:27-32).
 #[test]
-fn vllm_rank_above_zero_has_no_probe_and_no_port() {
-    for t in workers("vllm").iter().filter(|t| !t.serves()) {
+fn vllm_rank_above_zero_runs_headless_and_is_not_probed() {
+    let followers: Vec<_> = workers("vllm")
+        .into_iter()
+        .filter(|t| !t.serves())
+        .collect();
+    assert!(!followers.is_empty());
+    for t in followers {
         let engine = t.engine();
-        assert!(!has_flag(engine, "--headless", None), "{t:?}");
+        assert!(has_flag(engine, "--headless", None), "{t:?}");
+        let timeouts: Vec<_> = engine
+            .env
+            .iter()
+            .flatten()
+            .filter(|e| e.name == "INFERA_ENGINE_READY_TIMEOUT")
+            .map(|e| e.value.as_deref())
+            .collect();
+        assert_eq!(timeouts, [Some("315360000")], "{t:?}");
         assert!(engine.ports.is_none());
         assert!(
             engine.readiness_probe.is_none()
                 && engine.liveness_probe.is_none()
                 && engine.startup_probe.is_none()
         );
+    }
+}
+
+/// A user's `INFERA_ENGINE_READY_TIMEOUT` (slow storage) stays where an engine serves `/health`
+/// and gives way on a headless rank, which would otherwise exit when it ran out.
+#[test]
+fn a_users_engine_ready_timeout_gives_way_on_headless_ranks_only() {
+    let envs =
+        json!({"spec": {"envs": [{"name": "INFERA_ENGINE_READY_TIMEOUT", "value": "7200"}]}});
+    let ranks: Vec<(Rank, Vec<String>)> = templates(graph("vllm", "pd-multinode", envs))
+        .iter()
+        .filter(|t| t.component == "worker")
+        .map(|t| {
+            let values = t
+                .engine()
+                .env
+                .iter()
+                .flatten()
+                .filter(|e| e.name == "INFERA_ENGINE_READY_TIMEOUT")
+                .filter_map(|e| e.value.clone())
+                .collect();
+            (t.rank, values)
+        })
+        .collect();
+    assert!(ranks.iter().any(|(rank, _)| *rank == Rank::Follower));
+    for (rank, values) in ranks {
+        let expected = if rank == Rank::Follower {
+            "315360000"
+        } else {
+            "7200"
+        };
+        assert_eq!(values, [expected], "{rank:?}");
     }
 }
 

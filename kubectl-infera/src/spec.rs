@@ -120,24 +120,6 @@ pub fn gaie_off_warning(idep: &InferaDeployment) -> Option<String> {
     })
 }
 
-/// vLLM pools on several nodes: their ranks > 0 cannot start under upstream's vLLM wrapper
-/// (docs/upstream-contract.md, multi-node vLLM), unless `extraPodSpec` writes their command.
-pub fn vllm_multinode_warnings(idep: &InferaDeployment) -> Vec<String> {
-    if idep.spec.backend_framework != infera_core::BackendFramework::Vllm {
-        return Vec::new();
-    }
-    idep.spec
-        .services
-        .iter()
-        .filter(|(_, s)| s.number_of_nodes.unwrap_or(1) > 1 && s.extra_pod_spec.is_none())
-        .map(|(name, _)| {
-            format!(
-                "spec.services.{name}.numberOfNodes: the vLLM wrapper of the Infera images cannot start ranks above 0 (a follower vLLM fails without --headless, and the wrapper waits for /health a headless one never serves); use backendFramework: sglang for multi-node pools, or one node with more GPUs"
-            )
-        })
-        .collect()
-}
-
 /// The [`Source::File`] source: every InferaDeployment of a file, with `namespace` filled in as
 /// [`parse`] does. Not validated yet.
 pub fn read(path: &Path, namespace: Option<&str>) -> Result<Vec<InferaDeployment>> {
@@ -209,28 +191,6 @@ mod tests {
             assert_eq!(gaie_off_warning(&with(gaie)), None);
         }
         assert_eq!(gaie_off_warning(&with(serde_json::Value::Null)), None);
-    }
-
-    #[test]
-    fn vllm_multi_node_pools_are_warned_about() {
-        let with = |backend: &str, nodes: i64| -> InferaDeployment {
-            serde_json::from_value(serde_json::json!({
-                "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
-                "metadata": {"name": "demo"}, "spec": {"backendFramework": backend, "services": {
-                    "server": {"componentType": "server"},
-                    "worker": {"componentType": "worker", "numberOfNodes": nodes},
-                }},
-            }))
-            .expect("a deployment")
-        };
-        let warnings = vllm_multinode_warnings(&with("vllm", 2));
-        assert_eq!(warnings.len(), 1);
-        assert!(
-            warnings[0].starts_with("spec.services.worker.numberOfNodes: "),
-            "{warnings:?}"
-        );
-        assert!(vllm_multinode_warnings(&with("vllm", 1)).is_empty());
-        assert!(vllm_multinode_warnings(&with("sglang", 2)).is_empty());
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! The engine contract on a real cluster: the CRD admits `services.X.health` within its limits
 //! with infera-core's wording (the startup timeout's range is a CEL rule built on `duration()`),
 //! and the live pods of a multi-node vLLM group are probed and stopped as rendered — the leader
-//! has its port and probes, rank 1 has none (and no `--headless`: the wrapper waits for the
-//! engine's `/health` on every rank), and both outlive the drain.
+//! has its port and probes, rank 1 has none and runs its engine `--headless` (with the wrapper's
+//! wait for `/health` out of reach), and both outlive the drain.
 
 #[path = "../../infera-core/tests/common/mod.rs"]
 mod common;
@@ -219,7 +219,7 @@ async fn a_multi_node_vllm_group_probes_its_leader_and_its_follower_only_joins()
             && engine_1.liveness_probe.is_none(),
         "rank 1 is not probed: {engine_1:?}"
     );
-    assert!(!has_args(engine_1, &["--headless"]));
+    assert!(has_args(engine_1, &["--headless"]));
     assert!(has_args(engine_1, &["--node-rank", "$(LWS_WORKER_INDEX)"]));
     assert_eq!(
         pre_stop_sleep(engine_1),

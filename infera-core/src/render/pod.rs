@@ -142,8 +142,7 @@ fn vllm(rank: Rank) -> Option<Contract> {
             startup: WORKER_STARTUP,
             endpoints: &VLLM_ENDPOINTS,
         }),
-        // Rank > 0 does not serve requests (the wrapper's follower gate,
-        // infera/engine/vllm/__main__.py:285-296): not probed.
+        // Rank > 0 is headless: it serves no HTTP (vllm/entrypoints/cli/serve.py:140-141).
         Rank::Follower => None,
     }
 }
@@ -194,6 +193,9 @@ pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec 
             contract.as_ref(),
         )
     };
+    if rank == Rank::Follower && cx.deployment.backend == BackendFramework::Vllm {
+        wait_forever_for_headless(&mut engine);
+    }
     if let Some(rdma) = &worker.rdma {
         attach_rdma_nics(&mut engine, rdma);
     }
@@ -245,6 +247,20 @@ pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec 
         add_revision_env(cx, engine);
     }
     template
+}
+
+/// A vLLM rank > 0 runs its engine headless, which serves no `/health`, and the wrapper gives up
+/// on an engine without one after `INFERA_ENGINE_READY_TIMEOUT` (`infera/engine/vllm/worker.py:178-208`):
+/// the timeout is set out of reach, replacing the user's, so the wrapper supervises the engine
+/// until it exits.
+fn wait_forever_for_headless(engine: &mut Container) {
+    let env = engine.env.get_or_insert_default();
+    env.retain(|e| e.name != flags::ENGINE_READY_TIMEOUT_ENV);
+    env.push(EnvVar {
+        name: flags::ENGINE_READY_TIMEOUT_ENV.into(),
+        value: Some(flags::FOLLOWER_READY_TIMEOUT.into()),
+        ..Default::default()
+    });
 }
 
 /// The endpoint label of a pod that serves (and with GAIE the frontend label of its sidecar), and

@@ -44,10 +44,7 @@ pub async fn run(args: &DeployArgs, global: &GlobalArgs, printer: &Printer) -> R
         for image in infera_core::validate::mutable_images(idep) {
             printer.warn(&spec::mutable_image_warning(&image));
         }
-        for warning in spec::gaie_off_warning(idep)
-            .into_iter()
-            .chain(spec::vllm_multinode_warnings(idep))
-        {
+        if let Some(warning) = spec::gaie_off_warning(idep) {
             printer.warn(&warning);
         }
     }
