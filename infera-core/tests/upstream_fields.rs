@@ -47,6 +47,10 @@ fn pods(children: &[Child]) -> Vec<(String, PodTemplateSpec)> {
             .as_str()
             .unwrap_or_default()
             .to_string();
+        let component = &value["metadata"]["labels"]["app.kubernetes.io/component"];
+        if !(component == "server" || component == "worker") {
+            continue;
+        }
         match value["kind"].as_str() {
             Some("Deployment") => pods.push((
                 name,
@@ -121,12 +125,7 @@ fn every_upstream_example_is_accepted_or_refused_with_the_documented_reason() {
         outcomes,
         [
             accepted("glm5.2-sglang.yaml"),
-            // Deliberate refusal (docs/upstream-fields.md): our graph routes through one server,
-            // and the serverless GAIE topology is left to the GAIE work of issue 26.
-            (
-                "kgateway-gaie-aggregated.yaml".to_string(),
-                "spec.services: exactly one service must have componentType: server; add one server".to_string()
-            ),
+            accepted("kgateway-gaie-aggregated.yaml"),
             accepted("kimi-k3-vllm.yaml"),
             accepted("mixed-kvd-vllm.yaml"),
             accepted("mixed-kvd.yaml"),
@@ -134,7 +133,10 @@ fn every_upstream_example_is_accepted_or_refused_with_the_documented_reason() {
             accepted("pd-1p1d-mooncake.yaml"),
             accepted("pd-disaggregated.yaml"),
             accepted("pd-kvd.yaml"),
-            ("pvc-models.yaml".to_string(), "no InferaDeployment".to_string()),
+            (
+                "pvc-models.yaml".to_string(),
+                "no InferaDeployment".to_string()
+            ),
             accepted("single-node-aggregated.yaml"),
             accepted("single-node-qwen-sglang.yaml"),
             accepted("single-node-qwen-vllm.yaml"),
@@ -173,8 +175,8 @@ fn upstream_defaults_hold() {
         }
     );
     assert_eq!(
-        (valid.server.port, valid.workers[0].pod.port),
-        (8000, 30000)
+        (valid.server.map(|s| s.port), valid.workers[0].pod.port),
+        (Some(8000), 30000)
     );
     let none = validate(&idep(json!({
         "image": "i", "backendFramework": "vllm", "nats": {"deploy": false},
@@ -185,7 +187,10 @@ fn upstream_defaults_hold() {
     })))
     .expect("valid");
     assert_eq!(none.nats, Nats::None);
-    assert_eq!((none.server.port, none.workers[0].pod.port), (9000, 30000));
+    assert_eq!(
+        (none.server.map(|s| s.port), none.workers[0].pod.port),
+        (Some(9000), 30000)
+    );
     let disabled = validate(&idep(json!({
         "image": "i", "gaie": {"enabled": false, "gatewayName": "gw", "tokenizerPath": "m"},
         "services": {
@@ -205,6 +210,55 @@ fn upstream_defaults_hold() {
     })))
     .expect("valid");
     assert_eq!(absent.gaie, None);
+}
+
+/// Behind a gateway without a server (upstream's `kgateway-gaie-aggregated.yaml`), an
+/// `extraPodSpec` worker's frontend sidecar waits out the drain its main container asks for, and
+/// the grace period covers it (the API server refuses a preStop sleep as long as the grace).
+#[test]
+fn a_serverless_gateway_workers_frontend_drains_within_the_grace_period() {
+    for (command, sleep, grace) in [
+        ("exec python3 -m infera.engine.sglang", 15 + 30, 120),
+        (
+            "exec python3 -m infera.engine.sglang --drain-timeout 300",
+            15 + 300,
+            365,
+        ),
+    ] {
+        let valid = validate(&idep(json!({
+            "image": "eng:1",
+            "gaie": {"enabled": true, "gatewayName": "gw", "tokenizerPath": "m"},
+            "services": {"worker": {"componentType": "worker", "extraPodSpec": {"containers": [
+                {"name": "main", "image": "eng:1", "command": ["sh", "-c", command]},
+            ]}}},
+        })))
+        .expect("valid without a server");
+        assert_eq!(valid.server, None);
+        assert_eq!(infera_core::render::endpoint(&valid), None);
+        let children = render(&valid);
+        let pods = pods(&children);
+        let [(name, worker)] = pods.as_slice() else {
+            panic!("one worker pod and no server: {pods:?}");
+        };
+        assert_eq!(name, "demo-worker");
+        let spec = worker.spec.as_ref().expect("a spec");
+        let frontend = spec
+            .containers
+            .iter()
+            .find(|c| c.name == "infera-frontend")
+            .expect("the frontend sidecar");
+        let slept = frontend
+            .lifecycle
+            .as_ref()
+            .and_then(|l| l.pre_stop.as_ref())
+            .and_then(|h| h.sleep.as_ref())
+            .map(|s| s.seconds);
+        assert_eq!(
+            (slept, spec.termination_grace_period_seconds),
+            (Some(sleep), Some(grace)),
+            "{command}"
+        );
+    }
 }
 
 fn env_names(env: &[EnvVar]) -> Vec<&str> {

@@ -41,7 +41,8 @@ pub enum Outcome {
     Invalid(ValidationErrors),
     Applied {
         applied: Applied,
-        endpoint: String,
+        /// The server's URL; none when a gateway routes to the workers.
+        endpoint: Option<String>,
         workloads: Vec<Workload>,
         /// The `hf://` models' downloads together, when the spec has any.
         model: Option<ModelPhase>,
@@ -269,7 +270,7 @@ pub fn compute(
             endpoint,
             workloads,
             ..
-        } => (services(snapshot, workloads), Some(endpoint.clone())),
+        } => (services(snapshot, workloads), endpoint.clone()),
     };
     let (reason, message) = summarize(outcome, &services, snapshot);
     let state = reason.state();
@@ -832,7 +833,7 @@ mod tests {
             .collect();
         Outcome::Applied {
             applied,
-            endpoint: "http://demo-server.ns.svc.cluster.local:8000".into(),
+            endpoint: Some("http://demo-server.ns.svc.cluster.local:8000".into()),
             workloads,
             model: None,
             downloads: Vec::new(),

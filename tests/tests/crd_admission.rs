@@ -33,6 +33,15 @@ async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> a
         autoscale(json!({"provider": "keda", "maxReplicas": 4, "triggers": [trigger.clone()]})),
     );
     api.create(&dry_run, &serde_json::from_value(keda)?).await?;
+    // No server behind an Inference Gateway is admitted (upstream's serverless GAIE example).
+    let mut serverless = seed();
+    merge(
+        &mut serverless,
+        json!({"spec": {"services": {"server": null}, "gaie": {"enabled": true,
+            "gatewayName": "inference-gateway", "tokenizerPath": "Qwen/Qwen3-0.6B"}}}),
+    );
+    api.create(&dry_run, &serde_json::from_value(serverless)?)
+        .await?;
 
     let cases: Vec<(&str, Value, &str)> = vec![
         (

@@ -3,7 +3,8 @@
 //! serve requests, the Endpoint Picker's Role allows what it reads and nothing else, the serving
 //! pods carry the direct-mode router sidecar the pool targets (the server itself routes as
 //! always, as upstream's), `status.gaie` follows the route's acceptance by a Gateway (upstream's
-//! `gaieStatus`), and the GAIE objects go with `spec.gaie`.
+//! `gaieStatus`), the graph without its server stays Ready behind the gateway (upstream's
+//! serverless `kgateway-gaie-aggregated.yaml`), and the GAIE objects go with `spec.gaie`.
 
 use std::time::Duration;
 
@@ -281,7 +282,31 @@ async fn the_pool_selects_prefill_pods_and_decode_leaders_and_the_epp_reads_only
         "{sidecar_args:?}"
     );
 
-    // Without a Gateway the GAIE objects go.
+    // Without its server the graph is reached through the gateway only: the server's Deployment
+    // and Service go, the workers stay Ready, and there is no endpoint.
+    let mut serverless: serde_json::Value = serde_json::from_str(&spec(true))?;
+    serverless["spec"]["services"]
+        .as_object_mut()
+        .and_then(|services| services.remove("server"))
+        .ok_or_else(|| anyhow::anyhow!("the spec has a server"))?;
+    apply_yaml_in(&admin, ns.name(), &serverless.to_string()).await?;
+    let services: Api<k8s_openapi::api::core::v1::Service> = ns.api();
+    eventually(READY_TIMEOUT, || async {
+        anyhow::ensure!(
+            deployments.get_opt("gw-server").await?.is_none()
+                && services.get_opt("gw-server").await?.is_none(),
+            "the server's Deployment or Service is still there"
+        );
+        Ok(())
+    })
+    .await?;
+    ready(&ideps).await?;
+    let status = ideps.get("gw").await?.status.unwrap_or_default();
+    assert_eq!(status.endpoint, None);
+    assert!(!status.services.contains_key("server"), "{:?}", status.services);
+    assert!(deployments.get_opt("gw-epp").await?.is_some());
+
+    // Without a Gateway (and with the server back) the GAIE objects go.
     apply_yaml_in(&admin, ns.name(), &spec(false)).await?;
     eventually(READY_TIMEOUT, || async {
         let args = server_args(&deployments).await?;

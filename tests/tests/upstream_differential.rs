@@ -45,8 +45,7 @@ struct Spec {
     manifest: Value,
 }
 
-/// The seed (`examples/pd.yaml`), the seed behind an Inference Gateway, and every upstream example
-/// that has a server (the serverless GAIE one is refused by ours: docs/upstream-fields.md).
+/// The seed (`examples/pd.yaml`), the seed behind an Inference Gateway, and every upstream example.
 fn specs() -> Vec<Spec> {
     let mut specs = Vec::new();
     let seed = std::fs::read_to_string(format!("{ROOT}/examples/pd.yaml")).expect("the seed");
@@ -74,10 +73,7 @@ fn specs() -> Vec<Spec> {
         let documents: Vec<Value> = serde_saphyr::from_multiple(&text).expect("YAML");
         let name = file.file_name().expect("a name").to_string_lossy();
         for manifest in documents {
-            let has_server = manifest["spec"]["services"]
-                .as_object()
-                .is_some_and(|s| s.values().any(|s| s["componentType"] == "server"));
-            if manifest["kind"] == "InferaDeployment" && has_server {
+            if manifest["kind"] == "InferaDeployment" {
                 specs.push(Spec {
                     label: format!("upstream examples/k8s-deployments/{name}"),
                     manifest,
@@ -754,11 +750,7 @@ async fn our_children_match_upstreams_operator_or_differ_as_documented() -> anyh
     let mut seen = BTreeSet::new();
     let mut unexplained = Vec::new();
     let mut compared = 0;
-    assert_eq!(
-        sides.len(),
-        13,
-        "the seed twice and upstream's 11 examples with a server"
-    );
+    assert_eq!(sides.len(), 14, "the seed twice and upstream's 12 examples");
     for (label, mut theirs, mut ours) in sides {
         add_parsed(&mut theirs, &parsed);
         add_parsed(&mut ours, &parsed);

@@ -344,14 +344,11 @@ pub fn render_for(deployment: &ValidDeployment, apis: Apis) -> Vec<Child> {
     for model in deployment.downloads() {
         children.extend(model::download(&cx, model));
     }
-    children.extend(workloads::server(&cx));
-    let server = naming::Component::Server(&deployment.server.service);
-    children.extend(autoscaling::autoscaler(
-        &cx,
-        server,
-        &deployment.server,
-        false,
-    ));
+    if let Some(server) = &deployment.server {
+        children.extend(workloads::server(&cx, server));
+        let component = naming::Component::Server(&server.service);
+        children.extend(autoscaling::autoscaler(&cx, component, server, false));
+    }
     for worker in &deployment.workers {
         children.push(workloads::worker(&cx, worker));
         let component = naming::Component::Worker(&worker.pod.service, worker.role);
@@ -368,15 +365,16 @@ pub fn render_for(deployment: &ValidDeployment, apis: Apis) -> Vec<Child> {
     children
 }
 
-/// The server Service's in-cluster URL.
-pub fn endpoint(deployment: &ValidDeployment) -> String {
-    let service =
-        naming::Component::Server(&deployment.server.service).object_name(&deployment.name);
-    format!(
+/// The server Service's in-cluster URL; none without a server (the Inference Gateway's address is
+/// the Gateway's).
+pub fn endpoint(deployment: &ValidDeployment) -> Option<String> {
+    let server = deployment.server.as_ref()?;
+    let service = naming::Component::Server(&server.service).object_name(&deployment.name);
+    Some(format!(
         "http://{}:{}",
         naming::service_host(&service, &deployment.namespace),
-        deployment.server.port
-    )
+        server.port
+    ))
 }
 
 /// A container's `imagePullPolicy` by Kubernetes' convention: an image pinned by digest never

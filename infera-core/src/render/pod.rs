@@ -148,8 +148,7 @@ fn vllm(rank: Rank) -> Option<Contract> {
 }
 
 /// The server's pod template.
-pub fn server(cx: &Context<'_>) -> PodTemplateSpec {
-    let server = &cx.deployment.server;
+pub fn server(cx: &Context<'_>, server: &Pod) -> PodTemplateSpec {
     let component = Component::Server(&server.service);
     if let Some(extra) = &server.extra {
         return extra_template(cx, component, server, extra, None);
@@ -224,7 +223,8 @@ pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec 
         volumes.push(volume);
     }
     let mut containers = vec![engine];
-    containers.extend(frontend(cx, &worker.pod).filter(|_| serves));
+    let drain = i64::from(worker.pod.health.drain_seconds);
+    containers.extend(frontend(cx, drain).filter(|_| serves));
     let mut template = template(cx, component, &worker.pod, containers, volumes);
     if let (Some(product), Some(spec)) = (&worker.gpu_product, template.spec.as_mut()) {
         spec.affinity = Some(require_product(spec.affinity.take(), product));
@@ -403,7 +403,13 @@ fn extra_template(
         }
     }
     let serves = worker.is_some_and(|(contract, _)| contract.is_some());
-    spec.containers.extend(frontend(cx, pod).filter(|_| serves));
+    // The sidecar stays for the drain the main container asks for, within the grace set above.
+    let drain = spec
+        .containers
+        .get(main)
+        .map_or(WRAPPER_DRAIN_SECONDS, container_drain);
+    spec.containers
+        .extend(frontend(cx, drain).filter(|_| serves));
     if cx.deployment.discovery == flags::DiscoveryFlags::Kubernetes
         && spec.service_account_name.is_none()
     {
@@ -707,8 +713,8 @@ fn grace_period(health: &Health) -> i64 {
 /// image, with the router's environment, readiness on `/v1/models`. Upstream puts it on every pod
 /// of a worker service, rank > 0 pods of a multi-node group too; ours only on the pods that serve,
 /// which the InferencePool selects. The requests it carries are the engine's, so it stays until
-/// the engine's drain is over (a preStop pause upstream does not have).
-fn frontend(cx: &Context<'_>, pod: &Pod) -> Option<Container> {
+/// the engine's `drain` (seconds) is over (a preStop pause upstream does not have).
+fn frontend(cx: &Context<'_>, drain: i64) -> Option<Container> {
     let gaie = cx.deployment.gaie.as_ref()?;
     let port = gaie.frontend_port;
     Some(Container {
@@ -728,9 +734,7 @@ fn frontend(cx: &Context<'_>, pod: &Pod) -> Option<Container> {
             initial_delay_seconds: Some(5),
             ..readiness_probe("/v1/models", port, IMAGE_TIMEOUT)
         }),
-        lifecycle: Some(pre_stop_sleep(
-            STOP_ROUTING_SECONDS + i64::from(pod.health.drain_seconds),
-        )),
+        lifecycle: Some(pre_stop_sleep(STOP_ROUTING_SECONDS + drain)),
         ..Default::default()
     })
 }

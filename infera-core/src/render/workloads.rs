@@ -22,16 +22,16 @@ use crate::{
 };
 
 /// The server's Deployment and its ClusterIP Service.
-pub fn server(cx: &Context<'_>) -> [Child; 2] {
+pub fn server(cx: &Context<'_>, server: &Pod) -> [Child; 2] {
     let d = cx.deployment;
-    let component = Component::Server(&d.server.service);
+    let component = Component::Server(&server.service);
     let name = component.object_name(&d.name);
     let deployment = Deployment {
         metadata: object_meta(d, component, name.clone()),
         spec: Some(DeploymentSpec {
-            replicas: replicas(&d.server),
+            replicas: replicas(server),
             selector: selector(&d.name, component),
-            template: pod::server(cx),
+            template: pod::server(cx, server),
             ..Default::default()
         }),
         ..Default::default()
@@ -43,8 +43,8 @@ pub fn server(cx: &Context<'_>) -> [Child; 2] {
             selector: Some(naming::selector(&d.name, component)),
             ports: Some(vec![ServicePort {
                 name: Some("http".into()),
-                port: cx.deployment.server.port,
-                target_port: Some(IntOrString::Int(cx.deployment.server.port)),
+                port: server.port,
+                target_port: Some(IntOrString::Int(server.port)),
                 protocol: Some("TCP".into()),
                 ..Default::default()
             }]),

@@ -87,12 +87,13 @@ pub(crate) fn service_name_not_reserved() -> Rule {
     .field_path(".services")
 }
 
-/// Exactly one server (the Rust rule also names the extra servers).
+/// Exactly one server, or none behind an Inference Gateway (the Rust rule also names the extra
+/// servers).
 pub(crate) fn one_server() -> Rule {
     rule(
-        "self.services.filter(s, self.services[s].componentType == 'server').size() == 1",
+        "self.services.filter(s, self.services[s].componentType == 'server').size() == 1 || (self.services.filter(s, self.services[s].componentType == 'server').size() == 0 && has(self.gaie) && has(self.gaie.enabled) && self.gaie.enabled)",
         "spec.services",
-        "exactly one service must have componentType: server; add one server or remove the extras",
+        "exactly one service must have componentType: server, or none when spec.gaie.enabled is true; add one server or remove the extras",
     )
     .field_path(".services")
 }

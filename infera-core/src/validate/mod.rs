@@ -103,8 +103,9 @@ pub struct ValidDeployment {
     pub envs: Vec<EnvVar>,
     /// The Inference Gateway in front of the graph, if any.
     pub gaie: Option<Gaie>,
-    /// The router server.
-    pub server: Pod,
+    /// The router server; none when an Inference Gateway routes to the workers' frontend
+    /// sidecars.
+    pub server: Option<Pod>,
     /// The worker pools, in the spec's (sorted) service order.
     pub workers: Vec<Worker>,
     /// How the worker pools roll out to a new revision.
@@ -309,7 +310,11 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
         if name_ok { &name } else { "" },
         &spec.services,
     );
-    topology::graph(&mut errors, &spec.services);
+    topology::graph(
+        &mut errors,
+        &spec.services,
+        spec.gaie.as_ref().is_some_and(GaieSpec::is_enabled),
+    );
     let discovery = discovery::flags(
         &mut errors,
         spec.discovery_backend,
@@ -344,8 +349,8 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
     images::require_digest(&mut errors, spec);
     overlay::overlays(&mut errors, spec, discovery == DiscoveryFlags::Kubernetes);
 
-    match server {
-        Some(server) if errors.0.is_empty() => Ok(ValidDeployment {
+    if errors.0.is_empty() {
+        Ok(ValidDeployment {
             owner: owner_reference(idep),
             name,
             namespace: idep
@@ -361,8 +366,9 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
             server,
             workers,
             rollout,
-        }),
-        _ => Err(errors.into_sorted()),
+        })
+    } else {
+        Err(errors.into_sorted())
     }
 }
 

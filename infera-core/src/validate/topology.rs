@@ -1,5 +1,6 @@
-//! The shape of the graph: at most [`MAX_SERVICES`] services, exactly one server, at least one
-//! worker pool, and prefill pools exactly when there are decode pools.
+//! The shape of the graph: at most [`MAX_SERVICES`] services, exactly one server (or none behind an
+//! Inference Gateway), at least one worker pool, and prefill pools exactly when there are decode
+//! pools.
 
 use std::collections::BTreeMap;
 
@@ -10,8 +11,17 @@ use crate::types::{ComponentType, Role, ServiceSpec};
 pub(super) const NO_WORKER: &str =
     "at least one service must have componentType: worker; add a worker pool";
 
-/// Every rule about the graph as a whole; all are reported at `spec.services`.
-pub(super) fn graph(errors: &mut Errors, services: &BTreeMap<String, Box<ServiceSpec>>) {
+/// No server and no Inference Gateway in front of the workers.
+pub(super) const NO_SERVER: &str = "exactly one service must have componentType: server, or none when spec.gaie.enabled is true (the gateway then routes to the workers' frontend sidecars); add one server";
+
+/// Every rule about the graph as a whole; all are reported at `spec.services`. `gaie`: an
+/// Inference Gateway routes to the workers, so the graph may have no server (upstream's
+/// `examples/k8s-deployments/kgateway-gaie-aggregated.yaml`).
+pub(super) fn graph(
+    errors: &mut Errors,
+    services: &BTreeMap<String, Box<ServiceSpec>>,
+    gaie: bool,
+) {
     if services.len() > MAX_SERVICES {
         errors.push(
             "spec.services",
@@ -21,7 +31,7 @@ pub(super) fn graph(errors: &mut Errors, services: &BTreeMap<String, Box<Service
             ),
         );
     }
-    one_server(errors, services);
+    one_server(errors, services, gaie);
     if !services
         .values()
         .any(|s| s.component_type == ComponentType::Worker)
@@ -31,7 +41,7 @@ pub(super) fn graph(errors: &mut Errors, services: &BTreeMap<String, Box<Service
     prefill_with_decode(errors, services);
 }
 
-fn one_server(errors: &mut Errors, services: &BTreeMap<String, Box<ServiceSpec>>) {
+fn one_server(errors: &mut Errors, services: &BTreeMap<String, Box<ServiceSpec>>, gaie: bool) {
     let servers: Vec<&str> = services
         .iter()
         .filter(|(_, s)| s.component_type == ComponentType::Server)
@@ -39,10 +49,8 @@ fn one_server(errors: &mut Errors, services: &BTreeMap<String, Box<ServiceSpec>>
         .collect();
     match servers.len() {
         1 => {}
-        0 => errors.push(
-            "spec.services",
-            "exactly one service must have componentType: server; add one server",
-        ),
+        0 if gaie => {}
+        0 => errors.push("spec.services", NO_SERVER),
         _ => errors.push(
             "spec.services",
             format!(
@@ -75,11 +83,18 @@ mod tests {
     fn graph_of<N: Into<String>>(
         services: impl IntoIterator<Item = (N, serde_json::Value)>,
     ) -> Vec<String> {
+        behind_gateway(services, false)
+    }
+
+    fn behind_gateway<N: Into<String>>(
+        services: impl IntoIterator<Item = (N, serde_json::Value)>,
+        gaie: bool,
+    ) -> Vec<String> {
         let services = services
             .into_iter()
             .map(|(name, json)| (name.into(), Box::new(super::super::service(json))))
             .collect();
-        found(|e| graph(e, &services))
+        found(|e| graph(e, &services, gaie))
     }
 
     fn server() -> serde_json::Value {
@@ -104,10 +119,22 @@ mod tests {
     }
 
     #[test]
-    fn no_server() {
+    fn no_server_only_behind_an_inference_gateway() {
         assert_eq!(
             graph_of([("w", worker("mixed"))]),
-            ["spec.services: exactly one service must have componentType: server; add one server"]
+            [
+                "spec.services: exactly one service must have componentType: server, or none when spec.gaie.enabled is true (the gateway then routes to the workers' frontend sidecars); add one server"
+            ]
+        );
+        assert!(behind_gateway([("w", worker("mixed"))], true).is_empty());
+        assert_eq!(
+            behind_gateway(
+                [("a", server()), ("b", server()), ("w", worker("mixed"))],
+                true
+            ),
+            [
+                "spec.services: exactly one service must have componentType: server, found a, b; remove the extras"
+            ]
         );
     }
 

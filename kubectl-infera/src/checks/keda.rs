@@ -8,7 +8,8 @@ use super::{Check, Facts, check, crd_established};
 
 /// The services of `spec` that autoscale with KEDA, in spec order.
 pub fn keda_pools(spec: &ValidDeployment) -> Vec<&str> {
-    std::iter::once(&spec.server)
+    spec.server
+        .iter()
         .chain(spec.workers.iter().map(|worker| &worker.pod))
         .filter(|pod| {
             pod.autoscaling

@@ -131,6 +131,26 @@ fn the_gateway_section_shows_each_parents_conditions() {
     );
 }
 
+/// Without a server the gateway is the way in, and the endpoint line says so.
+#[test]
+fn a_serverless_graphs_endpoint_is_its_gateway() {
+    let endpoint = |d: &crate::view::Detail| {
+        detail_text(&Printer::plain(), d)
+            .lines()
+            .find_map(|l| l.strip_prefix("Endpoint:").map(|e| e.trim().to_string()))
+            .unwrap_or_default()
+    };
+    let mut d = gaie_detail(Ok(None), Ok(None));
+    d.summary.endpoint.clear();
+    assert_eq!(
+        endpoint(&d),
+        "<none yet>",
+        "a server that has not reported yet"
+    );
+    d.services.retain(|r| r.role != "server");
+    assert_eq!(endpoint(&d), "through Gateway infra/gw (no server)");
+}
+
 #[test]
 fn a_missing_or_unreadable_gateway_object_is_shown_as_such() {
     let d = gaie_detail(

@@ -87,17 +87,18 @@ fn header(printer: &Printer, d: &Detail) -> String {
         String::new()
     };
     let state = printer.paint(state_style(&s.state).unwrap_or(Style::Bold), &s.state);
-    let endpoint = if s.endpoint.is_empty() {
-        "<none yet>"
-    } else {
-        &s.endpoint
+    let serverless = d.services.iter().all(|r| r.role != "server");
+    let endpoint = match &d.gateway {
+        _ if !s.endpoint.is_empty() => s.endpoint.clone(),
+        Some(g) if serverless => format!("through Gateway {}/{} (no server)", g.namespace, g.name),
+        _ => "<none yet>".into(),
     };
     [
         ("Name", s.name.clone()),
         ("Namespace", s.namespace.clone()),
         ("Backend", s.backend.clone()),
         ("State", format!("{state}{stale}")),
-        ("Endpoint", endpoint.to_string()),
+        ("Endpoint", endpoint),
         ("Age", age(s.age_seconds)),
     ]
     .iter()
