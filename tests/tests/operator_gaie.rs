@@ -303,7 +303,11 @@ async fn the_pool_selects_prefill_pods_and_decode_leaders_and_the_epp_reads_only
     ready(&ideps).await?;
     let status = ideps.get("gw").await?.status.unwrap_or_default();
     assert_eq!(status.endpoint, None);
-    assert!(!status.services.contains_key("server"), "{:?}", status.services);
+    assert!(
+        !status.services.contains_key("server"),
+        "{:?}",
+        status.services
+    );
     assert!(deployments.get_opt("gw-epp").await?.is_some());
 
     // Without a Gateway (and with the server back) the GAIE objects go.
