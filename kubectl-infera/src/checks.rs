@@ -9,7 +9,7 @@
 //! | INF004 | `kubectl infera` runs this binary; no other `kubectl-infera` on PATH shadows it |
 //! | INF101 | InferaDeployment CRD installed and Established |
 //! | INF102 | CRD and operator versions match the plugin |
-//! | INF103 | operator Deployment available, no crash loop |
+//! | INF103 | operator Deployment available, no crash loop, its leader Lease renewed |
 //! | INF104 | no other controller (upstream Infera's operator) reconciles InferaDeployments |
 //! | INF201 | LeaderWorkerSet CRD installed (v1 served) |
 //! | INF202 | LeaderWorkerSet controller answers (webhooks, server dry run) |
@@ -32,7 +32,7 @@ pub(crate) mod controllers;
 mod gaie;
 pub(crate) mod gpu;
 mod images;
-mod infera;
+pub mod infera;
 pub(crate) mod keda;
 mod kubectl;
 mod kubernetes;
@@ -98,6 +98,8 @@ pub struct Facts {
     pub infera_crd: Option<Read<Option<CustomResourceDefinition>>>,
     pub operator: Option<Read<Option<Deployment>>>,
     pub operator_pods: Vec<Pod>,
+    /// The operator's leader Lease (`None`: not read; `Ok(None)`: it does not exist).
+    pub operator_lease: Option<Read<Option<infera::LeaseRenewal>>>,
     /// Controllers of InferaDeployments besides ours (see [`controllers`]).
     pub other_controllers: Option<Read<Vec<controllers::OtherController>>>,
     pub lws_crd: Option<Read<Option<CustomResourceDefinition>>>,

@@ -146,6 +146,43 @@ fn is_zero(n: &usize) -> bool {
 }
 
 /// Seconds from `t` to `now`; 0 when unknown.
+/// Seconds an operator may take to report on a new generation before `status` and `deploy --wait`
+/// say that none has.
+pub const UNREPORTED_AFTER_SECONDS: i64 = 30;
+
+/// Seconds since the current generation's spec was written (the newest `managedFields` write of
+/// `spec`, else the creation time), while the status reports an older generation or none.
+pub fn unreported_seconds(idep: &InferaDeployment, now: Timestamp) -> Option<i64> {
+    let status = idep.status.as_ref();
+    let observed = status.and_then(|s| s.observed_generation).unwrap_or(0);
+    if observed >= idep.metadata.generation.unwrap_or(0) {
+        return None;
+    }
+    let written = idep
+        .metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|m| m.subresource.as_deref().is_none_or(str::is_empty))
+        .filter(|m| {
+            m.fields_v1
+                .as_ref()
+                .is_some_and(|f| f.0.get("f:spec").is_some())
+        })
+        .filter_map(|m| m.time.as_ref())
+        .max_by_key(|t| t.0)
+        .or(idep.metadata.creation_timestamp.as_ref());
+    Some(seconds_since(written, now))
+}
+
+/// What to say when no operator has reported on the current generation for a while.
+pub fn unreported_reason(generation: i64, seconds: i64) -> String {
+    format!(
+        "no operator has reported on generation {generation} for {}: is one running and reconciling this namespace? check with `kubectl infera doctor`",
+        crate::duration::age(seconds)
+    )
+}
+
 fn seconds_since(t: Option<&Time>, now: Timestamp) -> i64 {
     t.map(|t| now.as_second() - t.0.as_second())
         .unwrap_or_default()
@@ -210,6 +247,13 @@ pub fn detail(idep: &InferaDeployment, pods: &[Pod], events: &[Event], now: Time
         diagnose::reasons(pods, warnings.events.iter().copied())
     };
     let generation = idep.metadata.generation;
+    if let Some(seconds) = unreported_seconds(idep, now).filter(|s| *s >= UNREPORTED_AFTER_SECONDS)
+    {
+        blocking.insert(
+            0,
+            unreported_reason(generation.unwrap_or_default(), seconds),
+        );
+    }
     if let Some(c) = infera_core::condition::reconcile_failure(&status, generation) {
         let generation = generation.unwrap_or_default();
         blocking.insert(

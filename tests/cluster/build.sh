@@ -4,6 +4,7 @@
 #
 #   tests/cluster/build.sh          # everything tier 2 needs (+ krew for the plugin packaging test)
 #   COMPONENTS="k8s etcd" tests/cluster/build.sh   # tier 1 only
+#   COMPONENTS=node tests/cluster/build.sh          # tier 3's node binaries (experimental, issue 27)
 #
 # Prints the cache directory on its last line as K8S_TEST_BIN=<dir>.
 set -euo pipefail
@@ -134,6 +135,56 @@ if want krew && ! have krew; then
   log "building krew $KREW_VERSION"
   GOBIN="$WORK/gobin" timed krew go install -trimpath -ldflags "-s -w" "sigs.k8s.io/krew/cmd/krew@$KREW_VERSION"
   mv "$WORK/gobin/krew" "$BIN/krew"
+fi
+
+# --- Tier 3 nodes: kubelet and kube-proxy (same wrapper as the control plane), containerd, CNI --
+NODE="$K8S_NODE_BIN"
+if want node; then
+  mkdir -p "$NODE/cni"
+  node_missing=()
+  for b in kubelet kube-proxy; do [[ -x "$NODE/$b" ]] || node_missing+=("$b"); done
+  if ((${#node_missing[@]})); then
+    log "building ${node_missing[*]} $K8S_VERSION"
+    # The control plane's wrapper module, if this run built it; else a fresh one.
+    if [[ ! -f "$WORK/k8s/go.mod" ]]; then
+      K8S_GOMOD="$(cd "$WORK" && go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | jq -r .GoMod)"
+      STAGING="v0.${K8S_VERSION#v1.}"
+      mkdir -p "$WORK/k8s"
+      {
+        echo "module local.test/k8s-bins"
+        awk '$1=="go"{print; exit}' "$K8S_GOMOD"
+        awk '$1=="godebug"{print; exit}' "$K8S_GOMOD"
+        echo "require k8s.io/kubernetes $K8S_VERSION"
+        echo "replace ("
+        sed -n 's#^[[:space:]]*\(k8s\.io/[A-Za-z0-9._-]*\)[[:space:]]*=>[[:space:]]*\./staging/.*#\1#p' "$K8S_GOMOD" |
+          while read -r m; do printf '\t%s => %s %s\n' "$m" "$m" "$STAGING"; done
+        echo ")"
+      } >"$WORK/k8s/go.mod"
+    fi
+    MINOR="${K8S_VERSION#v1.}"; MINOR="${MINOR%%.*}"
+    LDFLAGS="-s -w"
+    for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+      LDFLAGS+=" -X $p.gitVersion=$K8S_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$MINOR -X $p.gitTreeState=clean"
+      LDFLAGS+=" -X $p.gitCommit=0000000000000000000000000000000000000000 -X $p.buildDate=1970-01-01T00:00:00Z"
+    done
+    (cd "$WORK/k8s" && timed node-k8s go build -trimpath -ldflags "$LDFLAGS" -o "$NODE/" "${node_missing[@]/#/k8s.io/kubernetes/cmd/}")
+  fi
+  if [[ ! -x "$NODE/containerd" ]]; then
+    log "building containerd $CONTAINERD_VERSION"
+    mod=github.com/containerd/containerd/v2
+    for p in cmd/containerd-shim-runc-v2 cmd/ctr cmd/containerd; do
+      rm -rf "$WORK/containerd"
+      (export GOFLAGS="-mod=mod -tags=no_btrfs,no_devmapper,no_zfs"; wrapped containerd "$mod" "$CONTAINERD_VERSION" "$mod/$p" "$NODE/${p#cmd/}")
+    done
+  fi
+  if [[ ! -x "$NODE/cni/portmap" ]]; then
+    log "building CNI plugins $CNI_PLUGINS_VERSION"
+    mod=github.com/containernetworking/plugins
+    for p in plugins/main/bridge plugins/main/loopback plugins/ipam/host-local plugins/meta/portmap; do
+      rm -rf "$WORK/cni"
+      wrapped cni "$mod" "$CNI_PLUGINS_VERSION" "$mod/$p" "$NODE/cni/${p##*/}"
+    done
+  fi
 fi
 
 chmod -R u+w "$BIN/share"

@@ -8,4 +8,9 @@ LWS_VERSION=v0.9.0            # v0.10.0 is not served by the module proxy here
 GATEWAY_API_VERSION=v1.6.3
 GAIE_VERSION=v1.3.0
 KREW_VERSION=v0.4.3
+# Tier 3 (nodes that run containers; tests/cluster/build.sh COMPONENTS=node)
+CONTAINERD_VERSION=v2.4.2
+CNI_PLUGINS_VERSION=v1.10.0
 K8S_TEST_BIN="${K8S_TEST_BIN:-$HOME/.cache/infera-test-bins/k8s-$K8S_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION-lws-$LWS_VERSION}"
+# Tier 3's node binaries (kubelet, kube-proxy, containerd and its shim, ctr, CNI plugins).
+K8S_NODE_BIN="$K8S_TEST_BIN/node-containerd-$CONTAINERD_VERSION-cni-$CNI_PLUGINS_VERSION"

@@ -347,6 +347,72 @@ async fn deploy_wait_explains_unschedulable_pods_on_timeout() -> anyhow::Result<
     ns.cleanup().await
 }
 
+/// Tier 2 as a new user finds it: `init` reports the operator available, but its kwok pod runs no
+/// process, so nothing reconciles. `deploy --wait` says so after 30 s and on timeout, `status`
+/// says so, and `doctor` tells the available Deployment from a reconciling one by its leader
+/// Lease, which no replica renews (issue 27).
+#[tokio::test]
+async fn a_deployment_no_operator_picks_up_says_so_and_doctor_finds_why() -> anyhow::Result<()> {
+    let admin = admin().await?;
+    init_once()?;
+    let ns = TestNamespace::new(&admin, "plugin-unreported").await?;
+    let n = ns.name();
+    let seed = format!("{EXAMPLES}/pd.yaml");
+    let run = kubectl(&[
+        "infera",
+        "deploy",
+        "-f",
+        &seed,
+        "-n",
+        n,
+        "--wait",
+        "--timeout",
+        "35s",
+    ])
+    .await?
+    .expect_code(3)?;
+    let hint = "no operator has reported on generation 1 for 30s: is one running and reconciling this namespace? check with `kubectl infera doctor`";
+    anyhow::ensure!(run.stderr.contains(hint), "{}", run.stderr);
+    anyhow::ensure!(
+        run.stderr.contains("timed out after 35s")
+            && run
+                .stderr
+                .contains("no operator has reported on generation 1 for 3"),
+        "{}",
+        run.stderr
+    );
+    let status = kubectl(&["infera", "status", "demo", "-n", n])
+        .await?
+        .expect_code(0)?;
+    anyhow::ensure!(
+        status
+            .stdout
+            .contains("no operator has reported on generation 1 for"),
+        "{}",
+        status.stdout
+    );
+    let doctor = kubectl(&["infera", "doctor", "-n", n, "-o", "json"]).await?;
+    let report: serde_json::Value = serde_json::from_str(&doctor.stdout)?;
+    let inf103 = report["checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["id"] == "INF103")
+        .cloned()
+        .unwrap_or_default();
+    // The Lease was never acquired, or (after operator.rs's leader-election test, which holds
+    // it for a while) is no longer renewed.
+    let message = inf103["message"].as_str().unwrap_or_default();
+    anyhow::ensure!(
+        inf103["severity"] == "warn"
+            && message.contains("leader Lease infera-system/infera-operator")
+            && (message.contains("no replica has acquired")
+                || message.contains("no replica is reconciling")),
+        "{inf103}"
+    );
+    ns.cleanup().await
+}
+
 #[tokio::test]
 async fn deploy_without_a_terminal_lists_missing_flags_and_invalid_specs_list_every_error()
 -> anyhow::Result<()> {

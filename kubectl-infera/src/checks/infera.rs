@@ -2,7 +2,11 @@
 //! the operator Deployment.
 
 use infera_core::{PodHealth, crd::VERSION};
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use k8s_openapi::{
+    api::{apps::v1::Deployment, coordination::v1::Lease},
+    apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+    jiff::Timestamp,
+};
 
 use super::{Check, Facts, check, crd_established};
 use crate::{bundle, installed};
@@ -58,6 +62,74 @@ fn established(check: Check, crd: &CustomResourceDefinition) -> (Check, Option<S
     (check, version)
 }
 
+/// The operator's leader Lease, as read at `now`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeaseRenewal {
+    pub holder: Option<String>,
+    /// Seconds since its last renewal; `None`: never renewed.
+    pub seconds_ago: Option<i64>,
+    pub duration_seconds: i64,
+}
+
+/// The Lease the operator's replicas elect a leader with (its `--lease-name` default, in its
+/// namespace).
+pub const LEADER_LEASE: &str = "infera-operator";
+
+impl LeaseRenewal {
+    /// What `lease` says at `now`.
+    pub fn of(lease: &Lease, now: Timestamp) -> Self {
+        let spec = lease.spec.clone().unwrap_or_default();
+        Self {
+            holder: spec.holder_identity,
+            seconds_ago: spec.renew_time.map(|t| now.as_second() - t.0.as_second()),
+            duration_seconds: i64::from(spec.lease_duration_seconds.unwrap_or(15)),
+        }
+    }
+}
+
+/// Whether the operator's container elects a leader (then only a replica holding the Lease
+/// reconciles, and a Lease nobody renews means nothing reconciles).
+fn elects_leader(d: &Deployment) -> bool {
+    d.spec
+        .as_ref()
+        .and_then(|s| s.template.spec.as_ref())
+        .into_iter()
+        .flat_map(|s| &s.containers)
+        .flat_map(|c| c.args.iter().flatten())
+        .any(|a| a == "--leader-elect")
+}
+
+/// An available operator reconciles only while a replica renews the leader Lease: a Deployment
+/// whose pods are Ready but whose Lease is missing or stale (pods that run no process, a replica
+/// stuck before it leads) reconciles nothing.
+fn leader_check(operator: Check, available: String, f: &Facts) -> Check {
+    let lease = format!("{}/{LEADER_LEASE}", bundle::NAMESPACE);
+    let logs = format!(
+        "see `kubectl logs -n {} deploy/{}`",
+        bundle::NAMESPACE,
+        bundle::OPERATOR
+    );
+    match &f.operator_lease {
+        Some(Ok(Some(l))) => match l.seconds_ago {
+            Some(ago) if ago <= (2 * l.duration_seconds).max(30) => operator.pass(format!(
+                "{available} and reconciling (leader {}, Lease renewed {ago}s ago)",
+                l.holder.as_deref().unwrap_or("?")
+            )),
+            Some(ago) => operator.warn(
+                format!("{available}, but its leader Lease {lease} was last renewed {} ago: no replica is reconciling", crate::duration::age(ago)),
+                logs,
+            ),
+            None => operator.warn(format!("{available}, but its leader Lease {lease} was never renewed: no replica is reconciling"), logs),
+        },
+        Some(Ok(None)) => operator.warn(
+            format!("{available}, but no replica has acquired its leader Lease {lease}: it has not started reconciling"),
+            logs,
+        ),
+        Some(Err(e)) => operator.pass(format!("{available} (its leader Lease {lease} is unreadable: {e})")),
+        None => operator.pass(available),
+    }
+}
+
 /// INF103, and the operator's version.
 fn operator_check(f: &Facts) -> (Check, Option<String>) {
     let operator = check("INF103", "infera", "operator");
@@ -93,10 +165,12 @@ fn operator_check(f: &Facts) -> (Check, Option<String>) {
             format!("see `kubectl logs -n {ns} {first} --previous`"),
         )
     } else if rollout.done {
-        operator.pass(format!(
-            "{} is available ({available}/{desired})",
-            bundle::OPERATOR
-        ))
+        let available = format!("{} is available ({available}/{desired})", bundle::OPERATOR);
+        if elects_leader(d) {
+            leader_check(operator, available, f)
+        } else {
+            operator.pass(available)
+        }
     } else {
         operator.fail(
             format!(

@@ -385,8 +385,31 @@ async fn follow(waited: &Waited, deadline: Instant, printer: &Printer) -> Result
     )
     .boxed();
     let mut last_line = String::new();
-    let mut last = None;
-    while let Ok(next) = tokio::time::timeout_at(deadline, changes.next()).await {
+    let mut last: Option<Box<InferaDeployment>> = None;
+    // Once, if no operator has reported on our generation by then: say so and keep waiting.
+    let mut unreported_at =
+        Some(Instant::now() + Duration::from_secs(view::UNREPORTED_AFTER_SECONDS.unsigned_abs()));
+    loop {
+        let wake = unreported_at.map_or(deadline, |at| at.min(deadline));
+        let next = match tokio::time::timeout_at(wake, changes.next()).await {
+            Ok(next) => next,
+            Err(_) if Instant::now() >= deadline => break,
+            Err(_) => {
+                unreported_at = None;
+                let observed = last
+                    .as_ref()
+                    .and_then(|idep| idep.status.as_ref())
+                    .and_then(|s| s.observed_generation);
+                if observed.unwrap_or_default() < waited.generation {
+                    printer.clear_progress();
+                    printer.warn(&view::unreported_reason(
+                        waited.generation,
+                        view::UNREPORTED_AFTER_SECONDS,
+                    ));
+                }
+                continue;
+            }
+        };
         let idep = match next {
             Some(Ok(Some(idep))) => idep,
             Some(Ok(None)) => return Err(Error::Deleted { object }),

@@ -16,6 +16,7 @@ use k8s_openapi::{
         authorization::v1::{
             ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
         },
+        coordination::v1::Lease,
         core::v1::{Namespace, Node, Pod},
         rbac::v1::{ClusterRole, ClusterRoleBinding},
         storage::v1::StorageClass,
@@ -31,7 +32,10 @@ use serde::Serialize;
 
 use crate::{
     bundle,
-    checks::{self, Check, Facts, Kubectl, Need, PluginOnPath, Read, Severity},
+    checks::{
+        self, Check, Facts, Kubectl, Need, PluginOnPath, Read, Severity,
+        infera::{LEADER_LEASE, LeaseRenewal},
+    },
     cli::{DoctorArgs, GlobalArgs, Output},
     client::{self, Kube},
     error::{Error, Result},
@@ -287,6 +291,7 @@ async fn read_cluster(kube: &Kube, f: &mut Facts) {
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     let operator_api: Api<Deployment> = Api::namespaced(client.clone(), bundle::NAMESPACE);
     let operator_pods: Api<Pod> = Api::namespaced(client.clone(), bundle::NAMESPACE);
+    let leases: Api<Lease> = Api::namespaced(client.clone(), bundle::NAMESPACE);
     let webhooks: Api<ValidatingWebhookConfiguration> = Api::all(client.clone());
     let nodes: Api<Node> = Api::all(client.clone());
     let pods: Api<Pod> = Api::all(client.clone());
@@ -303,6 +308,7 @@ async fn read_cluster(kube: &Kube, f: &mut Facts) {
         infera_crd,
         operator,
         op_pods,
+        lease,
         lws,
         hooks,
         probe,
@@ -315,6 +321,7 @@ async fn read_cluster(kube: &Kube, f: &mut Facts) {
         crds.get_opt(&infera_crd_name),
         operator_api.get_opt(bundle::OPERATOR),
         operator_pods.list(&operator_selector),
+        leases.get_opt(LEADER_LEASE),
         crds.get_opt(&lws_crd),
         webhooks.list(&all),
         lws_probe(client, &kube.namespace),
@@ -328,6 +335,8 @@ async fn read_cluster(kube: &Kube, f: &mut Facts) {
     f.infera_crd = Some(optional(infera_crd));
     f.operator = Some(optional(operator));
     f.operator_pods = op_pods.map(|l| l.items).unwrap_or_default();
+    let now = k8s_openapi::jiff::Timestamp::now();
+    f.operator_lease = Some(optional(lease).map(|l| l.map(|l| LeaseRenewal::of(&l, now))));
     f.lws_crd = Some(optional(lws));
     f.lws_webhooks = Some(hooks.map_err(read_error).map(|list| {
         list.items.iter().any(|c| {

@@ -179,3 +179,46 @@ fn a_table_row_is_the_summary_of_its_object() {
     );
     assert_eq!(table.metadata.continue_.as_deref(), Some("next"));
 }
+
+/// No operator has reported on a generation: counted from the newest write of `spec` (not of the
+/// status, nor of metadata only), else from the creation; nothing once the status catches up.
+#[test]
+fn an_unreported_generation_is_counted_from_the_last_spec_write() {
+    let at = |second: i64| Timestamp::from_second(second).unwrap_or_default();
+    let mut lagging = idep("Pending");
+    lagging.metadata.generation = Some(3);
+    assert_eq!(
+        unreported_seconds(&lagging, at(1_045)),
+        Some(45),
+        "from creation"
+    );
+    lagging.metadata.managed_fields = serde_json::from_value(serde_json::json!([
+        {"manager": "kubectl", "operation": "Apply", "time": "1970-01-01T00:20:00Z",
+         "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:image": {}}}},
+        {"manager": "infera-operator", "operation": "Apply", "subresource": "status",
+         "time": "1970-01-01T00:25:00Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:status": {}}},
+        {"manager": "kubectl-label", "operation": "Update", "time": "1970-01-01T00:26:00Z",
+         "fieldsType": "FieldsV1", "fieldsV1": {"f:metadata": {"f:labels": {}}}},
+    ]))
+    .ok();
+    assert_eq!(unreported_seconds(&lagging, at(1_290)), Some(90));
+    let d = detail(&lagging, &[], &[], at(1_290));
+    assert_eq!(
+        d.blocking.first().map(String::as_str),
+        Some(
+            "no operator has reported on generation 3 for 90s: is one running and reconciling this namespace? check with `kubectl infera doctor`"
+        )
+    );
+    assert!(
+        !detail(&lagging, &[], &[], at(1_220))
+            .blocking
+            .iter()
+            .any(|b| b.starts_with("no operator")),
+        "20 s is not yet news"
+    );
+    assert_eq!(
+        unreported_seconds(&idep("Pending"), at(9_999)),
+        None,
+        "reported"
+    );
+}

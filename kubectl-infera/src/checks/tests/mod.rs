@@ -87,6 +87,7 @@ fn healthy() -> Facts {
         )))),
         operator: Some(Ok(Some(operator()))),
         operator_pods: vec![],
+        operator_lease: None,
         other_controllers: Some(Ok(vec![])),
         lws_crd: Some(Ok(Some(crd(
             "leaderworkersets.leaderworkerset.x-k8s.io",
@@ -734,4 +735,60 @@ fn keda_is_checked_only_for_a_spec_that_scales_with_it() {
         keda.message,
         "scaledobjects.keda.sh serves v1alpha1 (the ScaledObjects of decode)"
     );
+}
+
+/// An available operator that elects a leader reconciles only while a replica renews the Lease:
+/// a Lease nobody acquired (tier 2's kwok pods run no process) or renews is a warning saying so.
+#[test]
+fn an_available_operator_is_reconciling_only_while_its_lease_is_renewed() {
+    use super::infera::LeaseRenewal;
+    let electing = || {
+        let mut d = operator();
+        if let Some(spec) = d.spec.as_mut() {
+            spec.template.spec = serde_json::from_value(serde_json::json!({"containers": [
+                {"name": "operator", "args": ["--leader-elect", "--http-addr=0.0.0.0:8080"]}]}))
+            .ok();
+        }
+        d
+    };
+    let lease = |seconds_ago: Option<i64>| LeaseRenewal {
+        holder: Some("infera-operator-5d9f-abcde".into()),
+        seconds_ago,
+        duration_seconds: 15,
+    };
+    let inf103 = |operator: Deployment, lease: Option<Read<Option<LeaseRenewal>>>| {
+        let mut f = healthy();
+        f.operator = Some(Ok(Some(operator)));
+        f.operator_lease = lease;
+        let checks = evaluate(&f);
+        let c = by_id(&checks, "INF103");
+        (c.severity, c.message.clone(), c.hint.clone())
+    };
+    assert_eq!(
+        inf103(electing(), Some(Ok(Some(lease(Some(4)))))),
+        (
+            Severity::Pass,
+            "infera-operator is available (2/2) and reconciling (leader infera-operator-5d9f-abcde, Lease renewed 4s ago)".into(),
+            None
+        )
+    );
+    let logs = Some("see `kubectl logs -n infera-system deploy/infera-operator`".to_string());
+    assert_eq!(
+        inf103(electing(), Some(Ok(None))),
+        (
+            Severity::Warn,
+            "infera-operator is available (2/2), but no replica has acquired its leader Lease infera-system/infera-operator: it has not started reconciling".into(),
+            logs.clone()
+        )
+    );
+    assert_eq!(
+        inf103(electing(), Some(Ok(Some(lease(Some(600)))))),
+        (
+            Severity::Warn,
+            "infera-operator is available (2/2), but its leader Lease infera-system/infera-operator was last renewed 10m ago: no replica is reconciling".into(),
+            logs
+        )
+    );
+    // Without leader election there is no Lease to read.
+    assert_eq!(inf103(operator(), Some(Ok(None))).0, Severity::Pass);
 }
