@@ -43,7 +43,7 @@ generate:
 cluster-build:
 	tests/cluster/build.sh
 
-## Local tier-2 control plane (TIER=1 for etcd + kube-apiserver only). Ends with `export KUBECONFIG=...`.
+## Local tier-2 control plane (TIER=1 for etcd + kube-apiserver only, TIER=3 for real nodes, as root). Ends with `export KUBECONFIG=...`.
 cluster-up:
 	tests/cluster/up.sh --tier $${TIER:-2}
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The end-to-end suite: builds the local control plane if needed (cached under ~/.cache), builds the
 # binaries the tests spawn and the test binaries (before the cluster starts: 2 cores), brings up a
-# tier-2 cluster, runs `cargo test -p infera-e2e`, and always brings the cluster down. Exits with the
-# test run's status.
+# tier-2 cluster, runs `cargo test -p infera-e2e` but the tier-3 tests, and always brings the cluster
+# down; then the same on a tier-3 cluster (real nodes, root) for the tests named `tier3_*`, with the
+# operator image of release/build.sh (target/image; `make test` builds it first) loaded into its
+# nodes. Exits non-zero if either run failed.
 #
 #   tests/run-e2e.sh [-- <extra libtest args, e.g. a test name filter>]
 #
@@ -42,6 +44,7 @@ last="$(tail -n1 <<<"$up_out")"
 [[ $last == "export KUBECONFIG="* ]] || { echo "run-e2e.sh: unexpected up.sh output: $up_out" >&2; exit 1; }
 eval "$last"
 
+# shellcheck disable=SC2317  # run by the EXIT trap
 finish() {
   local rc=$?
   if ((rc != 0)); then
@@ -67,4 +70,19 @@ trap 'exit 130' INT TERM
 
 log "running the e2e suite ($THREADS test threads)"
 # --no-fail-fast: a failing test binary does not hide the results of the ones after it.
-"$CARGO" test --locked --no-fail-fast -p infera-e2e -- --test-threads="$THREADS" "${extra[@]}"
+rc=0
+"$CARGO" test --locked --no-fail-fast -p infera-e2e -- --test-threads="$THREADS" --skip tier3_ "${extra[@]}" || rc=$?
+[[ ${E2E_KEEP_CLUSTER:-} == 1 ]] || tests/cluster/down.sh || true
+
+T3=$SECONDS
+export K8S_TEST_DIR="$K8S_TEST_DIR-t3"
+image="$ROOT/target/image"
+[[ -f $image/index.json ]] || { echo "run-e2e.sh: the operator image is missing ($image): run make release (make test does)" >&2; exit 1; }
+log "starting a tier-3 cluster in $K8S_TEST_DIR"
+up_out="$(tests/cluster/up.sh --tier 3)"
+eval "$(tail -n1 <<<"$up_out")"
+tests/cluster/load-image.sh "$image" ghcr.io/amd/infera/operator
+log "running the tier-3 tests"
+"$CARGO" test --locked --no-fail-fast -p infera-e2e -- --test-threads="$THREADS" tier3_ "${extra[@]}" || rc=$?
+log "tier 3 took $((SECONDS - T3))s"
+exit "$rc"

@@ -177,6 +177,15 @@ if want node; then
       (export GOFLAGS="-mod=mod -tags=no_btrfs,no_devmapper,no_zfs"; wrapped containerd "$mod" "$CONTAINERD_VERSION" "$mod/$p" "$NODE/${p#cmd/}")
     done
   fi
+  if [[ ! -f "$NODE/pause.tar" ]]; then
+    # The pod sandbox image the nodes' containerd names: pause.c of the Kubernetes module, static.
+    log "building the pause image"
+    src="$(moddir "k8s.io/kubernetes@$K8S_VERSION")/build/pause/linux/pause.c"
+    gcc -Os -static -DVERSION="$PAUSE_VERSION" -o "$WORK/pause" "$src"
+    python3 "$HERE/oci.py" --out "$NODE/pause.tar.tmp" --name "registry.k8s.io/pause:$PAUSE_VERSION" \
+      --entrypoint /pause "$WORK/pause:/pause"
+    mv "$NODE/pause.tar.tmp" "$NODE/pause.tar"
+  fi
   if [[ ! -x "$NODE/cni/portmap" ]]; then
     log "building CNI plugins $CNI_PLUGINS_VERSION"
     mod=github.com/containernetworking/plugins

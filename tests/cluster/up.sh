@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Starts a local Kubernetes control plane from the binaries build.sh caches (built first if missing).
 #
-#   tests/cluster/up.sh [--tier 1|2]      (default: 2)
+#   tests/cluster/up.sh [--tier 1|2|3]    (default: 2)
 #   eval "$(tests/cluster/up.sh)"         # progress goes to stderr; stdout is only the export line
 #
 # tier 1: etcd + kube-apiserver.
 # tier 2: + kube-controller-manager, kube-scheduler, kwok with fake nodes gpu-node-0/1 (amd.com/gpu: 8),
 #         a default StorageClass whose PVCs get Bound (kwok volume stages), the LeaderWorkerSet controller
 #         behind its webhooks, and the Gateway API + InferencePool CRDs.
+# tier 3: tier 2 with real nodes instead of kwok's: real-0 and real-1 run containers (containerd,
+#         runc, CNI bridge infera-t3), kube-proxy; the API server listens on the bridge (10.88.0.1) so
+#         that pods reach it. Needs root. See nodes.sh (issue 27; work in progress: no DNS, no GPUs).
 #
 # State (PKI, kubeconfig, etcd data, logs, pid files) lives in ${K8S_TEST_DIR:-/tmp/infera-cluster}.
 # The kubeconfig has contexts admin (system:masters), alice (client cert, group dev-team, no bindings)
@@ -22,23 +25,35 @@ DIR="${K8S_TEST_DIR:-/tmp/infera-cluster}"
 TIER=2
 while (($#)); do
   case "$1" in
-    --tier) TIER="${2:?--tier needs 1 or 2}"; shift 2 ;;
+    --tier) TIER="${2:?--tier needs 1, 2 or 3}"; shift 2 ;;
     --tier=*) TIER="${1#--tier=}"; shift ;;
     -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "up.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-[[ $TIER == 1 || $TIER == 2 ]] || { echo "up.sh: --tier must be 1 or 2" >&2; exit 2; }
+[[ $TIER == 1 || $TIER == 2 || $TIER == 3 ]] || { echo "up.sh: --tier must be 1, 2 or 3" >&2; exit 2; }
+if ((TIER == 3)) && [[ $(id -u) != 0 ]]; then
+  echo "up.sh: tier 3 runs containers and needs root" >&2
+  exit 2
+fi
+NODE_BIN="$K8S_NODE_BIN"
+# shellcheck source-path=SCRIPTDIR
+source "$HERE/nodes.sh"
 log() { printf '==> %s\n' "$*" >&2; }
 T0=$SECONDS
 
 # --- binaries ----------------------------------------------------------------------------------
 need=(etcd kube-apiserver kubectl)
-((TIER == 2)) && need+=(kube-controller-manager kube-scheduler kwok lws-controller)
+((TIER >= 2)) && need+=(kube-controller-manager kube-scheduler kwok lws-controller)
+((TIER == 3)) && need+=("${NODE_BIN#"$BIN/"}/pause.tar")
 for b in "${need[@]}"; do
-  if [[ ! -x "$BIN/$b" ]] || { ((TIER == 2)) && [[ ! -f "$BIN/share/gateway/.done" ]]; }; then
+  if [[ ! -e "$BIN/$b" ]] || { ((TIER >= 2)) && [[ ! -f "$BIN/share/gateway/.done" ]]; }; then
     log "binaries missing in $BIN: running build.sh (a cold build takes a while)"
-    if ((TIER == 1)); then COMPONENTS="k8s etcd" "$HERE/build.sh" >&2; else "$HERE/build.sh" >&2; fi
+    case $TIER in
+      1) COMPONENTS="k8s etcd" "$HERE/build.sh" >&2 ;;
+      2) "$HERE/build.sh" >&2 ;;
+      3) COMPONENTS="k8s etcd kwok lws crds krew node" "$HERE/build.sh" >&2 ;;
+    esac
     break
   fi
 done
@@ -75,14 +90,22 @@ trap on_exit EXIT
 k() { "$BIN/kubectl" --kubeconfig="$KUBECONFIG_FILE" --context=admin "$@"; }
 
 # Free loopback ports, all picked in one go so they are distinct.
-read -r ETCD_PORT PEER_PORT API_PORT KCM_PORT SCHED_PORT LWS_WH_PORT LWS_HEALTH_PORT < <(python3 - <<'EOF'
+read -r ETCD_PORT PEER_PORT API_PORT KCM_PORT SCHED_PORT LWS_WH_PORT LWS_HEALTH_PORT KUBELET_0_PORT KUBELET_1_PORT PROXY_HEALTH_PORT PROXY_METRICS_PORT < <(python3 - <<'EOF'
 import socket
 socks = []
-for _ in range(7):
+for _ in range(11):
     s = socket.socket(); s.bind(("127.0.0.1", 0)); socks.append(s)
 print(" ".join(str(s.getsockname()[1]) for s in socks))
 EOF
 )
+# Where the API server listens: loopback, or on tier 3 the nodes' bridge (made now), so pods reach it.
+API_ADDR=127.0.0.1
+if ((TIER == 3)); then
+  log "bridge $BRIDGE ($BRIDGE_ADDR) for the real nodes' pods"
+  bridge_up
+  API_ADDR="$BRIDGE_ADDR"
+fi
+
 cat >"$DIR/ports.env" <<EOF
 ETCD_PORT=$ETCD_PORT
 ETCD_PEER_PORT=$PEER_PORT
@@ -91,6 +114,7 @@ KCM_PORT=$KCM_PORT
 SCHED_PORT=$SCHED_PORT
 LWS_WEBHOOK_PORT=$LWS_WH_PORT
 LWS_HEALTH_PORT=$LWS_HEALTH_PORT
+API_ADDR=$API_ADDR
 EOF
 
 # start NAME CMD...: runs in its own session (so an interrupted caller doesn't take it down),
@@ -131,7 +155,7 @@ subjectKeyIdentifier = hash
 basicConstraints = critical, CA:FALSE
 keyUsage = critical, digitalSignature, keyEncipherment
 extendedKeyUsage = serverAuth
-subjectAltName = DNS:localhost, DNS:kubernetes, DNS:kubernetes.default, DNS:kubernetes.default.svc, DNS:kubernetes.default.svc.cluster.local, IP:127.0.0.1, IP:10.0.0.1
+subjectAltName = DNS:localhost, DNS:kubernetes, DNS:kubernetes.default, DNS:kubernetes.default.svc, DNS:kubernetes.default.svc.cluster.local, IP:127.0.0.1, IP:10.0.0.1, IP:10.88.0.1
 [client]
 basicConstraints = critical, CA:FALSE
 keyUsage = critical, digitalSignature, keyEncipherment
@@ -167,7 +191,7 @@ kind: Config
 clusters:
 - name: infera-test
   cluster:
-    server: https://127.0.0.1:${API_PORT}
+    server: https://${API_ADDR}:${API_PORT}
     certificate-authority-data: $(b64 "$PKI/ca.crt")
 users:
 - name: admin
@@ -207,25 +231,28 @@ start etcd env "${unset_etcd[@]}" "$BIN/etcd" --name=infera-test \
 wait_until etcd 30 curl -fsS "http://127.0.0.1:$ETCD_PORT/health"
 
 # --- kube-apiserver ---------------------------------------------------------------------------------
-log "kube-apiserver $K8S_VERSION on https://127.0.0.1:$API_PORT"
-# Tier 1 has no controller-manager to create the "default" ServiceAccount pods would need.
-ADMISSION=()
-((TIER == 1)) && ADMISSION=(--disable-admission-plugins=ServiceAccount)
+log "kube-apiserver $K8S_VERSION on https://$API_ADDR:$API_PORT"
+# Tier 1 has no controller-manager to create the "default" ServiceAccount pods would need. Tier 3's
+# kubelets are reached by address (their node names resolve nowhere), with the admin's certificate.
+EXTRA=()
+((TIER == 1)) && EXTRA=(--disable-admission-plugins=ServiceAccount)
+((TIER == 3)) && EXTRA=(--kubelet-preferred-address-types=InternalIP
+  --kubelet-client-certificate="$PKI/admin.crt" --kubelet-client-key="$PKI/admin.key")
 start kube-apiserver "$BIN/kube-apiserver" \
   --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
-  --bind-address=127.0.0.1 --secure-port="$API_PORT" \
-  --advertise-address=127.0.0.1 --endpoint-reconciler-type=none \
+  --bind-address="$API_ADDR" --secure-port="$API_PORT" \
+  --advertise-address="$API_ADDR" --endpoint-reconciler-type="$( ((TIER == 3)) && echo lease || echo none)" \
   --cert-dir="$PKI" --tls-cert-file="$PKI/apiserver.crt" --tls-private-key-file="$PKI/apiserver.key" \
   --client-ca-file="$PKI/ca.crt" --token-auth-file="$DIR/tokens.csv" \
   --authorization-mode=RBAC \
   --service-account-issuer=https://kubernetes.default.svc.cluster.local \
   --service-account-key-file="$PKI/sa.pub" --service-account-signing-key-file="$PKI/sa.key" \
   --service-cluster-ip-range=10.0.0.0/16 --allow-privileged=true --profiling=false \
-  "${ADMISSION[@]}"
+  "${EXTRA[@]}"
 wait_until kube-apiserver 120 curl -fsS --cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key" \
-  "https://127.0.0.1:$API_PORT/readyz"
+  "https://$API_ADDR:$API_PORT/readyz"
 
-if ((TIER == 2)); then
+if ((TIER >= 2)); then
   # --- kube-controller-manager + kube-scheduler ----------------------------------------------------
   log "kube-controller-manager, kube-scheduler"
   start kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig="$KUBECONFIG_FILE" \
@@ -248,7 +275,9 @@ if ((TIER == 2)); then
   wait_until kube-controller-manager 60 curl -fsSk "https://127.0.0.1:$KCM_PORT/healthz"
   wait_until kube-scheduler 60 curl -fsSk "https://127.0.0.1:$SCHED_PORT/healthz"
   wait_until kube-controller-manager 60 k -n default get serviceaccount default
+fi
 
+if ((TIER == 2)); then
   # --- kwok + fake GPU nodes -------------------------------------------------------------------------
   log "kwok $KWOK_VERSION + nodes gpu-node-0, gpu-node-1 (amd.com/gpu: 8 each)"
   S="$BIN/share/kwok-stages"
@@ -288,7 +317,9 @@ status:
 EOF
   done | k create -f - >/dev/null
   wait_until kwok 60 k wait --for=condition=Ready node/gpu-node-0 node/gpu-node-1 --timeout=2s
+fi
 
+if ((TIER >= 2)); then
   # --- LeaderWorkerSet controller behind its (rewritten) webhooks -----------------------------------
   log "lws-controller $LWS_VERSION, webhooks on https://127.0.0.1:$LWS_WH_PORT"
   mkdir -p "$DIR/lws-certs"
@@ -322,6 +353,16 @@ spec:
         containers: [{name: c, image: example.invalid/probe:0}]
 EOF
   wait_until lws-controller 60 k create --dry-run=server -f "$DIR/lws-probe.yaml"
+fi
+
+if ((TIER == 3)); then
+  # --- real nodes --------------------------------------------------------------------------------
+  log "nodes real-0, real-1 (containerd $CONTAINERD_VERSION, runc, kubelet), kube-proxy"
+  node_up 0 "$KUBELET_0_PORT"
+  node_up 1 "$KUBELET_1_PORT"
+  wait_until kubelet-0 90 k wait --for=condition=Ready node/real-0 node/real-1 --timeout=2s
+  proxy_up
+  wait_until kube-proxy 60 curl -fsS "http://127.0.0.1:$PROXY_HEALTH_PORT/healthz"
 fi
 
 trap - EXIT

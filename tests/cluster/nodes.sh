@@ -1,0 +1,183 @@
+# shellcheck shell=bash disable=SC2154  # sourced by up.sh and down.sh, which set DIR, BIN, NODE_BIN, ...
+# Tier 3's real nodes (issue 27): containerd with runc and the CNI plugins, a kubelet per node, and
+# one kube-proxy for the host. Everything lives under $DIR/node-N, on the bridge infera-t3 that up.sh
+# creates (10.88.0.1/16 on the host, every pod's gateway; node N's pods get 10.88.N+1.0/24 addresses
+# within the /16), and is named in $DIR so that
+# down.sh removes exactly it: processes by pid file, containers through runc's root under $DIR,
+# mounts under $DIR, the bridge, kube-proxy's rules, the nodes' cgroups.
+#
+# This machine's limits, and what answers them: cgroups are v1 (`failCgroupV1: false`); a process
+# may not lower its oom_score_adj (containerd's `restrict_oom_score_adj`). Nodes join with the admin
+# kubeconfig (a test cluster: no Node authorizer). No CoreDNS yet: pods reach Services by their IP
+# (KUBERNETES_SERVICE_HOST and friends).
+
+BRIDGE=infera-t3
+# The host's address on the bridge: the API server listens there on tier 3 (pods reach it).
+BRIDGE_ADDR=10.88.0.1
+POD_CIDR=10.88.0.0/16
+
+# The bridge (before the API server, which binds to it) and the kernel settings pods need.
+bridge_up() {
+  if ip link show "$BRIDGE" >/dev/null 2>&1; then
+    echo "up.sh: the bridge $BRIDGE exists (a tier-3 cluster not stopped?): stop it with its down.sh, or ip link del $BRIDGE" >&2
+    return 1
+  fi
+  # The kubelets add iptables chains of their own, and paths they, containerd's shims and libcni
+  # do not let us move under $DIR: down.sh removes those that were not here before.
+  iptables -S KUBE-KUBELET-CANARY >/dev/null 2>&1 || touch "$DIR/kubelet-chains"
+  local p
+  for p in /run/containerd /var/lib/cni /var/lib/kubelet; do
+    [[ -e $p ]] || echo "$p" >>"$DIR/created-paths"
+  done
+  ip link add "$BRIDGE" type bridge
+  echo "$BRIDGE" >"$DIR/bridge"
+  ip addr add "$BRIDGE_ADDR/16" dev "$BRIDGE"
+  ip link set "$BRIDGE" up
+  sysctl -qw net.ipv4.ip_forward=1
+  # Services between pods on one bridge: kube-proxy's DNAT must see bridged traffic.
+  sysctl -qw net.bridge.bridge-nf-call-iptables=1
+}
+
+# node_up N PORT: containerd and a kubelet for node real-N, its kubelet API on PORT.
+node_up() {
+  local n=$1 port=$2 d="$DIR/node-$1"
+  mkdir -p "$d"/{containerd,kubelet,cni/net.d,cni/data,runc,pod-logs}
+  cat >"$d/containerd.toml" <<EOF
+version = 3
+root = "$d/containerd/root"
+state = "$d/containerd/state"
+[grpc]
+  address = "$d/containerd/containerd.sock"
+[plugins."io.containerd.cri.v1.runtime"]
+  restrict_oom_score_adj = true
+  netns_mounts_under_state_dir = true
+  [plugins."io.containerd.cri.v1.runtime".containerd]
+    default_runtime_name = "runc"
+    [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]
+        BinaryName = "$(command -v runc)"
+        Root = "$d/runc"
+        SystemdCgroup = false
+  [plugins."io.containerd.cri.v1.runtime".cni]
+    bin_dirs = ["$NODE_BIN/cni"]
+    conf_dir = "$d/cni/net.d"
+[plugins."io.containerd.cri.v1.images"]
+  snapshotter = "overlayfs"
+  [plugins."io.containerd.cri.v1.images".pinned_images]
+    sandbox = "registry.k8s.io/pause:$PAUSE_VERSION"
+EOF
+  cat >"$d/cni/net.d/10-infera-t3.conflist" <<EOF
+{"cniVersion": "1.0.0", "name": "infera-t3-$n", "plugins": [
+  {"type": "bridge", "bridge": "$BRIDGE", "isGateway": false, "ipMasq": false,
+   "ipam": {"type": "host-local", "dataDir": "$d/cni/data",
+            "ranges": [[{"subnet": "$POD_CIDR", "rangeStart": "10.88.$((n + 1)).2",
+                         "rangeEnd": "10.88.$((n + 1)).254", "gateway": "$BRIDGE_ADDR"}]],
+            "routes": [{"dst": "0.0.0.0/0", "gw": "$BRIDGE_ADDR"}]}},
+  {"type": "portmap", "capabilities": {"portMappings": true}}]}
+EOF
+  start "containerd-$n" env PATH="$NODE_BIN:$PATH" "$NODE_BIN/containerd" --config "$d/containerd.toml"
+  wait_until "containerd-$n" 30 "$NODE_BIN/ctr" --address "$d/containerd/containerd.sock" version
+  "$NODE_BIN/ctr" --address "$d/containerd/containerd.sock" -n k8s.io images import "$NODE_BIN/pause.tar" >/dev/null 2>&1
+
+  # Its own cgroup root in every v1 hierarchy, so that two kubelets on one host keep apart.
+  for h in /sys/fs/cgroup/*/; do
+    [[ -d $h && $h != */unified/ ]] && mkdir -p "$h/infera-t3-$n"
+  done
+  cat >"$d/kubelet.yaml" <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+failCgroupV1: false
+cgroupDriver: cgroupfs
+cgroupRoot: /infera-t3-$n
+containerRuntimeEndpoint: unix://$d/containerd/containerd.sock
+podLogsDir: $d/pod-logs
+authentication:
+  anonymous: {enabled: false}
+  webhook: {enabled: false}
+  x509: {clientCAFile: $PKI/ca.crt}
+authorization: {mode: AlwaysAllow}
+address: $BRIDGE_ADDR
+port: $port
+readOnlyPort: 0
+healthzPort: 0
+failSwapOn: false
+serializeImagePulls: false
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+evictionHard: {"memory.available": "100Mi"}
+enforceNodeAllocatable: []
+localStorageCapacityIsolation: false
+clusterDomain: cluster.local
+resolvConf: /etc/resolv.conf
+EOF
+  start "kubelet-$n" "$NODE_BIN/kubelet" --config="$d/kubelet.yaml" --kubeconfig="$KUBECONFIG_FILE" \
+    --hostname-override="real-$n" --node-ip="$BRIDGE_ADDR" --root-dir="$d/kubelet" \
+    --cert-dir="$d/kubelet/pki" --node-labels="infera.amd.com/test-node=real"
+}
+
+# kube-proxy for the host (one: iptables are the host's), once the nodes are there.
+proxy_up() {
+  start kube-proxy "$NODE_BIN/kube-proxy" --kubeconfig="$KUBECONFIG_FILE" --hostname-override=real-0 \
+    --proxy-mode=iptables --cluster-cidr="$POD_CIDR" \
+    --healthz-bind-address="127.0.0.1:$PROXY_HEALTH_PORT" --metrics-bind-address="127.0.0.1:$PROXY_METRICS_PORT" \
+    --conntrack-max-per-core=0 --conntrack-tcp-timeout-established=0 --conntrack-tcp-timeout-close-wait=0
+  touch "$DIR/kube-proxy.started"
+}
+
+# The nodes' containers, through runc's root under each node (down.sh, once the kubelets are
+# stopped and before containerd is), then the shims that ran them.
+node_containers_down() {
+  local d c
+  for d in "$DIR"/node-*/; do
+    [[ -d $d/runc/k8s.io ]] || continue
+    for c in $(runc --root "$d/runc/k8s.io" list -q 2>/dev/null); do
+      runc --root "$d/runc/k8s.io" delete -f "$c" >/dev/null 2>&1 || true
+    done
+    pkill -KILL -f "containerd-shim-runc-v2 .*${d%/}" 2>/dev/null || true
+  done
+}
+
+# What down.sh removes last, once every process is gone: the nodes' cgroups, mounts under $DIR,
+# the bridge and kube-proxy's rules. Each step touches only what lives under $DIR or is named in it.
+nodes_down() {
+  local d n h p
+  for d in "$DIR"/node-*/; do
+    [[ -d $d ]] || continue
+    n="${d%/}"; n="${n##*-}"
+    for h in /sys/fs/cgroup/*/infera-t3-"$n"; do
+      [[ -d $h ]] && find "$h" -depth -type d -exec rmdir {} + 2>/dev/null
+    done
+  done
+  if [[ -d $DIR ]]; then
+    awk -v dir="$DIR" 'index($2, dir) == 1 {print $2}' /proc/self/mounts | sort -r | while read -r m; do
+      umount -l "$m" 2>/dev/null || true
+    done
+  fi
+  if [[ -f $DIR/bridge ]]; then
+    ip link del "$(cat "$DIR/bridge")" 2>/dev/null || true
+    rm -f "$DIR/bridge"
+  fi
+  if [[ -f $DIR/kubelet-chains ]]; then
+    local ipt table chain
+    for ipt in iptables ip6tables; do
+      for table in filter nat mangle; do
+        for chain in INPUT OUTPUT; do
+          while "$ipt" -t "$table" -D "$chain" -j KUBE-FIREWALL 2>/dev/null; do :; done
+        done
+        for chain in KUBE-FIREWALL KUBE-KUBELET-CANARY KUBE-IPTABLES-HINT; do
+          "$ipt" -t "$table" -F "$chain" 2>/dev/null && "$ipt" -t "$table" -X "$chain" 2>/dev/null
+        done
+      done
+    done
+    rm -f "$DIR/kubelet-chains"
+  fi
+  if [[ -f $DIR/created-paths ]]; then
+    while read -r p; do rm -rf "$p"; done <"$DIR/created-paths"
+    rm -f "$DIR/created-paths"
+  fi
+  if [[ -f $DIR/kube-proxy.started ]]; then
+    "$NODE_BIN/kube-proxy" --cleanup >/dev/null 2>&1 || true
+    rm -f "$DIR/kube-proxy.started"
+  fi
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Writes a single-layer linux/amd64 image as an OCI image layout tar that `ctr images import`
+takes (containerd names it from the `io.containerd.image.name` annotation).
+
+    tests/cluster/oci.py --out IMAGE.tar --name REF --entrypoint /pause FILE:/DEST ...
+
+Files keep their mode; owner 0:0, mtime 0; gzip without name or mtime: the same files give the same
+bytes. Only for the test cluster's own images (the pause image of tier 3's nodes); the operator's
+image is release/image.py's.
+"""
+
+import argparse
+import gzip
+import hashlib
+import io
+import json
+import os
+import tarfile
+
+
+def canonical(value):
+    return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--name", required=True)
+    parser.add_argument("--entrypoint", required=True)
+    parser.add_argument("files", nargs="+", metavar="FILE:/DEST")
+    args = parser.parse_args()
+
+    blobs = {}
+
+    def blob(media_type, data, **extra):
+        digest = hashlib.sha256(data).hexdigest()
+        blobs[digest] = data
+        return {"mediaType": media_type, "digest": f"sha256:{digest}", "size": len(data), **extra}
+
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for spec in args.files:
+            src, dest = spec.split(":", 1)
+            info = tarfile.TarInfo(dest.lstrip("/"))
+            info.size = os.path.getsize(src)
+            info.mode = os.stat(src).st_mode & 0o7777
+            info.mtime = 0
+            with open(src, "rb") as f:
+                tar.addfile(info, f)
+    layer = raw.getvalue()
+    packed = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=packed, mtime=0) as gz:
+        gz.write(layer)
+    config = {
+        "architecture": "amd64",
+        "os": "linux",
+        "created": "1970-01-01T00:00:00Z",
+        "config": {"Entrypoint": [args.entrypoint]},
+        "rootfs": {"type": "layers", "diff_ids": [f"sha256:{hashlib.sha256(layer).hexdigest()}"]},
+    }
+    manifest = {
+        "schemaVersion": 2,
+        "mediaType": "application/vnd.oci.image.manifest.v1+json",
+        "config": blob("application/vnd.oci.image.config.v1+json", canonical(config)),
+        "layers": [blob("application/vnd.oci.image.layer.v1.tar+gzip", packed.getvalue())],
+    }
+    names = {"io.containerd.image.name": args.name, "org.opencontainers.image.ref.name": args.name}
+    descriptor = blob("application/vnd.oci.image.manifest.v1+json", canonical(manifest), annotations=names)
+    files = {
+        "oci-layout": canonical({"imageLayoutVersion": "1.0.0"}),
+        "index.json": canonical({"schemaVersion": 2, "manifests": [descriptor]}),
+        **{f"blobs/sha256/{digest}": data for digest, data in blobs.items()},
+    }
+    with tarfile.open(args.out, "w", format=tarfile.PAX_FORMAT) as tar:
+        for name in sorted(files):
+            info = tarfile.TarInfo(name)
+            info.size = len(files[name])
+            info.mtime = 0
+            tar.addfile(info, io.BytesIO(files[name]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,170 @@
+//! Tier 3 (real nodes, tests/cluster/nodes.sh; issue 27): the operator `kubectl infera init`
+//! installs runs in-cluster from its image, as a user's does. Its pods start on the real nodes
+//! (containerd, runc), read their ServiceAccount token, reach the API server through the
+//! `kubernetes` Service (kube-proxy), elect a leader and serve their probes; `doctor` sees the
+//! Lease renewed; the seed is reconciled by it, with no local operator process; `/metrics` answers
+//! through its Service; and a killed container is restarted by its kubelet and leads again.
+//!
+//! Runs only on a tier-3 cluster with the operator image loaded (tests/run-e2e.sh does both: the
+//! image is release/build.sh's `target/image`, loaded by tests/cluster/load-image.sh).
+
+use std::time::Duration;
+
+use infera_core::InferaDeployment;
+use infera_e2e::{
+    TestNamespace, admin, eventually,
+    k8s_openapi::api::{coordination::v1::Lease, core::v1::Pod},
+    kube::{Api, ResourceExt, api::ListParams},
+    plugin::kubectl,
+};
+
+const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples");
+const SYSTEM: &str = "infera-system";
+
+/// The cluster's state directory (up.sh's `K8S_TEST_DIR`), where each node's runc root is.
+fn cluster_dir() -> String {
+    std::env::var("K8S_TEST_DIR").unwrap_or_else(|_| "/tmp/infera-cluster".into())
+}
+
+/// The operator's pods, all Running and Ready on real nodes.
+async fn ready_operator_pods(pods: &Api<Pod>) -> anyhow::Result<Vec<Pod>> {
+    let list = pods
+        .list(&ListParams::default().labels("app.kubernetes.io/name=infera-operator"))
+        .await?;
+    anyhow::ensure!(!list.items.is_empty(), "no operator pods");
+    for pod in &list.items {
+        let status = pod.status.clone().unwrap_or_default();
+        let ready = status
+            .conditions
+            .iter()
+            .flatten()
+            .any(|c| c.type_ == "Ready" && c.status == "True");
+        let node = pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.node_name.clone())
+            .unwrap_or_default();
+        anyhow::ensure!(
+            ready && node.starts_with("real-"),
+            "{} on {node:?}: {:?}",
+            pod.name_any(),
+            status.container_statuses
+        );
+    }
+    Ok(list.items)
+}
+
+/// The leader Lease's holder, once it is renewed.
+async fn leader(leases: &Api<Lease>) -> anyhow::Result<String> {
+    eventually(Duration::from_secs(60), || async {
+        let lease = leases.get("infera-operator").await?;
+        let spec = lease.spec.unwrap_or_default();
+        spec.holder_identity
+            .filter(|_| spec.renew_time.is_some())
+            .ok_or_else(|| anyhow::anyhow!("no holder yet"))
+    })
+    .await
+}
+
+#[tokio::test]
+async fn tier3_the_operator_from_init_runs_in_cluster_and_reconciles() -> anyhow::Result<()> {
+    let admin = admin().await?;
+    kubectl(&["infera", "init", "--wait", "--timeout", "3m"])
+        .await?
+        .expect_code(0)?;
+    let pods: Api<Pod> = Api::namespaced(admin.clone(), SYSTEM);
+    let leases: Api<Lease> = Api::namespaced(admin.clone(), SYSTEM);
+    eventually(Duration::from_secs(120), || ready_operator_pods(&pods)).await?;
+    let holder = leader(&leases).await?;
+
+    // doctor tells a reconciling operator from an available one.
+    let doctor = kubectl(&["infera", "doctor", "-o", "json"]).await?;
+    let report: serde_json::Value = serde_json::from_str(&doctor.stdout)?;
+    let inf103 = report["checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["id"] == "INF103")
+        .cloned()
+        .unwrap_or_default();
+    anyhow::ensure!(
+        inf103["severity"] == "pass"
+            && inf103["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(&format!("reconciling (leader {holder}"))),
+        "{inf103}"
+    );
+
+    // The seed, reconciled by the in-cluster operator alone.
+    let ns = TestNamespace::new(&admin, "t3-op").await?;
+    let seed = format!("{EXAMPLES}/pd.yaml");
+    kubectl(&["infera", "deploy", "-f", &seed, "-n", ns.name()])
+        .await?
+        .expect_code(0)?;
+    let ideps: Api<InferaDeployment> = ns.api();
+    eventually(Duration::from_secs(60), || async {
+        let idep = ideps.get("demo").await?;
+        let status = idep.status.unwrap_or_default();
+        anyhow::ensure!(
+            status.observed_generation == idep.metadata.generation
+                && status.services.contains_key("decode"),
+            "status {status:?}"
+        );
+        Ok(())
+    })
+    .await?;
+
+    // /metrics through the operator's Service (the API server's service proxy to a pod IP).
+    let metrics = kubectl(&[
+        "get",
+        "--raw",
+        "/api/v1/namespaces/infera-system/services/http:infera-operator-metrics:http/proxy/metrics",
+    ])
+    .await?;
+    anyhow::ensure!(
+        metrics.code == 0 && metrics.stdout.contains("infera_leader"),
+        "{}{}",
+        metrics.stdout,
+        metrics.stderr
+    );
+
+    // The leader's container killed on its node: its kubelet restarts it, and a replica leads.
+    let leader_pod = pods.get(&holder).await?;
+    let node = leader_pod
+        .spec
+        .as_ref()
+        .and_then(|s| s.node_name.clone())
+        .unwrap_or_default();
+    let container = leader_pod
+        .status
+        .as_ref()
+        .and_then(|s| s.container_statuses.as_ref())
+        .and_then(|c| c.first())
+        .and_then(|c| c.container_id.clone())
+        .unwrap_or_default();
+    let id = container.trim_start_matches("containerd://");
+    let root = format!(
+        "{}/node-{}/runc/k8s.io",
+        cluster_dir(),
+        node.trim_start_matches("real-")
+    );
+    let killed = std::process::Command::new("runc")
+        .args(["--root", &root, "kill", id, "KILL"])
+        .status()?;
+    anyhow::ensure!(killed.success(), "runc kill {id} in {root}");
+    eventually(Duration::from_secs(90), || async {
+        let pod = pods.get(&holder).await?;
+        let restarts = pod
+            .status
+            .as_ref()
+            .and_then(|s| s.container_statuses.as_ref())
+            .and_then(|c| c.first())
+            .map_or(0, |c| c.restart_count);
+        anyhow::ensure!(restarts >= 1, "{holder}: {restarts} restarts");
+        Ok(())
+    })
+    .await?;
+    eventually(Duration::from_secs(120), || ready_operator_pods(&pods)).await?;
+    leader(&leases).await?;
+    ns.cleanup().await
+}
