@@ -81,7 +81,7 @@ image="$ROOT/target/image"
 log "starting a tier-3 cluster in $K8S_TEST_DIR"
 up_out="$(tests/cluster/up.sh --tier 3)"
 eval "$(tail -n1 <<<"$up_out")"
-tests/cluster/load-image.sh "$image" ghcr.io/amd/infera/operator
+tests/cluster/load-image.sh "$image" ghcr.io/amd/infera/operator:0.1.0
 log "running the tier-3 tests"
 "$CARGO" test --locked --no-fail-fast -p infera-e2e -- --test-threads="$THREADS" tier3_ "${extra[@]}" || rc=$?
 log "tier 3 took $((SECONDS - T3))s"

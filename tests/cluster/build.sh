@@ -42,35 +42,42 @@ timed() { local name=$1; shift; /usr/bin/time -v -o "$BIN/build-$name.time" "$@"
 log() { printf '==> %s\n' "$*" >&2; }
 
 # --- Kubernetes: one wrapper module, every staging module replaced by its published v0.X.Y ------
+# k8s_build NAME OUT-DIR COMMAND...: builds k8s.io/kubernetes/cmd/COMMAND... into OUT-DIR from that
+# module (made once per run), versioned as the release would be.
+k8s_build() {
+  local name=$1 out=$2; shift 2
+  if [[ ! -f "$WORK/k8s/go.mod" ]]; then
+    local gomod staging
+    gomod="$(cd "$WORK" && go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | jq -r .GoMod)"
+    staging="v0.${K8S_VERSION#v1.}"
+    mkdir -p "$WORK/k8s"
+    {
+      echo "module local.test/k8s-bins"
+      awk '$1=="go"{print; exit}' "$gomod"
+      awk '$1=="godebug"{print; exit}' "$gomod"
+      echo "require k8s.io/kubernetes $K8S_VERSION"
+      echo "replace ("
+      sed -n 's#^[[:space:]]*\(k8s\.io/[A-Za-z0-9._-]*\)[[:space:]]*=>[[:space:]]*\./staging/.*#\1#p' "$gomod" |
+        while read -r m; do printf '\t%s => %s %s\n' "$m" "$m" "$staging"; done
+      echo ")"
+    } >"$WORK/k8s/go.mod"
+  fi
+  local minor="${K8S_VERSION#v1.}" ldflags="-s -w" p
+  minor="${minor%%.*}"
+  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldflags+=" -X $p.gitVersion=$K8S_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
+    ldflags+=" -X $p.gitCommit=0000000000000000000000000000000000000000 -X $p.buildDate=1970-01-01T00:00:00Z"
+  done
+  (cd "$WORK/k8s" && timed "$name" go build -trimpath -ldflags "$ldflags" -o "$out/" "${@/#/k8s.io/kubernetes/cmd/}")
+}
+
 # kubectl too: a client matching the server (the machine's kubectl, if any, may be far older).
 k8s_missing=()
 for b in kube-apiserver kube-controller-manager kube-scheduler kubectl; do have "$b" || k8s_missing+=("$b"); done
 if want k8s && ((${#k8s_missing[@]})); then
   log "building ${k8s_missing[*]} $K8S_VERSION"
   k8s_time=k8s; ((${#k8s_missing[@]} == 4)) || k8s_time="k8s-$(IFS=-; echo "${k8s_missing[*]}")"
-  K8S_GOMOD="$(cd "$WORK" && go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | jq -r .GoMod)"
-  STAGING="v0.${K8S_VERSION#v1.}"
-  mkdir "$WORK/k8s"
-  (
-    cd "$WORK/k8s"
-    {
-      echo "module local.test/k8s-bins"
-      awk '$1=="go"{print; exit}' "$K8S_GOMOD"
-      awk '$1=="godebug"{print; exit}' "$K8S_GOMOD"
-      echo "require k8s.io/kubernetes $K8S_VERSION"
-      echo "replace ("
-      sed -n 's#^[[:space:]]*\(k8s\.io/[A-Za-z0-9._-]*\)[[:space:]]*=>[[:space:]]*\./staging/.*#\1#p' "$K8S_GOMOD" |
-        while read -r m; do printf '\t%s => %s %s\n' "$m" "$m" "$STAGING"; done
-      echo ")"
-    } >go.mod
-    MINOR="${K8S_VERSION#v1.}"; MINOR="${MINOR%%.*}"
-    LDFLAGS="-s -w"
-    for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-      LDFLAGS+=" -X $p.gitVersion=$K8S_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$MINOR -X $p.gitTreeState=clean"
-      LDFLAGS+=" -X $p.gitCommit=0000000000000000000000000000000000000000 -X $p.buildDate=1970-01-01T00:00:00Z"
-    done
-    timed "$k8s_time" go build -trimpath -ldflags "$LDFLAGS" -o "$BIN/" "${k8s_missing[@]/#/k8s.io/kubernetes/cmd/}"
-  )
+  k8s_build "$k8s_time" "$BIN" "${k8s_missing[@]}"
 fi
 
 # --- etcd: the server module has replaces, so build it from a wrapper that requires it ----------
@@ -145,29 +152,7 @@ if want node; then
   for b in kubelet kube-proxy; do [[ -x "$NODE/$b" ]] || node_missing+=("$b"); done
   if ((${#node_missing[@]})); then
     log "building ${node_missing[*]} $K8S_VERSION"
-    # The control plane's wrapper module, if this run built it; else a fresh one.
-    if [[ ! -f "$WORK/k8s/go.mod" ]]; then
-      K8S_GOMOD="$(cd "$WORK" && go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | jq -r .GoMod)"
-      STAGING="v0.${K8S_VERSION#v1.}"
-      mkdir -p "$WORK/k8s"
-      {
-        echo "module local.test/k8s-bins"
-        awk '$1=="go"{print; exit}' "$K8S_GOMOD"
-        awk '$1=="godebug"{print; exit}' "$K8S_GOMOD"
-        echo "require k8s.io/kubernetes $K8S_VERSION"
-        echo "replace ("
-        sed -n 's#^[[:space:]]*\(k8s\.io/[A-Za-z0-9._-]*\)[[:space:]]*=>[[:space:]]*\./staging/.*#\1#p' "$K8S_GOMOD" |
-          while read -r m; do printf '\t%s => %s %s\n' "$m" "$m" "$STAGING"; done
-        echo ")"
-      } >"$WORK/k8s/go.mod"
-    fi
-    MINOR="${K8S_VERSION#v1.}"; MINOR="${MINOR%%.*}"
-    LDFLAGS="-s -w"
-    for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-      LDFLAGS+=" -X $p.gitVersion=$K8S_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$MINOR -X $p.gitTreeState=clean"
-      LDFLAGS+=" -X $p.gitCommit=0000000000000000000000000000000000000000 -X $p.buildDate=1970-01-01T00:00:00Z"
-    done
-    (cd "$WORK/k8s" && timed node-k8s go build -trimpath -ldflags "$LDFLAGS" -o "$NODE/" "${node_missing[@]/#/k8s.io/kubernetes/cmd/}")
+    k8s_build node-k8s "$NODE" "${node_missing[@]}"
   fi
   if [[ ! -x "$NODE/containerd" ]]; then
     log "building containerd $CONTAINERD_VERSION"
@@ -185,6 +170,43 @@ if want node; then
     python3 "$HERE/oci.py" --out "$NODE/pause.tar.tmp" --name "registry.k8s.io/pause:$PAUSE_VERSION" \
       --entrypoint /pause "$WORK/pause:/pause"
     mv "$NODE/pause.tar.tmp" "$NODE/pause.tar"
+  fi
+  if [[ ! -f "$NODE/nats-$NATS_SERVER_VERSION.tar" ]]; then
+    # Stands in for the operator's default NATS image (nats:2.11-alpine): the server alone, run
+    # with the rendered args as that image's entrypoint runs them.
+    log "building nats-server $NATS_SERVER_VERSION and its image"
+    rm -rf "$WORK/nats"
+    wrapped nats github.com/nats-io/nats-server/v2 "$NATS_SERVER_VERSION" github.com/nats-io/nats-server/v2 "$WORK/nats-server"
+    python3 "$HERE/oci.py" --out "$NODE/nats.tar.tmp" --name "nats-server:$NATS_SERVER_VERSION" \
+      --entrypoint /nats-server "$WORK/nats-server:/nats-server"
+    mv "$NODE/nats.tar.tmp" "$NODE/nats-$NATS_SERVER_VERSION.tar"
+  fi
+  if [[ ! -x "$NODE/coredns" ]]; then
+    # CoreDNS with the plugins tier 3's Corefile uses (nodes.sh, dns_up), from its coremain.
+    log "building coredns $COREDNS_VERSION"
+    mkdir -p "$WORK/coredns"
+    gomod="$(cd "$WORK" && go mod download -json "github.com/coredns/coredns@$COREDNS_VERSION" | jq -r .GoMod)"
+    (
+      cd "$WORK/coredns"
+      printf 'module local.test/coredns-bins\n\n%s\n\nrequire github.com/coredns/coredns %s\n' \
+        "$(awk '$1=="go"{print; exit}' "$gomod")" "$COREDNS_VERSION" >go.mod
+      cat >main.go <<'GO'
+package main
+
+import (
+	"github.com/coredns/coredns/coremain"
+	_ "github.com/coredns/coredns/plugin/bind"
+	_ "github.com/coredns/coredns/plugin/cache"
+	_ "github.com/coredns/coredns/plugin/errors"
+	_ "github.com/coredns/coredns/plugin/kubernetes"
+)
+
+func main() { coremain.Run() }
+GO
+      go mod tidy >/dev/null 2>&1
+      timed coredns go build -trimpath -ldflags "-s -w" -o "$NODE/coredns.tmp" .
+    )
+    mv "$NODE/coredns.tmp" "$NODE/coredns"
   fi
   if [[ ! -x "$NODE/cni/portmap" ]]; then
     log "building CNI plugins $CNI_PLUGINS_VERSION"

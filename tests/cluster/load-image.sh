@@ -1,30 +1,42 @@
 #!/usr/bin/env bash
-# Imports an image into every node of the running tier-3 cluster (${K8S_TEST_DIR:-/tmp/infera-cluster}),
-# as if it had been pulled: the nodes have no registry to pull from.
+# Pushes an image to the running tier-3 cluster's registry (${K8S_TEST_DIR:-/tmp/infera-cluster}),
+# which every node's containerd takes as the mirror of every registry (nodes.sh): a pod that names
+# one of the REFs then pulls it, as it would from the real registry.
 #
-#   tests/cluster/load-image.sh OCI-LAYOUT-DIR|IMAGE.tar [BASE-NAME]
+#   tests/cluster/load-image.sh OCI-LAYOUT-DIR|IMAGE.tar REF...
+#   e.g. load-image.sh target/image ghcr.io/amd/infera/operator:0.1.0
 #
-# An OCI layout (release/build.sh's target/image) is named BASE-NAME:<its ref.name annotation> and
-# BASE-NAME@<digest> (ctr images import --base-name --digests); a tar made by tests/cluster/oci.py
-# carries its own name.
+# A REF is stored as the nodes ask for it: its registry host dropped, Docker Hub's one-word names
+# under library/ (nats:2.11-alpine -> library/nats:2.11-alpine). A digest reference to what was
+# pushed resolves too. IMAGE.tar is an OCI layout in a tar (tests/cluster/oci.py's).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
-# shellcheck source-path=SCRIPTDIR
-source "$HERE/versions.sh"
 DIR="${K8S_TEST_DIR:-/tmp/infera-cluster}"
-src="${1:?usage: load-image.sh OCI-LAYOUT-DIR|IMAGE.tar [BASE-NAME]}"
-base=()
-[[ -n ${2:-} ]] && base=(--base-name "$2" --digests)
-[[ $(cat "$DIR/tier" 2>/dev/null) == 3 ]] || { echo "load-image.sh: no tier-3 cluster in $DIR" >&2; exit 1; }
-tar="$src"
-if [[ -d $src ]]; then
-  tar="$(mktemp)"
-  trap 'rm -f "$tar"' EXIT
-  tar -C "$src" -cf "$tar" .
+src="${1:?usage: load-image.sh OCI-LAYOUT-DIR|IMAGE.tar REF...}"
+shift
+(($#)) || { echo "load-image.sh: name at least one REF" >&2; exit 2; }
+[[ -f $DIR/registry-address ]] || { echo "load-image.sh: no tier-3 cluster (registry) in $DIR" >&2; exit 1; }
+registry="$(cat "$DIR/registry-address")"
+# shellcheck source=release/versions.sh
+source "$HERE/../../release/versions.sh"
+
+layout="$src"
+if [[ -f $src ]]; then
+  layout="$(mktemp -d)"
+  trap 'rm -rf "$layout"' EXIT
+  tar -C "$layout" -xf "$src"
 fi
-for sock in "$DIR"/node-*/containerd/containerd.sock; do
-  if ! out="$("$K8S_NODE_BIN/ctr" --address "$sock" -n k8s.io images import "${base[@]}" "$tar" 2>&1)"; then
-    echo "load-image.sh: importing $src into ${sock%/containerd/*} failed: $out" >&2
+for ref in "$@"; do
+  path="${ref%@*}"
+  first="${path%%/*}"
+  if [[ $path == */* && ($first == *.* || $first == *:* || $first == localhost) ]]; then
+    path="${path#*/}"
+  elif [[ $path != */* ]]; then
+    path="library/$path"
+  fi
+  [[ ${path##*/} == *:* ]] || path+=":latest"
+  if ! out="$("$RELEASE_BIN/crane" push "$layout" "$registry/$path" 2>&1)"; then
+    echo "load-image.sh: pushing $src as $ref failed: $out" >&2
     exit 1
   fi
 done

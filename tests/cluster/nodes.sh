@@ -11,6 +11,7 @@
 # kubeconfig (a test cluster: no Node authorizer). No CoreDNS yet: pods reach Services by their IP
 # (KUBERNETES_SERVICE_HOST and friends).
 
+REPO_ROOT="$(cd "$HERE/../.." && pwd)"
 BRIDGE=infera-t3
 # The host's address on the bridge: the API server listens there on tier 3 (pods reach it).
 BRIDGE_ADDR=10.88.0.1
@@ -26,7 +27,7 @@ bridge_up() {
   # do not let us move under $DIR: down.sh removes those that were not here before.
   iptables -S KUBE-KUBELET-CANARY >/dev/null 2>&1 || touch "$DIR/kubelet-chains"
   local p
-  for p in /run/containerd /var/lib/cni /var/lib/kubelet; do
+  for p in /run/containerd /var/lib/cni /var/lib/kubelet /tmp/hostpath_pv; do
     [[ -e $p ]] || echo "$p" >>"$DIR/created-paths"
   done
   ip link add "$BRIDGE" type bridge
@@ -38,10 +39,75 @@ bridge_up() {
   sysctl -qw net.bridge.bridge-nf-call-iptables=1
 }
 
+# The registry every node pulls from, on loopback (release/tools.sh's distribution and crane):
+# each node's containerd takes it as the mirror of every registry (certs.d/_default), so an image
+# referenced as ghcr.io/..., docker.io/... or rocm/infera:... is pulled from there when
+# load-image.sh pushed it, and fails to pull as it would without internet otherwise.
+registry_up() {
+  local port=$1
+  "$REPO_ROOT/release/tools.sh" go >/dev/null
+  # shellcheck source=release/versions.sh
+  source "$REPO_ROOT/release/versions.sh"
+  cat >"$DIR/registry.yml" <<EOF
+version: 0.1
+log: {level: warn}
+storage:
+  filesystem: {rootdirectory: $DIR/registry}
+  delete: {enabled: true}
+http: {addr: 127.0.0.1:$port}
+EOF
+  start registry env OTEL_TRACES_EXPORTER=none "$RELEASE_BIN/registry" serve "$DIR/registry.yml"
+  wait_until registry 20 "$RELEASE_BIN/crane" catalog "127.0.0.1:$port"
+  echo "127.0.0.1:$port" >"$DIR/registry-address"
+  # The operator's default NATS image (infera-core's NATS_IMAGE), stood in for by nats-server.
+  K8S_TEST_DIR="$DIR" "$HERE/load-image.sh" "$NODE_BIN/nats-$NATS_SERVER_VERSION.tar" nats:2.11-alpine
+}
+
+# CoreDNS on the bridge address, serving cluster.local from the API server (its kubernetes plugin)
+# for the pods of every node (their kubelets' clusterDNS). A host process, as the control plane is.
+dns_up() {
+  cat >"$DIR/Corefile" <<EOF
+cluster.local:53 in-addr.arpa:53 {
+    bind $BRIDGE_ADDR
+    errors
+    kubernetes cluster.local in-addr.arpa {
+        kubeconfig $KUBECONFIG_FILE admin
+        pods insecure
+    }
+    cache 5
+}
+.:53 {
+    bind $BRIDGE_ADDR
+    errors
+}
+EOF
+  start coredns "$NODE_BIN/coredns" -conf "$DIR/Corefile" -dns.port 53
+  wait_until coredns 30 python3 -c "import socket; socket.create_connection(('$BRIDGE_ADDR', 53), 1)"
+}
+
+# A default StorageClass provisioned by the controller-manager's own hostPath provisioner (for
+# tests; up.sh passes --enable-hostpath-provisioner on tier 3): a claim gets a directory under
+# /tmp/hostpath_pv, shared by the nodes of this host, deleted with it.
+storage_up() {
+  k apply --server-side --field-manager=infera-test-up -f - >/dev/null <<EOF
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: infera-hostpath
+  annotations: {storageclass.kubernetes.io/is-default-class: "true"}
+provisioner: kubernetes.io/host-path
+reclaimPolicy: Delete
+EOF
+}
+
 # node_up N PORT: containerd and a kubelet for node real-N, its kubelet API on PORT.
 node_up() {
   local n=$1 port=$2 d="$DIR/node-$1"
-  mkdir -p "$d"/{containerd,kubelet,cni/net.d,cni/data,runc,pod-logs}
+  mkdir -p "$d"/{containerd,kubelet,cni/net.d,cni/data,runc,pod-logs,certs.d/_default}
+  cat >"$d/certs.d/_default/hosts.toml" <<EOF
+[host."http://$(cat "$DIR/registry-address")"]
+  capabilities = ["pull", "resolve"]
+EOF
   cat >"$d/containerd.toml" <<EOF
 version = 3
 root = "$d/containerd/root"
@@ -64,6 +130,8 @@ state = "$d/containerd/state"
     conf_dir = "$d/cni/net.d"
 [plugins."io.containerd.cri.v1.images"]
   snapshotter = "overlayfs"
+  [plugins."io.containerd.cri.v1.images".registry]
+    config_path = "$d/certs.d"
   [plugins."io.containerd.cri.v1.images".pinned_images]
     sandbox = "registry.k8s.io/pause:$PAUSE_VERSION"
 EOF
@@ -109,6 +177,7 @@ evictionHard: {"memory.available": "100Mi"}
 enforceNodeAllocatable: []
 localStorageCapacityIsolation: false
 clusterDomain: cluster.local
+clusterDNS: [$BRIDGE_ADDR]
 resolvConf: /etc/resolv.conf
 EOF
   start "kubelet-$n" "$NODE_BIN/kubelet" --config="$d/kubelet.yaml" --kubeconfig="$KUBECONFIG_FILE" \

@@ -9,8 +9,9 @@
 #         a default StorageClass whose PVCs get Bound (kwok volume stages), the LeaderWorkerSet controller
 #         behind its webhooks, and the Gateway API + InferencePool CRDs.
 # tier 3: tier 2 with real nodes instead of kwok's: real-0 and real-1 run containers (containerd,
-#         runc, CNI bridge infera-t3), kube-proxy; the API server listens on the bridge (10.88.0.1) so
-#         that pods reach it. Needs root. See nodes.sh (issue 27; work in progress: no DNS, no GPUs).
+#         runc, CNI bridge infera-t3), kube-proxy, CoreDNS, a loopback registry that mirrors every
+#         registry (load-image.sh pushes to it), hostPath volumes; the API server listens on the
+#         bridge (10.88.0.1) so that pods reach it. Needs root. See nodes.sh (issue 27; no GPUs yet).
 #
 # State (PKI, kubeconfig, etcd data, logs, pid files) lives in ${K8S_TEST_DIR:-/tmp/infera-cluster}.
 # The kubeconfig has contexts admin (system:masters), alice (client cert, group dev-team, no bindings)
@@ -45,7 +46,7 @@ T0=$SECONDS
 # --- binaries ----------------------------------------------------------------------------------
 need=(etcd kube-apiserver kubectl)
 ((TIER >= 2)) && need+=(kube-controller-manager kube-scheduler kwok lws-controller)
-((TIER == 3)) && need+=("${NODE_BIN#"$BIN/"}/pause.tar")
+((TIER == 3)) && need+=("${NODE_BIN#"$BIN/"}"/{pause.tar,coredns,nats-"$NATS_SERVER_VERSION".tar})
 for b in "${need[@]}"; do
   if [[ ! -e "$BIN/$b" ]] || { ((TIER >= 2)) && [[ ! -f "$BIN/share/gateway/.done" ]]; }; then
     log "binaries missing in $BIN: running build.sh (a cold build takes a while)"
@@ -90,10 +91,10 @@ trap on_exit EXIT
 k() { "$BIN/kubectl" --kubeconfig="$KUBECONFIG_FILE" --context=admin "$@"; }
 
 # Free loopback ports, all picked in one go so they are distinct.
-read -r ETCD_PORT PEER_PORT API_PORT KCM_PORT SCHED_PORT LWS_WH_PORT LWS_HEALTH_PORT KUBELET_0_PORT KUBELET_1_PORT PROXY_HEALTH_PORT PROXY_METRICS_PORT < <(python3 - <<'EOF'
+read -r ETCD_PORT PEER_PORT API_PORT KCM_PORT SCHED_PORT LWS_WH_PORT LWS_HEALTH_PORT KUBELET_0_PORT KUBELET_1_PORT PROXY_HEALTH_PORT PROXY_METRICS_PORT REGISTRY_PORT < <(python3 - <<'EOF'
 import socket
 socks = []
-for _ in range(11):
+for _ in range(12):
     s = socket.socket(); s.bind(("127.0.0.1", 0)); socks.append(s)
 print(" ".join(str(s.getsockname()[1]) for s in socks))
 EOF
@@ -255,12 +256,15 @@ wait_until kube-apiserver 120 curl -fsS --cacert "$PKI/ca.crt" --cert "$PKI/admi
 if ((TIER >= 2)); then
   # --- kube-controller-manager + kube-scheduler ----------------------------------------------------
   log "kube-controller-manager, kube-scheduler"
+  # Tier 3's volumes: the controller-manager's hostPath provisioner (nodes.sh, storage_up).
+  KCM_EXTRA=()
+  ((TIER == 3)) && KCM_EXTRA=(--enable-hostpath-provisioner)
   start kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig="$KUBECONFIG_FILE" \
     --authentication-kubeconfig="$KUBECONFIG_FILE" --authorization-kubeconfig="$KUBECONFIG_FILE" \
     --bind-address=127.0.0.1 --secure-port="$KCM_PORT" --leader-elect=false \
     --root-ca-file="$PKI/ca.crt" --service-account-private-key-file="$PKI/sa.key" \
     --cluster-signing-cert-file="$PKI/ca.crt" --cluster-signing-key-file="$PKI/ca.key" \
-    --use-service-account-credentials=false --profiling=false
+    --use-service-account-credentials=false --profiling=false "${KCM_EXTRA[@]}"
   start kube-scheduler "$BIN/kube-scheduler" --kubeconfig="$KUBECONFIG_FILE" \
     --authentication-kubeconfig="$KUBECONFIG_FILE" --authorization-kubeconfig="$KUBECONFIG_FILE" \
     --bind-address=127.0.0.1 --secure-port="$SCHED_PORT" --leader-elect=false --profiling=false
@@ -269,7 +273,11 @@ if ((TIER >= 2)); then
   # controller discover the CRDs on their first pass.
   log "CRDs: LeaderWorkerSet, Gateway API, InferencePool; StorageClass"
   k apply --server-side --field-manager=infera-test-up -f "$BIN/share/lws/crds/" -f "$BIN/share/gateway/" >/dev/null
-  k apply --server-side --field-manager=infera-test-up -f "$BIN/share/kwok-stages/storage-class.yaml" >/dev/null
+  if ((TIER == 3)); then
+    storage_up
+  else
+    k apply --server-side --field-manager=infera-test-up -f "$BIN/share/kwok-stages/storage-class.yaml" >/dev/null
+  fi
   k wait --for=condition=Established crd --all --timeout=60s >/dev/null
 
   wait_until kube-controller-manager 60 curl -fsSk "https://127.0.0.1:$KCM_PORT/healthz"
@@ -357,6 +365,9 @@ fi
 
 if ((TIER == 3)); then
   # --- real nodes --------------------------------------------------------------------------------
+  log "registry on 127.0.0.1:$REGISTRY_PORT (every registry's mirror), CoreDNS on $BRIDGE_ADDR:53"
+  registry_up "$REGISTRY_PORT"
+  dns_up
   log "nodes real-0, real-1 (containerd $CONTAINERD_VERSION, runc, kubelet), kube-proxy"
   node_up 0 "$KUBELET_0_PORT"
   node_up 1 "$KUBELET_1_PORT"

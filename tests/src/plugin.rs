@@ -51,6 +51,23 @@ pub async fn kubectl(args: &[&str]) -> anyhow::Result<Run> {
     kubectl_env(args, &[]).await
 }
 
+/// One check of `kubectl infera doctor -o json` run with `args` (e.g. `["-n", "team"]`), by id
+/// (`INF103`); null when the report has none.
+pub async fn doctor_check(args: &[&str], id: &str) -> anyhow::Result<serde_json::Value> {
+    let mut all = vec!["infera", "doctor", "-o", "json"];
+    all.extend(args);
+    let run = kubectl(&all).await?;
+    let report: serde_json::Value = serde_json::from_str(&run.stdout)
+        .with_context(|| format!("doctor -o json: {}{}", run.stdout, run.stderr))?;
+    Ok(report["checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["id"] == id)
+        .cloned()
+        .unwrap_or_default())
+}
+
 /// [`kubectl`] with extra environment variables.
 pub async fn kubectl_env(args: &[&str], envs: &[(&str, &str)]) -> anyhow::Result<Run> {
     let output = tokio::process::Command::new("kubectl")

@@ -24,7 +24,7 @@ use infera_e2e::{
         api::{DynamicObject, ListParams},
         core::{ApiResource, GroupVersionKind},
     },
-    plugin::{DOWN, ENTER, Pty, kubectl},
+    plugin::{DOWN, ENTER, Pty, doctor_check, kubectl},
     target_dir,
 };
 
@@ -391,15 +391,7 @@ async fn a_deployment_no_operator_picks_up_says_so_and_doctor_finds_why() -> any
         "{}",
         status.stdout
     );
-    let doctor = kubectl(&["infera", "doctor", "-n", n, "-o", "json"]).await?;
-    let report: serde_json::Value = serde_json::from_str(&doctor.stdout)?;
-    let inf103 = report["checks"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|c| c["id"] == "INF103")
-        .cloned()
-        .unwrap_or_default();
+    let inf103 = doctor_check(&["-n", n], "INF103").await?;
     // The Lease was never acquired, or (after operator.rs's leader-election test, which holds
     // it for a while) is no longer renewed.
     let message = inf103["message"].as_str().unwrap_or_default();

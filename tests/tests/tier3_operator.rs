@@ -3,7 +3,10 @@
 //! (containerd, runc), read their ServiceAccount token, reach the API server through the
 //! `kubernetes` Service (kube-proxy), elect a leader and serve their probes; `doctor` sees the
 //! Lease renewed; the seed is reconciled by it, with no local operator process; `/metrics` answers
-//! through its Service; and a killed container is restarted by its kubelet and leads again.
+//! through its Service; and a killed container is restarted by its kubelet and leads again. The
+//! seed's NATS runs for real (the registry's stand-in for its default image, a volume from the
+//! hostPath provisioner, its readiness probe against JetStream), CoreDNS answers for its Service,
+//! and the engines' image, which no registry here has, reaches `status` with the kubelet's message.
 //!
 //! Runs only on a tier-3 cluster with the operator image loaded (tests/run-e2e.sh does both: the
 //! image is release/build.sh's `target/image`, loaded by tests/cluster/load-image.sh).
@@ -15,7 +18,7 @@ use infera_e2e::{
     TestNamespace, admin, eventually,
     k8s_openapi::api::{coordination::v1::Lease, core::v1::Pod},
     kube::{Api, ResourceExt, api::ListParams},
-    plugin::kubectl,
+    plugin::{doctor_check, kubectl},
 };
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples");
@@ -66,6 +69,40 @@ async fn leader(leases: &Api<Lease>) -> anyhow::Result<String> {
     .await
 }
 
+/// `name`'s A record from the pods' resolver (the kubelets' clusterDNS: CoreDNS on the bridge).
+fn resolve(name: &str) -> anyhow::Result<String> {
+    // A one-question DNS query over UDP (RFC 1035 4.1), answered by the first A record.
+    let script = r#"
+import socket, struct, sys
+name = sys.argv[1]
+q = struct.pack(">HHHHHH", 0x1234, 0x0100, 1, 0, 0, 0)
+q += b"".join(bytes([len(p)]) + p.encode() for p in name.split(".")) + b"\0" + struct.pack(">HH", 1, 1)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(3)
+s.sendto(q, ("10.88.0.1", 53)); r = s.recv(512)
+def skip(i):  # past a name: labels up to the root, or a compression pointer
+    while r[i] and r[i] < 0xC0:
+        i += r[i] + 1
+    return i + (2 if r[i] else 1)
+ancount = struct.unpack(">H", r[6:8])[0]
+i = len(q)
+for _ in range(ancount):
+    i = skip(i)
+    typ, _, _, rdlen = struct.unpack(">HHIH", r[i:i + 10]); i += 10
+    if typ == 1:
+        print(socket.inet_ntoa(r[i:i + 4])); break
+    i += rdlen
+"#;
+    let out = std::process::Command::new("python3")
+        .args(["-c", script, name])
+        .output()?;
+    anyhow::ensure!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
 #[tokio::test]
 async fn tier3_the_operator_from_init_runs_in_cluster_and_reconciles() -> anyhow::Result<()> {
     let admin = admin().await?;
@@ -78,15 +115,7 @@ async fn tier3_the_operator_from_init_runs_in_cluster_and_reconciles() -> anyhow
     let holder = leader(&leases).await?;
 
     // doctor tells a reconciling operator from an available one.
-    let doctor = kubectl(&["infera", "doctor", "-o", "json"]).await?;
-    let report: serde_json::Value = serde_json::from_str(&doctor.stdout)?;
-    let inf103 = report["checks"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|c| c["id"] == "INF103")
-        .cloned()
-        .unwrap_or_default();
+    let inf103 = doctor_check(&[], "INF103").await?;
     anyhow::ensure!(
         inf103["severity"] == "pass"
             && inf103["message"]
@@ -109,6 +138,52 @@ async fn tier3_the_operator_from_init_runs_in_cluster_and_reconciles() -> anyhow
             status.observed_generation == idep.metadata.generation
                 && status.services.contains_key("decode"),
             "status {status:?}"
+        );
+        Ok(())
+    })
+    .await?;
+
+    // NATS: pulled from the cluster's registry as `nats:2.11-alpine`, Ready on its real probe.
+    let ns_pods: Api<Pod> = ns.api();
+    eventually(Duration::from_secs(120), || async {
+        let pod = ns_pods.get("demo-nats-0").await?;
+        let ready = pod
+            .status
+            .as_ref()
+            .and_then(|s| s.conditions.as_ref())
+            .into_iter()
+            .flatten()
+            .any(|c| c.type_ == "Ready" && c.status == "True");
+        anyhow::ensure!(ready, "demo-nats-0: {:?}", pod.status);
+        Ok(())
+    })
+    .await?;
+    // CoreDNS, as the pods' resolver: the NATS client Service's name.
+    let service = format!("demo-nats.{}.svc.cluster.local", ns.name());
+    let answer = resolve(&service)?;
+    let cluster_ip =
+        infera_e2e::kube::Api::<infera_e2e::k8s_openapi::api::core::v1::Service>::namespaced(
+            admin.clone(),
+            ns.name(),
+        )
+        .get("demo-nats")
+        .await?
+        .spec
+        .and_then(|s| s.cluster_ip)
+        .unwrap_or_default();
+    anyhow::ensure!(
+        answer == cluster_ip,
+        "{service} is {answer:?}, not {cluster_ip}"
+    );
+    // The engines' image is in no registry here: the kubelet's pull error reaches `status`.
+    eventually(Duration::from_secs(60), || async {
+        let status = kubectl(&["infera", "status", "demo", "-n", ns.name()]).await?;
+        anyhow::ensure!(
+            status.stdout.contains("rocm/infera:sglang-v0.1.1")
+                && (status.stdout.contains("ErrImagePull")
+                    || status.stdout.contains("ImagePullBackOff")),
+            "{}",
+            status.stdout
         );
         Ok(())
     })
