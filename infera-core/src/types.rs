@@ -452,7 +452,7 @@ pub struct ServiceSpec {
     pub tolerations: Vec<Toleration>,
 
     /// How the engine container is probed and stopped. The defaults follow the engine's own
-    /// contract (the README's engine contract table); set these for an image whose entry point
+    /// contract (docs/reference.md, "Probes and draining"); set these for an image whose entry point
     /// answers differently.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub health: Option<Box<HealthSpec>>,
@@ -923,7 +923,7 @@ pub struct ResourcesSpec {
     /// GPU product the pool's pods must run on, as AMD names it (`MI300X`, `MI325X`, `MI355X`),
     /// or a value of the node label `amd.com/gpu.product-name` as AMD's node labeller writes it
     /// (`AMD_Instinct_MI300X_HF`). A required node affinity: never another product (workers
-    /// only; the README's GPU product section lists the label values each name matches).
+    /// only; docs/reference.md, "GPU product", lists the label values each name matches).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(
         length(min = 1, max = MAX_GPU_PRODUCT_LENGTH),

@@ -49,7 +49,7 @@ use crate::live::Live;
 /// parsed JSON, until it is slimmed, and every watch lists at once on a cold start, so 500 whole
 /// Deployments per watch made most of the operator's peak memory. 50 costs a LIST request per
 /// 50 objects instead: over 1,000 deployments, the release build's peak RSS on a cold start was
-/// 49.3 MiB with pages of 100, 46.0 with 50 and 44.2 with 25 (glibc; README.md, "At fleet scale").
+/// 49.3 MiB with pages of 100, 46.0 with 50 and 44.2 with 25 (glibc; docs/performance.md).
 pub const PAGE: u32 = 50;
 
 /// How every watch lists and watches: in pages of [`PAGE`].

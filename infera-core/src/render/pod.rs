@@ -1,5 +1,6 @@
 //! Pod templates of the server and the workers, and how their engine containers are probed and
-//! stopped: the engine contract (the README's table), one table-like function per engine.
+//! stopped: the engine contract (docs/reference.md, "Probes and draining"), one table-like function
+//! per engine.
 
 use std::collections::BTreeMap;
 
@@ -83,7 +84,8 @@ const SGLANG_ENDPOINTS: [Endpoint; 4] = [
 /// (`vllm/entrypoints/serve/instrumentator/health.py:22`).
 const VLLM_ENDPOINTS: [Endpoint; 2] = [("/health", QUICK_TIMEOUT), ("/v1/models", QUICK_TIMEOUT)];
 
-/// How an engine container that serves HTTP is probed: a row of the README's engine contract.
+/// How an engine container that serves HTTP is probed: a row of the engine contract
+/// (docs/reference.md).
 #[derive(Clone, Copy, Debug)]
 struct Contract {
     /// Answers 200 while the engine takes requests; the startup probe waits for it too.

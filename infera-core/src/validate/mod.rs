@@ -196,7 +196,7 @@ pub struct Pod {
 }
 
 /// A service's `health`, parsed. A `None` takes the engine's default from its contract, which the
-/// renderer holds (the README's engine contract table).
+/// renderer holds (the engine contract, docs/reference.md).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Health {
     /// Longest cold start, in seconds.

@@ -25,7 +25,7 @@ pub const PAGE: u32 = 500;
 /// to its metadata (`includeObject=Metadata`), as `kubectl get` reads them. The Table holds
 /// the CRD's printer columns, which hold everything a [`Summary`] shows. Whole objects are 1.7
 /// times the bytes (their `managedFields` and spec): over 5,000 deployments the Table's pages
-/// came a third faster (README, "At fleet scale"). The Table kind and its `includeObject`
+/// came a third faster (docs/performance.md). The Table kind and its `includeObject`
 /// parameter are described in the Kubernetes API concepts ("Receiving resources as Tables").
 pub async fn list_summaries(
     kube: &Kube,
