@@ -3,8 +3,9 @@
 # binaries the tests spawn and the test binaries (before the cluster starts: 2 cores), brings up a
 # tier-2 cluster, runs `cargo test -p infera-e2e` but the tier-3 tests, and always brings the cluster
 # down; then the same on a tier-3 cluster (real nodes, root) for the tests named `tier3_*`, with the
-# operator image of release/build.sh (target/image; `make test` builds it first) loaded into its
-# nodes. Exits non-zero if either run failed.
+# operator image of release/build.sh (target/image; `make test` builds it first) and the stand-in
+# for the rocm/infera images (tests/upstream/image.sh) in its registry. Exits non-zero if either
+# run failed.
 #
 #   tests/run-e2e.sh [-- <extra libtest args, e.g. a test name filter>]
 #
@@ -33,6 +34,8 @@ log "upstream Infera's parsers in venvs (tests/upstream/setup.sh; upstream_parse
 tests/upstream/setup.sh >&2
 log "upstream Infera's Go operator (tests/upstream/operator.sh; upstream_differential.rs runs it)"
 tests/upstream/operator.sh >&2
+log "the stand-in for the rocm/infera images (tests/upstream/image.sh; the tier-3 tests run it)"
+standin="$(tests/upstream/image.sh | tail -n1)"
 
 log "building infera-operator, kubectl-infera and the e2e tests"
 "$CARGO" build --locked -p infera-operator -p kubectl-infera
@@ -82,6 +85,7 @@ log "starting a tier-3 cluster in $K8S_TEST_DIR"
 up_out="$(tests/cluster/up.sh --tier 3)"
 eval "$(tail -n1 <<<"$up_out")"
 tests/cluster/load-image.sh "$image" ghcr.io/amd/infera/operator:0.1.0
+tests/cluster/load-image.sh "$standin" rocm/infera:sglang-v0.1.1 rocm/infera:vllm-v0.1.1
 log "running the tier-3 tests"
 "$CARGO" test --locked --no-fail-fast -p infera-e2e -- --test-threads="$THREADS" tier3_ "${extra[@]}" || rc=$?
 log "tier 3 took $((SECONDS - T3))s"

@@ -3,10 +3,12 @@
 takes (containerd names it from the `io.containerd.image.name` annotation).
 
     tests/cluster/oci.py --out IMAGE.tar --name REF --entrypoint /pause FILE:/DEST ...
+    tests/cluster/oci.py --out IMAGE.tar --name REF --entrypoint /bin/x --rootfs DIR [--env K=V] [--cmd C]
 
-Files keep their mode; owner 0:0, mtime 0; gzip without name or mtime: the same files give the same
-bytes. Only for the test cluster's own images (the pause image of tier 3's nodes); the operator's
-image is release/image.py's.
+Files keep their mode; owner 0:0 (a --rootfs tree keeps its owners), mtime 0; gzip without name or
+mtime: the same files give the same bytes. A --rootfs tree leaves out what the runtime mounts
+(dev, proc, sys). Only for the test cluster's own images (tier 3's pause, NATS and the stand-in for
+rocm/infera); the operator's image is release/image.py's.
 """
 
 import argparse
@@ -22,12 +24,41 @@ def canonical(value):
     return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
 
 
+SKIPPED = {"dev", "proc", "sys"}
+
+
+def add_tree(tar, root):
+    """Every entry below `root`, sorted, mtime 0; the runtime's mount points empty."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel = os.path.relpath(dirpath, root)
+        if rel == ".":
+            dirnames[:] = [d for d in dirnames if d not in SKIPPED]
+            for d in SKIPPED:
+                info = tarfile.TarInfo(d)
+                info.type, info.mode, info.mtime = tarfile.DIRTYPE, 0o755, 0
+                tar.addfile(info)
+        dirnames.sort()
+        for name in sorted(dirnames) + sorted(filenames):
+            path = os.path.join(dirpath, name)
+            info = tar.gettarinfo(path, arcname=os.path.normpath(os.path.join(rel, name)))
+            info.mtime = 0
+            info.uname = info.gname = ""
+            if info.isfile():
+                with open(path, "rb") as f:
+                    tar.addfile(info, f)
+            elif info.isdir() or info.issym() or info.islnk():
+                tar.addfile(info)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True)
     parser.add_argument("--name", required=True)
     parser.add_argument("--entrypoint", required=True)
-    parser.add_argument("files", nargs="+", metavar="FILE:/DEST")
+    parser.add_argument("--rootfs", help="a whole root filesystem, instead of FILEs")
+    parser.add_argument("--env", action="append", default=[], metavar="K=V")
+    parser.add_argument("--cmd", action="append", default=[], metavar="ARG")
+    parser.add_argument("files", nargs="*", metavar="FILE:/DEST")
     args = parser.parse_args()
 
     blobs = {}
@@ -39,6 +70,8 @@ def main():
 
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        if args.rootfs:
+            add_tree(tar, args.rootfs)
         for spec in args.files:
             src, dest = spec.split(":", 1)
             info = tarfile.TarInfo(dest.lstrip("/"))
@@ -55,7 +88,7 @@ def main():
         "architecture": "amd64",
         "os": "linux",
         "created": "1970-01-01T00:00:00Z",
-        "config": {"Entrypoint": [args.entrypoint]},
+        "config": {"Entrypoint": [args.entrypoint], "Env": args.env, "Cmd": args.cmd},
         "rootfs": {"type": "layers", "diff_ids": [f"sha256:{hashlib.sha256(layer).hexdigest()}"]},
     }
     manifest = {

@@ -6,7 +6,7 @@
 //! through its Service; and a killed container is restarted by its kubelet and leads again. The
 //! seed's NATS runs for real (the registry's stand-in for its default image, a volume from the
 //! hostPath provisioner, its readiness probe against JetStream), CoreDNS answers for its Service,
-//! and the engines' image, which no registry here has, reaches `status` with the kubelet's message.
+//! and an engine image no registry here has reaches `status` with the kubelet's pull error.
 //!
 //! Runs only on a tier-3 cluster with the operator image loaded (tests/run-e2e.sh does both: the
 //! image is release/build.sh's `target/image`, loaded by tests/cluster/load-image.sh).
@@ -23,6 +23,8 @@ use infera_e2e::{
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples");
 const SYSTEM: &str = "infera-system";
+/// An engine image the cluster's registry does not have.
+const MISSING_IMAGE: &str = "rocm/infera:sglang-v0.0.0-missing";
 
 /// The cluster's state directory (up.sh's `K8S_TEST_DIR`), where each node's runc root is.
 fn cluster_dir() -> String {
@@ -124,9 +126,17 @@ async fn tier3_the_operator_from_init_runs_in_cluster_and_reconciles() -> anyhow
         "{inf103}"
     );
 
-    // The seed, reconciled by the in-cluster operator alone.
+    // The seed, reconciled by the in-cluster operator alone, with an engine image no registry here
+    // has (the stand-in is pushed as the seed's own).
     let ns = TestNamespace::new(&admin, "t3-op").await?;
-    let seed = format!("{EXAMPLES}/pd.yaml");
+    let seed = std::fs::read_to_string(format!("{EXAMPLES}/pd.yaml"))?
+        .replace("rocm/infera:sglang-v0.1.1", MISSING_IMAGE);
+    let seed_file = infera_e2e::target_dir()
+        .join("e2e-logs")
+        .join("t3-seed.yaml");
+    std::fs::create_dir_all(seed_file.parent().unwrap_or(&seed_file))?;
+    std::fs::write(&seed_file, seed)?;
+    let seed = seed_file.display().to_string();
     kubectl(&["infera", "deploy", "-f", &seed, "-n", ns.name()])
         .await?
         .expect_code(0)?;
@@ -175,11 +185,11 @@ async fn tier3_the_operator_from_init_runs_in_cluster_and_reconciles() -> anyhow
         answer == cluster_ip,
         "{service} is {answer:?}, not {cluster_ip}"
     );
-    // The engines' image is in no registry here: the kubelet's pull error reaches `status`.
+    // The kubelet's pull error reaches `status`.
     eventually(Duration::from_secs(60), || async {
         let status = kubectl(&["infera", "status", "demo", "-n", ns.name()]).await?;
         anyhow::ensure!(
-            status.stdout.contains("rocm/infera:sglang-v0.1.1")
+            status.stdout.contains(MISSING_IMAGE)
                 && (status.stdout.contains("ErrImagePull")
                     || status.stdout.contains("ImagePullBackOff")),
             "{}",
