@@ -13,7 +13,7 @@
 
 use std::time::Duration;
 
-use infera_core::InferaDeployment;
+use infera_core::{InferaDeployment, PodHealth};
 use infera_e2e::{
     TestNamespace, admin, eventually,
     k8s_openapi::api::{coordination::v1::Lease, core::v1::Pod},
@@ -39,11 +39,7 @@ async fn ready_operator_pods(pods: &Api<Pod>) -> anyhow::Result<Vec<Pod>> {
     anyhow::ensure!(!list.items.is_empty(), "no operator pods");
     for pod in &list.items {
         let status = pod.status.clone().unwrap_or_default();
-        let ready = status
-            .conditions
-            .iter()
-            .flatten()
-            .any(|c| c.type_ == "Ready" && c.status == "True");
+        let ready = PodHealth::of(pod).ready;
         let node = pod
             .spec
             .as_ref()
@@ -157,14 +153,7 @@ async fn tier3_the_operator_from_init_runs_in_cluster_and_reconciles() -> anyhow
     let ns_pods: Api<Pod> = ns.api();
     eventually(Duration::from_secs(120), || async {
         let pod = ns_pods.get("demo-nats-0").await?;
-        let ready = pod
-            .status
-            .as_ref()
-            .and_then(|s| s.conditions.as_ref())
-            .into_iter()
-            .flatten()
-            .any(|c| c.type_ == "Ready" && c.status == "True");
-        anyhow::ensure!(ready, "demo-nats-0: {:?}", pod.status);
+        anyhow::ensure!(PodHealth::of(&pod).ready, "demo-nats-0: {:?}", pod.status);
         Ok(())
     })
     .await?;

@@ -10,6 +10,7 @@
 
 use std::time::Duration;
 
+use infera_core::PodHealth;
 use infera_e2e::{
     TestNamespace, admin, eventually,
     k8s_openapi::api::core::v1::Pod,
@@ -58,14 +59,7 @@ async fn tier3_upstreams_router_runs_from_the_standin_image_as_rendered() -> any
         let list = pods
             .list(&ListParams::default().labels("app.kubernetes.io/component=server"))
             .await?;
-        let ready = list.items.iter().any(|p| {
-            p.status
-                .as_ref()
-                .and_then(|s| s.conditions.as_ref())
-                .into_iter()
-                .flatten()
-                .any(|c| c.type_ == "Ready" && c.status == "True")
-        });
+        let ready = list.items.iter().any(|p| PodHealth::of(p).ready);
         let states: Vec<_> = list
             .items
             .iter()
