@@ -3,8 +3,10 @@
 //! exactly the command, args and environment the operator renders. Its readiness probe is its real
 //! `/health`; it lists workers through the Kubernetes API as the discovery ServiceAccount (the
 //! Role we render), reaches the managed NATS by its Service name (CoreDNS) for the request
-//! transport, and answers `/v1/workers` through its Service. The worker, asking for a GPU the real
-//! nodes do not have, stays Pending and `status` says why.
+//! transport, and answers `/v1/workers` through its Service. Infera's Endpoint Picker
+//! (`python3 -m infera.gaie`) runs with the rendered flags, Ready on its probe, serving ext_proc
+//! and gRPC health. The worker, asking for a GPU the real nodes do not have, stays Pending and
+//! `status` says why.
 //!
 //! Runs on a tier-3 cluster with the operator image and the stand-in loaded (tests/run-e2e.sh).
 
@@ -18,7 +20,8 @@ use infera_e2e::{
     plugin::kubectl,
 };
 
-/// A server behind the stand-in image's tokenizer, and one worker that needs a GPU.
+/// A server and Infera's Endpoint Picker behind the stand-in image's tokenizer, and one worker that
+/// needs a GPU.
 const SPEC: &str = r#"
 apiVersion: infera.amd.com/v1alpha1
 kind: InferaDeployment
@@ -26,6 +29,7 @@ metadata: {name: router}
 spec:
   backendFramework: sglang
   image: rocm/infera:sglang-v0.1.1
+  gaie: {enabled: true, gatewayName: inference-gateway, tokenizerPath: /opt/infera/tokenizer}
   services:
     server:
       componentType: server
@@ -101,6 +105,29 @@ async fn tier3_upstreams_router_runs_from_the_standin_image_as_rendered() -> any
     .expect_code(0)?;
     let workers: serde_json::Value = serde_json::from_str(&workers.stdout)?;
     anyhow::ensure!(workers["workers"].is_array(), "{workers}");
+
+    // The Endpoint Picker: Ready on its probe, discovering workers and serving gRPC.
+    eventually(Duration::from_secs(120), || async {
+        let list = pods
+            .list(&ListParams::default().labels("app.kubernetes.io/component=epp"))
+            .await?;
+        anyhow::ensure!(
+            list.items.iter().any(|p| PodHealth::of(p).ready),
+            "EPP pods not Ready"
+        );
+        Ok(())
+    })
+    .await?;
+    let epp = kubectl(&["logs", "-n", ns.name(), "deploy/router-epp", "--tail=-1"])
+        .await?
+        .expect_code(0)?;
+    for line in [
+        "kubernetes discovery: selector='infera.amd.com/deployment=router'",
+        "GAIE ext_proc EPP serving on 0.0.0.0:9002",
+        "gRPC health serving on 0.0.0.0:9003",
+    ] {
+        anyhow::ensure!(epp.stdout.contains(line), "no {line:?} in\n{}", epp.stdout);
+    }
 
     // No GPUs on the real nodes yet: the worker waits, and status says why.
     eventually(Duration::from_secs(30), || async {
