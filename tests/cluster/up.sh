@@ -44,6 +44,8 @@ log() { printf '==> %s\n' "$*" >&2; }
 T0=$SECONDS
 
 # --- binaries ----------------------------------------------------------------------------------
+# Tier 3 runs Debian's runc, iptables and conntrack, which a machine with a warm cache may lack.
+((TIER == 3)) && "$HERE/deps.sh" >&2
 need=(etcd kube-apiserver kubectl)
 ((TIER >= 2)) && need+=(kube-controller-manager kube-scheduler kwok lws-controller)
 ((TIER == 3)) && need+=("${NODE_BIN#"$BIN/"}"/{pause.tar,coredns,nats-"$NATS_SERVER_VERSION".tar})
