@@ -40,6 +40,48 @@ spec:
       args: [--model-path, Qwen/Qwen3-0.6B]
 "#;
 
+/// Waits for a Ready pod of `component` (the Deployment `router-<component>`), then checks that
+/// its log holds every one of `lines`; the containers' states say why when it is not Ready.
+async fn ready_and_logged(
+    pods: &Api<Pod>,
+    namespace: &str,
+    component: &str,
+    lines: &[&str],
+) -> anyhow::Result<()> {
+    let selector = format!("app.kubernetes.io/component={component}");
+    eventually(Duration::from_secs(120), || async {
+        let list = pods.list(&ListParams::default().labels(&selector)).await?;
+        let states: Vec<_> = list
+            .items
+            .iter()
+            .flat_map(|p| {
+                p.status
+                    .iter()
+                    .flat_map(|s| s.container_statuses.iter().flatten())
+            })
+            .map(|c| (c.restart_count, c.state.clone(), c.last_state.clone()))
+            .collect();
+        anyhow::ensure!(
+            list.items.iter().any(|p| PodHealth::of(p).ready),
+            "{component} containers: {states:?}"
+        );
+        Ok(())
+    })
+    .await?;
+    let deployment = format!("deploy/router-{component}");
+    let logs = kubectl(&["logs", "-n", namespace, &deployment, "--tail=-1"])
+        .await?
+        .expect_code(0)?;
+    for line in lines {
+        anyhow::ensure!(
+            logs.stdout.contains(line),
+            "no {line:?} in\n{}",
+            logs.stdout
+        );
+    }
+    Ok(())
+}
+
 #[tokio::test]
 async fn tier3_upstreams_router_runs_from_the_standin_image_as_rendered() -> anyhow::Result<()> {
     let admin = admin().await?;
@@ -59,40 +101,18 @@ async fn tier3_upstreams_router_runs_from_the_standin_image_as_rendered() -> any
 
     // Ready on its own /health, once the router has started.
     let pods: Api<Pod> = ns.api();
-    eventually(Duration::from_secs(120), || async {
-        let list = pods
-            .list(&ListParams::default().labels("app.kubernetes.io/component=server"))
-            .await?;
-        let ready = list.items.iter().any(|p| PodHealth::of(p).ready);
-        let states: Vec<_> = list
-            .items
-            .iter()
-            .flat_map(|p| {
-                p.status
-                    .iter()
-                    .flat_map(|s| s.container_statuses.iter().flatten())
-            })
-            .map(|c| (c.restart_count, c.state.clone(), c.last_state.clone()))
-            .collect();
-        anyhow::ensure!(ready, "server containers: {states:?}");
-        Ok(())
-    })
+    ready_and_logged(
+        &pods,
+        ns.name(),
+        "server",
+        &[
+            "using kubernetes discovery: selector='infera.amd.com/deployment=router'",
+            "k8s (re)list: 0 worker(s)",
+            "NATS request transport connected: nats://router-nats.",
+            "GET /health HTTP/1.1\" 200",
+        ],
+    )
     .await?;
-    let logs = kubectl(&["logs", "-n", ns.name(), "deploy/router-server", "--tail=-1"])
-        .await?
-        .expect_code(0)?;
-    for line in [
-        "using kubernetes discovery: selector='infera.amd.com/deployment=router'",
-        "k8s (re)list: 0 worker(s)",
-        "NATS request transport connected: nats://router-nats.",
-        "GET /health HTTP/1.1\" 200",
-    ] {
-        anyhow::ensure!(
-            logs.stdout.contains(line),
-            "no {line:?} in\n{}",
-            logs.stdout
-        );
-    }
     let workers = kubectl(&[
         "get",
         "--raw",
@@ -107,27 +127,17 @@ async fn tier3_upstreams_router_runs_from_the_standin_image_as_rendered() -> any
     anyhow::ensure!(workers["workers"].is_array(), "{workers}");
 
     // The Endpoint Picker: Ready on its probe, discovering workers and serving gRPC.
-    eventually(Duration::from_secs(120), || async {
-        let list = pods
-            .list(&ListParams::default().labels("app.kubernetes.io/component=epp"))
-            .await?;
-        anyhow::ensure!(
-            list.items.iter().any(|p| PodHealth::of(p).ready),
-            "EPP pods not Ready"
-        );
-        Ok(())
-    })
+    ready_and_logged(
+        &pods,
+        ns.name(),
+        "epp",
+        &[
+            "kubernetes discovery: selector='infera.amd.com/deployment=router'",
+            "GAIE ext_proc EPP serving on 0.0.0.0:9002",
+            "gRPC health serving on 0.0.0.0:9003",
+        ],
+    )
     .await?;
-    let epp = kubectl(&["logs", "-n", ns.name(), "deploy/router-epp", "--tail=-1"])
-        .await?
-        .expect_code(0)?;
-    for line in [
-        "kubernetes discovery: selector='infera.amd.com/deployment=router'",
-        "GAIE ext_proc EPP serving on 0.0.0.0:9002",
-        "gRPC health serving on 0.0.0.0:9003",
-    ] {
-        anyhow::ensure!(epp.stdout.contains(line), "no {line:?} in\n{}", epp.stdout);
-    }
 
     // No GPUs on the real nodes yet: the worker waits, and status says why.
     eventually(Duration::from_secs(30), || async {
