@@ -373,11 +373,14 @@ async fn a_deployment_no_operator_picks_up_says_so_and_doctor_finds_why() -> any
     .expect_code(3)?;
     let hint = "no operator has reported on generation 1 for 30s: is one running and reconciling this namespace? check with `kubectl infera doctor`";
     anyhow::ensure!(run.stderr.contains(hint), "{}", run.stderr);
+    // Once as the warning, once among what blocks at the timeout.
     anyhow::ensure!(
         run.stderr.contains("timed out after 35s")
             && run
                 .stderr
-                .contains("no operator has reported on generation 1 for 3"),
+                .matches("no operator has reported on generation 1 for ")
+                .count()
+                >= 2,
         "{}",
         run.stderr
     );
