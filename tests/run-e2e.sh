@@ -34,8 +34,9 @@ log "upstream Infera's parsers in venvs (tests/upstream/setup.sh; upstream_parse
 tests/upstream/setup.sh >&2
 log "upstream Infera's Go operator (tests/upstream/operator.sh; upstream_differential.rs runs it)"
 tests/upstream/operator.sh >&2
-log "the stand-in for the rocm/infera images (tests/upstream/image.sh; the tier-3 tests run it)"
-standin="$(tests/upstream/image.sh | tail -n1)"
+log "the stand-ins for the rocm/infera images (tests/upstream/image.sh; the tier-3 tests run them)"
+standin_sglang="$(tests/upstream/image.sh sglang | tail -n1)"
+standin_vllm="$(tests/upstream/image.sh vllm | tail -n1)"
 
 log "building infera-operator, kubectl-infera and the e2e tests"
 "$CARGO" build --locked -p infera-operator -p kubectl-infera
@@ -85,7 +86,8 @@ log "starting a tier-3 cluster in $K8S_TEST_DIR"
 up_out="$(tests/cluster/up.sh --tier 3)"
 eval "$(tail -n1 <<<"$up_out")"
 tests/cluster/load-image.sh "$image" ghcr.io/amd/infera/operator:0.1.0
-tests/cluster/load-image.sh "$standin" rocm/infera:sglang-v0.1.1 rocm/infera:vllm-v0.1.1
+tests/cluster/load-image.sh "$standin_sglang" rocm/infera:sglang-v0.1.1
+tests/cluster/load-image.sh "$standin_vllm" rocm/infera:vllm-v0.1.1
 log "running the tier-3 tests"
 "$CARGO" test --locked --no-fail-fast -p infera-e2e -- --test-threads="$THREADS" tier3_ "${extra[@]}" || rc=$?
 log "tier 3 took $((SECONDS - T3))s"

@@ -208,6 +208,20 @@ GO
     )
     mv "$NODE/coredns.tmp" "$NODE/coredns"
   fi
+  fakedevices_sum="$(sha256sum <"$HERE/fakedevices/main.go" | cut -c1-16)"
+  if [[ "$(cat "$NODE/fakedevices.sum" 2>/dev/null)" != "$fakedevices_sum" ]]; then
+    # Tier 3's device plugin (fakedevices/main.go), against the kubelet's API module of K8S_VERSION.
+    log "building fakedevices"
+    rm -rf "$WORK/fakedevices" && mkdir -p "$WORK/fakedevices"
+    cp "$HERE/fakedevices/main.go" "$WORK/fakedevices/"
+    (
+      cd "$WORK/fakedevices"
+      printf 'module local.test/fakedevices\n\ngo 1.25\n\nrequire k8s.io/kubelet v0%s\n' "${K8S_VERSION#v1}" >go.mod
+      GOFLAGS=-mod=mod go mod tidy >/dev/null 2>&1
+      timed fakedevices go build -trimpath -ldflags "-s -w" -o "$NODE/fakedevices" .
+    )
+    echo "$fakedevices_sum" >"$NODE/fakedevices.sum"
+  fi
   if [[ ! -x "$NODE/cni/portmap" ]]; then
     log "building CNI plugins $CNI_PLUGINS_VERSION"
     mod=github.com/containernetworking/plugins

@@ -8,14 +8,16 @@
 #
 # This machine's limits, and what answers them: cgroups are v1 (`failCgroupV1: false`); a process
 # may not lower its oom_score_adj (containerd's `restrict_oom_score_adj`). Nodes join with the admin
-# kubeconfig (a test cluster: no Node authorizer). No CoreDNS yet: pods reach Services by their IP
-# (KUBERNETES_SERVICE_HOST and friends).
+# kubeconfig (a test cluster: no Node authorizer). Each node presents as an MI300X node: GPUs and
+# RDMA NICs from a device plugin (fakedevices/), the product label, an MI300X host's memory (node_up).
 
 REPO_ROOT="$(cd "$HERE/../.." && pwd)"
 BRIDGE=infera-t3
 # The host's address on the bridge: the API server listens there on tier 3 (pods reach it).
 BRIDGE_ADDR=10.88.0.1
 POD_CIDR=10.88.0.0/16
+# The host memory each node reports (an MI300X node's; node_up).
+NODE_MEMORY_GIB=1536
 
 # The bridge (before the API server, which binds to it) and the kernel settings pods need.
 bridge_up() {
@@ -100,6 +102,40 @@ reclaimPolicy: Delete
 EOF
 }
 
+# The model hub (hub.py) on the bridge, as the Service default/hf-hub (port 80) so that pods name
+# it as they would an internal Hub mirror: the stand-in images set HF_ENDPOINT to it
+# (tests/upstream/image.sh). It serves one repository, Qwen/Qwen3-0.6B (the examples' model): the
+# test tokenizer of tests/upstream/discovery.sh and a config.json, no weights.
+hub_up() {
+  local repo="$DIR/hub/Qwen/Qwen3-0.6B"
+  "$REPO_ROOT/tests/upstream/setup.sh" >&2
+  "$REPO_ROOT/tests/upstream/discovery.sh" tokenizer "$repo" >/dev/null 2>&1
+  cat >"$repo/config.json" <<'EOF'
+{"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "vocab_size": 16, "hidden_size": 64,
+ "intermediate_size": 128, "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 1,
+ "head_dim": 32, "max_position_embeddings": 4096, "torch_dtype": "bfloat16"}
+EOF
+  start hub python3 "$HERE/hub.py" --root "$DIR/hub" --listen "$BRIDGE_ADDR:0" --port-file "$DIR/hub-port"
+  wait_until hub 30 test -s "$DIR/hub-port"
+  k apply --server-side --field-manager=infera-test-up -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Service
+metadata: {name: hf-hub, namespace: default}
+spec:
+  ports: [{name: http, port: 80, targetPort: $(cat "$DIR/hub-port")}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: hf-hub
+  namespace: default
+  labels: {kubernetes.io/service-name: hf-hub}
+addressType: IPv4
+ports: [{name: http, port: $(cat "$DIR/hub-port")}]
+endpoints: [{addresses: ["$BRIDGE_ADDR"]}]
+EOF
+}
+
 # node_up N PORT: containerd and a kubelet for node real-N, its kubelet API on PORT.
 node_up() {
   local n=$1 port=$2 d="$DIR/node-$1"
@@ -180,9 +216,22 @@ clusterDomain: cluster.local
 clusterDNS: [$BRIDGE_ADDR]
 resolvConf: /etc/resolv.conf
 EOF
-  start "kubelet-$n" "$NODE_BIN/kubelet" --config="$d/kubelet.yaml" --kubeconfig="$KUBECONFIG_FILE" \
-    --hostname-override="real-$n" --node-ip="$BRIDGE_ADDR" --root-dir="$d/kubelet" \
-    --cert-dir="$d/kubelet/pki" --node-labels="infera.amd.com/test-node=real"
+  # What AMD's node labeller and device plugins leave on an MI300X node: eight GPUs, eight RDMA
+  # NICs (fakedevices, through the kubelet's device-plugin API) and the product label. And the host
+  # memory such a node has, so that the examples' 64Gi workers are admitted unchanged: the kubelet
+  # reads MemTotal from a /proc/meminfo of $NODE_MEMORY_GIB GiB bound over the real one in its own
+  # mount namespace. Its root dir is a shared mount, so the volumes it mounts there (tokens,
+  # emptyDirs) reach containerd in the host's namespace. Nothing else is changed: the pods' memory
+  # limits are real cgroup limits, above what this machine has.
+  awk -v kib=$((NODE_MEMORY_GIB * 1024 * 1024)) '$1 == "MemTotal:" {$2 = kib} {print}' /proc/meminfo >"$d/meminfo"
+  mount --bind "$d/kubelet" "$d/kubelet" && mount --make-shared "$d/kubelet"
+  start "devices-$n" "$NODE_BIN/fakedevices" -registry "$d/kubelet/plugins_registry" \
+    -resource amd.com/gpu=8 -resource rdma/hca=8
+  # shellcheck disable=SC2016  # expanded by the inner shell
+  start "kubelet-$n" unshare --mount --propagation unchanged sh -c 'mount --bind "$0" /proc/meminfo && exec "$@"' \
+    "$d/meminfo" "$NODE_BIN/kubelet" --config="$d/kubelet.yaml" --kubeconfig="$KUBECONFIG_FILE" \
+    --hostname-override="real-$n" --node-ip="$BRIDGE_ADDR" --root-dir="$d/kubelet" --cert-dir="$d/kubelet/pki" \
+    --node-labels="infera.amd.com/test-node=real,amd.com/gpu.product-name=AMD_Instinct_MI300X_OAM"
 }
 
 # kube-proxy for the host (one: iptables are the host's), once the nodes are there.

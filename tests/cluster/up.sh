@@ -60,6 +60,8 @@ for b in "${need[@]}"; do
     break
   fi
 done
+# Tier 3's own sources (fakedevices/) rebuild when they change, whatever else is cached.
+((TIER == 3)) && COMPONENTS=node "$HERE/build.sh" >&2
 
 # --- state dir: stop a cluster already running from it, then start from scratch ------------------
 if [[ -d $DIR ]]; then
@@ -367,9 +369,10 @@ fi
 
 if ((TIER == 3)); then
   # --- real nodes --------------------------------------------------------------------------------
-  log "registry on 127.0.0.1:$REGISTRY_PORT (every registry's mirror), CoreDNS on $BRIDGE_ADDR:53"
+  log "registry on 127.0.0.1:$REGISTRY_PORT (every registry's mirror), CoreDNS on $BRIDGE_ADDR:53, model hub as default/hf-hub"
   registry_up "$REGISTRY_PORT"
   dns_up
+  hub_up
   log "nodes real-0, real-1 (containerd $CONTAINERD_VERSION, runc, kubelet), kube-proxy"
   node_up 0 "$KUBELET_0_PORT"
   node_up 1 "$KUBELET_1_PORT"

@@ -1,14 +1,10 @@
-//! Tier 3 (issue 27): upstream's router runs in a real pod from the stand-in for the `rocm/infera`
-//! images (tests/upstream/image.sh: Debian, upstream's dependencies and its `infera` package), with
-//! exactly the command, args and environment the operator renders. Its readiness probe is its real
-//! `/health`; it lists workers through the Kubernetes API as the discovery ServiceAccount (the
-//! Role we render), reaches the managed NATS by its Service name (CoreDNS) for the request
-//! transport, and answers `/v1/workers` through its Service. Infera's Endpoint Picker
-//! (`python3 -m infera.gaie`) runs with the rendered flags, Ready on its probe, serving ext_proc
-//! and gRPC health. The worker, asking for a GPU the real nodes do not have, stays Pending and
-//! `status` says why.
+//! Tier 3 (issue 27): upstream's router, wrappers and Endpoint Picker run in real pods from the
+//! stand-ins for the `rocm/infera` images (tests/upstream/image.sh: Debian, upstream's dependencies
+//! and its `infera` package, the engine's own argument parser, a stand-in engine in place of the
+//! model), with exactly the command, args and environment the operator renders, on nodes that
+//! advertise GPUs through a device plugin.
 //!
-//! Runs on a tier-3 cluster with the operator image and the stand-in loaded (tests/run-e2e.sh).
+//! Runs on a tier-3 cluster with the operator image and the stand-ins loaded (tests/run-e2e.sh).
 
 use std::time::Duration;
 
@@ -20,8 +16,8 @@ use infera_e2e::{
     plugin::kubectl,
 };
 
-/// A server and Infera's Endpoint Picker behind the stand-in image's tokenizer, and one worker that
-/// needs a GPU.
+/// A server and Infera's Endpoint Picker behind the stand-in image's tokenizer, a worker on one GPU
+/// and one that asks for more GPUs than a node has.
 const SPEC: &str = r#"
 apiVersion: infera.amd.com/v1alpha1
 kind: InferaDeployment
@@ -37,6 +33,10 @@ spec:
     worker:
       componentType: worker
       resources: {gpu: 1}
+      args: [--model-path, Qwen/Qwen3-0.6B]
+    huge:
+      componentType: worker
+      resources: {gpu: 9}
       args: [--model-path, Qwen/Qwen3-0.6B]
 "#;
 
@@ -82,6 +82,12 @@ async fn ready_and_logged(
     Ok(())
 }
 
+/// The router is Ready on its own `/health`, lists workers through the Kubernetes API as the
+/// discovery ServiceAccount (the Role we render) and reaches the managed NATS by its Service name
+/// (CoreDNS). The worker's wrapper launches the stand-in engine, registers, and a completion sent
+/// to the server's Service comes back from it. Infera's Endpoint Picker (`python3 -m infera.gaie`)
+/// runs with the rendered flags, Ready on its probe, serving ext_proc and gRPC health. A worker
+/// asking for more GPUs than a node has stays Pending and `status` says why.
 #[tokio::test]
 async fn tier3_upstreams_router_runs_from_the_standin_image_as_rendered() -> anyhow::Result<()> {
     let admin = admin().await?;
@@ -107,24 +113,42 @@ async fn tier3_upstreams_router_runs_from_the_standin_image_as_rendered() -> any
         "server",
         &[
             "using kubernetes discovery: selector='infera.amd.com/deployment=router'",
-            "k8s (re)list: 0 worker(s)",
+            "k8s (re)list: ",
             "NATS request transport connected: nats://router-nats.",
             "GET /health HTTP/1.1\" 200",
         ],
     )
     .await?;
-    let workers = kubectl(&[
-        "get",
-        "--raw",
-        &format!(
-            "/api/v1/namespaces/{}/services/http:router-server:8000/proxy/v1/workers",
-            ns.name()
-        ),
-    ])
-    .await?
-    .expect_code(0)?;
-    let workers: serde_json::Value = serde_json::from_str(&workers.stdout)?;
-    anyhow::ensure!(workers["workers"].is_array(), "{workers}");
+    // The worker registers (its wrapper's Kubernetes registration) and answers through the router.
+    ready_and_logged(
+        &pods,
+        ns.name(),
+        "worker",
+        &["worker ready: model=Qwen/Qwen3-0.6B"],
+    )
+    .await?;
+    let workers_uri = format!(
+        "/api/v1/namespaces/{}/services/http:router-server:8000/proxy/v1/workers",
+        ns.name()
+    );
+    eventually(Duration::from_secs(120), || async {
+        let workers = kubectl(&["get", "--raw", &workers_uri])
+            .await?
+            .expect_code(0)?;
+        let workers: serde_json::Value = serde_json::from_str(&workers.stdout)?;
+        anyhow::ensure!(
+            workers["workers"].as_array().is_some_and(|w| w.len() == 1),
+            "{workers}"
+        );
+        Ok(())
+    })
+    .await?;
+    let answer = complete(ns.name(), "router-server", "hello infera router").await?;
+    anyhow::ensure!(
+        answer.starts_with("[stand-in sglang on router-worker-")
+            && answer.ends_with("you said: hello infera router"),
+        "{answer}"
+    );
 
     // The Endpoint Picker: Ready on its probe, discovering workers and serving gRPC.
     ready_and_logged(
@@ -139,7 +163,7 @@ async fn tier3_upstreams_router_runs_from_the_standin_image_as_rendered() -> any
     )
     .await?;
 
-    // No GPUs on the real nodes yet: the worker waits, and status says why.
+    // Nine GPUs on nodes of eight: that worker waits, and status says why.
     eventually(Duration::from_secs(30), || async {
         let status = kubectl(&["infera", "status", "router", "-n", ns.name()]).await?;
         anyhow::ensure!(
@@ -151,5 +175,104 @@ async fn tier3_upstreams_router_runs_from_the_standin_image_as_rendered() -> any
         Ok(())
     })
     .await?;
+    ns.cleanup().await
+}
+
+/// Sends one chat completion to `server` (a Service) through the API server's service proxy and
+/// returns the answer's text.
+async fn complete(namespace: &str, server: &str, prompt: &str) -> anyhow::Result<String> {
+    let body = infera_e2e::target_dir()
+        .join("e2e-logs")
+        .join(format!("{namespace}-completion.json"));
+    std::fs::create_dir_all(body.parent().unwrap_or(&body))?;
+    let request = serde_json::json!({
+        "model": "Qwen/Qwen3-0.6B",
+        "messages": [{"role": "user", "content": prompt}],
+        "max_tokens": 8,
+    });
+    std::fs::write(&body, request.to_string())?;
+    let uri = format!(
+        "/api/v1/namespaces/{namespace}/services/http:{server}:8000/proxy/v1/chat/completions"
+    );
+    let run = kubectl(&["create", "--raw", &uri, "-f", &body.display().to_string()])
+        .await?
+        .expect_code(0)?;
+    let answer: serde_json::Value = serde_json::from_str(&run.stdout)?;
+    answer["choices"][0]["message"]["content"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| anyhow::anyhow!("no answer in {answer}"))
+}
+
+/// The seed's PD example, unchanged, on the stand-in image: the engines start (their startup time is
+/// a real wait, behind real probes), register through the Kubernetes API, and a completion sent to
+/// the server's Service is routed by upstream's router to both legs with one bootstrap room; the
+/// decode engine fetches the prompt's state from the prefill engine at the address the prefill
+/// wrapper registered (its pod IP) and answers.
+#[tokio::test]
+async fn tier3_seed_pd_example_answers_through_router_prefill_and_decode() -> anyhow::Result<()> {
+    let admin = admin().await?;
+    kubectl(&["infera", "init", "--wait", "--timeout", "3m"])
+        .await?
+        .expect_code(0)?;
+    let ns = TestNamespace::new(&admin, "t3-pd").await?;
+    let seed = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/pd.yaml");
+    kubectl(&[
+        "infera",
+        "deploy",
+        "-f",
+        seed,
+        "-n",
+        ns.name(),
+        "--wait",
+        "--timeout",
+        "5m",
+    ])
+    .await?
+    .expect_code(0)?;
+
+    // Ready only once the engine serves: no earlier than the stand-in's startup time after start.
+    let pods: Api<Pod> = ns.api();
+    for role in ["prefill", "decode"] {
+        let list = pods
+            .list(&ListParams::default().labels(&format!("infera.amd.com/role={role}")))
+            .await?;
+        let pod = list
+            .items
+            .first()
+            .ok_or_else(|| anyhow::anyhow!("no {role} pod"))?;
+        let status = pod.status.clone().unwrap_or_default();
+        let started = status
+            .container_statuses
+            .iter()
+            .flatten()
+            .find_map(|c| c.state.as_ref()?.running.as_ref()?.started_at.clone())
+            .ok_or_else(|| anyhow::anyhow!("{role} is not running"))?;
+        let ready = status
+            .conditions
+            .iter()
+            .flatten()
+            .find(|c| c.type_ == "Ready" && c.status == "True")
+            .and_then(|c| c.last_transition_time.clone())
+            .ok_or_else(|| anyhow::anyhow!("{role} is not Ready"))?;
+        let waited = ready.0.as_second() - started.0.as_second();
+        anyhow::ensure!(
+            waited >= 5,
+            "{role} Ready {waited}s after its container started"
+        );
+    }
+
+    // Routed as upstream routes PD: both legs, one room, decode reaching prefill by its pod IP.
+    let answer = eventually(Duration::from_secs(120), || async {
+        let answer = complete(ns.name(), "demo-server", "Say hello").await?;
+        anyhow::ensure!(answer.contains("KV from demo-prefill-"), "{answer}");
+        Ok(answer)
+    })
+    .await?;
+    anyhow::ensure!(
+        answer.starts_with("[stand-in sglang on demo-decode-")
+            && answer.ends_with("you said: Say hello"),
+        "{answer}"
+    );
     ns.cleanup().await
 }

@@ -1,0 +1,271 @@
+"""The stand-in image's engine: what upstream Infera's wrappers and router use of SGLang and vLLM,
+served over HTTP by a process that has no GPU, no model and no kernels (tests/upstream/README.md).
+
+The wrapper launches it exactly as it launches the engine (`python -m sglang.launch_server …`,
+infera/engine/sglang/worker.py; `python -m vllm.entrypoints.cli.main serve …`,
+infera/engine/vllm/worker.py), and the engine's own parser reads the command line first
+(launch_server.py / cli_main.py beside this file), so a flag the pinned engine refuses fails here
+as it fails there. Then, as the engines do:
+- it "loads weights" for $INFERA_STANDIN_STARTUP_SECONDS (default 5) before its port opens, so the
+  pod's probes and the wrapper's readiness wait are real waits;
+- /health answers 200 once serving and 503 while shutting down (SGLang http_server.py:578-600),
+  /ping 200; /metrics carries the in-flight series the wrapper's drain reads
+  (infera/common/engine_metrics.py);
+- /v1/completions, /v1/chat/completions (also streamed) and SGLang's /generate answer with
+  deterministic text, $INFERA_STANDIN_TOKEN_SECONDS (default 0.02) per output token;
+- in SGLang's prefill/decode mode the request body carries bootstrap_host/port/room (the router's
+  sglang-bootstrap protocol, infera/router/disagg_protocols/sglang_bootstrap.py): the prefill
+  engine serves the prompt's "KV" on its bootstrap port and the decode engine fetches it from the
+  address in the body before it answers, so a completion proves the router paired the legs and
+  that decode reached prefill at the advertised address. The real transfer (RDMA, mori or
+  Mooncake) is what this cannot prove;
+- on SIGTERM it stops taking requests and finishes the ones in flight (uvicorn's graceful exit).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import signal
+import socket
+import sys
+import time
+from dataclasses import dataclass, field
+
+import httpx
+import uvicorn
+from fastapi import FastAPI, Request, Response
+from fastapi.responses import JSONResponse, StreamingResponse
+
+log = logging.getLogger("infera-standin-engine")
+
+
+@dataclass
+class Engine:
+    kind: str  # "sglang" | "vllm"
+    model: str
+    host: str
+    port: int
+    mode: str = "mixed"  # "mixed" | "prefill" | "decode"
+    bootstrap_port: int | None = None
+    running: int = 0
+    finished: int = 0
+    prompt_tokens: int = 0
+    generation_tokens: int = 0
+    shutting_down: bool = False
+    rooms: dict[int, dict] = field(default_factory=dict)
+    room_ready: dict[int, asyncio.Event] = field(default_factory=dict)
+
+
+def _seconds(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, default))
+    except ValueError:
+        sys.exit(f"{name}={os.environ[name]!r} is not a number of seconds")
+
+
+def _prompt(body: dict) -> str:
+    if "messages" in body:
+        return " ".join(str(m.get("content", "")) for m in body.get("messages") or [])
+    prompt = body.get("prompt", body.get("text", ""))
+    return " ".join(map(str, prompt)) if isinstance(prompt, list) else str(prompt)
+
+
+def _room_event(engine: Engine, room: int) -> asyncio.Event:
+    return engine.room_ready.setdefault(room, asyncio.Event())
+
+
+async def _kv_from_prefill(body: dict) -> dict:
+    """Decode's half of the handoff: the prompt's state from the prefill engine the router named."""
+    for key in ("bootstrap_host", "bootstrap_port", "bootstrap_room"):
+        if key not in body:
+            raise ValueError(f"decode mode needs {key} in the request (the router's PD dispatch sets it)")
+    url = f"http://{body['bootstrap_host']}:{body['bootstrap_port']}/kv/{body['bootstrap_room']}"
+    async with httpx.AsyncClient(timeout=60) as client:
+        resp = await client.get(url)
+        resp.raise_for_status()
+        return resp.json()
+
+
+def build_app(engine: Engine):
+    app = FastAPI()
+    per_token = _seconds("INFERA_STANDIN_TOKEN_SECONDS", 0.02)
+    me = socket.gethostname()
+
+    @app.get("/health")
+    @app.get("/health_generate")
+    async def health():
+        return Response(status_code=503 if engine.shutting_down else 200)
+
+    @app.get("/ping")
+    async def ping():
+        return Response(status_code=200)
+
+    @app.get("/v1/models")
+    async def models():
+        return {"object": "list", "data": [{"id": engine.model, "object": "model", "owned_by": engine.kind}]}
+
+    @app.get("/get_model_info")
+    async def model_info():
+        return {"model_path": engine.model, "is_generation": True}
+
+    @app.get("/metrics")
+    async def metrics():
+        if engine.kind == "sglang":
+            gauges = {
+                "sglang:num_running_reqs": engine.running,
+                "sglang:num_queue_reqs": 0,
+                "sglang:token_usage": 0.0,
+                "sglang:num_prefill_bootstrap_queue_reqs": 0,
+                "sglang:num_prefill_inflight_queue_reqs": 0,
+                "sglang:num_decode_prealloc_queue_reqs": 0,
+                "sglang:num_decode_transfer_queue_reqs": 0,
+            }
+            counters = {
+                "sglang:prompt_tokens_total": engine.prompt_tokens,
+                "sglang:generation_tokens_total": engine.generation_tokens,
+                "sglang:num_requests_total": engine.finished,
+            }
+        else:
+            gauges = {
+                "vllm:num_requests_running": engine.running,
+                "vllm:num_requests_waiting": 0,
+                "vllm:kv_cache_usage_perc": 0.0,
+            }
+            counters = {
+                "vllm:prompt_tokens_total": engine.prompt_tokens,
+                "vllm:generation_tokens_total": engine.generation_tokens,
+                "vllm:request_success_total": engine.finished,
+            }
+        label = f'{{model_name="{engine.model}"}}'
+        lines = []
+        for kind, series in (("gauge", gauges), ("counter", counters)):
+            for name, value in series.items():
+                lines += [f"# TYPE {name} {kind}", f"{name}{label} {value}"]
+        return Response("\n".join(lines) + "\n", media_type="text/plain; version=0.0.4")
+
+    async def answer(body: dict, chat: bool, path: str):
+        prompt = _prompt(body)
+        n_prompt = len(prompt.split())
+        max_tokens = int(body.get("max_tokens") or body.get("max_new_tokens") or 16)
+        handoff = ""
+        if engine.mode == "prefill":
+            room = int(body.get("bootstrap_room", -1))
+            engine.rooms[room] = {"prefill": me, "prompt_tokens": n_prompt}
+            _room_event(engine, room).set()
+            max_tokens = 1  # a prefill engine returns after the first token
+        elif engine.mode == "decode":
+            try:
+                kv = await _kv_from_prefill(body)
+            except Exception as exc:  # noqa: BLE001 - reported to the router as the engine's error
+                return JSONResponse({"error": {"message": f"KV handoff failed: {exc}"}}, status_code=500)
+            handoff = f", KV from {kv['prefill']} (room {body['bootstrap_room']})"
+        words = [f"w{i}" for i in range(max_tokens)]
+        text = f"[stand-in {engine.kind} on {me}{handoff}] you said: {prompt}"
+        created, rid = int(time.time()), f"standin-{time.monotonic_ns()}"
+
+        def chunk(piece: str, finish: str | None) -> dict:
+            choice = {"index": 0, "finish_reason": finish}
+            if chat:
+                choice["delta"] = {"role": "assistant", "content": piece}
+            else:
+                choice["text"] = piece
+            kind = "chat.completion.chunk" if chat else "text_completion"
+            return {"id": rid, "object": kind, "created": created, "model": engine.model, "choices": [choice]}
+
+        engine.running += 1
+        engine.prompt_tokens += n_prompt
+
+        async def tokens():
+            try:
+                for _ in words:
+                    await asyncio.sleep(per_token)
+                    engine.generation_tokens += 1
+            finally:
+                engine.running -= 1
+                engine.finished += 1
+
+        if body.get("stream"):
+            async def events():
+                await tokens()
+                yield f"data: {json.dumps(chunk(text, 'stop'))}\n\n"
+                yield "data: [DONE]\n\n"
+            return StreamingResponse(events(), media_type="text/event-stream")
+        await tokens()
+        usage = {"prompt_tokens": n_prompt, "completion_tokens": len(words), "total_tokens": n_prompt + len(words)}
+        if path == "/generate":
+            return {"text": text, "meta_info": {"id": rid, "prompt_tokens": n_prompt, "completion_tokens": len(words)}}
+        choice = {"index": 0, "finish_reason": "stop"}
+        if chat:
+            choice["message"] = {"role": "assistant", "content": text}
+        else:
+            choice["text"] = text
+        kind = "chat.completion" if chat else "text_completion"
+        return {"id": rid, "object": kind, "created": created, "model": engine.model, "choices": [choice], "usage": usage}
+
+    @app.post("/v1/chat/completions")
+    async def chat(request: Request):
+        return await answer(await request.json(), True, "/v1/chat/completions")
+
+    @app.post("/v1/completions")
+    async def completions(request: Request):
+        return await answer(await request.json(), False, "/v1/completions")
+
+    if engine.kind == "sglang":
+        @app.post("/generate")
+        async def generate(request: Request):
+            return await answer(await request.json(), False, "/generate")
+
+    return app
+
+
+def build_bootstrap_app(engine: Engine):
+    """The prefill engine's bootstrap port: decode engines fetch a room's state here."""
+    app = FastAPI()
+
+    @app.get("/kv/{room}")
+    async def kv(room: int):
+        try:
+            await asyncio.wait_for(_room_event(engine, room).wait(), timeout=30)
+        except asyncio.TimeoutError:
+            return JSONResponse({"error": f"room {room} never reached this prefill engine"}, status_code=404)
+        engine.room_ready.pop(room, None)
+        return engine.rooms.pop(room)
+
+    return app
+
+
+def serve(engine: Engine) -> None:
+    """Loads for the configured startup time, then serves until SIGTERM (draining in-flight work)."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    startup = _seconds("INFERA_STANDIN_STARTUP_SECONDS", 5)
+    log.info("stand-in %s: loading %s (%.0f s, no weights), %s mode", engine.kind, engine.model, startup, engine.mode)
+    stop = {"now": False}
+    signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
+    deadline = time.monotonic() + startup
+    while time.monotonic() < deadline and not stop["now"]:
+        time.sleep(0.1)
+    if stop["now"]:
+        sys.exit(0)
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig, frame):  # every server drains on the first SIGTERM; none re-raises it
+            if not engine.shutting_down:
+                log.info("SIGTERM: finishing %d request(s) in flight", engine.running)
+            engine.shutting_down = True
+            for s in servers:
+                s.should_exit = True
+
+    servers = [Server(uvicorn.Config(build_app(engine), host=engine.host, port=engine.port,
+                                     log_level="warning", timeout_graceful_shutdown=300))]
+    if engine.mode == "prefill" and engine.bootstrap_port:
+        servers.append(Server(uvicorn.Config(build_bootstrap_app(engine), host=engine.host,
+                                             port=engine.bootstrap_port, log_level="warning")))
+
+    async def main() -> None:
+        log.info("stand-in %s serving on %s:%d", engine.kind, engine.host, engine.port)
+        await asyncio.gather(*(s.serve() for s in servers))
+        log.info("stand-in %s stopped (%d request(s) served)", engine.kind, engine.finished)
+
+    asyncio.run(main())
