@@ -50,7 +50,7 @@ cluster-up:
 cluster-down:
 	tests/cluster/down.sh
 
-## The main job end to end: cluster, init, operator, the seed's PD example, status until Ready.
+## The main job end to end, as root, on a tier-3 cluster: init, the seed's PD and the MI300X examples on the stand-in image, a completion.
 demo:
 	tests/demo.sh
 
