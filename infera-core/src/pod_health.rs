@@ -50,14 +50,15 @@ pub enum SchedulingCause {
     Other,
 }
 
-/// A container that is not running, and why.
+/// A container that is not running, or runs again after a failed run without being ready, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Waiting {
     /// The container's name.
     pub container: String,
     /// The image it runs (or tries to pull).
     pub image: String,
-    /// The kubelet's reason, e.g. `ImagePullBackOff`, `CrashLoopBackOff`.
+    /// The kubelet's reason, e.g. `ImagePullBackOff`, `CrashLoopBackOff`, or
+    /// [`Waiting::RESTARTED`].
     pub reason: String,
     /// The kubelet's message, often empty.
     pub message: String,
@@ -65,8 +66,53 @@ pub struct Waiting {
     pub trouble: Trouble,
     /// How often the container restarted.
     pub restarts: i32,
-    /// Exit code and reason of the last run, when the container ran before.
-    pub last_exit: Option<(i32, String)>,
+    /// How the last run ended, when the container ran before.
+    pub last_exit: Option<LastExit>,
+}
+
+/// How a container's last run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LastExit {
+    /// Its exit code.
+    pub code: i32,
+    /// The kubelet's reason, e.g. `Error`, `OOMKilled`.
+    pub reason: String,
+    /// The last line of its termination message (the tail of its log when it failed silently,
+    /// as the pods we render ask for), at most [`LastExit::MESSAGE_CHARS`] characters; empty when
+    /// there is none.
+    pub message: String,
+}
+
+impl LastExit {
+    /// The longest message kept: one line of a status or a condition.
+    pub const MESSAGE_CHARS: usize = 300;
+
+    /// `, last exit 2 (Error): <message>`, as `status` and the conditions append it.
+    pub fn describe(&self) -> String {
+        let mut out = format!(", last exit {} ({})", self.code, self.reason);
+        if !self.message.is_empty() {
+            out.push_str(": ");
+            out.push_str(&self.message);
+        }
+        out
+    }
+}
+
+/// The last non-empty line of a termination message, shortened to `max` characters (keeping its
+/// end, where a Python traceback names the error).
+fn last_line(message: &str, max: usize) -> String {
+    let line = message
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .unwrap_or_default();
+    let chars = line.chars().count();
+    if chars <= max {
+        line.to_string()
+    } else {
+        let tail: String = line.chars().skip(chars - (max - 1)).collect();
+        format!("…{tail}")
+    }
 }
 
 /// The kinds of waiting that need a person.
@@ -195,34 +241,54 @@ impl SchedulingCause {
 }
 
 impl Waiting {
+    /// The reason given to a container that runs again after a failed run and is not ready yet:
+    /// a crash loop between two back-offs, when the kubelet reports it `Running`.
+    pub const RESTARTED: &str = "Restarted";
+
     fn of(status: &ContainerStatus) -> Option<Waiting> {
-        let waiting = status.state.as_ref()?.waiting.as_ref()?;
-        let reason = waiting.reason.clone()?;
-        let trouble = match reason.as_str() {
-            "ErrImagePull" | "ImagePullBackOff" | "InvalidImageName" | "ErrImageNeverPull" => {
-                Trouble::ImagePull
+        let state = status.state.as_ref()?;
+        let last_exit = status
+            .last_state
+            .as_ref()
+            .and_then(|s| s.terminated.as_ref())
+            .map(|t| LastExit {
+                code: t.exit_code,
+                reason: t.reason.clone().unwrap_or_else(|| "Error".into()),
+                message: last_line(
+                    t.message.as_deref().unwrap_or_default(),
+                    LastExit::MESSAGE_CHARS,
+                ),
+            });
+        let (reason, message, trouble) = match &state.waiting {
+            Some(waiting) => {
+                let reason = waiting.reason.clone()?;
+                let trouble = match reason.as_str() {
+                    "ErrImagePull" | "ImagePullBackOff" | "InvalidImageName"
+                    | "ErrImageNeverPull" => Trouble::ImagePull,
+                    "CrashLoopBackOff" => Trouble::CrashLoop,
+                    "CreateContainerConfigError" | "CreateContainerError"
+                    | "RunContainerError" => Trouble::CannotStart,
+                    _ => Trouble::None,
+                };
+                (reason, waiting.message.clone().unwrap_or_default(), trouble)
             }
-            "CrashLoopBackOff" => Trouble::CrashLoop,
-            "CreateContainerConfigError" | "CreateContainerError" | "RunContainerError" => {
-                Trouble::CannotStart
+            None if state.running.is_some()
+                && !status.ready
+                && status.restart_count > 0
+                && last_exit.as_ref().is_some_and(|e| e.code != 0) =>
+            {
+                (Self::RESTARTED.into(), String::new(), Trouble::CrashLoop)
             }
-            _ => Trouble::None,
+            None => return None,
         };
         Some(Waiting {
             container: status.name.clone(),
             image: status.image.clone(),
-            message: waiting.message.clone().unwrap_or_default(),
+            message,
             reason,
             trouble,
             restarts: status.restart_count,
-            last_exit: status
-                .last_state
-                .as_ref()
-                .and_then(|s| s.terminated.as_ref())
-                .map(|t| {
-                    let reason = t.reason.clone().unwrap_or_else(|| "Error".into());
-                    (t.exit_code, reason)
-                }),
+            last_exit,
         })
     }
 }
@@ -362,10 +428,68 @@ mod tests {
                 ("infera-frontend", "ImagePullBackOff", Trouble::ImagePull),
             ]
         );
-        assert_eq!(health.waiting[1].last_exit, Some((137, "OOMKilled".into())));
+        assert_eq!(
+            health.waiting[1].last_exit,
+            Some(LastExit {
+                code: 137,
+                reason: "OOMKilled".into(),
+                message: String::new()
+            })
+        );
         assert_eq!(health.waiting[1].restarts, 4);
         assert!(health.crash_looping());
         assert_eq!(health.reason(), "PodInitializing");
         assert_eq!(health.restarts, 4);
+    }
+
+    #[test]
+    fn last_exit_keeps_the_last_line_of_the_log_tail() {
+        let tail = "Traceback (most recent call last):\n  File \"x.py\", line 1\nsglang serve: error: unrecognized arguments: --bogus\n\n";
+        assert_eq!(
+            last_line(tail, LastExit::MESSAGE_CHARS),
+            "sglang serve: error: unrecognized arguments: --bogus"
+        );
+        assert_eq!(last_line("", 10), "");
+        assert_eq!(last_line("0123456789abcdef", 6), "…bcdef");
+        let exit = LastExit {
+            code: 2,
+            reason: "Error".into(),
+            message: "boom".into(),
+        };
+        assert_eq!(exit.describe(), ", last exit 2 (Error): boom");
+        let silent = LastExit {
+            message: String::new(),
+            ..exit
+        };
+        assert_eq!(silent.describe(), ", last exit 2 (Error)");
+    }
+
+    #[test]
+    fn a_container_running_again_after_a_failed_run_is_in_its_crash_loop() {
+        let health = PodHealth::of(&pod(json!({
+            "spec": {"containers": [{"name": "engine"}]},
+            "status": {"containerStatuses": [
+                {"name": "engine", "image": "i", "imageID": "", "ready": false, "restartCount": 2,
+                 "state": {"running": {}},
+                 "lastState": {"terminated": {"exitCode": 2, "reason": "Error",
+                                              "message": "usage: ...\nerror: unrecognized arguments: --x\n"}}}
+            ]}
+        })));
+        assert_eq!(health.reason(), Waiting::RESTARTED);
+        assert!(health.crash_looping());
+        assert_eq!(
+            health.waiting[0].last_exit.as_ref().map(LastExit::describe),
+            Some(", last exit 2 (Error): error: unrecognized arguments: --x".into())
+        );
+        // Running again after a clean exit, or ready again: nothing to report.
+        for (ready, code) in [(false, 0), (true, 2)] {
+            let health = PodHealth::of(&pod(json!({
+                "status": {"containerStatuses": [
+                    {"name": "engine", "image": "i", "imageID": "", "ready": ready, "restartCount": 1,
+                     "state": {"running": {}}, "lastState": {"terminated": {"exitCode": code}}}
+                ]}
+            })));
+            assert!(health.waiting.is_empty(), "ready {ready}, exit {code}");
+        }
     }
 }

@@ -16,7 +16,7 @@ use infera_core::{
         Component, LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME, http_route_name,
         inference_pool_name,
     },
-    pod_health::SchedulingCause,
+    pod_health::{LastExit, SchedulingCause},
     validate::MutableImage,
 };
 use k8s_openapi::{
@@ -674,7 +674,7 @@ fn ready_groups(pods: &[std::sync::Arc<Pod>], lws: &str, size: i32) -> i32 {
 /// unbound claim, a selector no node matches) — adding GPUs would not help there.
 /// What needs a person in a pool's pods: the first container that cannot pull its image, keeps
 /// crashing or cannot start, e.g. `pod demo-decode-x: container engine CrashLoopBackOff, 7
-/// restarts, last exit 137 (OOMKilled)`.
+/// restarts, last exit 2 (Error): sglang serve: error: unrecognized arguments: --bogus`.
 fn trouble(pods: &[std::sync::Arc<Pod>], service: &str) -> Option<String> {
     pods.iter()
         .filter(|pod| pod.labels().get(LABEL_SERVICE).map(String::as_str) == Some(service))
@@ -693,11 +693,15 @@ fn trouble(pods: &[std::sync::Arc<Pod>], service: &str) -> Option<String> {
             if waiting.restarts > 0 {
                 line.push_str(&format!(", {} restarts", waiting.restarts));
             }
-            if let Some((code, reason)) = &waiting.last_exit {
-                line.push_str(&format!(", last exit {code} ({reason})"));
-            }
-            if !waiting.message.is_empty() {
-                line.push_str(&format!(": {}", waiting.message));
+            match &waiting.last_exit {
+                // The container's own last words say more than the kubelet's back-off message.
+                Some(exit) if !exit.message.is_empty() => line.push_str(&exit.describe()),
+                exit => {
+                    line.push_str(&exit.as_ref().map(LastExit::describe).unwrap_or_default());
+                    if !waiting.message.is_empty() {
+                        line.push_str(&format!(": {}", waiting.message));
+                    }
+                }
             }
             Some(line)
         })

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use infera_core::{
     PodHealth,
-    pod_health::{Trouble, Waiting},
+    pod_health::{LastExit, Trouble, Waiting},
 };
 use k8s_openapi::api::core::v1::{Event, Pod};
 
@@ -93,7 +93,7 @@ fn container_reason(pod: &str, w: &Waiting) -> Option<String> {
             let last = w
                 .last_exit
                 .as_ref()
-                .map(|(code, why)| format!(", last exit code {code} ({why})"))
+                .map(LastExit::describe)
                 .unwrap_or_default();
             format!(
                 "pod {pod}: container {container} is crash-looping ({} restarts{last}); see `kubectl logs {pod} -c {container} --previous`",
@@ -184,7 +184,7 @@ mod tests {
             [
                 "pod demo-prefill-abc is unschedulable: 0/2 nodes are available: 2 Insufficient amd.com/gpu.",
                 "pod demo-server-x: cannot pull image rocm/infera:nope (ImagePullBackOff): Back-off pulling image",
-                "pod demo-decode-y: container engine is crash-looping (7 restarts, last exit code 137 (OOMKilled)); see `kubectl logs demo-decode-y -c engine --previous`",
+                "pod demo-decode-y: container engine is crash-looping (7 restarts, last exit 137 (OOMKilled)); see `kubectl logs demo-decode-y -c engine --previous`",
             ]
         );
     }

@@ -22,7 +22,7 @@ use k8s_openapi::{
 };
 
 use super::{
-    Child, Context, PoolApi, meta, pod, pull_policy,
+    Child, Context, LOGS_ON_ERROR, PoolApi, meta, pod, pull_policy,
     rbac::{identity, read_rule},
 };
 use crate::{
@@ -108,6 +108,7 @@ fn endpoint_picker_container(cx: &Context<'_>, gaie: &Gaie) -> Container {
     Container {
         name: "epp".into(),
         image_pull_policy: pull_policy(&gaie.image),
+        termination_message_policy: Some(LOGS_ON_ERROR.into()),
         image: Some(gaie.image.clone()),
         command: Some(flags::command(EPP_MODULE)),
         args: Some(

@@ -377,6 +377,12 @@ pub fn endpoint(deployment: &ValidDeployment) -> Option<String> {
     ))
 }
 
+/// `terminationMessagePolicy` of the containers that run upstream's code: when one fails without
+/// writing a termination message, the kubelet takes the tail of its log instead (Kubernetes API,
+/// `Container.terminationMessagePolicy`), so the engine's own last words (a refused flag, a
+/// traceback) reach the pod's status, and from there `status`, `deploy --wait` and the conditions.
+const LOGS_ON_ERROR: &str = "FallbackToLogsOnError";
+
 /// A container's `imagePullPolicy` by Kubernetes' convention: an image pinned by digest never
 /// changes, so `IfNotPresent`; otherwise unset, and Kubernetes pulls `:latest` and untagged
 /// images `Always` and tagged ones `IfNotPresent`.

@@ -14,7 +14,7 @@ use k8s_openapi::{
     apimachinery::pkg::{api::resource::Quantity, util::intstr::IntOrString},
 };
 
-use super::{Context, meta, pull_policy};
+use super::{Context, LOGS_ON_ERROR, meta, pull_policy};
 use crate::{
     flags::{self, Rank, SERVER_MODULE},
     gpu_product::{self, PRODUCT_LABEL},
@@ -377,6 +377,9 @@ fn extra_template(
                 ..Default::default()
             });
         }
+        container
+            .termination_message_policy
+            .get_or_insert_with(|| LOGS_ON_ERROR.into());
         if let Some((contract, rank)) = worker {
             if let Some(contract) = contract.filter(|_| rank == Rank::Single && !pod.skip_probes)
                 && container.readiness_probe.is_none()
@@ -568,6 +571,7 @@ fn engine(
         name: ENGINE_CONTAINER.into(),
         image: Some(pod.image.clone()),
         image_pull_policy: pull_policy(&pod.image),
+        termination_message_policy: Some(LOGS_ON_ERROR.into()),
         command: Some(
             pod.command
                 .clone()
@@ -723,6 +727,7 @@ fn frontend(cx: &Context<'_>, drain: i64) -> Option<Container> {
         name: FRONTEND_CONTAINER.into(),
         image: Some(gaie.image.clone()),
         image_pull_policy: pull_policy(&gaie.image),
+        termination_message_policy: Some(LOGS_ON_ERROR.into()),
         command: Some(flags::command(SERVER_MODULE)),
         args: Some(cx.injection.frontend(port, &gaie.tokenizer_path)),
         env: Some(injected_env(cx, true)),
