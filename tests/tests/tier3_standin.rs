@@ -12,7 +12,7 @@ use infera_core::PodHealth;
 use infera_e2e::{
     TestNamespace, admin, eventually,
     k8s_openapi::api::core::v1::Pod,
-    kube::{Api, api::ListParams},
+    kube::{Api, ResourceExt, api::ListParams},
     plugin::kubectl,
 };
 
@@ -143,7 +143,7 @@ async fn tier3_upstreams_router_runs_from_the_standin_image_as_rendered() -> any
         Ok(())
     })
     .await?;
-    let answer = complete(ns.name(), "router-server", "hello infera router").await?;
+    let answer = complete(ns.name(), "router-server", MODEL, "hello infera router").await?;
     anyhow::ensure!(
         answer.starts_with("[stand-in sglang on router-worker-")
             && answer.ends_with("you said: hello infera router"),
@@ -178,15 +178,23 @@ async fn tier3_upstreams_router_runs_from_the_standin_image_as_rendered() -> any
     ns.cleanup().await
 }
 
-/// Sends one chat completion to `server` (a Service) through the API server's service proxy and
-/// returns the answer's text.
-async fn complete(namespace: &str, server: &str, prompt: &str) -> anyhow::Result<String> {
+/// The model the examples' workers serve, as they register it (`--model-path`).
+const MODEL: &str = "Qwen/Qwen3-0.6B";
+
+/// Sends one chat completion for `model` to `server` (a Service) through the API server's service
+/// proxy and returns the answer's text.
+async fn complete(
+    namespace: &str,
+    server: &str,
+    model: &str,
+    prompt: &str,
+) -> anyhow::Result<String> {
     let body = infera_e2e::target_dir()
         .join("e2e-logs")
         .join(format!("{namespace}-completion.json"));
     std::fs::create_dir_all(body.parent().unwrap_or(&body))?;
     let request = serde_json::json!({
-        "model": "Qwen/Qwen3-0.6B",
+        "model": model,
         "messages": [{"role": "user", "content": prompt}],
         "max_tokens": 8,
     });
@@ -264,7 +272,7 @@ async fn tier3_seed_pd_example_answers_through_router_prefill_and_decode() -> an
 
     // Routed as upstream routes PD: both legs, one room, decode reaching prefill by its pod IP.
     let answer = eventually(Duration::from_secs(120), || async {
-        let answer = complete(ns.name(), "demo-server", "Say hello").await?;
+        let answer = complete(ns.name(), "demo-server", MODEL, "Say hello").await?;
         anyhow::ensure!(answer.contains("KV from demo-prefill-"), "{answer}");
         Ok(answer)
     })
@@ -274,5 +282,263 @@ async fn tier3_seed_pd_example_answers_through_router_prefill_and_decode() -> an
             && answer.ends_with("you said: Say hello"),
         "{answer}"
     );
+    ns.cleanup().await
+}
+
+/// Bad input on real pods, in the pods' own words: a flag the engine refuses (SGLang's own parser,
+/// in the wrapper, exits with its message) and a model that is not there (the engine dies loading
+/// its config, the wrapper gives up waiting for it). The kubelet keeps each log's tail as the
+/// termination message (the rendered `terminationMessagePolicy`), and `deploy --wait` and
+/// `status` quote it.
+#[tokio::test]
+async fn tier3_a_refused_flag_and_a_crashing_engine_reach_status_in_their_own_words()
+-> anyhow::Result<()> {
+    const REFUSED: &str = "unrecognized arguments: --no-such-flag";
+    const CRASHED: &str = "sglang subprocess exited with code 1 before reporting ready";
+    let admin = admin().await?;
+    kubectl(&["infera", "init", "--wait", "--timeout", "3m"])
+        .await?
+        .expect_code(0)?;
+    let ns = TestNamespace::new(&admin, "t3-refused").await?;
+    let spec = infera_e2e::target_dir()
+        .join("e2e-logs")
+        .join("t3-refused.yaml");
+    std::fs::create_dir_all(spec.parent().unwrap_or(&spec))?;
+    std::fs::write(
+        &spec,
+        r#"
+apiVersion: infera.amd.com/v1alpha1
+kind: InferaDeployment
+metadata: {name: refused}
+spec:
+  backendFramework: sglang
+  image: rocm/infera:sglang-v0.1.1
+  services:
+    server:
+      componentType: server
+      args: [--router-policy, round-robin, --router-tokenizer-path, /opt/infera/tokenizer]
+    worker:
+      componentType: worker
+      resources: {gpu: 1}
+      args: [--model-path, Qwen/Qwen3-0.6B, --no-such-flag]
+    missing:
+      componentType: worker
+      resources: {gpu: 1}
+      args: [--model-path, Qwen/No-Such-Model]
+"#,
+    )?;
+    let path = spec.display().to_string();
+    let wait = kubectl(&[
+        "infera",
+        "deploy",
+        "-f",
+        &path,
+        "-n",
+        ns.name(),
+        "--wait",
+        "--timeout",
+        "90s",
+    ])
+    .await?;
+    anyhow::ensure!(wait.code != 0, "deploy --wait succeeded:\n{}", wait.stdout);
+    let said = format!("{}{}", wait.stdout, wait.stderr);
+    anyhow::ensure!(
+        said.contains(REFUSED) && said.contains(CRASHED),
+        "deploy --wait:\n{said}"
+    );
+    let status = kubectl(&["infera", "status", "refused", "-n", ns.name()]).await?;
+    anyhow::ensure!(
+        status.stdout.contains(REFUSED) && status.stdout.contains(CRASHED),
+        "{}",
+        status.stdout
+    );
+    ns.cleanup().await
+}
+
+/// A Lockstep rollout of the seed's PD example (a new revision of prefill and decode) while
+/// completions stream through the server's Service without pause: every one is answered. The old
+/// pods leave the router's view when they are deleted, wait out their preStop, and their wrappers
+/// deregister and drain the engine before it stops (upstream's shutdown), so no request is cut.
+#[tokio::test]
+async fn tier3_a_lockstep_rollout_under_steady_requests_loses_none() -> anyhow::Result<()> {
+    let admin = admin().await?;
+    kubectl(&["infera", "init", "--wait", "--timeout", "3m"])
+        .await?
+        .expect_code(0)?;
+    let ns = TestNamespace::new(&admin, "t3-lockstep").await?;
+    let seed = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/pd.yaml");
+    kubectl(&[
+        "infera",
+        "deploy",
+        "-f",
+        seed,
+        "-n",
+        ns.name(),
+        "--wait",
+        "--timeout",
+        "5m",
+    ])
+    .await?
+    .expect_code(0)?;
+    let namespace = ns.name().to_string();
+    eventually(Duration::from_secs(120), || {
+        complete(&namespace, "demo-server", MODEL, "warm up")
+    })
+    .await?;
+    let pods: Api<Pod> = ns.api();
+    let workers = ListParams::default().labels("app.kubernetes.io/component=worker");
+    let before: Vec<String> = pods
+        .list(&workers)
+        .await?
+        .iter()
+        .map(|p| p.name_any())
+        .collect();
+
+    // A steady stream, one request after another, until the rollout is over.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stream = tokio::spawn({
+        let (stop, namespace) = (stop.clone(), namespace.clone());
+        async move {
+            let (mut answered, mut lost) = (0_usize, Vec::new());
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                match complete(
+                    &namespace,
+                    "demo-server",
+                    MODEL,
+                    &format!("request {answered}"),
+                )
+                .await
+                {
+                    Ok(answer) if answer.contains("KV from demo-prefill-") => answered += 1,
+                    Ok(answer) => lost.push(answer),
+                    Err(error) => lost.push(format!("{error:#}")),
+                }
+            }
+            (answered, lost)
+        }
+    });
+    let patch = r#"{"spec": {"services": {
+        "prefill": {"env": [{"name": "ROLLOUT", "value": "2"}]},
+        "decode": {"env": [{"name": "ROLLOUT", "value": "2"}]}}}}"#;
+    kubectl(&[
+        "patch",
+        "idep",
+        "demo",
+        "-n",
+        ns.name(),
+        "--type",
+        "merge",
+        "-p",
+        patch,
+    ])
+    .await?
+    .expect_code(0)?;
+    // Done when every old worker pod is gone and the new ones are Ready.
+    eventually(Duration::from_secs(300), || async {
+        let list = pods.list(&workers).await?;
+        let old = list
+            .items
+            .iter()
+            .filter(|p| before.contains(&p.name_any()))
+            .count();
+        let ready = list.items.iter().filter(|p| PodHealth::of(p).ready).count();
+        anyhow::ensure!(
+            old == 0 && ready == 2,
+            "{old} old worker pods, {ready} ready"
+        );
+        Ok(())
+    })
+    .await?;
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (answered, lost) = stream.await?;
+    anyhow::ensure!(
+        lost.is_empty(),
+        "{} of {} requests lost: {lost:?}",
+        lost.len(),
+        answered + lost.len()
+    );
+    anyhow::ensure!(
+        answered >= 20,
+        "only {answered} requests during the rollout"
+    );
+    ns.cleanup().await
+}
+
+/// The README's MI300X worked example, unchanged: the download Job runs `hf download` against the
+/// cluster's Hub (tests/cluster/hub.py) into the model volume, the GPU pools are created only once
+/// it has completed, on nodes labelled MI300X with an RDMA NIC each, and they serve the downloaded
+/// model (`--model-path /models`).
+#[tokio::test]
+async fn tier3_mi300x_example_downloads_the_model_before_its_gpu_pools_start() -> anyhow::Result<()>
+{
+    use infera_e2e::k8s_openapi::api::batch::v1::Job;
+    let admin = admin().await?;
+    kubectl(&["infera", "init", "--wait", "--timeout", "3m"])
+        .await?
+        .expect_code(0)?;
+    let ns = TestNamespace::new(&admin, "t3-mi300x").await?;
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/pd-mi300x.yaml");
+    kubectl(&[
+        "infera",
+        "deploy",
+        "-f",
+        example,
+        "-n",
+        ns.name(),
+        "--wait",
+        "--timeout",
+        "5m",
+    ])
+    .await?
+    .expect_code(0)?;
+
+    let jobs: Api<Job> = ns.api();
+    let job = jobs.get("mi300x-model").await?;
+    let done = job
+        .status
+        .and_then(|s| s.completion_time)
+        .ok_or_else(|| anyhow::anyhow!("the download Job has not completed"))?;
+    let pods: Api<Pod> = ns.api();
+    let workers = pods
+        .list(&ListParams::default().labels("app.kubernetes.io/component=worker"))
+        .await?;
+    anyhow::ensure!(
+        workers.items.len() == 2,
+        "{} worker pods",
+        workers.items.len()
+    );
+    for pod in &workers.items {
+        let created = pod.metadata.creation_timestamp.clone().map(|t| t.0);
+        anyhow::ensure!(
+            created.is_some_and(|c| c >= done.0),
+            "{} created at {created:?}, before the download completed at {}",
+            pod.name_any(),
+            done.0
+        );
+        let resources = pod.spec.as_ref().map(|s| s.containers[0].resources.clone());
+        let limits = resources
+            .flatten()
+            .and_then(|r| r.limits)
+            .unwrap_or_default();
+        anyhow::ensure!(
+            limits.contains_key("rdma/hca"),
+            "{}: {limits:?}",
+            pod.name_any()
+        );
+    }
+    let status = kubectl(&["infera", "status", "mi300x", "-n", ns.name()])
+        .await?
+        .expect_code(0)?;
+    anyhow::ensure!(
+        status.stdout.contains("hf://Qwen/Qwen3-0.6B") && status.stdout.contains("Downloaded"),
+        "{}",
+        status.stdout
+    );
+    let answer = eventually(Duration::from_secs(120), || {
+        complete(ns.name(), "mi300x-server", "/models", "Say hello")
+    })
+    .await?;
+    anyhow::ensure!(answer.contains("KV from mi300x-prefill-"), "{answer}");
     ns.cleanup().await
 }

@@ -6,8 +6,10 @@ infera/engine/sglang/worker.py; `python -m vllm.entrypoints.cli.main serve …`,
 infera/engine/vllm/worker.py), and the engine's own parser reads the command line first
 (launch_server.py / cli_main.py beside this file), so a flag the pinned engine refuses fails here
 as it fails there. Then, as the engines do:
-- it "loads weights" for $INFERA_STANDIN_STARTUP_SECONDS (default 5) before its port opens, so the
-  pod's probes and the wrapper's readiness wait are real waits;
+- it loads the model's config as the engines do (transformers' AutoConfig, from a local directory
+  or the Hub), failing as they fail when the model is not there, then "loads weights" for
+  $INFERA_STANDIN_STARTUP_SECONDS (default 5) before its port opens, so the pod's probes and the
+  wrapper's readiness wait are real waits;
 - /health answers 200 once serving and 503 while shutting down (SGLang http_server.py:578-600),
   /ping 200; /metrics carries the in-flight series the wrapper's drain reads
   (infera/common/engine_metrics.py);
@@ -234,6 +236,18 @@ def build_bootstrap_app(engine: Engine):
         return engine.rooms.pop(room)
 
     return app
+
+
+def load_config(model: str) -> None:
+    """What both engines read first at startup: the model's config, from a local directory or the
+    Hub (HF_ENDPOINT), through transformers' AutoConfig. A model that is not there stops the engine
+    here as it stops the real one, with transformers' own message."""
+    from transformers import AutoConfig
+
+    try:
+        AutoConfig.from_pretrained(model)
+    except Exception as exc:  # noqa: BLE001 - the engine dies with the loader's message
+        sys.exit(f"stand-in engine: cannot load the config of model {model!r}: {exc}")
 
 
 def serve(engine: Engine) -> None:

@@ -13,6 +13,7 @@ from sglang.srt.server_args import prepare_server_args
 import fake_engine
 
 args = prepare_server_args(sys.argv[1:])
+fake_engine.load_config(args.model_path)
 fake_engine.serve(fake_engine.Engine(
     kind="sglang",
     model=args.served_model_name or args.model_path,

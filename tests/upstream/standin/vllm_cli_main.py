@@ -28,6 +28,7 @@ if getattr(args, "headless", False):
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     while True:
         time.sleep(3600)
+fake_engine.load_config(model)
 served = args.served_model_name
 fake_engine.serve(fake_engine.Engine(
     kind="vllm",
