@@ -40,6 +40,44 @@ spec:
       args: [--model-path, Qwen/Qwen3-0.6B]
 "#;
 
+/// `kubectl infera init --wait`, then a fresh namespace and `spec` (YAML) in a file for `deploy -f`;
+/// returns the namespace and the file's path.
+async fn namespace_with(prefix: &str, spec: &str) -> anyhow::Result<(TestNamespace, String)> {
+    let admin = admin().await?;
+    kubectl(&["infera", "init", "--wait", "--timeout", "3m"])
+        .await?
+        .expect_code(0)?;
+    let ns = TestNamespace::new(&admin, prefix).await?;
+    let path = infera_e2e::target_dir()
+        .join("e2e-logs")
+        .join(format!("{}.yaml", ns.name()));
+    std::fs::create_dir_all(path.parent().unwrap_or(&path))?;
+    std::fs::write(&path, spec)?;
+    Ok((ns, path.display().to_string()))
+}
+
+/// `kubectl infera deploy -f PATH -n NS --wait`, expected to end Ready.
+async fn deploy_ready(ns: &TestNamespace, path: &str) -> anyhow::Result<()> {
+    kubectl(&[
+        "infera",
+        "deploy",
+        "-f",
+        path,
+        "-n",
+        ns.name(),
+        "--wait",
+        "--timeout",
+        "5m",
+    ])
+    .await?
+    .expect_code(0)?;
+    Ok(())
+}
+
+/// The seed's PD example and the README's MI300X worked example, as users apply them.
+const SEED: &str = include_str!("../../examples/pd.yaml");
+const MI300X: &str = include_str!("../../examples/pd-mi300x.yaml");
+
 /// Waits for a Ready pod of `component` (the Deployment `router-<component>`), then checks that
 /// its log holds every one of `lines`; the containers' states say why when it is not Ready.
 async fn ready_and_logged(
@@ -90,17 +128,7 @@ async fn ready_and_logged(
 /// asking for more GPUs than a node has stays Pending and `status` says why.
 #[tokio::test]
 async fn tier3_upstreams_router_runs_from_the_standin_image_as_rendered() -> anyhow::Result<()> {
-    let admin = admin().await?;
-    kubectl(&["infera", "init", "--wait", "--timeout", "3m"])
-        .await?
-        .expect_code(0)?;
-    let ns = TestNamespace::new(&admin, "t3-router").await?;
-    let spec = infera_e2e::target_dir()
-        .join("e2e-logs")
-        .join("t3-router.yaml");
-    std::fs::create_dir_all(spec.parent().unwrap_or(&spec))?;
-    std::fs::write(&spec, SPEC)?;
-    let path = spec.display().to_string();
+    let (ns, path) = namespace_with("t3-router", SPEC).await?;
     kubectl(&["infera", "deploy", "-f", &path, "-n", ns.name()])
         .await?
         .expect_code(0)?;
@@ -219,25 +247,8 @@ async fn complete(
 /// wrapper registered (its pod IP) and answers.
 #[tokio::test]
 async fn tier3_seed_pd_example_answers_through_router_prefill_and_decode() -> anyhow::Result<()> {
-    let admin = admin().await?;
-    kubectl(&["infera", "init", "--wait", "--timeout", "3m"])
-        .await?
-        .expect_code(0)?;
-    let ns = TestNamespace::new(&admin, "t3-pd").await?;
-    let seed = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/pd.yaml");
-    kubectl(&[
-        "infera",
-        "deploy",
-        "-f",
-        seed,
-        "-n",
-        ns.name(),
-        "--wait",
-        "--timeout",
-        "5m",
-    ])
-    .await?
-    .expect_code(0)?;
+    let (ns, path) = namespace_with("t3-pd", SEED).await?;
+    deploy_ready(&ns, &path).await?;
 
     // Ready only once the engine serves: no earlier than the stand-in's startup time after start.
     let pods: Api<Pod> = ns.api();
@@ -285,28 +296,7 @@ async fn tier3_seed_pd_example_answers_through_router_prefill_and_decode() -> an
     ns.cleanup().await
 }
 
-/// Bad input on real pods, in the pods' own words: a flag the engine refuses (SGLang's own parser,
-/// in the wrapper, exits with its message) and a model that is not there (the engine dies loading
-/// its config, the wrapper gives up waiting for it). The kubelet keeps each log's tail as the
-/// termination message (the rendered `terminationMessagePolicy`), and `deploy --wait` and
-/// `status` quote it.
-#[tokio::test]
-async fn tier3_a_refused_flag_and_a_crashing_engine_reach_status_in_their_own_words()
--> anyhow::Result<()> {
-    const REFUSED: &str = "unrecognized arguments: --no-such-flag";
-    const CRASHED: &str = "sglang subprocess exited with code 1 before reporting ready";
-    let admin = admin().await?;
-    kubectl(&["infera", "init", "--wait", "--timeout", "3m"])
-        .await?
-        .expect_code(0)?;
-    let ns = TestNamespace::new(&admin, "t3-refused").await?;
-    let spec = infera_e2e::target_dir()
-        .join("e2e-logs")
-        .join("t3-refused.yaml");
-    std::fs::create_dir_all(spec.parent().unwrap_or(&spec))?;
-    std::fs::write(
-        &spec,
-        r#"
+const REFUSED_SPEC: &str = r#"
 apiVersion: infera.amd.com/v1alpha1
 kind: InferaDeployment
 metadata: {name: refused}
@@ -325,9 +315,19 @@ spec:
       componentType: worker
       resources: {gpu: 1}
       args: [--model-path, Qwen/No-Such-Model]
-"#,
-    )?;
-    let path = spec.display().to_string();
+"#;
+
+/// Bad input on real pods, in the pods' own words: a flag the engine refuses (SGLang's own parser,
+/// in the wrapper, exits with its message) and a model that is not there (the engine dies loading
+/// its config, the wrapper gives up waiting for it). The kubelet keeps each log's tail as the
+/// termination message (the rendered `terminationMessagePolicy`), and `deploy --wait` and
+/// `status` quote it.
+#[tokio::test]
+async fn tier3_a_refused_flag_and_a_crashing_engine_reach_status_in_their_own_words()
+-> anyhow::Result<()> {
+    const REFUSED: &str = "unrecognized arguments: --no-such-flag";
+    const CRASHED: &str = "sglang subprocess exited with code 1 before reporting ready";
+    let (ns, path) = namespace_with("t3-refused", REFUSED_SPEC).await?;
     let wait = kubectl(&[
         "infera",
         "deploy",
@@ -361,25 +361,8 @@ spec:
 /// deregister and drain the engine before it stops (upstream's shutdown), so no request is cut.
 #[tokio::test]
 async fn tier3_a_lockstep_rollout_under_steady_requests_loses_none() -> anyhow::Result<()> {
-    let admin = admin().await?;
-    kubectl(&["infera", "init", "--wait", "--timeout", "3m"])
-        .await?
-        .expect_code(0)?;
-    let ns = TestNamespace::new(&admin, "t3-lockstep").await?;
-    let seed = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/pd.yaml");
-    kubectl(&[
-        "infera",
-        "deploy",
-        "-f",
-        seed,
-        "-n",
-        ns.name(),
-        "--wait",
-        "--timeout",
-        "5m",
-    ])
-    .await?
-    .expect_code(0)?;
+    let (ns, path) = namespace_with("t3-lockstep", SEED).await?;
+    deploy_ready(&ns, &path).await?;
     let namespace = ns.name().to_string();
     eventually(Duration::from_secs(120), || {
         complete(&namespace, "demo-server", MODEL, "warm up")
@@ -473,25 +456,8 @@ async fn tier3_a_lockstep_rollout_under_steady_requests_loses_none() -> anyhow::
 async fn tier3_mi300x_example_downloads_the_model_before_its_gpu_pools_start() -> anyhow::Result<()>
 {
     use infera_e2e::k8s_openapi::api::batch::v1::Job;
-    let admin = admin().await?;
-    kubectl(&["infera", "init", "--wait", "--timeout", "3m"])
-        .await?
-        .expect_code(0)?;
-    let ns = TestNamespace::new(&admin, "t3-mi300x").await?;
-    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/pd-mi300x.yaml");
-    kubectl(&[
-        "infera",
-        "deploy",
-        "-f",
-        example,
-        "-n",
-        ns.name(),
-        "--wait",
-        "--timeout",
-        "5m",
-    ])
-    .await?
-    .expect_code(0)?;
+    let (ns, path) = namespace_with("t3-mi300x", MI300X).await?;
+    deploy_ready(&ns, &path).await?;
 
     let jobs: Api<Job> = ns.api();
     let job = jobs.get("mi300x-model").await?;
@@ -540,5 +506,79 @@ async fn tier3_mi300x_example_downloads_the_model_before_its_gpu_pools_start() -
     })
     .await?;
     anyhow::ensure!(answer.contains("KV from mi300x-prefill-"), "{answer}");
+    ns.cleanup().await
+}
+
+const GROUP_SPEC: &str = r#"
+apiVersion: infera.amd.com/v1alpha1
+kind: InferaDeployment
+metadata: {name: group}
+spec:
+  backendFramework: sglang
+  image: rocm/infera:sglang-v0.1.1
+  services:
+    server:
+      componentType: server
+      args: [--router-policy, round-robin, --router-tokenizer-path, /opt/infera/tokenizer]
+    worker:
+      componentType: worker
+      numberOfNodes: 2
+      resources: {gpu: 5}
+      args: [--model-path, Qwen/Qwen3-0.6B, --tp-size, "10"]
+"#;
+
+/// A multi-node pool (a LeaderWorkerSet group of two pods, five GPUs each, so on two nodes): the
+/// rank-1 pod's engine joins rank 0 at the address the operator renders
+/// (`--dist-init-addr $(LWS_LEADER_ADDRESS):5000`, resolved by the cluster's DNS), rank 0 serves
+/// only once it has, its wrapper registers, and a completion comes back from it.
+#[tokio::test]
+async fn tier3_a_multi_node_groups_rank_1_joins_its_leader_across_nodes() -> anyhow::Result<()> {
+    let (ns, path) = namespace_with("t3-group", GROUP_SPEC).await?;
+    kubectl(&[
+        "infera",
+        "deploy",
+        "-f",
+        &path,
+        "-n",
+        ns.name(),
+        "--wait",
+        "--timeout",
+        "5m",
+    ])
+    .await?
+    .expect_code(0)?;
+    let pods: Api<Pod> = ns.api();
+    let group = pods
+        .list(&ListParams::default().labels("app.kubernetes.io/component=worker"))
+        .await?;
+    let nodes: std::collections::BTreeSet<_> = group
+        .items
+        .iter()
+        .filter_map(|p| p.spec.as_ref()?.node_name.clone())
+        .collect();
+    anyhow::ensure!(
+        group.items.len() == 2 && nodes.len() == 2,
+        "group on {nodes:?}"
+    );
+    let leader = format!("group-worker-0.group-worker.{}:5000", ns.name());
+    let follower = kubectl(&["logs", "-n", ns.name(), "group-worker-0-1", "--tail=-1"])
+        .await?
+        .expect_code(0)?;
+    anyhow::ensure!(
+        follower
+            .stdout
+            .contains(&format!("rank 1 of 2: joined rank 0 at {leader}")),
+        "{}",
+        follower.stdout
+    );
+    let rank0 = kubectl(&["logs", "-n", ns.name(), "group-worker-0", "--tail=-1"])
+        .await?
+        .expect_code(0)?;
+    anyhow::ensure!(rank0.stdout.contains("rank 1 at "), "{}", rank0.stdout);
+    let answer = eventually(Duration::from_secs(120), || {
+        complete(ns.name(), "group-server", MODEL, "hello group")
+    })
+    .await?;
+    anyhow::ensure!(answer.contains("on group-worker-0]"), "{answer}");
     ns.cleanup().await
 }

@@ -21,6 +21,8 @@ as it fails there. Then, as the engines do:
   address in the body before it answers, so a completion proves the router paired the legs and
   that decode reached prefill at the advertised address. The real transfer (RDMA, mori or
   Mooncake) is what this cannot prove;
+- in a multi-node group (`--nnodes`), the ranks meet at `--dist-init-addr` before serving
+  (join_group), so a rank that cannot reach its leader at the rendered address never gets ready;
 - on SIGTERM it stops taking requests and finishes the ones in flight (uvicorn's graceful exit).
 """
 from __future__ import annotations
@@ -51,6 +53,10 @@ class Engine:
     port: int
     mode: str = "mixed"  # "mixed" | "prefill" | "decode"
     bootstrap_port: int | None = None
+    nnodes: int = 1
+    node_rank: int = 0
+    dist_init_addr: str | None = None  # host:port of rank 0, where the other ranks join
+    group_server: object = None  # rank 0's listener, or a rank's connection to it (kept open)
     running: int = 0
     finished: int = 0
     prompt_tokens: int = 0
@@ -238,6 +244,49 @@ def build_bootstrap_app(engine: Engine):
     return app
 
 
+async def join_group(engine: Engine) -> None:
+    """A multi-node group meets before it serves, as torch.distributed's rendezvous does at
+    `--dist-init-addr`: rank 0 listens there and waits for every other rank; the others connect
+    (retrying while rank 0 is not up) and stay connected. A rank whose peer goes away exits, as an
+    engine does when its collective breaks."""
+    host, _, port = (engine.dist_init_addr or "").rpartition(":")
+    if not host or not port.isdigit():
+        sys.exit(f"--nnodes {engine.nnodes} needs --dist-init-addr HOST:PORT, got {engine.dist_init_addr!r}")
+
+    async def hold(reader: asyncio.StreamReader, peer: str) -> None:
+        await reader.read()  # until the peer closes
+        log.error("lost %s: the group is broken", peer)
+        os._exit(1)
+
+    if engine.node_rank == 0:
+        joined: asyncio.Queue[str] = asyncio.Queue()
+
+        async def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            rank = (await reader.readline()).decode().strip()
+            peer = f"rank {rank} at {writer.get_extra_info('peername')[0]}"
+            await joined.put(peer)
+            asyncio.ensure_future(hold(reader, peer))
+
+        server = await asyncio.start_server(accept, "0.0.0.0", int(port))
+        engine.group_server = server
+        log.info("rank 0 of %d: waiting on port %s for the other ranks", engine.nnodes, port)
+        for _ in range(engine.nnodes - 1):
+            log.info("%s joined the group", await joined.get())
+        return
+    while True:
+        try:
+            reader, writer = await asyncio.open_connection(host, int(port))
+            break
+        except OSError as exc:
+            log.info("rank %d: rank 0 at %s not reachable yet (%s)", engine.node_rank, engine.dist_init_addr, exc)
+            await asyncio.sleep(2)
+    writer.write(f"{engine.node_rank}\n".encode())
+    await writer.drain()
+    engine.group_server = writer
+    log.info("rank %d of %d: joined rank 0 at %s", engine.node_rank, engine.nnodes, engine.dist_init_addr)
+    asyncio.ensure_future(hold(reader, f"rank 0 at {engine.dist_init_addr}"))
+
+
 def load_config(model: str) -> None:
     """What both engines read first at startup: the model's config, from a local directory or the
     Hub (HF_ENDPOINT), through transformers' AutoConfig. A model that is not there stops the engine
@@ -278,6 +327,8 @@ def serve(engine: Engine) -> None:
                                              port=engine.bootstrap_port, log_level="warning")))
 
     async def main() -> None:
+        if engine.nnodes > 1:
+            await join_group(engine)
         log.info("stand-in %s serving on %s:%d", engine.kind, engine.host, engine.port)
         await asyncio.gather(*(s.serve() for s in servers))
         log.info("stand-in %s stopped (%d request(s) served)", engine.kind, engine.finished)

@@ -21,4 +21,7 @@ fake_engine.serve(fake_engine.Engine(
     port=args.port,
     mode=args.disaggregation_mode if args.disaggregation_mode in ("prefill", "decode") else "mixed",
     bootstrap_port=args.disaggregation_bootstrap_port,
+    nnodes=args.nnodes,
+    node_rank=args.node_rank,
+    dist_init_addr=args.dist_init_addr,
 ))
