@@ -242,15 +242,17 @@ impl SchedulingCause {
 
 impl Waiting {
     /// The reason given to a container that runs again after a failed run and is not ready yet:
-    /// a crash loop between two back-offs, when the kubelet reports it `Running`.
+    /// a crash loop between two back-offs, when the kubelet reports it `Running`. (Right after a
+    /// failed run, before the back-off, the kubelet's `terminated` reason is given, e.g. `Error`.)
     pub const RESTARTED: &str = "Restarted";
 
     fn of(status: &ContainerStatus) -> Option<Waiting> {
         let state = status.state.as_ref()?;
-        let last_exit = status
-            .last_state
+        // The run that ended last: the current state right after an exit, else the last state.
+        let last_exit = state
+            .terminated
             .as_ref()
-            .and_then(|s| s.terminated.as_ref())
+            .or_else(|| status.last_state.as_ref()?.terminated.as_ref())
             .map(|t| LastExit {
                 code: t.exit_code,
                 reason: t.reason.clone().unwrap_or_else(|| "Error".into()),
@@ -271,6 +273,12 @@ impl Waiting {
                     _ => Trouble::None,
                 };
                 (reason, waiting.message.clone().unwrap_or_default(), trouble)
+            }
+            // Exited with an error again, before the kubelet's back-off: the same loop. (A first
+            // exit is not a loop yet, nor the end of a container that is never restarted.)
+            None if state.terminated.is_some() && status.restart_count > 0 => {
+                let exit = last_exit.as_ref().filter(|e| e.code != 0)?;
+                (exit.reason.clone(), String::new(), Trouble::CrashLoop)
             }
             None if state.running.is_some()
                 && !status.ready
@@ -480,6 +488,19 @@ mod tests {
         assert_eq!(
             health.waiting[0].last_exit.as_ref().map(LastExit::describe),
             Some(", last exit 2 (Error): error: unrecognized arguments: --x".into())
+        );
+        // Just exited with an error: the run that ended is the one to quote.
+        let health = PodHealth::of(&pod(json!({
+            "status": {"containerStatuses": [
+                {"name": "engine", "image": "i", "imageID": "", "ready": false, "restartCount": 1,
+                 "state": {"terminated": {"exitCode": 1, "reason": "Error", "message": "RuntimeError: died\n"}},
+                 "lastState": {"terminated": {"exitCode": 2, "message": "older"}}}
+            ]}
+        })));
+        assert_eq!(health.reason(), "Error");
+        assert_eq!(
+            health.waiting[0].last_exit.as_ref().map(LastExit::describe),
+            Some(", last exit 1 (Error): RuntimeError: died".into())
         );
         // Running again after a clean exit, or ready again: nothing to report.
         for (ready, code) in [(false, 0), (true, 2)] {
