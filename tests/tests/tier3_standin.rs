@@ -582,3 +582,47 @@ async fn tier3_a_multi_node_groups_rank_1_joins_its_leader_across_nodes() -> any
     anyhow::ensure!(answer.contains("on group-worker-0]"), "{answer}");
     ns.cleanup().await
 }
+
+const VLLM_SPEC: &str = r#"
+apiVersion: infera.amd.com/v1alpha1
+kind: InferaDeployment
+metadata: {name: vl}
+spec:
+  backendFramework: vllm
+  image: rocm/infera:vllm-v0.1.1
+  services:
+    server:
+      componentType: server
+      args: [--router-policy, round-robin, --router-tokenizer-path, Qwen/Qwen3-0.6B]
+    worker:
+      componentType: worker
+      numberOfNodes: 2
+      resources: {gpu: 1}
+      args: [--model, Qwen/Qwen3-0.6B, --tensor-parallel-size, "2"]
+"#;
+
+/// The vLLM stand-in under upstream's vLLM wrapper, as a two-node group: rank 0 serves and
+/// registers (the router downloads its tokenizer from the cluster's Hub), rank 1 runs `vllm serve
+/// --headless` and stays up (issue 26's contract on a real pod), and a completion comes back.
+#[tokio::test]
+async fn tier3_a_vllm_group_serves_with_a_headless_rank_1() -> anyhow::Result<()> {
+    let (ns, path) = namespace_with("t3-vllm", VLLM_SPEC).await?;
+    deploy_ready(&ns, &path).await?;
+    let answer = eventually(Duration::from_secs(120), || {
+        complete(ns.name(), "vl-server", MODEL, "hello vllm")
+    })
+    .await?;
+    anyhow::ensure!(
+        answer.starts_with("[stand-in vllm on vl-worker-0]"),
+        "{answer}"
+    );
+    let follower = kubectl(&["logs", "-n", ns.name(), "vl-worker-0-1", "--tail=-1"])
+        .await?
+        .expect_code(0)?;
+    anyhow::ensure!(
+        follower.stdout.contains("--headless"),
+        "{}",
+        follower.stdout
+    );
+    ns.cleanup().await
+}
