@@ -268,8 +268,9 @@ impl Waiting {
                     "ErrImagePull" | "ImagePullBackOff" | "InvalidImageName"
                     | "ErrImageNeverPull" => Trouble::ImagePull,
                     "CrashLoopBackOff" => Trouble::CrashLoop,
-                    "CreateContainerConfigError" | "CreateContainerError"
-                    | "RunContainerError" => Trouble::CannotStart,
+                    "CreateContainerConfigError" | "CreateContainerError" | "RunContainerError" => {
+                        Trouble::CannotStart
+                    }
                     _ => Trouble::None,
                 };
                 (reason, waiting.message.clone().unwrap_or_default(), trouble)

@@ -16,7 +16,7 @@ use infera_core::{
         Component, LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME, http_route_name,
         inference_pool_name,
     },
-    pod_health::{LastExit, SchedulingCause},
+    pod_health::SchedulingCause,
     validate::MutableImage,
 };
 use k8s_openapi::{
@@ -693,15 +693,16 @@ fn trouble(pods: &[std::sync::Arc<Pod>], service: &str) -> Option<String> {
             if waiting.restarts > 0 {
                 line.push_str(&format!(", {} restarts", waiting.restarts));
             }
-            match &waiting.last_exit {
-                // The container's own last words say more than the kubelet's back-off message.
-                Some(exit) if !exit.message.is_empty() => line.push_str(&exit.describe()),
-                exit => {
-                    line.push_str(&exit.as_ref().map(LastExit::describe).unwrap_or_default());
-                    if !waiting.message.is_empty() {
-                        line.push_str(&format!(": {}", waiting.message));
-                    }
-                }
+            if let Some(exit) = &waiting.last_exit {
+                line.push_str(&exit.describe());
+            }
+            // The container's own last words say more than the kubelet's back-off message.
+            let quoted = waiting
+                .last_exit
+                .as_ref()
+                .is_some_and(|e| !e.message.is_empty());
+            if !quoted && !waiting.message.is_empty() {
+                line.push_str(&format!(": {}", waiting.message));
             }
             Some(line)
         })
