@@ -209,31 +209,39 @@ async fn tier3_upstreams_router_runs_from_the_standin_image_as_rendered() -> any
 /// The model the examples' workers serve, as they register it (`--model-path`).
 const MODEL: &str = "Qwen/Qwen3-0.6B";
 
-/// Sends one chat completion for `model` to `server` (a Service) through the API server's service
-/// proxy and returns the answer's text.
+/// POSTs `body` (JSON) to `path` of `server`'s port 8000 (a Service) through the API server's service
+/// proxy and returns the answer.
+async fn post(
+    namespace: &str,
+    server: &str,
+    path: &str,
+    body: &serde_json::Value,
+) -> anyhow::Result<serde_json::Value> {
+    let file = infera_e2e::target_dir()
+        .join("e2e-logs")
+        .join(format!("{namespace}-request.json"));
+    std::fs::create_dir_all(file.parent().unwrap_or(&file))?;
+    std::fs::write(&file, body.to_string())?;
+    let uri = format!("/api/v1/namespaces/{namespace}/services/http:{server}:8000/proxy{path}");
+    let run = kubectl(&["create", "--raw", &uri, "-f", &file.display().to_string()])
+        .await?
+        .expect_code(0)?;
+    Ok(serde_json::from_str(&run.stdout)?)
+}
+
+/// Sends one chat completion for `model` to `server` and returns the answer's text.
 async fn complete(
     namespace: &str,
     server: &str,
     model: &str,
     prompt: &str,
 ) -> anyhow::Result<String> {
-    let body = infera_e2e::target_dir()
-        .join("e2e-logs")
-        .join(format!("{namespace}-completion.json"));
-    std::fs::create_dir_all(body.parent().unwrap_or(&body))?;
     let request = serde_json::json!({
         "model": model,
         "messages": [{"role": "user", "content": prompt}],
         "max_tokens": 8,
     });
-    std::fs::write(&body, request.to_string())?;
-    let uri = format!(
-        "/api/v1/namespaces/{namespace}/services/http:{server}:8000/proxy/v1/chat/completions"
-    );
-    let run = kubectl(&["create", "--raw", &uri, "-f", &body.display().to_string()])
-        .await?
-        .expect_code(0)?;
-    let answer: serde_json::Value = serde_json::from_str(&run.stdout)?;
+    let answer = post(namespace, server, "/v1/chat/completions", &request).await?;
     answer["choices"][0]["message"]["content"]
         .as_str()
         .map(str::to_owned)
@@ -292,6 +300,115 @@ async fn tier3_seed_pd_example_answers_through_router_prefill_and_decode() -> an
         answer.starts_with("[stand-in sglang on demo-decode-")
             && answer.ends_with("you said: Say hello"),
         "{answer}"
+    );
+    ns.cleanup().await
+}
+
+/// Two workers behind upstream's kv-aware router, which weighs a cached prefix at 4 blocks of load
+/// per block (`--kv-overlap-weight`, infera/server/args.py).
+const KV_SPEC: &str = r#"
+apiVersion: infera.amd.com/v1alpha1
+kind: InferaDeployment
+metadata: {name: kv}
+spec:
+  backendFramework: sglang
+  image: rocm/infera:sglang-v0.1.1
+  services:
+    server:
+      componentType: server
+      args: [--router-policy, kv-aware, --router-tokenizer-path, Qwen/Qwen3-0.6B, --kv-overlap-weight, "4"]
+    worker:
+      componentType: worker
+      replicas: 2
+      resources: {gpu: 1}
+      args: [--model-path, Qwen/Qwen3-0.6B]
+"#;
+
+/// The samples of `name` in a Prometheus text exposition, as (labels, value).
+fn samples<'a>(text: &'a str, name: &str) -> Vec<(&'a str, f64)> {
+    text.lines()
+        .filter_map(|line| {
+            let (labels, value) = line.strip_prefix(name)?.rsplit_once(' ')?;
+            (labels.is_empty() || labels.starts_with('{')).then_some(())?;
+            Some((labels, value.parse().ok()?))
+        })
+        .collect()
+}
+
+/// The router's `/metrics` behind `server` (a Service), through the API server's service proxy.
+async fn router_metrics(namespace: &str, server: &str) -> anyhow::Result<String> {
+    let uri = format!("/api/v1/namespaces/{namespace}/services/http:{server}:8000/proxy/metrics");
+    Ok(kubectl(&["get", "--raw", &uri])
+        .await?
+        .expect_code(0)?
+        .stdout)
+}
+
+/// Waits until the router behind `server` holds at least `blocks` KV blocks for one worker
+/// (`infera_policy_cache_view_size`, set from its view when /metrics is read, infera/server/
+/// app.py:611-616).
+async fn router_view_reaches(namespace: &str, server: &str, blocks: f64) -> anyhow::Result<()> {
+    eventually(Duration::from_secs(60), || async {
+        let text = router_metrics(namespace, server).await?;
+        let views = samples(&text, "infera_policy_cache_view_size");
+        anyhow::ensure!(
+            views.iter().any(|(_, held)| *held >= blocks),
+            "the router's KV views: {views:?}"
+        );
+        Ok(())
+    })
+    .await
+}
+
+/// 48 tokens of the test tokenizer (tests/upstream/discovery.py: a WordLevel vocabulary).
+const PROMPT_48: &str = "hello world the a infera router hello world the a infera router \
+    hello world the a infera router hello world the a infera router hello world the a infera router \
+    hello world the a infera router hello world the a infera router hello world the a infera router";
+
+/// KV-aware routing on real KV events: the stand-in engine publishes its prefix cache with SGLang's
+/// own publisher on the endpoint the wrapper gave it, upstream's relay in the worker forwards it to
+/// the managed NATS, and the router's view of that worker fills. A prompt sent again then goes back
+/// to the worker that holds it, every time; without the events the router would count no hits and
+/// send the second one to the other worker (the first one's load outweighs nothing).
+#[tokio::test]
+async fn tier3_kv_events_bring_a_repeated_prompt_back_to_the_worker_that_cached_it()
+-> anyhow::Result<()> {
+    let (ns, path) = namespace_with("t3-kv", KV_SPEC).await?;
+    deploy_ready(&ns, &path).await?;
+    // Both workers registered with the router before the first pick.
+    eventually(Duration::from_secs(120), || async {
+        let text = router_metrics(ns.name(), "kv-server").await?;
+        let active = samples(&text, "infera_active_workers");
+        anyhow::ensure!(
+            active.contains(&(r#"{disagg_mode="mixed"}"#, 2.0)),
+            "active workers: {active:?}"
+        );
+        Ok(())
+    })
+    .await?;
+
+    // One KV block per token (SGLang's page size on ROCm).
+    const BLOCKS: f64 = 48.0;
+    let request = serde_json::json!({"model": MODEL, "prompt": PROMPT_48, "max_tokens": 4});
+    let answered_by = || async {
+        let answer = post(ns.name(), "kv-server", "/v1/completions", &request).await?;
+        let text = answer["choices"][0]["text"].as_str().unwrap_or_default();
+        text.strip_prefix("[stand-in sglang on ")
+            .and_then(|rest| rest.split(']').next())
+            .map(str::to_owned)
+            .ok_or_else(|| anyhow::anyhow!("no worker named in {answer}"))
+    };
+    let first = answered_by().await?;
+    router_view_reaches(ns.name(), "kv-server", BLOCKS).await?;
+    for _ in 0..4 {
+        let again = answered_by().await?;
+        anyhow::ensure!(again == first, "cached on {first}, sent to {again}");
+    }
+    let text = router_metrics(ns.name(), "kv-server").await?;
+    let hits = samples(&text, "infera_router_pick_cache_hits_sum");
+    anyhow::ensure!(
+        hits.contains(&(r#"{role="mixed"}"#, 4.0 * BLOCKS)),
+        "cache hits: {hits:?}"
     );
     ns.cleanup().await
 }
@@ -602,7 +719,7 @@ spec:
   services:
     server:
       componentType: server
-      args: [--router-policy, round-robin, --router-tokenizer-path, Qwen/Qwen3-0.6B]
+      args: [--router-policy, kv-aware, --router-tokenizer-path, Qwen/Qwen3-0.6B]
     worker:
       componentType: worker
       numberOfNodes: 2
@@ -612,7 +729,9 @@ spec:
 
 /// The vLLM stand-in under upstream's vLLM wrapper, as a two-node group: rank 0 serves and
 /// registers (the router downloads its tokenizer from the cluster's Hub), rank 1 runs `vllm serve
-/// --headless` and stays up (issue 26's contract on a real pod), and a completion comes back.
+/// --headless` and stays up (issue 26's contract on a real pod), and a completion comes back. Its KV
+/// events (vLLM's own publisher, paged at the block size the wrapper reads from /metrics) reach the
+/// router's view through the relay and NATS.
 #[tokio::test]
 async fn tier3_a_vllm_group_serves_with_a_headless_rank_1() -> anyhow::Result<()> {
     let (ns, path) = namespace_with("t3-vllm", VLLM_SPEC).await?;
@@ -633,5 +752,8 @@ async fn tier3_a_vllm_group_serves_with_a_headless_rank_1() -> anyhow::Result<()
         "{}",
         follower.stdout
     );
+    let request = serde_json::json!({"model": MODEL, "prompt": PROMPT_48, "max_tokens": 4});
+    post(ns.name(), "vl-server", "/v1/completions", &request).await?;
+    router_view_reaches(ns.name(), "vl-server", 3.0).await?; // 48 tokens in blocks of 16
     ns.cleanup().await
 }

@@ -23,11 +23,17 @@ as it fails there. Then, as the engines do:
   Mooncake) is what this cannot prove;
 - in a multi-node group (`--nnodes`), the ranks meet at `--dist-init-addr` before serving
   (join_group), so a rank that cannot reach its leader at the rendered address never gets ready;
+- with `--kv-events-config` (which upstream's wrappers pass by default) it publishes its prefix cache
+  as KV-aware routers read it (KvEvents): the engine's own event classes and ZMQ publisher, one
+  BlockStored per page of each prompt it has not cached yet, tokens from the model's tokenizer as
+  the router tokenizes them — so upstream's relay, NATS and the router's kv-aware policy run on
+  real events. Eviction and the engines' own block hashes are what this cannot prove;
 - on SIGTERM it stops taking requests and finishes the ones in flight (uvicorn's graceful exit).
 """
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import os
@@ -35,6 +41,7 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import httpx
@@ -43,6 +50,59 @@ from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 
 log = logging.getLogger("infera-standin-engine")
+
+
+@dataclass
+class KvEvents:
+    """The engine's prefix cache as upstream's kv-aware router sees it
+    (infera/router/kv_event/client.py:278-350): each prompt is tokenized as the router tokenizes
+    it (infera/router/kv_event/block_hasher.py:60-80) with the model's own tokenizer, cut into
+    pages of `block_size` tokens, and every page not cached yet is announced with one BlockStored
+    chained to the page before it, as SGLang's radix cache announces its pages
+    (sglang/srt/mem_cache/events.py:35-85). The hashes are sha256 chains of the page's tokens in
+    the signed 64-bit form SGLang publishes (hash_str_to_int64); the router recomputes its own from
+    the tokens and uses these only to chain parents."""
+
+    block_size: int
+    tokenizer: object
+    publish: Callable[[list], None]  # sends one batch with the engine's own publisher
+    stored: Callable[[int, int | None, list[int]], object]  # the engine's BlockStored(hash, parent, tokens)
+    cached: set[int] = field(default_factory=set)
+
+    def tokens(self, body: dict) -> list[int]:
+        if messages := body.get("messages"):
+            text = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        else:
+            text = _prompt(body)
+        return self.tokenizer.encode(text, add_special_tokens=False)
+
+    def store(self, body: dict) -> None:
+        try:
+            tokens = self.tokens(body)
+        except Exception as exc:  # noqa: BLE001 - as the router, no cache information for this one
+            log.warning("no KV events for this request: cannot tokenize it (%s)", exc)
+            return
+        digest, parent, events = b"", None, []
+        for start in range(0, len(tokens) - self.block_size + 1, self.block_size):
+            page = tokens[start:start + self.block_size]
+            digest = hashlib.sha256(digest + json.dumps(page).encode()).digest()
+            block = int.from_bytes(digest[:8], "big", signed=True)
+            if block not in self.cached:
+                self.cached.add(block)
+                events.append(self.stored(block, parent, page))
+            parent = block
+        if events:
+            self.publish(events)
+
+
+def load_tokenizer(source: str):
+    """The model's tokenizer, from a local directory or the Hub, as the engines load it at startup."""
+    from transformers import AutoTokenizer
+
+    try:
+        return AutoTokenizer.from_pretrained(source)
+    except Exception as exc:  # noqa: BLE001 - the engine dies with the loader's message
+        sys.exit(f"stand-in engine: cannot load the tokenizer {source!r}: {exc}")
 
 
 @dataclass
@@ -64,6 +124,8 @@ class Engine:
     shutting_down: bool = False
     rooms: dict[int, dict] = field(default_factory=dict)
     room_ready: dict[int, asyncio.Event] = field(default_factory=dict)
+    kv: KvEvents | None = None  # with --kv-events-config
+    block_size: int | None = None  # vLLM's resolved block size, in vllm:cache_config_info
 
 
 def _seconds(name: str, default: float) -> float:
@@ -151,6 +213,12 @@ def build_app(engine: Engine):
         for kind, series in (("gauge", gauges), ("counter", counters)):
             for name, value in series.items():
                 lines += [f"# TYPE {name} {kind}", f"{name}{label} {value}"]
+        if engine.block_size:
+            # vLLM's resolved block size, which upstream's vLLM wrapper reads and registers for the
+            # router (infera/engine/vllm/worker.py:101-155), as vLLM exports it
+            # (vllm/v1/metrics/loggers.py:1039-1060).
+            lines += ["# TYPE vllm:cache_config_info gauge",
+                      f'vllm:cache_config_info{{block_size="{engine.block_size}",engine="0"}} 1.0']
         return Response("\n".join(lines) + "\n", media_type="text/plain; version=0.0.4")
 
     async def answer(body: dict, chat: bool, path: str):
@@ -158,6 +226,8 @@ def build_app(engine: Engine):
         n_prompt = len(prompt.split())
         max_tokens = int(body.get("max_tokens") or body.get("max_new_tokens") or 16)
         handoff = ""
+        if engine.kv is not None:
+            engine.kv.store(body)
         if engine.mode == "prefill":
             room = int(body.get("bootstrap_room", -1))
             engine.rooms[room] = {"prefill": me, "prompt_tokens": n_prompt}
@@ -169,7 +239,6 @@ def build_app(engine: Engine):
             except Exception as exc:  # noqa: BLE001 - reported to the router as the engine's error
                 return JSONResponse({"error": {"message": f"KV handoff failed: {exc}"}}, status_code=500)
             handoff = f", KV from {kv['prefill']} (room {body['bootstrap_room']})"
-        words = [f"w{i}" for i in range(max_tokens)]
         text = f"[stand-in {engine.kind} on {me}{handoff}] you said: {prompt}"
         created, rid = int(time.time()), f"standin-{time.monotonic_ns()}"
 
@@ -187,7 +256,7 @@ def build_app(engine: Engine):
 
         async def tokens():
             try:
-                for _ in words:
+                for _ in range(max_tokens):
                     await asyncio.sleep(per_token)
                     engine.generation_tokens += 1
             finally:
@@ -201,9 +270,9 @@ def build_app(engine: Engine):
                 yield "data: [DONE]\n\n"
             return StreamingResponse(events(), media_type="text/event-stream")
         await tokens()
-        usage = {"prompt_tokens": n_prompt, "completion_tokens": len(words), "total_tokens": n_prompt + len(words)}
+        usage = {"prompt_tokens": n_prompt, "completion_tokens": max_tokens, "total_tokens": n_prompt + max_tokens}
         if path == "/generate":
-            return {"text": text, "meta_info": {"id": rid, "prompt_tokens": n_prompt, "completion_tokens": len(words)}}
+            return {"text": text, "meta_info": {"id": rid, "prompt_tokens": n_prompt, "completion_tokens": max_tokens}}
         choice = {"index": 0, "finish_reason": "stop"}
         if chat:
             choice["message"] = {"role": "assistant", "content": text}
