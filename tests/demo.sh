@@ -11,19 +11,22 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
-CARGO="${CARGO:-cargo}"
 export K8S_TEST_DIR="${K8S_TEST_DIR:-/tmp/infera-cluster}"
 step() { printf '\n\033[1m==> %s\033[0m\n' "$*" >&2; }
 [[ $(id -u) -eq 0 ]] || { echo "make demo runs real nodes (containerd, kubelets): run it as root" >&2; exit 1; }
 T0=$SECONDS
 
-step "building the control plane and nodes, the operator image, the stand-in image, kubectl-infera (all cached)"
+step "building the control plane and nodes, the release for this machine, the stand-in image (all cached)"
 tests/cluster/build.sh >&2
 source tests/cluster/versions.sh
-release/build.sh >&2
+# The operator image and this platform's Krew archive exactly as `make release` ships them; the
+# plugin is used from the archive, as `kubectl krew install` would place it.
+RELEASE_PLATFORMS=linux_amd64 release/build.sh >&2
 standin="$(tests/upstream/image.sh sglang | tail -n1)"
-"$CARGO" build --locked -p kubectl-infera >&2
-export PATH="${CARGO_TARGET_DIR:-$ROOT/target}/debug:$K8S_TEST_BIN:$PATH"
+plugin_dir="$ROOT/target/demo-bin"
+mkdir -p "$plugin_dir"
+tar -xzf target/krew/kubectl-infera_*_linux_amd64.tar.gz -C "$plugin_dir" kubectl-infera
+export PATH="$plugin_dir:$K8S_TEST_BIN:$PATH"
 
 step "starting a tier-3 cluster in $K8S_TEST_DIR"
 eval "$(tests/cluster/up.sh --tier 3 | tail -n1)"
