@@ -26,7 +26,7 @@ e2e:
 ## Fail on stale or new uncommitted generated files, unformatted code, a clippy warning, or a dependency leaking into the pure crate.
 ## (infera-core is checked on its own: in the workspace, feature unification could hide a leak.)
 verify: generate lint-workflows
-	@stale="$$(git status --porcelain -- crds completions)"; [[ -z $$stale ]] || { echo "$$stale" >&2; echo "generated files are stale or new: run 'make generate' and commit" >&2; exit 1; }
+	@stale="$$(git status --porcelain -- crds completions deploy/helm)"; [[ -z $$stale ]] || { echo "$$stale" >&2; echo "generated files are stale or new: run 'make generate' and commit" >&2; exit 1; }
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 	$(CARGO) check -p infera-core --locked
@@ -36,7 +36,7 @@ lint-workflows:
 	release/tools.sh go >/dev/null
 	source release/versions.sh && "$$RELEASE_BIN/actionlint" -no-color
 
-## Regenerate crds/ and completions/.
+## Regenerate crds/, completions/ and the Helm chart (deploy/helm/).
 generate:
 	$(CARGO) run --quiet --locked -p kubectl-infera -- __generate .
 

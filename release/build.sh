@@ -10,6 +10,8 @@
 #    (INFERA_OPERATOR_IMAGE=REPO@sha256:..., read by kubectl-infera/src/bundle.rs).
 # 4. krew/package.sh -> target/krew/kubectl-infera_<V>_<platform>.tar.gz + infera.yaml, and
 #    target/krew/operator-image.txt (the pinned reference) and bundle.yaml (what `init` applies).
+# 5. The GitOps installs from the same bundle: target/install/infera-operator-<V>.tgz (the Helm
+#    chart, `helm package`) and infera-operator-<V>.yaml (the single-file manifest).
 #
 # Cargo builds go to $RELEASE_TARGET_DIR (~/.cache/infera-release/target), so a warm CI run reuses
 # them; the outputs of a build are kept by the hash of its inputs and reused when the same inputs
@@ -50,9 +52,10 @@ key="$({
 } | sha256sum | cut -c1-16)"
 OUTPUTS="$RELEASE_CACHE/outputs"
 if [[ -z $REBUILD && -f "$OUTPUTS/$key/krew/infera.yaml" && -f "$OUTPUTS/$key/image/index.json" ]]; then
-  rm -rf target/krew target/image
+  rm -rf target/krew target/image target/install
   mkdir -p target
   cp -a "$OUTPUTS/$key/krew" "$OUTPUTS/$key/image" target/
+  [[ ! -d "$OUTPUTS/$key/install" ]] || cp -a "$OUTPUTS/$key/install" target/
   log "release $VERSION: inputs unchanged since the build $key, outputs reused: target/krew/, target/image/ ($(cat target/krew/operator-image.txt))"
   exit 0
 fi
@@ -99,8 +102,18 @@ rm -rf target/krew
 krew/package.sh --out target/krew --version "$VERSION" --platforms "$PLATFORMS" >/dev/null
 echo "$INFERA_OPERATOR_IMAGE" >target/krew/operator-image.txt
 host="$RELEASE_TARGET_DIR/x86_64-unknown-linux-musl/release/kubectl-infera"
+rm -rf target/install
 if [[ " $PLATFORMS " == *" linux_amd64 "* && $(uname -m) == x86_64 ]]; then
   "$host" init --dry-run=client -o yaml >target/krew/bundle.yaml
+  # The GitOps installs, from the same bundle with the image pinned by digest: the Helm chart
+  # (deploy/helm/infera-operator as this binary generates it) and the single-file manifest.
+  log "Helm chart and manifest (target/install)"
+  mkdir -p target/install
+  generated="$(mktemp -d)"
+  "$host" __generate "$generated" 2>/dev/null
+  "$RELEASE_BIN/helm" package "$generated/deploy/helm/infera-operator" --destination target/install >/dev/null
+  rm -rf "$generated"
+  cp target/krew/bundle.yaml "target/install/infera-operator-$VERSION.yaml"
 fi
 
 log "sizes (stripped)"
@@ -114,6 +127,7 @@ done
 # Keep this build's outputs for the next run with the same inputs, and the two newest others.
 mkdir -p "$OUTPUTS/$key.tmp"
 cp -a target/krew target/image "$OUTPUTS/$key.tmp/"
+[[ ! -d target/install ]] || cp -a target/install "$OUTPUTS/$key.tmp/"
 rm -rf "${OUTPUTS:?}/$key" && mv "$OUTPUTS/$key.tmp" "$OUTPUTS/$key"
 find "$OUTPUTS" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' | sort -rn | tail -n +4 | cut -d" " -f2- | xargs -r rm -rf
 log "release $VERSION built in $((SECONDS - T0))s: target/krew/, target/image/ ($INFERA_OPERATOR_IMAGE)"

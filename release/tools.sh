@@ -3,11 +3,12 @@
 # Idempotent and quiet when everything is there.
 #
 #   release/tools.sh          # everything
-#   release/tools.sh go       # only the Go tools (crane, registry, actionlint): `make verify` needs actionlint
+#   release/tools.sh go       # only the Go tools (crane, registry, actionlint, helm): `make verify` needs actionlint
 #
 # - Go tools, built from their Go modules at the versions pinned below (GOTOOLCHAIN=local):
 #   crane (go-containerregistry) assembles and pushes the operator image, the Distribution registry
-#   serves it on loopback in the image test, actionlint lints .github/workflows.
+#   serves it on loopback in the image test, actionlint lints .github/workflows, Helm packages the
+#   operator's chart and runs it in the chart tests.
 # - Zig and cargo-zigbuild (Python packages, in a venv): the linker for the four cross targets.
 # - The five Rust targets (`rustup target add`).
 # - Debian packages: qemu-user (runs the linux/arm64 binary in tests), wine (runs the Windows one),
@@ -44,6 +45,7 @@ wrapped() {
 command -v go >/dev/null || { echo "error: Go is required (GOTOOLCHAIN=local)" >&2; exit 1; }
 command -v jq >/dev/null || "$HERE/../tests/cluster/deps.sh"
 wrapped actionlint github.com/rhysd/actionlint "$ACTIONLINT_VERSION" github.com/rhysd/actionlint/cmd/actionlint
+wrapped helm helm.sh/helm/v4 "$HELM_VERSION" helm.sh/helm/v4/cmd/helm
 
 apt_install() {
   log "installing Debian packages: $*"

@@ -5,6 +5,7 @@
 CRANE_VERSION=v0.22.1          # github.com/google/go-containerregistry
 DISTRIBUTION_VERSION=v3.1.2    # github.com/distribution/distribution/v3 (the registry)
 ACTIONLINT_VERSION=v1.7.12     # github.com/rhysd/actionlint
+HELM_VERSION=v4.3.2            # helm.sh/helm/v4 (packages and pushes the chart; the chart tests)
 ZIG_VERSION=0.17.0             # Python package ziglang
 CARGO_ZIGBUILD_VERSION=0.24.0  # Python package cargo-zigbuild
 # The five Krew platforms and the Rust target each is built for (Linux static, with musl).
@@ -21,7 +22,7 @@ triple() {
 }
 RUST_TARGETS="$(for p in $KREW_PLATFORMS; do triple "$p"; done | xargs)"
 RELEASE_CACHE="${RELEASE_CACHE:-$HOME/.cache/infera-release}"
-RELEASE_BIN="$RELEASE_CACHE/bin-crane-$CRANE_VERSION-registry-$DISTRIBUTION_VERSION-actionlint-$ACTIONLINT_VERSION"
+RELEASE_BIN="$RELEASE_CACHE/bin-crane-$CRANE_VERSION-registry-$DISTRIBUTION_VERSION-actionlint-$ACTIONLINT_VERSION-helm-$HELM_VERSION"
 ZIG_VENV="$RELEASE_CACHE/venv-zig-$ZIG_VERSION-zigbuild-$CARGO_ZIGBUILD_VERSION"
 # The release builds' own cargo target dir: under ~/.cache so a warm CI run reuses it.
 RELEASE_TARGET_DIR="${RELEASE_TARGET_DIR:-$RELEASE_CACHE/target}"

@@ -58,6 +58,8 @@ const FILES: [(&str, &str); 7] = [
 /// One object of the bundle with how to address it.
 #[derive(Debug, Clone)]
 pub struct BundleObject {
+    /// The bundle file it comes from (`deploy/service.yaml`), or `crd`.
+    pub source: &'static str,
     pub object: DynamicObject,
     pub resource: ApiResource,
     pub namespaced: bool,
@@ -107,7 +109,7 @@ fn resource_of(api_version: &str, kind: &str) -> Option<(ApiResource, bool)> {
 }
 
 /// One parsed document of `source` as a bundle object, or why the bundle is broken.
-fn to_bundle_object(source: &str, value: serde_json::Value) -> Result<BundleObject> {
+fn to_bundle_object(source: &'static str, value: serde_json::Value) -> Result<BundleObject> {
     let api_version = value
         .get("apiVersion")
         .and_then(|v| v.as_str())
@@ -129,6 +131,7 @@ fn to_bundle_object(source: &str, value: serde_json::Value) -> Result<BundleObje
         source: Some(Box::new(e)),
     })?;
     Ok(BundleObject {
+        source,
         object,
         resource,
         namespaced,

@@ -144,6 +144,17 @@ pub enum Error {
     /// install a second one beside it.
     #[error("another controller reconciles InferaDeployments: {found}; {steps}")]
     OtherController { found: String, steps: String },
+    /// The operator was installed by Helm: `init` and `uninstall` leave it to Helm.
+    #[error(
+        "the operator in {namespace} was installed by the Helm release {release} (namespace {release_namespace}); {what} it with Helm, not with kubectl infera: {command}"
+    )]
+    HelmManaged {
+        namespace: String,
+        release: String,
+        release_namespace: String,
+        what: &'static str,
+        command: String,
+    },
     /// An `hf://` download Job of the deployment failed while the command waited for it.
     #[error("{object} cannot become Ready: {message}; {fix}")]
     DownloadFailed {
@@ -208,9 +219,10 @@ impl Error {
             | Self::NoRevision { .. }
             | Self::Deleted { .. } => Exit::Failed,
             Self::Kubeconfig(_) | Self::Unreachable { .. } => Exit::Unreachable,
-            Self::Conflict { .. } | Self::Refused(_) | Self::OtherController { .. } => {
-                Exit::Conflict
-            }
+            Self::Conflict { .. }
+            | Self::Refused(_)
+            | Self::OtherController { .. }
+            | Self::HelmManaged { .. } => Exit::Conflict,
             Self::Timeout { .. } => Exit::Timeout,
             Self::Interrupted => Exit::Interrupted,
         }

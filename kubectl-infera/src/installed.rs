@@ -29,6 +29,49 @@ pub fn operator_version(operator: &Deployment) -> Option<String> {
         .cloned()
 }
 
+/// The Helm release that owns an object, from the ownership annotations Helm writes on every object
+/// it installs (`meta.helm.sh/release-name`, `meta.helm.sh/release-namespace`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelmRelease {
+    pub name: String,
+    pub namespace: String,
+}
+
+impl HelmRelease {
+    pub fn of(object: &Deployment) -> Option<Self> {
+        let annotations = object.metadata.annotations.as_ref()?;
+        Some(Self {
+            name: annotations.get("meta.helm.sh/release-name")?.clone(),
+            namespace: annotations
+                .get("meta.helm.sh/release-namespace")
+                .cloned()
+                .unwrap_or_else(|| bundle::NAMESPACE.to_string()),
+        })
+    }
+
+    /// `init` and `uninstall` leave the operator to Helm: `what` to do with it and the `command`.
+    pub fn refuse(self, what: &'static str, command: String) -> crate::error::Error {
+        crate::error::Error::HelmManaged {
+            namespace: bundle::NAMESPACE.into(),
+            release: self.name,
+            release_namespace: self.namespace,
+            what,
+            command,
+        }
+    }
+
+    /// What upgrades it: Helm, never `init` (whose apply would fight Helm's field manager).
+    pub fn upgrade(&self) -> String {
+        format!(
+            "`helm upgrade {} oci://ghcr.io/amd/infera/charts/{} --version {} -n {}`",
+            self.name,
+            crate::chart::NAME,
+            infera_core::crd::VERSION,
+            self.namespace
+        )
+    }
+}
+
 /// How far a Deployment has rolled out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rollout {

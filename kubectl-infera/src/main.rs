@@ -3,6 +3,7 @@
 
 mod apply;
 mod bundle;
+mod chart;
 mod checks;
 mod cli;
 mod client;

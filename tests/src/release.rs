@@ -41,6 +41,19 @@ pub fn krew_dir() -> anyhow::Result<PathBuf> {
     Ok(dir)
 }
 
+/// `target/install/` after `make release`: the Helm chart (`infera-operator-<V>.tgz`) and the
+/// single-file manifest (`infera-operator-<V>.yaml`).
+pub fn install_dir() -> anyhow::Result<PathBuf> {
+    let dir = repo().join("target/install");
+    if !dir.join(format!("infera-operator-{VERSION}.tgz")).is_file() {
+        bail!(
+            "{} has no infera-operator-{VERSION}.tgz: run `make release` first",
+            dir.display()
+        );
+    }
+    Ok(dir)
+}
+
 /// `target/image/`: the operator image as an OCI layout.
 pub fn image_dir() -> anyhow::Result<PathBuf> {
     let dir = repo().join("target/image");
@@ -76,7 +89,7 @@ pub fn release_var(name: &str) -> anyhow::Result<String> {
     Ok(value)
 }
 
-/// A Go tool that release/tools.sh builds (`crane`, `registry`, `actionlint`).
+/// A Go tool that release/tools.sh builds (`crane`, `registry`, `actionlint`, `helm`).
 pub fn release_tool(name: &str) -> anyhow::Result<PathBuf> {
     let path = PathBuf::from(release_var("RELEASE_BIN")?).join(name);
     if !path.is_file() {

@@ -11,7 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail, ensure};
-use infera_e2e::release::{VERSION, image_dir, krew_dir, release_tool, repo, run};
+use infera_e2e::release::{VERSION, image_dir, install_dir, krew_dir, release_tool, repo, run};
 use infera_e2e::{target_dir, unique_suffix};
 
 /// A Distribution registry (`registry serve`) on 127.0.0.1, storing into a directory of the test;
@@ -253,5 +253,69 @@ fn the_image_layout_is_reproducible() -> anyhow::Result<()> {
         "image.py wrote {again}, the release pins {pinned}"
     );
     std::fs::remove_dir_all(&work).ok();
+    Ok(())
+}
+
+/// The release's Helm chart pushes as an OCI artifact next to the image (the release workflow pushes
+/// it to oci://ghcr.io/amd/infera/charts), comes back with its version, and its values pin the
+/// image by the digest the release pins; the single-file manifest is the bundle `init` applies.
+#[test]
+fn the_helm_chart_pushes_beside_the_image_and_pins_its_digest() -> anyhow::Result<()> {
+    let work = work()?;
+    let pinned = std::fs::read_to_string(krew_dir()?.join("operator-image.txt"))?;
+    let (repository, digest) = pinned
+        .trim()
+        .split_once('@')
+        .with_context(|| format!("operator-image.txt is not REPO@DIGEST: {pinned}"))?;
+    let chart = install_dir()?.join(format!("infera-operator-{VERSION}.tgz"));
+    let registry = Registry::start(&work)?;
+    let helm = |args: &[&str]| {
+        run(Command::new(release_tool("helm")?)
+            .args(args)
+            // Helm's registry config and cache stay in the test's directory.
+            .env("HELM_CONFIG_HOME", work.join("helm-config"))
+            .env("HELM_CACHE_HOME", work.join("helm-cache")))
+    };
+    let repo_url = format!("oci://{}/charts", registry.host);
+    helm(&[
+        "push",
+        &chart.display().to_string(),
+        &repo_url,
+        "--plain-http",
+    ])?;
+    let chart_ref = format!("{repo_url}/infera-operator");
+    let shown = helm(&[
+        "show",
+        "chart",
+        &chart_ref,
+        "--version",
+        VERSION,
+        "--plain-http",
+    ])?;
+    let shown: serde_json::Value = serde_saphyr::from_str(&shown)?;
+    ensure!(
+        shown["name"] == "infera-operator" && shown["version"] == VERSION,
+        "{shown}"
+    );
+    let values = helm(&[
+        "show",
+        "values",
+        &chart_ref,
+        "--version",
+        VERSION,
+        "--plain-http",
+    ])?;
+    let values: serde_json::Value = serde_saphyr::from_str(&values)?;
+    ensure!(
+        values["image"]["repository"] == repository && values["image"]["digest"] == digest,
+        "the chart's image values {}, the release pins {pinned}",
+        values["image"]
+    );
+    let manifest = install_dir()?.join(format!("infera-operator-{VERSION}.yaml"));
+    ensure!(
+        std::fs::read_to_string(manifest)?
+            == std::fs::read_to_string(krew_dir()?.join("bundle.yaml"))?,
+        "the manifest is not the bundle init applies"
+    );
     Ok(())
 }

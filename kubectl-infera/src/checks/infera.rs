@@ -9,16 +9,24 @@ use k8s_openapi::{
 };
 
 use super::{Check, Facts, check, crd_established};
-use crate::{bundle, installed};
+use crate::{
+    bundle,
+    installed::{self, HelmRelease},
+};
 
 /// INF101, INF102, INF103, in that order.
 pub(super) fn checks(f: &Facts, out: &mut Vec<Check>) {
     let (crd, crd_version) = crd_check(f);
     let (operator, operator_version) = operator_check(f);
+    let helm = match &f.operator {
+        Some(Ok(Some(d))) => HelmRelease::of(d),
+        _ => None,
+    };
     out.push(crd);
     out.push(skew_check(
         crd_version.as_deref(),
         operator_version.as_deref(),
+        helm.as_ref(),
     ));
     out.push(operator);
 }
@@ -165,7 +173,18 @@ fn operator_check(f: &Facts) -> (Check, Option<String>) {
             format!("see `kubectl logs -n {ns} {first} --previous`"),
         )
     } else if rollout.done {
-        let available = format!("{} is available ({available}/{desired})", bundle::OPERATOR);
+        let by = HelmRelease::of(d)
+            .map(|r| {
+                format!(
+                    ", installed by the Helm release {} (namespace {})",
+                    r.name, r.namespace
+                )
+            })
+            .unwrap_or_default();
+        let available = format!(
+            "{} is available ({available}/{desired}){by}",
+            bundle::OPERATOR
+        );
         if elects_leader(d) {
             leader_check(operator, available, f)
         } else {
@@ -186,16 +205,17 @@ fn operator_check(f: &Facts) -> (Check, Option<String>) {
     (check, installed::operator_version(d))
 }
 
-/// INF102: installed versions against the plugin's.
-fn skew_check(crd: Option<&str>, operator: Option<&str>) -> Check {
+/// INF102: installed versions against the plugin's; an install Helm made is upgraded with Helm.
+fn skew_check(crd: Option<&str>, operator: Option<&str>, helm: Option<&HelmRelease>) -> Check {
     let skew = check("INF102", "infera", "version-skew");
     let skews = installed::skew(VERSION, crd, operator);
     if !skews.is_empty() {
+        let fix = match helm {
+            Some(release) => format!("run {}, or upgrade the plugin", release.upgrade()),
+            None => "run `kubectl infera init` to upgrade, or upgrade the plugin".into(),
+        };
         return skew
-            .warn(
-                "installed versions differ from the plugin's",
-                "run `kubectl infera init` to upgrade, or upgrade the plugin",
-            )
+            .warn("installed versions differ from the plugin's", fix)
             .details(skews);
     }
     match (crd, operator) {

@@ -1,8 +1,10 @@
-//! Hidden `__generate ROOT`: writes every generated file of the repository (`make generate`).
+//! Hidden `__generate ROOT`: writes every generated file of the repository (`make generate`): the
+//! CRD, the shell completions and the operator's Helm chart.
 
 use std::path::{Path, PathBuf};
 
 use crate::{
+    chart,
     cli::{GenerateArgs, Shell},
     completions,
     error::{Error, Result},
@@ -32,6 +34,7 @@ pub fn files() -> Result<Vec<(PathBuf, String)>> {
         Path::new("completions").join(completions::SHIM_NAME),
         completions::SHIM.to_string(),
     ));
+    files.extend(chart::files()?);
     Ok(files)
 }
 

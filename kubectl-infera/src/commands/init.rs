@@ -33,7 +33,7 @@ use crate::{
     diagnose,
     duration::human,
     error::{Error, Result},
-    installed::{self, Rollout},
+    installed::{self, HelmRelease, Rollout},
     printer::Printer,
     watch,
 };
@@ -76,7 +76,7 @@ async fn install(args: &InitArgs, global: &GlobalArgs, printer: &Printer) -> Res
     }
     let server_dry_run = args.dry_run == DryRun::Server;
     let client = kube.client.clone();
-    guard_skew(&client, args.allow_downgrade).await?;
+    guard_installed(&client, args.allow_downgrade).await?;
     let others = guard_others(&client, args).await?;
     let suffix = if server_dry_run {
         " (server dry run)"
@@ -344,8 +344,9 @@ pub fn manifest(objects: &[BundleObject], output: ManifestOutput) -> Result<Stri
     }
 }
 
-/// Refuses to install over a newer release (unless allowed).
-async fn guard_skew(client: &Client, allow_downgrade: bool) -> Result<()> {
+/// Refuses to install over an operator Helm installed (Helm upgrades it: an apply here would fight
+/// Helm's field manager), and over a newer release unless allowed.
+async fn guard_installed(client: &Client, allow_downgrade: bool) -> Result<()> {
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     let crd = crds
         .get_opt(&bundle::crd_name())
@@ -356,6 +357,15 @@ async fn guard_skew(client: &Client, allow_downgrade: bool) -> Result<()> {
         .get_opt(bundle::OPERATOR)
         .await
         .map_err(|e| Error::kube("reading the operator Deployment", e))?;
+    if let Some(release) = operator.as_ref().and_then(HelmRelease::of) {
+        let command = format!(
+            "{}, or `helm uninstall {} -n {}` (the CRD and your InferaDeployments stay) and `kubectl infera init` again",
+            release.upgrade(),
+            release.name,
+            release.namespace
+        );
+        return Err(release.refuse("upgrade", command));
+    }
     let versions = [
         ("CRD", crd.as_ref().and_then(installed::crd_version)),
         (

@@ -1,10 +1,11 @@
 //! `kubectl infera uninstall`: deletes exactly the objects of the embedded bundle that carry the
-//! bundle's label, in reverse order; refuses while InferaDeployments exist unless `--force`.
+//! bundle's label, in reverse order; refuses while InferaDeployments exist unless `--force`, and
+//! leaves an operator Helm installed to `helm uninstall`.
 
 use std::time::Duration;
 
 use infera_core::InferaDeployment;
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::{apps::v1::Deployment, core::v1::Pod};
 use kube::{
     Api,
     api::{DeleteParams, ListParams},
@@ -18,6 +19,7 @@ use crate::{
     client,
     duration::human,
     error::{Error, Result},
+    installed::HelmRelease,
     printer::Printer,
 };
 
@@ -33,6 +35,17 @@ pub async fn run(args: &UninstallArgs, global: &GlobalArgs, printer: &Printer) -
         return Ok(());
     }
     let kube = client::connect(global).await?;
+    let operator = Api::<Deployment>::namespaced(kube.client.clone(), bundle::NAMESPACE)
+        .get_opt(bundle::OPERATOR)
+        .await
+        .map_err(|e| Error::kube("reading the operator Deployment", e))?;
+    if let Some(release) = operator.as_ref().and_then(HelmRelease::of) {
+        let command = format!(
+            "`helm uninstall {} -n {}` (Helm keeps the CRD and your InferaDeployments)",
+            release.name, release.namespace
+        );
+        return Err(release.refuse("remove", command));
+    }
     if !args.force {
         refuse_while_deployed(&kube.client).await?;
     }
