@@ -170,9 +170,13 @@ fn args(container: &Value) -> impl Iterator<Item = &str> {
 fn template(object: &BundleObject) -> Result<String> {
     let mut value = serde_json::to_value(&object.object)
         .map_err(|e| Error::serialize(object.name(), "JSON", e))?;
-    let mut fills: Vec<(&str, String)> = Vec::new();
-    if object.resource.kind == "Deployment" && object.name() == bundle::OPERATOR {
-        fills = deployment_fills(&value);
+    let is_operator = object.resource.kind == "Deployment" && object.name() == bundle::OPERATOR;
+    let fills = if is_operator {
+        deployment_fills(&value)
+    } else {
+        Vec::new()
+    };
+    if is_operator {
         value["spec"]["replicas"] = json!("@@replicas@@");
         let pod = &mut value["spec"]["template"]["spec"];
         pod["nodeSelector"] = json!("@@nodeSelector@@");
@@ -236,34 +240,28 @@ fn replace_marker(text: &str, marker: &str, fill: &str) -> Result<String> {
     let mut out = String::with_capacity(text.len() + fill.len());
     let mut found = false;
     for line in text.lines() {
-        if line.contains(&needle) {
-            found = true;
-            let indent = &line[..line.len() - line.trim_start().len()];
-            // A key under a list item ("- key:") is indented past the dash.
-            let indent = if line.trim_start().starts_with("- ") {
-                format!("{indent}  ")
-            } else {
-                indent.to_string()
-            };
-            if line.trim_start().starts_with("- ") {
-                let key_at = line.len() - line.trim_start().len();
-                out.push_str(&line[..key_at]);
-                out.push_str("- ");
-                let first = fill
-                    .replace("{indent}", &indent)
-                    .replace("{nindent}", &(indent.len() + 2).to_string());
-                out.push_str(first.trim_start());
-            } else {
-                out.push_str(
-                    &fill
-                        .replace("{indent}", &indent)
-                        .replace("{nindent}", &(indent.len() + 2).to_string()),
-                );
-            }
-        } else {
+        if !line.contains(&needle) {
             out.push_str(line);
             out.push('\n');
+            continue;
         }
+        found = true;
+        let key = line.trim_start();
+        let mut indent = line[..line.len() - key.len()].to_string();
+        // The first key of a list item ("- key:"): the dash stays, the key is indented past it.
+        if key.starts_with("- ") {
+            out.push_str(&indent);
+            out.push_str("- ");
+            indent.push_str("  ");
+        }
+        let filled = fill
+            .replace("{indent}", &indent)
+            .replace("{nindent}", &(indent.len() + 2).to_string());
+        out.push_str(if key.starts_with("- ") {
+            filled.trim_start()
+        } else {
+            &filled
+        });
     }
     if found {
         Ok(out)
