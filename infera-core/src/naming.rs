@@ -32,6 +32,9 @@ pub const DNS_LABEL_PATTERN: &str = "^[a-z]([-a-z0-9]*[a-z0-9])?$";
 
 /// Field manager of the operator's server-side applies.
 pub const OPERATOR_MANAGER: &str = "infera-operator";
+/// The Lease the operator's replicas elect a leader with (its `--lease-name` default, in its
+/// namespace); the bundle's leader-election Role names it, and `doctor` reads it.
+pub const LEADER_LEASE: &str = "infera-operator";
 /// Field manager that holds an autoscaled workload's `spec.replicas` between the operator
 /// letting go of it and the autoscaler or `kubectl scale` taking it (the hand-over of the
 /// Kubernetes server-side apply documentation, "Transferring ownership").

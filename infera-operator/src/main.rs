@@ -33,7 +33,7 @@ struct Args {
     leader_election_namespace: String,
 
     /// Name of the leader Lease.
-    #[arg(long, default_value = "infera-operator")]
+    #[arg(long, default_value = infera_core::naming::LEADER_LEASE)]
     lease_name: String,
 
     /// Seconds a leader keeps the Lease without renewing it; a standby takes over after that.

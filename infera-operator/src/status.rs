@@ -669,9 +669,6 @@ fn ready_groups(pods: &[std::sync::Arc<Pod>], lws: &str, size: i32) -> i32 {
     i32::try_from(ready).unwrap_or(i32::MAX)
 }
 
-/// Unschedulable pods by pool, as `pool decode: 1 pod unschedulable: <the scheduler's message>`;
-/// `InsufficientCapacity` when a pool lacks resources, `Unschedulable` for anything else (an
-/// unbound claim, a selector no node matches) — adding GPUs would not help there.
 /// What needs a person in a pool's pods: the first container that cannot pull its image, keeps
 /// crashing or cannot start, e.g. `pod demo-decode-x: container engine CrashLoopBackOff, 7
 /// restarts, last exit 2 (Error): sglang serve: error: unrecognized arguments: --bogus`.
@@ -708,6 +705,9 @@ fn trouble(pods: &[std::sync::Arc<Pod>], service: &str) -> Option<String> {
         })
 }
 
+/// Unschedulable pods by pool, as `pool decode: 1 pod unschedulable: <the scheduler's message>`;
+/// `InsufficientCapacity` when a pool lacks resources, `Unschedulable` for anything else (an
+/// unbound claim, a selector no node matches) — adding GPUs would not help there.
 fn unschedulable(pods: &[std::sync::Arc<Pod>]) -> Option<(ReadyReason, String)> {
     let mut by_service: BTreeMap<String, (usize, SchedulingCause, String)> = BTreeMap::new();
     for pod in pods {

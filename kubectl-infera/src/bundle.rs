@@ -280,6 +280,27 @@ mod tests {
         );
     }
 
+    /// The Role lets the operator renew exactly the Lease it elects with (one name, one source).
+    #[test]
+    fn the_leader_election_role_names_the_operators_lease() {
+        let objects = objects().unwrap_or_default();
+        let role = objects
+            .iter()
+            .find(|o| o.resource.kind == "Role")
+            .map(|o| o.object.data.clone())
+            .unwrap_or_default();
+        let named: Vec<&serde_json::Value> = role["rules"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|rule| rule.get("resourceNames"))
+            .collect();
+        assert_eq!(
+            named,
+            [&serde_json::json!([infera_core::naming::LEADER_LEASE])]
+        );
+    }
+
     #[test]
     fn versions_compare_numerically() {
         assert_eq!(parse_version("0.10.1"), Some((0, 10, 1)));

@@ -17,7 +17,7 @@ use kube::Resource;
 use serde::Serialize;
 
 use super::{Check, Facts, check};
-use crate::bundle;
+use crate::{bundle, installed::HelmRelease};
 
 /// A Deployment that reconciles InferaDeployments besides our operator.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -140,11 +140,7 @@ fn of(deployment: &Deployment, cluster_role: &str) -> OtherController {
             .unwrap_or(1),
         images: containers.iter().filter_map(|c| c.image.clone()).collect(),
         cluster_role: cluster_role.into(),
-        helm_release: deployment
-            .metadata
-            .annotations
-            .as_ref()
-            .and_then(|a| a.get("meta.helm.sh/release-name").cloned()),
+        helm_release: HelmRelease::of(deployment).map(|release| release.name),
     }
 }
 

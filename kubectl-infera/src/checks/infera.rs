@@ -1,7 +1,7 @@
 //! INF101, INF102, INF103: Infera's own install — the CRD, the versions against the plugin's, and
 //! the operator Deployment.
 
-use infera_core::{PodHealth, crd::VERSION};
+use infera_core::{PodHealth, crd::VERSION, naming::LEADER_LEASE};
 use k8s_openapi::{
     api::{apps::v1::Deployment, coordination::v1::Lease},
     apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
@@ -78,10 +78,6 @@ pub struct LeaseRenewal {
     pub seconds_ago: Option<i64>,
     pub duration_seconds: i64,
 }
-
-/// The Lease the operator's replicas elect a leader with (its `--lease-name` default, in its
-/// namespace).
-pub const LEADER_LEASE: &str = "infera-operator";
 
 impl LeaseRenewal {
     /// What `lease` says at `now`.

@@ -33,8 +33,7 @@ use serde::Serialize;
 use crate::{
     bundle,
     checks::{
-        self, Check, Facts, Kubectl, Need, PluginOnPath, Read, Severity,
-        infera::{LEADER_LEASE, LeaseRenewal},
+        self, Check, Facts, Kubectl, Need, PluginOnPath, Read, Severity, infera::LeaseRenewal,
     },
     cli::{DoctorArgs, GlobalArgs, Output},
     client::{self, Kube},
@@ -321,7 +320,7 @@ async fn read_cluster(kube: &Kube, f: &mut Facts) {
         crds.get_opt(&infera_crd_name),
         operator_api.get_opt(bundle::OPERATOR),
         operator_pods.list(&operator_selector),
-        leases.get_opt(LEADER_LEASE),
+        leases.get_opt(naming::LEADER_LEASE),
         crds.get_opt(&lws_crd),
         webhooks.list(&all),
         lws_probe(client, &kube.namespace),
