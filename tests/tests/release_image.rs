@@ -97,17 +97,23 @@ fn work() -> anyhow::Result<PathBuf> {
     Ok(dir)
 }
 
-#[test]
-fn the_operator_image_pushes_to_a_registry_and_comes_back_as_released() -> anyhow::Result<()> {
-    let work = work()?;
+/// The image the release pins (target/krew/operator-image.txt), as repository and digest.
+fn pinned_image() -> anyhow::Result<(String, String)> {
     let pinned = std::fs::read_to_string(krew_dir()?.join("operator-image.txt"))?;
     let (repository, digest) = pinned
         .trim()
         .split_once('@')
         .with_context(|| format!("operator-image.txt is not REPO@DIGEST: {pinned}"))?;
+    Ok((repository.to_string(), digest.to_string()))
+}
+
+#[test]
+fn the_operator_image_pushes_to_a_registry_and_comes_back_as_released() -> anyhow::Result<()> {
+    let work = work()?;
+    let (repository, digest) = pinned_image()?;
     ensure!(
         digest.starts_with("sha256:") && digest.len() == 71,
-        "{pinned}"
+        "{repository}@{digest}"
     );
 
     // The bundle the release's plugin installs pins that digest.
@@ -262,11 +268,7 @@ fn the_image_layout_is_reproducible() -> anyhow::Result<()> {
 #[test]
 fn the_helm_chart_pushes_beside_the_image_and_pins_its_digest() -> anyhow::Result<()> {
     let work = work()?;
-    let pinned = std::fs::read_to_string(krew_dir()?.join("operator-image.txt"))?;
-    let (repository, digest) = pinned
-        .trim()
-        .split_once('@')
-        .with_context(|| format!("operator-image.txt is not REPO@DIGEST: {pinned}"))?;
+    let (repository, digest) = pinned_image()?;
     let chart = install_dir()?.join(format!("infera-operator-{VERSION}.tgz"));
     let registry = Registry::start(&work)?;
     let helm = |args: &[&str]| {
@@ -308,7 +310,7 @@ fn the_helm_chart_pushes_beside_the_image_and_pins_its_digest() -> anyhow::Resul
     let values: serde_json::Value = serde_saphyr::from_str(&values)?;
     ensure!(
         values["image"]["repository"] == repository && values["image"]["digest"] == digest,
-        "the chart's image values {}, the release pins {pinned}",
+        "the chart's image values {}, the release pins {repository}@{digest}",
         values["image"]
     );
     let manifest = install_dir()?.join(format!("infera-operator-{VERSION}.yaml"));
