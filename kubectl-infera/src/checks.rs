@@ -27,6 +27,7 @@
 //! | INF401 | permissions `init` needs |
 //! | INF402 | permissions `deploy` needs |
 //! | INF501 | a default StorageClass (for NATS) |
+//! | INF601 | `--for FILE`: the namespace's Pod Security admits every pod (server dry runs) |
 
 pub(crate) mod controllers;
 mod gaie;
@@ -39,6 +40,7 @@ mod kubernetes;
 mod lws;
 pub(crate) mod network;
 mod permissions;
+pub(crate) mod pod_security;
 mod storage;
 
 use infera_core::{ValidDeployment, validate::MutableImage};
@@ -127,6 +129,8 @@ pub struct Facts {
     /// The Gateway API Inference Extension: its CRDs, and for a `--for` spec with `gaie` its
     /// Gateway and dry runs.
     pub gaie: GaieFacts,
+    /// `--for FILE`: its namespace's Pod Security and the dry runs of its pods.
+    pub pod_security: Option<Read<pod_security::PodSecurityFacts>>,
 }
 
 /// A check that has not run yet (it passes until a builder says otherwise).
@@ -191,7 +195,7 @@ fn crd_established(crd: &CustomResourceDefinition) -> bool {
 /// Runs every check on the facts: kubernetes first (nothing else runs without an API), then
 /// the Infera install, LeaderWorkerSet, the Inference Extension (when in use), KEDA (for a
 /// `--for` spec that scales with it), GPUs, a `--for`
-/// spec's images, permissions and storage.
+/// spec's images, permissions, storage and Pod Security.
 pub fn evaluate(f: &Facts) -> Vec<Check> {
     let mut out = Vec::new();
     if !kubernetes::checks(f, &mut out) {
@@ -207,6 +211,7 @@ pub fn evaluate(f: &Facts) -> Vec<Check> {
     out.extend(network::networks(f));
     permissions::checks(f, &mut out);
     out.push(storage::default_storage_class(f));
+    out.extend(pod_security::check_admission(f));
     out
 }
 

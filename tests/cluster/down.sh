@@ -21,7 +21,7 @@ stopped=()
 # Reverse start order: clients first, etcd last; a node's containers go after its kubelet and
 # before its containerd.
 for c in infera-operator kube-proxy kubelet-1 kubelet-0 devices-1 devices-0 containers containerd-1 containerd-0 \
-  hub coredns registry lws-controller kwok kube-scheduler kube-controller-manager kube-apiserver etcd; do
+  hub hostpath-modes coredns registry lws-controller kwok kube-scheduler kube-controller-manager kube-apiserver etcd; do
   [[ $c == containers ]] && { node_containers_down; continue; }
   f="$DIR/$c.pid"
   [[ -f $f ]] || continue

@@ -90,7 +90,16 @@ EOF
 # A default StorageClass provisioned by the controller-manager's own hostPath provisioner (for
 # tests; up.sh passes --enable-hostpath-provisioner on tier 3): a claim gets a directory under
 # /tmp/hostpath_pv, shared by the nodes of this host, deleted with it.
+#
+# That provisioner makes each directory 0750, owned by root (kubernetes v1.36.3
+# pkg/volume/hostpath/host_path.go:325), and hostPath volumes take no fsGroup, so a non-root pod
+# (the operator's NATS and download Job run as 65532) could not write its claim. Block and CSI
+# volumes take the pod's fsGroup, and rancher's local-path-provisioner creates its directories
+# 0777: the loop below stands in for either, opening each new directory to its pod.
 storage_up() {
+  mkdir -p /tmp/hostpath_pv
+  # "$DIR" on its command line marks the loop as this cluster's for down.sh.
+  start hostpath-modes bash -c 'while sleep 0.5; do find /tmp/hostpath_pv -mindepth 1 -maxdepth 1 -type d ! -perm 0777 -exec chmod 0777 {} +; done' "$DIR"
   k apply --server-side --field-manager=infera-test-up -f - >/dev/null <<EOF
 apiVersion: storage.k8s.io/v1
 kind: StorageClass

@@ -14,8 +14,8 @@ use k8s_openapi::{
     api::{
         apps::v1::{Deployment, DeploymentSpec},
         core::v1::{
-            Container, ContainerPort, PodSpec, PodTemplateSpec, Probe, Service, ServicePort,
-            ServiceSpec, TCPSocketAction,
+            Container, ContainerPort, EnvVar, PodSpec, PodTemplateSpec, Probe, Service,
+            ServicePort, ServiceSpec, TCPSocketAction, VolumeMount,
         },
     },
     apimachinery::pkg::{apis::meta::v1::LabelSelector, util::intstr::IntOrString},
@@ -24,6 +24,7 @@ use k8s_openapi::{
 use super::{
     Child, Context, LOGS_ON_ERROR, PoolApi, meta, pod, pull_policy,
     rbac::{identity, read_rule},
+    security,
 };
 use crate::{
     external::{
@@ -71,6 +72,7 @@ pub fn objects(cx: &Context<'_>, gaie: &Gaie) -> Vec<Child> {
 fn endpoint_picker(cx: &Context<'_>, gaie: &Gaie) -> Child {
     let d = cx.deployment;
     let epp = Component::EndpointPicker.object_name(&d.name);
+    let security::Scratch { volume, mount, env } = security::scratch();
     Child::Deployment(Deployment {
         metadata: meta::object_meta(d, Component::EndpointPicker, epp.clone()),
         spec: Some(DeploymentSpec {
@@ -83,7 +85,9 @@ fn endpoint_picker(cx: &Context<'_>, gaie: &Gaie) -> Child {
                 metadata: Some(meta::pod_meta(d, Component::EndpointPicker)),
                 spec: Some(PodSpec {
                     service_account_name: Some(epp),
-                    containers: vec![endpoint_picker_container(cx, gaie)],
+                    security_context: Some(security::restricted_pod()),
+                    containers: vec![endpoint_picker_container(cx, gaie, mount, env)],
+                    volumes: Some(vec![volume]),
                     ..Default::default()
                 }),
             },
@@ -97,8 +101,15 @@ fn endpoint_picker(cx: &Context<'_>, gaie: &Gaie) -> Child {
 /// (`gaie.go:84-100`), its two ports, and upstream's readiness, a TCP check of the ext_proc port
 /// (`gaie.go:184-190`): the gRPC health port is best-effort, served only when
 /// `grpcio-health-checking` is installed (`infera/gaie/__main__.py:111-137`), so a gRPC probe could
-/// never pass on an image without it.
-fn endpoint_picker_container(cx: &Context<'_>, gaie: &Gaie) -> Container {
+/// never pass on an image without it. `restricted`, on a read-only root with `scratch` for the
+/// tokenizer's cache (the TLS certificate is made in memory, `infera/gaie/__main__.py:47-79`);
+/// the deployment's own `env` comes after the scratch variables, so it can move them.
+fn endpoint_picker_container(
+    cx: &Context<'_>,
+    gaie: &Gaie,
+    scratch: VolumeMount,
+    scratch_env: [EnvVar; 2],
+) -> Container {
     let port = |name: &str, number: i32| ContainerPort {
         name: Some(name.into()),
         container_port: number,
@@ -115,7 +126,14 @@ fn endpoint_picker_container(cx: &Context<'_>, gaie: &Gaie) -> Container {
             cx.injection
                 .endpoint_picker(gaie.frontend_port, &gaie.tokenizer_path),
         ),
-        env: Some(pod::injected_env(cx, true)),
+        env: Some(
+            scratch_env
+                .into_iter()
+                .chain(pod::injected_env(cx, true))
+                .collect(),
+        ),
+        volume_mounts: Some(vec![scratch]),
+        security_context: Some(security::restricted_container()),
         ports: Some(vec![
             port("grpc", EPP_GRPC_PORT),
             port("grpc-health", EPP_HEALTH_PORT),

@@ -21,7 +21,7 @@ use k8s_openapi::api::{
     },
 };
 
-use super::{Child, Context, meta, pull_policy};
+use super::{Child, Context, meta, pull_policy, security};
 use crate::{
     naming::{Component, MODEL_SOURCE_ANNOTATION, MODEL_VOLUME},
     types::AccessMode,
@@ -81,20 +81,20 @@ pub fn download(cx: &Context<'_>, model: &Model) -> Vec<Child> {
     if let Some(revision) = revision {
         command.extend(["--revision".into(), revision.clone()]);
     }
-    let token = model.token.as_ref().map(|(secret, key)| {
-        vec![EnvVar {
-            name: "HF_TOKEN".into(),
-            value_from: Some(EnvVarSource {
-                secret_key_ref: Some(SecretKeySelector {
-                    name: secret.clone(),
-                    key: key.clone(),
-                    ..Default::default()
-                }),
+    let scratch = security::scratch();
+    let mut env = scratch.env.to_vec();
+    env.extend(model.token.as_ref().map(|(secret, key)| EnvVar {
+        name: "HF_TOKEN".into(),
+        value_from: Some(EnvVarSource {
+            secret_key_ref: Some(SecretKeySelector {
+                name: secret.clone(),
+                key: key.clone(),
                 ..Default::default()
             }),
             ..Default::default()
-        }]
-    });
+        }),
+        ..Default::default()
+    }));
     let mut job_meta = meta::object_meta(d, Component::Model, name.clone());
     job_meta.annotations =
         Some([(MODEL_SOURCE_ANNOTATION.into(), model.source.to_string())].into());
@@ -107,27 +107,35 @@ pub fn download(cx: &Context<'_>, model: &Model) -> Vec<Child> {
                 spec: Some(PodSpec {
                     restart_policy: Some("Never".into()),
                     automount_service_account_token: Some(false),
+                    security_context: Some(security::restricted_pod()),
                     containers: vec![Container {
                         name: DOWNLOAD_CONTAINER.into(),
                         image: Some(model.download_image.clone()),
                         image_pull_policy: pull_policy(&model.download_image),
                         command: Some(command),
-                        env: token,
-                        volume_mounts: Some(vec![VolumeMount {
-                            name: MODEL_VOLUME.into(),
-                            mount_path: model.mount_path.clone(),
-                            ..Default::default()
-                        }]),
+                        env: Some(env),
+                        volume_mounts: Some(vec![
+                            VolumeMount {
+                                name: MODEL_VOLUME.into(),
+                                mount_path: model.mount_path.clone(),
+                                ..Default::default()
+                            },
+                            scratch.mount,
+                        ]),
+                        security_context: Some(security::restricted_container()),
                         ..Default::default()
                     }],
-                    volumes: Some(vec![Volume {
-                        name: MODEL_VOLUME.into(),
-                        persistent_volume_claim: Some(PersistentVolumeClaimVolumeSource {
-                            claim_name: name,
-                            read_only: None,
-                        }),
-                        ..Default::default()
-                    }]),
+                    volumes: Some(vec![
+                        scratch.volume,
+                        Volume {
+                            name: MODEL_VOLUME.into(),
+                            persistent_volume_claim: Some(PersistentVolumeClaimVolumeSource {
+                                claim_name: name,
+                                read_only: None,
+                            }),
+                            ..Default::default()
+                        },
+                    ]),
                     ..Default::default()
                 }),
             },

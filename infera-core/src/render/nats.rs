@@ -18,6 +18,7 @@ use k8s_openapi::{
 use super::{
     Child, Context, meta,
     pod::{QUICK_TIMEOUT, readiness_probe},
+    security,
 };
 use crate::{
     flags::NATS_PORT,
@@ -111,6 +112,7 @@ fn stateful_set(
                 metadata: Some(meta::pod_meta(d, Component::Nats)),
                 spec: Some(PodSpec {
                     automount_service_account_token: Some(false),
+                    security_context: Some(security::restricted_pod()),
                     containers: vec![server(image)],
                     ..Default::default()
                 }),
@@ -137,7 +139,8 @@ fn stateful_set(
     }
 }
 
-/// The `nats` container: JetStream on `/data`, ready when JetStream is.
+/// The `nats` container: JetStream on `/data`, ready when JetStream is; `restricted`, as
+/// nats-server writes nothing but its store.
 fn server(image: &str) -> Container {
     let port = |name: &str, number: i32| ContainerPort {
         name: Some(name.into()),
@@ -167,6 +170,7 @@ fn server(image: &str) -> Container {
             mount_path: "/data".into(),
             ..Default::default()
         }]),
+        security_context: Some(security::restricted_container()),
         ..Default::default()
     }
 }

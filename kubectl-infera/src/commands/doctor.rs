@@ -193,6 +193,7 @@ pub async fn gather(args: &DoctorArgs, global: &GlobalArgs) -> Result<Facts> {
         read_gaie(&kube.client, &mut f).await;
         read_networks(&kube.client, &mut f).await;
         read_keda(&kube.client, &mut f).await;
+        read_pod_security(&kube.client, &mut f).await;
         read_access(&kube, args.pre, &mut f).await;
     }
     Ok(f)
@@ -399,6 +400,60 @@ async fn read_keda(client: &Client, f: &mut Facts) {
     }
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     f.keda_crd = Some(optional(crds.get_opt(&crd.name).await));
+}
+
+/// For a `--for` spec: its namespace's `enforce` label and a server-side dry run of a Pod from
+/// each pod template it renders (see [`checks::pod_security`]). The Pods run as the namespace's
+/// default ServiceAccount, as the spec's own may not exist yet (and Pod Security does not read it).
+async fn read_pod_security(client: &Client, f: &mut Facts) {
+    let Some(spec) = &f.spec else { return };
+    let namespaces: Api<Namespace> = Api::all(client.clone());
+    let namespace = match namespaces.get_opt(&spec.namespace).await {
+        Ok(namespace) => namespace,
+        Err(e) => {
+            f.pod_security = Some(Err(read_error(e)));
+            return;
+        }
+    };
+    let Some(namespace) = namespace else {
+        f.pod_security = Some(Ok(checks::pod_security::PodSecurityFacts::default()));
+        return;
+    };
+    let pods: Api<Pod> = Api::namespaced(client.clone(), &spec.namespace);
+    let params = PostParams {
+        dry_run: true,
+        field_manager: Some(naming::PLUGIN_MANAGER.into()),
+    };
+    let children = render_for(spec, Apis::default());
+    let runs = children.iter().flat_map(|child| {
+        child.pod_templates().into_iter().map(|(role, template)| {
+            let (pods, params) = (&pods, &params);
+            let shown = format!("{:?} {} ({role})", child.kind(), child.name());
+            let mut spec = template.spec.unwrap_or_default();
+            spec.service_account_name = None;
+            let pod = Pod {
+                metadata: kube::api::ObjectMeta {
+                    name: Some(format!("{}-{role}-dry-run", child.name())),
+                    labels: template.metadata.and_then(|m| m.labels),
+                    ..Default::default()
+                },
+                spec: Some(spec),
+                ..Default::default()
+            };
+            async move {
+                let result = pods.create(params, &pod).await;
+                (shown, result.err().map(read_error))
+            }
+        })
+    });
+    f.pod_security = Some(Ok(checks::pod_security::PodSecurityFacts {
+        namespace_exists: true,
+        enforce: namespace
+            .metadata
+            .labels
+            .and_then(|mut labels| labels.remove(checks::pod_security::ENFORCE_LABEL)),
+        pods: futures::future::join_all(runs).await,
+    }));
 }
 
 /// The Inference Extension's facts: its CRDs always (four GETs, so doctor can tell whether GAIE

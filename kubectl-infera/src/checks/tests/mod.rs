@@ -109,6 +109,7 @@ fn healthy() -> Facts {
         mutable_images: None,
         rdma_networks: None,
         gaie: GaieFacts::default(),
+        pod_security: None,
     }
 }
 
@@ -566,6 +567,7 @@ fn image_pinning_is_checked_only_for_a_spec() {
 
 mod controllers;
 mod gaie;
+mod pod_security;
 
 #[test]
 fn kubectl_within_one_minor_of_the_server_passes_and_further_warns() {

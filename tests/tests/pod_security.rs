@@ -1,0 +1,124 @@
+//! Pod Security, judged by the real API server's PodSecurity admission on the tier-2 cluster:
+//! `doctor --for FILE` dry-runs every pod the spec renders in the target namespace and names the
+//! pods its `enforce` level refuses. On the MI300X example (managed NATS, an `hf://` model, RDMA
+//! with IPC_LOCK) with GAIE, what the operator runs itself — NATS, the download Job, the EPP —
+//! passes `restricted`; the router and the engines run the image as built (root) and need
+//! `baseline`; IPC_LOCK needs `privileged`. docs/security.md has the table these tests prove.
+
+use std::collections::BTreeSet;
+
+use anyhow::Context as _;
+use infera_e2e::{
+    TestNamespace, admin,
+    k8s_openapi::api::core::v1::Namespace,
+    kube::{
+        Api,
+        api::{Patch, PatchParams},
+    },
+    plugin::kubectl,
+    target_dir,
+};
+
+/// The MI300X example with GAIE, in `namespace`, written where doctor reads it.
+fn spec_file(namespace: &str) -> anyhow::Result<String> {
+    let example = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/pd-mi300x.yaml"
+    ))?;
+    let idep = infera_core::yaml::parse_deployments(&example)?.remove(0);
+    let mut spec = serde_json::to_value(&idep)?;
+    spec["metadata"]["namespace"] = namespace.into();
+    spec["spec"]["gaie"] = serde_json::json!({"enabled": true, "gatewayName": "gw", "tokenizerPath": "Qwen/Qwen3-0.6B"});
+    let dir = target_dir().join("e2e-logs");
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join(format!("pod-security-{namespace}.yaml"));
+    std::fs::write(&path, serde_json::to_string_pretty(&spec)?)?;
+    Ok(path.display().to_string())
+}
+
+/// Labels `namespace` to enforce `level`, then returns doctor's INF601 check for `file`.
+async fn inf601_at(
+    namespaces: &Api<Namespace>,
+    namespace: &str,
+    level: &str,
+    file: &str,
+) -> anyhow::Result<serde_json::Value> {
+    let labels =
+        serde_json::json!({"metadata": {"labels": {"pod-security.kubernetes.io/enforce": level}}});
+    namespaces
+        .patch(namespace, &PatchParams::default(), &Patch::Merge(&labels))
+        .await?;
+    let run = kubectl(&["infera", "doctor", "--for", file, "-o", "json"]).await?;
+    let report: serde_json::Value = serde_json::from_str(&run.stdout)
+        .with_context(|| format!("one JSON document:\n{}\n{}", run.stdout, run.stderr))?;
+    report["checks"]
+        .as_array()
+        .and_then(|checks| checks.iter().find(|c| c["id"] == "INF601"))
+        .cloned()
+        .with_context(|| format!("no INF601 in {report}"))
+}
+
+/// The pods a failing INF601 names (`Kind name (role)`), and its details joined.
+fn refused(check: &serde_json::Value) -> (BTreeSet<String>, String) {
+    let details: Vec<&str> = check["details"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|d| d.as_str())
+        .collect();
+    let pods = details
+        .iter()
+        .filter_map(|d| d.split_once(": ").map(|(pod, _)| pod.to_string()))
+        .collect();
+    (pods, details.join("\n"))
+}
+
+#[tokio::test]
+async fn what_the_operator_runs_passes_restricted_and_doctor_names_the_pods_a_level_refuses()
+-> anyhow::Result<()> {
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "pod-security").await?;
+    let n = ns.name();
+    let file = spec_file(n)?;
+    let namespaces: Api<Namespace> = Api::all(admin.clone());
+    let engines = |names: &[&str]| -> BTreeSet<String> {
+        names
+            .iter()
+            .map(|name| format!("Deployment mi300x-{name} (pod)"))
+            .collect()
+    };
+
+    // restricted: only the router and the engines are refused, each for running as root.
+    let check = inf601_at(&namespaces, n, "restricted", &file).await?;
+    anyhow::ensure!(check["severity"] == "fail", "{check}");
+    let (pods, details) = refused(&check);
+    anyhow::ensure!(
+        pods == engines(&["server", "prefill", "decode"]),
+        "restricted refuses exactly the router and the engines, not NATS, the Job or the EPP: {pods:?}\n{details}"
+    );
+    anyhow::ensure!(
+        details.contains("violates PodSecurity \"restricted:latest\"")
+            && details.contains("runAsNonRoot != true"),
+        "{details}"
+    );
+    anyhow::ensure!(
+        check["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("refuses 3 of the 6 pod(s)")),
+        "six pods: NATS, the Job, the EPP, the router, prefill, decode: {check}"
+    );
+
+    // baseline: the engines that add IPC_LOCK for RDMA are refused for it.
+    let check = inf601_at(&namespaces, n, "baseline", &file).await?;
+    let (pods, details) = refused(&check);
+    anyhow::ensure!(
+        check["severity"] == "fail" && pods == engines(&["prefill", "decode"]),
+        "baseline refuses the RDMA engines only: {pods:?}\n{details}"
+    );
+    anyhow::ensure!(details.contains("IPC_LOCK"), "{details}");
+
+    // privileged admits all six.
+    let check = inf601_at(&namespaces, n, "privileged", &file).await?;
+    anyhow::ensure!(check["severity"] == "pass", "{check}");
+    ns.cleanup().await
+}
