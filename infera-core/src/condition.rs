@@ -93,6 +93,9 @@ pub enum ReadyReason {
     OwnershipConflict,
     /// The API server refused a child (a ResourceQuota, an admission webhook).
     ApplyRejected,
+    /// The API server refuses the pods of a workload the operator applied: Pod Security, a
+    /// ResourceQuota, an admission webhook.
+    PodsRefused,
     /// The `hf://` model is still downloading (or its download failed): the GPU pools wait. What
     /// keeps a pod from being scheduled meanwhile is part of the message.
     ModelNotReady,
@@ -109,11 +112,12 @@ pub enum ReadyReason {
 
 impl ReadyReason {
     /// Every reason, most serious first.
-    pub const ALL: [ReadyReason; 9] = [
+    pub const ALL: [ReadyReason; 10] = [
         Self::InvalidSpec,
         Self::MissingDependency,
         Self::OwnershipConflict,
         Self::ApplyRejected,
+        Self::PodsRefused,
         Self::ModelNotReady,
         Self::InsufficientCapacity,
         Self::Unschedulable,
@@ -128,6 +132,7 @@ impl ReadyReason {
             Self::MissingDependency => "MissingDependency",
             Self::OwnershipConflict => "OwnershipConflict",
             Self::ApplyRejected => "ApplyRejected",
+            Self::PodsRefused => "PodsRefused",
             Self::InsufficientCapacity => "InsufficientCapacity",
             Self::Unschedulable => "Unschedulable",
             Self::ModelNotReady => "ModelNotReady",
@@ -145,9 +150,10 @@ impl ReadyReason {
     pub fn state(self) -> State {
         match self {
             Self::InvalidSpec => State::Failed,
-            Self::MissingDependency | Self::OwnershipConflict | Self::ApplyRejected => {
-                State::Degraded
-            }
+            Self::MissingDependency
+            | Self::OwnershipConflict
+            | Self::ApplyRejected
+            | Self::PodsRefused => State::Degraded,
             Self::InsufficientCapacity | Self::Unschedulable | Self::ModelNotReady => {
                 State::Pending
             }

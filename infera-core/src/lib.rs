@@ -18,6 +18,7 @@ pub mod history;
 pub mod lockstep;
 pub mod naming;
 pub mod pod_health;
+pub mod pod_security;
 pub mod quota;
 pub mod render;
 pub mod types;

@@ -61,6 +61,10 @@ pub struct State {
     pub failed: Option<i64>,
     /// A Job's `Failed` condition, when it is `True`: its reason and message (`ModelPhase::of`).
     pub failure: Option<(String, String)>,
+    /// A Deployment's `ReplicaFailure` condition, when it is `True`: why its ReplicaSet cannot
+    /// create pods (Pod Security, a ResourceQuota, a webhook), which the deployment controller
+    /// copies from the ReplicaSet (kubernetes `pkg/controller/deployment/progress.go:97-105`).
+    pub replica_failure: Option<String>,
     /// An HTTPRoute's or InferencePool's `Accepted` conditions (top-level or per parent Gateway):
     /// whether one is `True`; none without such a condition.
     pub accepted: Option<bool>,
@@ -147,15 +151,16 @@ impl State {
             .and_then(|replicas| replicas.as_i64());
         let status = &data["status"];
         let int = |field: &str| status[field].as_i64();
-        let failure = status["conditions"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|c| c["type"] == "Failed" && c["status"] == "True")
-            .map(|c| {
-                let text = |field: &str| c[field].as_str().unwrap_or_default().to_string();
-                (text("reason"), text("message"))
-            });
+        let holds = |type_: &str| {
+            status["conditions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|c| c["type"] == type_ && c["status"] == "True")
+        };
+        let text = |c: &Value, field: &str| c[field].as_str().unwrap_or_default().to_string();
+        let failure = holds("Failed").map(|c| (text(c, "reason"), text(c, "message")));
+        let replica_failure = holds("ReplicaFailure").map(|c| text(c, "message"));
         Some(Self {
             replicas,
             spec_besides_replicas: hash(&spec),
@@ -168,6 +173,7 @@ impl State {
             succeeded: int("succeeded"),
             failed: int("failed"),
             failure,
+            replica_failure,
             accepted: accepted(status),
         })
     }

@@ -17,6 +17,7 @@ use infera_core::{
         inference_pool_name,
     },
     pod_health::SchedulingCause,
+    pod_security,
     validate::MutableImage,
 };
 use k8s_openapi::{
@@ -540,9 +541,14 @@ fn summarize(
     services: &BTreeMap<String, ServiceStatus>,
     snapshot: &Snapshot,
 ) -> (ReadyReason, String) {
-    let (applied, model) = match outcome {
+    let (applied, model, workloads) = match outcome {
         Outcome::Invalid(errors) => return (ReadyReason::InvalidSpec, errors.to_string()),
-        Outcome::Applied { applied, model, .. } => (applied, model),
+        Outcome::Applied {
+            applied,
+            model,
+            workloads,
+            ..
+        } => (applied, model, workloads),
     };
     let problems = [
         (ReadyReason::MissingDependency, &applied.missing),
@@ -551,6 +557,10 @@ fn summarize(
     ];
     if let Some((reason, lines)) = problems.into_iter().find(|(_, lines)| !lines.is_empty()) {
         return (reason, lines.join("\n"));
+    }
+    let refused = refused(snapshot, workloads);
+    if !refused.is_empty() {
+        return (ReadyReason::PodsRefused, refused.join("\n"));
     }
     // While the weights download, the GPU pools wait for them: that is the reason, with what
     // keeps a pod (the download's, the server's) from being scheduled, if anything does.
@@ -594,6 +604,29 @@ fn summarize(
         ReadyReason::AllReplicasReady,
         "every service has all replicas ready".into(),
     )
+}
+
+/// The workloads whose pods the API server refuses, as `decode: Pod Security refuses its pods:
+/// violates PodSecurity "restricted:latest": …` (or the refusal as it comes, for a quota or a
+/// webhook), from their `ReplicaFailure` condition.
+fn refused(snapshot: &Snapshot, workloads: &[Workload]) -> Vec<String> {
+    workloads
+        .iter()
+        .filter_map(|workload| {
+            let live = snapshot
+                .children
+                .get(&(workload.kind, workload.name.clone()))?;
+            let message = live.state()?.replica_failure.as_deref()?;
+            let service = &workload.service;
+            Some(match pod_security::refusal(message) {
+                Some(verdict) => format!(
+                    "{service}: Pod Security refuses its pods: {verdict} (the namespace's {} label; docs/security.md lists what each pod needs)",
+                    pod_security::ENFORCE_LABEL
+                ),
+                None => format!("{service}: the API server refuses its pods: {message}"),
+            })
+        })
+        .collect()
 }
 
 fn is_ready(service: &ServiceStatus) -> bool {

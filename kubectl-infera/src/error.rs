@@ -155,6 +155,10 @@ pub enum Error {
         what: &'static str,
         command: String,
     },
+    /// The API server refuses the pods of a pool (Pod Security, a quota, a webhook): waiting does
+    /// not change that, the namespace or the spec must.
+    #[error("{object} cannot become Ready: {message}")]
+    PodsRefused { object: String, message: String },
     /// An `hf://` download Job of the deployment failed while the command waited for it.
     #[error("{object} cannot become Ready: {message}; {fix}")]
     DownloadFailed {
@@ -213,6 +217,7 @@ impl Error {
             | Self::NotConfirmed
             | Self::NotInstalled { .. }
             | Self::RejectedByOperator { .. }
+            | Self::PodsRefused { .. }
             | Self::ReconcileFailed { .. }
             | Self::DownloadFailed { .. }
             | Self::UnknownPools { .. }

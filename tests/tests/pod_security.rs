@@ -4,6 +4,8 @@
 //! with IPC_LOCK) with GAIE, what the operator runs itself — NATS, the download Job, the EPP —
 //! passes `restricted`; the router and the engines run the image as built (root) and need
 //! `baseline`; IPC_LOCK needs `privileged`. docs/security.md has the table these tests prove.
+//! When the pods are refused anyway, the operator's `Ready` condition says `PodsRefused` in the
+//! API server's words, and `deploy --wait` stops on it instead of waiting out its timeout.
 
 use std::collections::BTreeSet;
 
@@ -15,6 +17,7 @@ use infera_e2e::{
         Api,
         api::{Patch, PatchParams},
     },
+    operator::{Operator, install},
     plugin::kubectl,
     target_dir,
 };
@@ -120,5 +123,62 @@ async fn what_the_operator_runs_passes_restricted_and_doctor_names_the_pods_a_le
     // privileged admits all six.
     let check = inf601_at(&namespaces, n, "privileged", &file).await?;
     anyhow::ensure!(check["severity"] == "pass", "{check}");
+    ns.cleanup().await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn refused_pods_are_reported_as_pod_security_by_the_operator_and_deploy_wait()
+-> anyhow::Result<()> {
+    let admin = admin().await?;
+    let ns = TestNamespace::new(&admin, "pod-security-refused").await?;
+    let n = ns.name();
+    let namespaces: Api<Namespace> = Api::all(admin.clone());
+    let labels = serde_json::json!({"metadata": {"labels": {"pod-security.kubernetes.io/enforce": "restricted"}}});
+    namespaces
+        .patch(n, &PatchParams::default(), &Patch::Merge(&labels))
+        .await?;
+    let identity = install(&admin).await?;
+    let _operator = Operator::start_in(&identity, n).await?;
+    let seed = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/pd.yaml");
+    let started = std::time::Instant::now();
+    let run = kubectl(&[
+        "infera",
+        "deploy",
+        "-f",
+        seed,
+        "-n",
+        n,
+        "--wait",
+        "--timeout",
+        "120s",
+    ])
+    .await?;
+    anyhow::ensure!(
+        run.code == 1
+            && run.stderr.contains("cannot become Ready")
+            && run.stderr.contains(
+                "Pod Security refuses its pods: violates PodSecurity \"restricted:latest\""
+            ),
+        "deploy --wait fails on the refusal (exit {}):\n{}",
+        run.code,
+        run.stderr
+    );
+    anyhow::ensure!(
+        started.elapsed() < std::time::Duration::from_secs(100),
+        "deploy --wait stopped on the refusal, not at its timeout: {:?}",
+        started.elapsed()
+    );
+    let idep = kubectl(&["get", "idep", "-n", n, "-o", "json"]).await?;
+    let list: serde_json::Value = serde_json::from_str(&idep.stdout)?;
+    let status = &list["items"][0]["status"];
+    let ready = status["conditions"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["type"] == "Ready"))
+        .cloned()
+        .unwrap_or_default();
+    anyhow::ensure!(
+        ready["reason"] == "PodsRefused" && status["state"] == "Degraded",
+        "{status}"
+    );
     ns.cleanup().await
 }

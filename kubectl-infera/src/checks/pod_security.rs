@@ -1,17 +1,11 @@
 //! INF601: for a `--for FILE` spec, whether the namespace's Pod Security admission admits every
 //! pod the spec renders. The answer is the API server's own: each pod template goes through a
 //! server-side dry run of a Pod (`dryRun=All`), which runs the PodSecurity admission plugin with
-//! the namespace's `enforce` level and the cluster's defaults; a refusal reads
-//! `violates PodSecurity "restricted:latest": …` (k8s.io/pod-security-admission,
-//! `admission/admission.go`, `violates PodSecurity %q: %s`).
+//! the namespace's `enforce` level and the cluster's defaults (see [`infera_core::pod_security`]).
+
+use infera_core::pod_security::{ENFORCE_LABEL, refusal};
 
 use super::{Check, Facts, check};
-
-/// The namespace label that sets the level Pod Security enforces
-/// (kubernetes.io/docs/concepts/security/pod-security-admission).
-pub const ENFORCE_LABEL: &str = "pod-security.kubernetes.io/enforce";
-/// What a Pod Security refusal says.
-pub const REFUSAL: &str = "violates PodSecurity";
 
 /// What doctor learnt from the namespace and the dry runs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -39,13 +33,11 @@ pub(super) fn check_admission(f: &Facts) -> Option<Check> {
         )));
     }
     let level = facts.enforce.as_deref().unwrap_or("the cluster's default");
-    // A refusal from its verdict on: the API's `pods "…" is forbidden: ` prefix names the dry
-    // run's Pod, not the user's.
     let (mut denied, mut other) = (Vec::new(), Vec::new());
     for (pod, error) in &facts.pods {
         let Some(error) = error else { continue };
-        match error.find(REFUSAL) {
-            Some(at) => denied.push(format!("{pod}: {}", &error[at..])),
+        match refusal(error) {
+            Some(verdict) => denied.push(format!("{pod}: {verdict}")),
             None => other.push(format!("{pod}: {error}")),
         }
     }

@@ -431,12 +431,18 @@ async fn follow(waited: &Waited, deadline: Instant, printer: &Printer) -> Result
                 printer.note(&format!("{ready} {}", progress_line(&idep)));
                 return Ok(Followed::Ready);
             }
-            let invalid = status.conditions.iter().find(|c| {
-                c.type_ == READY && ReadyReason::parse(&c.reason) == Some(ReadyReason::InvalidSpec)
-            });
-            if let Some(c) = invalid {
+            let ready = status.conditions.iter().find(|c| c.type_ == READY);
+            if let Some(c) = ready {
                 let message = c.message.clone();
-                return Err(Error::RejectedByOperator { object, message });
+                match ReadyReason::parse(&c.reason) {
+                    Some(ReadyReason::InvalidSpec) => {
+                        return Err(Error::RejectedByOperator { object, message });
+                    }
+                    Some(ReadyReason::PodsRefused) => {
+                        return Err(Error::PodsRefused { object, message });
+                    }
+                    _ => {}
+                }
             }
             let failed = status
                 .conditions

@@ -451,7 +451,7 @@ async fn read_pod_security(client: &Client, f: &mut Facts) {
         enforce: namespace
             .metadata
             .labels
-            .and_then(|mut labels| labels.remove(checks::pod_security::ENFORCE_LABEL)),
+            .and_then(|mut labels| labels.remove(infera_core::pod_security::ENFORCE_LABEL)),
         pods: futures::future::join_all(runs).await,
     }));
 }

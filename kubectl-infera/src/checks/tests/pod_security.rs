@@ -1,8 +1,5 @@
 use super::{by_id, healthy, spec};
-use crate::checks::{
-    Severity, evaluate,
-    pod_security::{PodSecurityFacts, REFUSAL},
-};
+use crate::checks::{Severity, evaluate, pod_security::PodSecurityFacts};
 
 /// The checks of the MI300X example with these Pod Security facts.
 fn inf601(facts: Result<PodSecurityFacts, String>) -> crate::checks::Check {
@@ -14,7 +11,7 @@ fn inf601(facts: Result<PodSecurityFacts, String>) -> crate::checks::Check {
 
 fn refusal(what: &str) -> Option<String> {
     Some(format!(
-        "forbidden: pods \"x-dry-run\" is forbidden: {REFUSAL} \"restricted:latest\": {what}"
+        "forbidden: pods \"x-dry-run\" is forbidden: violates PodSecurity \"restricted:latest\": {what}"
     ))
 }
 
