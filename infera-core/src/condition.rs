@@ -204,6 +204,7 @@ mod tests {
                 ("MissingDependency", State::Degraded),
                 ("OwnershipConflict", State::Degraded),
                 ("ApplyRejected", State::Degraded),
+                ("PodsRefused", State::Degraded),
                 ("ModelNotReady", State::Pending),
                 ("InsufficientCapacity", State::Pending),
                 ("Unschedulable", State::Pending),

@@ -827,8 +827,23 @@ mod tests {
     }
 
     fn deployment(service: &str, desired: i64, ready: i64) -> ((ChildKind, String), Arc<Live>) {
-        let mut object = DynamicObject::new(&format!("demo-{service}"), &ApiResource::erase::<k8s_openapi::api::apps::v1::Deployment>(&()))
-            .data(json!({"spec": {"replicas": desired}, "status": {"observedGeneration": 1, "readyReplicas": ready}}));
+        deployment_with_status(
+            service,
+            desired,
+            json!({"observedGeneration": 1, "readyReplicas": ready}),
+        )
+    }
+
+    fn deployment_with_status(
+        service: &str,
+        desired: i64,
+        status: serde_json::Value,
+    ) -> ((ChildKind, String), Arc<Live>) {
+        let mut object = DynamicObject::new(
+            &format!("demo-{service}"),
+            &ApiResource::erase::<k8s_openapi::api::apps::v1::Deployment>(&()),
+        )
+        .data(json!({"spec": {"replicas": desired}, "status": status}));
         object.metadata.generation = Some(1);
         (
             (ChildKind::Deployment, object.name_any()),
@@ -1454,6 +1469,39 @@ mod tests {
                 "False",
                 "InsufficientCapacity",
                 "pool decode: 1 pod unschedulable: 0/2 nodes are available: 2 Insufficient amd.com/gpu."
+            )
+        );
+    }
+
+    /// Pods the API server refuses are `PodsRefused` (Degraded), from the Deployment's
+    /// `ReplicaFailure` condition: Pod Security named as such, anything else in its own words.
+    #[test]
+    fn refused_pods_are_pods_refused_naming_pod_security() {
+        let refusing = |service: &str, message: &str| {
+            let condition = json!({"type": "ReplicaFailure", "status": "True", "reason": "FailedCreate", "message": message});
+            deployment_with_status(
+                service,
+                1,
+                json!({"observedGeneration": 1, "conditions": [condition]}),
+            )
+        };
+        let snapshot = Snapshot {
+            children: [
+                refusing("decode", r#"pods "demo-decode-7c9-x" is forbidden: violates PodSecurity "restricted:latest": runAsNonRoot != true"#),
+                refusing("prefill", r#"pods "demo-prefill-5f-y" is forbidden: exceeded quota: q, requested: amd.com/gpu=1"#),
+                deployment("server", 1, 1),
+            ]
+            .into(),
+            ..Snapshot::default()
+        };
+        let status = status_of(&snapshot);
+        assert_eq!(status.state, Some(State::Degraded));
+        assert_eq!(
+            ready_condition(&status),
+            (
+                "False",
+                "PodsRefused",
+                "decode: Pod Security refuses its pods: violates PodSecurity \"restricted:latest\": runAsNonRoot != true (the namespace's pod-security.kubernetes.io/enforce label; docs/security.md lists what each pod needs)\nprefill: the API server refuses its pods: pods \"demo-prefill-5f-y\" is forbidden: exceeded quota: q, requested: amd.com/gpu=1"
             )
         );
     }
