@@ -234,30 +234,37 @@ fn count_names(kind: ChildKind) -> Vec<String> {
     names
 }
 
-/// The pod templates of a workload child and how many pods each runs (a Job's are not counted:
-/// they come and go).
+/// The pod templates of a workload child and how many pods each runs.
 fn pod_templates(child: &Child) -> Vec<(PodTemplateSpec, f64)> {
-    let replicas = |r: Option<i32>| f64::from(r.unwrap_or(1));
-    let templates = child.pod_templates().into_iter();
     match child {
-        Child::Deployment(o) => templates
-            .map(|(_, t)| (t, replicas(o.spec.as_ref().and_then(|s| s.replicas))))
+        Child::Deployment(deployment) => deployment
+            .spec
+            .iter()
+            .map(|spec| (spec.template.clone(), f64::from(spec.replicas.unwrap_or(1))))
             .collect(),
-        Child::StatefulSet(o) => templates
-            .map(|(_, t)| (t, replicas(o.spec.as_ref().and_then(|s| s.replicas))))
+        Child::StatefulSet(set) => set
+            .spec
+            .iter()
+            .map(|spec| (spec.template.clone(), f64::from(spec.replicas.unwrap_or(1))))
             .collect(),
         Child::LeaderWorkerSet(lws) => {
-            let groups = replicas(lws.spec.replicas);
-            let size = replicas(lws.spec.leader_worker_template.size);
-            let own_leader = lws.spec.leader_worker_template.leader_template.is_some();
-            // A group is its leader and size − 1 workers.
-            templates
-                .map(|(role, t)| match role {
-                    "leader" => (t, groups),
-                    _ if own_leader => (t, groups * (size - 1.0)),
-                    _ => (t, groups * size),
-                })
-                .collect()
+            let groups = f64::from(lws.spec.replicas.unwrap_or(1));
+            let template = &lws.spec.leader_worker_template;
+            let size = f64::from(template.size.unwrap_or(1));
+            let parse = |map: &BTreeMap<String, serde_json::Value>| {
+                serde_json::to_value(map)
+                    .and_then(serde_json::from_value::<PodTemplateSpec>)
+                    .ok()
+            };
+            let worker = parse(&template.worker_template);
+            match template.leader_template.as_ref().and_then(parse) {
+                // A group is its leader and size − 1 workers.
+                Some(leader) => [(Some(leader), groups), (worker, groups * (size - 1.0))]
+                    .into_iter()
+                    .filter_map(|(template, count)| Some((template?, count)))
+                    .collect(),
+                None => worker.map(|w| vec![(w, groups * size)]).unwrap_or_default(),
+            }
         }
         _ => Vec::new(),
     }

@@ -14,17 +14,12 @@ mod revision;
 mod security;
 mod workloads;
 
-use std::collections::BTreeMap;
-
 use k8s_openapi::{
     api::{
         apps::v1::{Deployment, StatefulSet},
         autoscaling::v2::HorizontalPodAutoscaler,
         batch::v1::Job,
-        core::v1::{
-            PersistentVolumeClaim, PersistentVolumeClaimVolumeSource, PodTemplateSpec, Service,
-            ServiceAccount, Volume,
-        },
+        core::v1::{PersistentVolumeClaim, Service, ServiceAccount},
         rbac::v1::{Role, RoleBinding},
     },
     apimachinery::pkg::apis::meta::v1::ObjectMeta,
@@ -240,62 +235,6 @@ impl Child {
         self.metadata().name.as_deref().unwrap_or_default()
     }
 
-    /// The pod templates of a workload, each with its role: `pod` (Deployment, StatefulSet,
-    /// Job), or a LeaderWorkerSet's `leader` (when it has its own) and `worker`. A StatefulSet's
-    /// pod has a volume for each of its claim templates, as the StatefulSet controller gives its
-    /// first pod (claim `<template>-<set>-0`, kubernetes `pkg/controller/statefulset/
-    /// stateful_set_utils.go`, `getPersistentVolumeClaimName`).
-    pub fn pod_templates(&self) -> Vec<(&'static str, PodTemplateSpec)> {
-        let one = |template: Option<&PodTemplateSpec>| {
-            template
-                .map(|t| vec![("pod", t.clone())])
-                .unwrap_or_default()
-        };
-        match self {
-            Self::Deployment(o) => one(o.spec.as_ref().map(|s| &s.template)),
-            Self::StatefulSet(o) => {
-                let Some(spec) = &o.spec else {
-                    return Vec::new();
-                };
-                let mut template = spec.template.clone();
-                let claims = spec.volume_claim_templates.iter().flatten();
-                let volumes = claims.filter_map(|claim| {
-                    let name = claim.metadata.name.clone()?;
-                    let claim_name = format!("{name}-{}-0", self.name());
-                    Some(Volume {
-                        name,
-                        persistent_volume_claim: Some(PersistentVolumeClaimVolumeSource {
-                            claim_name,
-                            read_only: None,
-                        }),
-                        ..Default::default()
-                    })
-                });
-                if let Some(spec) = template.spec.as_mut() {
-                    spec.volumes.get_or_insert_with(Vec::new).extend(volumes);
-                }
-                vec![("pod", template)]
-            }
-            Self::Job(o) => one(o.spec.as_ref().map(|s| &s.template)),
-            Self::LeaderWorkerSet(o) => {
-                let template = &o.spec.leader_worker_template;
-                let parse = |map: &BTreeMap<String, serde_json::Value>| {
-                    serde_json::to_value(map)
-                        .and_then(serde_json::from_value::<PodTemplateSpec>)
-                        .ok()
-                };
-                [
-                    ("leader", template.leader_template.as_ref().and_then(parse)),
-                    ("worker", parse(&template.worker_template)),
-                ]
-                .into_iter()
-                .filter_map(|(role, template)| Some((role, template?)))
-                .collect()
-            }
-            _ => Vec::new(),
-        }
-    }
-
     /// The service this child belongs to (`infera.amd.com/service`).
     pub fn service(&self) -> &str {
         self.metadata()
@@ -303,6 +242,54 @@ impl Child {
             .as_ref()
             .and_then(|l| l.get(naming::LABEL_SERVICE))
             .map_or("", String::as_str)
+    }
+}
+
+/// The pod templates of a workload of `kind`, named `name`, from its JSON, each with its role:
+/// `pod` (Deployment, StatefulSet, Job), or a LeaderWorkerSet's `leader` (when it has its own)
+/// and `worker`; none for other kinds. A StatefulSet's pod gets a volume for each of its claim
+/// templates, as the StatefulSet controller gives its first pod (claim `<template>-<set>-0`,
+/// kubernetes `pkg/controller/statefulset/stateful_set_utils.go`, `getPersistentVolumeClaimName`).
+/// JSON, not the typed objects: whoever needs them sends them to the API server as JSON.
+pub fn pod_templates(
+    kind: ChildKind,
+    name: &str,
+    child: &serde_json::Value,
+) -> Vec<(&'static str, serde_json::Value)> {
+    let spec = &child["spec"];
+    match kind {
+        ChildKind::Deployment | ChildKind::Job => vec![("pod", spec["template"].clone())],
+        ChildKind::StatefulSet => {
+            let mut template = spec["template"].clone();
+            let claims = spec["volumeClaimTemplates"]
+                .as_array()
+                .into_iter()
+                .flatten();
+            let volumes = claims
+                .filter_map(|claim| claim["metadata"]["name"].as_str())
+                .map(|claim| {
+                    serde_json::json!({"name": claim,
+                        "persistentVolumeClaim": {"claimName": format!("{claim}-{name}-0")}})
+                });
+            let pod = &mut template["spec"];
+            match pod["volumes"].as_array_mut() {
+                Some(existing) => existing.extend(volumes),
+                None => pod["volumes"] = volumes.collect(),
+            }
+            vec![("pod", template)]
+        }
+        ChildKind::LeaderWorkerSet => {
+            let lws = &spec["leaderWorkerTemplate"];
+            [
+                ("leader", &lws["leaderTemplate"]),
+                ("worker", &lws["workerTemplate"]),
+            ]
+            .into_iter()
+            .filter(|(_, template)| template.is_object())
+            .map(|(role, template)| (role, template.clone()))
+            .collect()
+        }
+        _ => Vec::new(),
     }
 }
 

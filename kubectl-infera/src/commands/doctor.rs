@@ -419,32 +419,44 @@ async fn read_pod_security(client: &Client, f: &mut Facts) {
         f.pod_security = Some(Ok(checks::pod_security::PodSecurityFacts::default()));
         return;
     };
-    let pods: Api<Pod> = Api::namespaced(client.clone(), &spec.namespace);
+    // As JSON: the typed Pod would add its whole status to what the binary serializes.
+    let resource = ApiResource::erase::<Pod>(&());
+    let pods: Api<DynamicObject> = Api::namespaced_with(client.clone(), &spec.namespace, &resource);
     let params = PostParams {
         dry_run: true,
         field_manager: Some(naming::PLUGIN_MANAGER.into()),
     };
-    let children = render_for(spec, Apis::default());
-    let runs = children.iter().flat_map(|child| {
-        child.pod_templates().into_iter().map(|(role, template)| {
-            let (pods, params) = (&pods, &params);
-            let shown = format!("{:?} {} ({role})", child.kind(), child.name());
-            let mut spec = template.spec.unwrap_or_default();
-            spec.service_account_name = None;
-            let pod = Pod {
-                metadata: kube::api::ObjectMeta {
-                    name: Some(format!("{}-{role}-dry-run", child.name())),
-                    labels: template.metadata.and_then(|m| m.labels),
-                    ..Default::default()
-                },
-                spec: Some(spec),
-                ..Default::default()
-            };
-            async move {
-                let result = pods.create(params, &pod).await;
-                (shown, result.err().map(read_error))
-            }
+    // The JSON the API server would receive: the pods' templates as the workloads carry them.
+    let templates: Vec<(String, String, serde_json::Value)> = render_for(spec, Apis::default())
+        .iter()
+        .filter_map(|child| {
+            let body = serde_json::to_vec(child).ok()?;
+            let body = serde_json::from_slice(&body).ok()?;
+            let (kind, name) = (child.kind(), child.name());
+            let templates = infera_core::render::pod_templates(kind, name, &body);
+            Some(templates.into_iter().map(move |(role, template)| {
+                (
+                    format!("{kind:?} {name} ({role})"),
+                    format!("{name}-{role}-dry-run"),
+                    template,
+                )
+            }))
         })
+        .flatten()
+        .collect();
+    let runs = templates.into_iter().map(|(shown, pod_name, template)| {
+        let (pods, params, resource) = (&pods, &params, &resource);
+        let mut pod = DynamicObject::new(&pod_name, resource);
+        pod.metadata.labels = serde_json::from_value(template["metadata"]["labels"].clone()).ok();
+        let mut spec = template["spec"].clone();
+        if let Some(spec) = spec.as_object_mut() {
+            spec.remove("serviceAccountName");
+        }
+        pod.data = serde_json::json!({"spec": spec});
+        async move {
+            let result = pods.create(params, &pod).await;
+            (shown, result.err().map(read_error))
+        }
     });
     f.pod_security = Some(Ok(checks::pod_security::PodSecurityFacts {
         namespace_exists: true,
