@@ -200,6 +200,19 @@ pub fn nats_headless_name(deployment: &str) -> String {
     format!("{deployment}-nats-headless")
 }
 
+/// Secret with the managed NATS's credentials: its password ([`NATS_PASSWORD_KEY`]) and the URL
+/// the clients connect with ([`NATS_URL_KEY`]).
+pub fn nats_credentials_name(deployment: &str) -> String {
+    format!("{deployment}-nats-auth")
+}
+
+/// The one user of the managed NATS.
+pub const NATS_USER: &str = "infera";
+/// Key of the password in [`nats_credentials_name`].
+pub const NATS_PASSWORD_KEY: &str = "password";
+/// Key of the client URL, with the credentials, in [`nats_credentials_name`].
+pub const NATS_URL_KEY: &str = "url";
+
 /// InferencePool fronting the workers.
 pub fn inference_pool_name(deployment: &str) -> String {
     format!("{deployment}-pool")

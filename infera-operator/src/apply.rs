@@ -23,10 +23,10 @@ use std::{
 
 use infera_core::{
     Child, ChildKind, InferaDeployment,
-    naming::{MODEL_SOURCE_ANNOTATION, OPERATOR_MANAGER, REPLICAS_HANDOVER_MANAGER},
+    naming::{Component, MODEL_SOURCE_ANNOTATION, OPERATOR_MANAGER, REPLICAS_HANDOVER_MANAGER},
     quota::{self, Usage},
 };
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry;
+use k8s_openapi::{api::core::v1::Secret, apimachinery::pkg::apis::meta::v1::ManagedFieldsEntry};
 use kube::{
     Api, Client, ResourceExt,
     api::{DeleteParams, DynamicObject, Patch, PatchParams, Preconditions},
@@ -214,15 +214,22 @@ fn must_apply(last: Option<&Record>, hash: u64, live_version: Option<&str>) -> b
 ///
 /// With `paused`, a live worker workload whose pods run another revision than rendered is held:
 /// left as it is, neither applied nor deleted.
+///
+/// The managed NATS's credentials are created (unless they exist) right before its StatefulSet is
+/// written: first, or changed, as when an operator that did not make them yet upgrades it.
 pub async fn apply(
     client: &Client,
     applies: &Applies,
     installed: impl Fn(ChildKind) -> bool,
     idep: &InferaDeployment,
     snapshot: &Snapshot,
-    children: Vec<Child>,
-    paused: bool,
+    graph: Graph,
 ) -> Result<Applied> {
+    let Graph {
+        children,
+        credentials,
+        paused,
+    } = graph;
     let namespace = idep.namespace().ok_or_else(|| Error::NoNamespace {
         name: idep.name_any(),
     })?;
@@ -306,6 +313,14 @@ pub async fn apply(
                 .into_iter()
                 .for_each(|problem| applied.report(Some(problem)));
             return Ok(applied);
+        }
+        let nats = Component::Nats.object_name(&idep.name_any());
+        if let Some(secret) = &credentials
+            && pending
+                .iter()
+                .any(|send| send.kind == ChildKind::StatefulSet && send.name == nats)
+        {
+            crate::credentials::create(client, secret).await?;
         }
         // Binding a Role that does not exist yet is refused: bindings go second. Otherwise
         // children of one deployment do not depend on each other: they are written at once.
@@ -393,6 +408,14 @@ fn current_usage(snapshot: &Snapshot) -> Usage {
         }
     }
     usage
+}
+
+/// What one reconcile applies: the rendered children; the managed NATS's credentials, with a
+/// password of their own, if it has one; and whether the rollout is paused.
+pub struct Graph {
+    pub children: Vec<Child>,
+    pub credentials: Option<Secret>,
+    pub paused: bool,
 }
 
 /// A child to send: its object with our hash annotation, and what we remember of it.

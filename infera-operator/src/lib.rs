@@ -7,6 +7,7 @@
 pub mod apply;
 pub mod context;
 pub mod controller;
+pub mod credentials;
 pub mod fairness;
 #[cfg(test)]
 mod fixtures;
@@ -67,6 +68,16 @@ pub enum Error {
         #[source]
         source: kube::Error,
     },
+    /// Creating the managed NATS's credentials failed (see [`credentials`]).
+    #[error("cannot create Secret {name}, the NATS credentials")]
+    Credentials {
+        name: String,
+        #[source]
+        source: kube::Error,
+    },
+    /// The system gave no random bytes for a password.
+    #[error("cannot generate a NATS password")]
+    Random(#[source] getrandom::Error),
     #[error("lost the leader Lease {name}: another replica holds it")]
     LeaseTaken { name: String },
     #[error("lost the leader Lease {name}: not renewed within its duration")]
@@ -82,7 +93,11 @@ impl Error {
     pub fn metric_label(&self) -> &'static str {
         match self {
             Self::NoNamespace { .. } => "observe",
-            Self::Encode { .. } | Self::Apply { .. } | Self::Delete { .. } => "apply",
+            Self::Encode { .. }
+            | Self::Apply { .. }
+            | Self::Delete { .. }
+            | Self::Credentials { .. }
+            | Self::Random(_) => "apply",
             Self::History { .. } => "history",
             Self::WriteStatus { .. } => "status",
             Self::LeaseTaken { .. } | Self::LeaseNotRenewed { .. } => "leader_election",
@@ -95,9 +110,10 @@ impl Error {
     /// throttling), or it could not be made at all: trying again the same way fails the same way.
     pub fn refused(&self) -> bool {
         let source = match self {
-            Self::NoNamespace { .. } | Self::Encode { .. } => return true,
+            Self::NoNamespace { .. } | Self::Encode { .. } | Self::Random(_) => return true,
             Self::Apply { source, .. }
             | Self::Delete { source, .. }
+            | Self::Credentials { source, .. }
             | Self::History { source, .. }
             | Self::WriteStatus { source, .. } => source,
             Self::LeaseTaken { .. } | Self::LeaseNotRenewed { .. } => return false,

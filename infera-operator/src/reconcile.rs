@@ -22,7 +22,9 @@ use kube::{
 use serde_json::json;
 
 use crate::{
-    Error, REJECTED_RETRY, Result, chain,
+    Error, REJECTED_RETRY, Result,
+    apply::Graph,
+    chain,
     context::Context,
     status::{self, Download, ModelPhase, Outcome, Reconciled, Workload},
 };
@@ -75,15 +77,16 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
             let mut children = render_for(&valid, apis);
             let stepped = crate::lockstep::step(&valid, &snapshot, &mut children);
             let workloads = Workload::of(&children);
-            let applied = crate::apply::apply(
-                &ctx.client,
-                &ctx.applies,
-                installed,
-                &idep,
-                &snapshot,
-                children,
-                valid.rollout.paused,
-            )
+            let applied = async {
+                let graph = Graph {
+                    children,
+                    // A new password each time; used only when NATS's StatefulSet is written.
+                    credentials: crate::credentials::render(&valid)?,
+                    paused: valid.rollout.paused,
+                };
+                let (client, applies) = (&ctx.client, &ctx.applies);
+                crate::apply::apply(client, applies, installed, &idep, &snapshot, graph).await
+            }
             .await;
             let mut applied = match applied {
                 Ok(applied) => applied,
@@ -367,6 +370,65 @@ mod tests {
         let status = status.map(|s| s.body["status"].clone());
         idep.status = serde_json::from_value(status.unwrap_or_default()).expect("a status");
         (ctx, caches, server, idep, sent)
+    }
+
+    /// With a managed NATS, its credentials are created once the children passed their dry runs
+    /// and before anything is written, with a fresh 256-bit password; once the StatefulSet stands
+    /// as applied, they are not sent again (a restarted operator tells so from the StatefulSet).
+    #[tokio::test]
+    async fn a_managed_nats_gets_its_credentials_before_its_stateful_set_and_once() {
+        let mut spec = calm();
+        spec["spec"]["nats"] = json!({});
+        let idep: InferaDeployment =
+            serde_json::from_value(spec.clone()).expect("an InferaDeployment");
+        let (ctx, _caches, mut server) = fixtures::context(spec.clone(), Vec::new()).await;
+        let (result, sent) = server
+            .serve(reconcile(Arc::new(idep.clone()), ctx.clone()))
+            .await;
+        assert!(result.is_ok(), "{result:?}");
+        let first = lines(&sent);
+        let create = "POST /api/v1/namespaces/demo/secrets?&fieldManager=infera-operator";
+        let at = first
+            .iter()
+            .position(|l| *l == create)
+            .expect("the credentials");
+        assert!(
+            first[..at].iter().all(|l| l.contains("dryRun=All")),
+            "{first:#?}"
+        );
+        assert!(
+            first[at + 1..]
+                .iter()
+                .any(|l| l.contains("/statefulsets/calm-nats?&fieldManager")),
+            "{first:#?}"
+        );
+        let secret = &sent[at].body;
+        assert_eq!(secret["metadata"]["name"], "calm-nats-auth");
+        assert_eq!(secret["metadata"]["ownerReferences"][0]["uid"], "calm-uid");
+        let password = secret["stringData"]["password"]
+            .as_str()
+            .unwrap_or_default();
+        assert_eq!(password.len(), 64);
+        assert_eq!(
+            secret["stringData"]["url"],
+            format!("nats://infera:{password}@calm-nats.demo.svc.cluster.local:4222")
+        );
+
+        // A restarted operator over the children the first applied sends nothing, credentials
+        // included.
+        let children = applied_children(&sent);
+        let (ctx, _caches, mut server) = fixtures::context(spec, children).await;
+        let mut idep = idep;
+        let status = sent.iter().find(|s| s.line.contains("/status?"));
+        let status = status.map(|s| s.body["status"].clone());
+        idep.status = serde_json::from_value(status.unwrap_or_default()).expect("a status");
+        let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx)).await;
+        assert!(result.is_ok(), "{result:?}");
+        assert!(
+            !sent.iter().any(|s| s.line.contains("/secrets")),
+            "{:#?}",
+            lines(&sent)
+        );
     }
 
     /// The ControllerRevision the first reconcile created, as the watch delivers it.

@@ -410,7 +410,33 @@ async fn tier3_kv_events_bring_a_repeated_prompt_back_to_the_worker_that_cached_
         hits.contains(&(r#"{role="mixed"}"#, 4.0 * BLOCKS)),
         "cache hits: {hits:?}"
     );
+    // The events came over NATS with the deployment's credentials; without them, NATS says no.
+    let answer = anonymous_nats_client(&ns, "kv").await?;
+    anyhow::ensure!(
+        answer.contains("-ERR 'Authorization Violation'"),
+        "NATS answered an anonymous client: {answer}"
+    );
     ns.cleanup().await
+}
+
+/// What the managed NATS of `deployment` answers a client that connects without credentials, as
+/// any pod of the cluster could: its `INFO`, then its verdict on `CONNECT` (NATS client protocol,
+/// docs.nats.io "Client Protocol"); it closes the connection on an authorization error.
+async fn anonymous_nats_client(ns: &TestNamespace, deployment: &str) -> anyhow::Result<String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let pods: Api<Pod> = ns.api();
+    let pod = pods.get(&format!("{deployment}-nats-0")).await?;
+    let ip = pod
+        .status
+        .and_then(|s| s.pod_ip)
+        .ok_or_else(|| anyhow::anyhow!("the NATS pod has no IP"))?;
+    let mut stream = tokio::net::TcpStream::connect((ip.as_str(), 4222)).await?;
+    stream
+        .write_all(b"CONNECT {\"verbose\":false,\"pedantic\":false}\r\nPING\r\n")
+        .await?;
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer)).await??;
+    Ok(String::from_utf8_lossy(&answer).into_owned())
 }
 
 const REFUSED_SPEC: &str = r#"

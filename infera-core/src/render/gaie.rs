@@ -405,7 +405,7 @@ mod tests {
                 "--kv-event-transport",
                 "nats",
                 "--nats-server",
-                "nats://demo-nats.ns.svc.cluster.local:4222",
+                "$(NATS_SERVER)",
                 "--router-tokenizer-path",
                 "Qwen/Qwen3-0.6B",
             ]
@@ -446,7 +446,7 @@ mod tests {
                 "--kv-event-transport",
                 "nats",
                 "--nats-server",
-                "nats://demo-nats.ns.svc.cluster.local:4222",
+                "$(NATS_SERVER)",
             ]
         );
         assert_eq!(

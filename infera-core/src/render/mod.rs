@@ -39,6 +39,7 @@ use crate::{
 };
 
 pub use crate::validate::NATS_IMAGE;
+pub use nats::credentials as nats_credentials;
 
 /// One object the operator creates for a deployment; each variant holds the typed object of the
 /// kind it names.

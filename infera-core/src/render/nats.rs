@@ -1,12 +1,21 @@
-//! The managed NATS JetStream that carries KV events.
+//! The managed NATS JetStream that carries KV events, and how the pods reach it.
+//!
+//! The managed NATS takes one user, [`NATS_USER`], whose password the operator generates into
+//! the Secret [`naming::nats_credentials_name`] (see [`credentials`]): no client connects
+//! anonymously. A user and password, not NKeys or a creds file, because upstream's clients take
+//! nothing but a URL — `nats.connect(url)` (`infera/kv/nats_bus.py:142-147`,
+//! `infera/common/nats_request.py:248-253`), the URL from `--nats-server` or `$NATS_SERVER`
+//! (`nats_bus.py:41-47`) — and nats-py authenticates with the user and password of that URL
+//! (nats-py 2.16.0, `nats/aio/client.py:1847-1852`). The URL reaches the pods from the Secret, as
+//! `$NATS_SERVER`, which their `--nats-server $(NATS_SERVER)` expands: no pod spec shows it.
 
 use k8s_openapi::{
     api::{
         apps::v1::{StatefulSet, StatefulSetPersistentVolumeClaimRetentionPolicy, StatefulSetSpec},
         core::v1::{
-            Container, ContainerPort, PersistentVolumeClaim, PersistentVolumeClaimSpec, PodSpec,
-            PodTemplateSpec, Service, ServicePort, ServiceSpec, VolumeMount,
-            VolumeResourceRequirements,
+            Container, ContainerPort, EnvVar, EnvVarSource, PersistentVolumeClaim,
+            PersistentVolumeClaimSpec, PodSpec, PodTemplateSpec, Secret, SecretKeySelector,
+            Service, ServicePort, ServiceSpec, VolumeMount, VolumeResourceRequirements,
         },
     },
     apimachinery::pkg::{
@@ -21,23 +30,73 @@ use super::{
     security,
 };
 use crate::{
-    flags::NATS_PORT,
-    naming::{self, Component},
+    flags::{NATS_PORT, NATS_SERVER_ENV},
+    naming::{self, Component, NATS_PASSWORD_KEY, NATS_URL_KEY, NATS_USER},
     validate::{Nats, ValidDeployment},
 };
 
 const MONITOR_PORT: i32 = 8222;
+/// The NATS container's variable holding its password, which its `--pass` expands.
+const PASSWORD_ENV: &str = "NATS_PASSWORD";
 
-/// The URL services use for KV events, if any.
+/// The NATS URL as the pods' command lines name it, if there is a NATS: an external one's URL;
+/// for the managed one `$(NATS_SERVER)`, which the kubelet expands from [`server_env`].
 pub fn url(d: &ValidDeployment) -> Option<String> {
     match &d.nats {
         Nats::None => None,
         Nats::External { url } => Some(url.clone()),
-        Nats::Managed { .. } => Some(format!(
-            "nats://{}:{NATS_PORT}",
-            naming::service_host(&Component::Nats.object_name(&d.name), &d.namespace)
-        )),
+        Nats::Managed { .. } => Some(format!("$({NATS_SERVER_ENV})")),
     }
+}
+
+/// `$NATS_SERVER` of the pods that talk to NATS: an external NATS's URL, or the managed one's
+/// from its Secret.
+pub fn server_env(d: &ValidDeployment) -> Option<EnvVar> {
+    let (value, value_from) = match &d.nats {
+        Nats::None => return None,
+        Nats::External { url } => (Some(url.clone()), None),
+        Nats::Managed { .. } => (None, Some(secret_ref(&d.name, NATS_URL_KEY))),
+    };
+    Some(EnvVar {
+        name: NATS_SERVER_ENV.into(),
+        value,
+        value_from,
+    })
+}
+
+/// Key `key` of the deployment's NATS credentials.
+fn secret_ref(deployment: &str, key: &str) -> EnvVarSource {
+    EnvVarSource {
+        secret_key_ref: Some(SecretKeySelector {
+            name: naming::nats_credentials_name(deployment),
+            key: key.into(),
+            optional: None,
+        }),
+        ..Default::default()
+    }
+}
+
+/// The managed NATS's credentials with `password`, which the operator generates once (a NATS
+/// password is any string; give it one that needs no escaping in a URL): the Secret the NATS
+/// server and its clients read. `None` without a managed NATS.
+pub fn credentials(d: &ValidDeployment, password: &str) -> Option<Secret> {
+    let Nats::Managed { .. } = d.nats else {
+        return None;
+    };
+    let host = naming::service_host(&Component::Nats.object_name(&d.name), &d.namespace);
+    let url = format!("nats://{NATS_USER}:{password}@{host}:{NATS_PORT}");
+    Some(Secret {
+        metadata: meta::object_meta(d, Component::Nats, naming::nats_credentials_name(&d.name)),
+        string_data: Some(
+            [
+                (NATS_PASSWORD_KEY.to_string(), password.to_string()),
+                (NATS_URL_KEY.to_string(), url),
+            ]
+            .into(),
+        ),
+        type_: Some("Opaque".into()),
+        ..Default::default()
+    })
 }
 
 /// Headless Service, client Service and the single-replica JetStream StatefulSet.
@@ -113,7 +172,7 @@ fn stateful_set(
                 spec: Some(PodSpec {
                     automount_service_account_token: Some(false),
                     security_context: Some(security::restricted_pod()),
-                    containers: vec![server(image)],
+                    containers: vec![server(&d.name, image)],
                     ..Default::default()
                 }),
             },
@@ -139,9 +198,11 @@ fn stateful_set(
     }
 }
 
-/// The `nats` container: JetStream on `/data`, ready when JetStream is; `restricted`, as
-/// nats-server writes nothing but its store.
-fn server(image: &str) -> Container {
+/// The `nats` container: JetStream on `/data`, ready when JetStream is (the monitoring port asks
+/// for no credentials); one user, whose password comes from the deployment's credentials
+/// (nats-server's `--user` and `--pass`, `main.go:66-67`); `restricted`, as nats-server writes
+/// nothing but its store.
+fn server(deployment: &str, image: &str) -> Container {
     let port = |name: &str, number: i32| ContainerPort {
         name: Some(name.into()),
         container_port: number,
@@ -155,7 +216,14 @@ fn server(image: &str) -> Container {
             "--store_dir=/data".into(),
             format!("--port={NATS_PORT}"),
             format!("--http_port={MONITOR_PORT}"),
+            format!("--user={NATS_USER}"),
+            format!("--pass=$({PASSWORD_ENV})"),
         ]),
+        env: Some(vec![EnvVar {
+            name: PASSWORD_ENV.into(),
+            value_from: Some(secret_ref(deployment, NATS_PASSWORD_KEY)),
+            ..Default::default()
+        }]),
         ports: Some(vec![
             port("client", NATS_PORT),
             port("monitor", MONITOR_PORT),

@@ -622,9 +622,7 @@ pub(super) fn injected_env(cx: &Context<'_>, server: bool) -> Vec<EnvVar> {
         ..Default::default()
     };
     let mut env = cx.deployment.envs.clone();
-    if let Some(url) = cx.injection.nats_url {
-        env.push(value(flags::NATS_SERVER_ENV, url.into()));
-    }
+    env.extend(super::nats::server_env(cx.deployment));
     if *cx.injection.discovery == flags::DiscoveryFlags::Kubernetes {
         env.extend([
             field("POD_NAME", "metadata.name"),
