@@ -142,7 +142,10 @@ async fn tier3_upstreams_router_runs_from_the_standin_image_as_rendered() -> any
         &[
             "using kubernetes discovery: selector='infera.amd.com/deployment=router'",
             "k8s (re)list: ",
-            "NATS request transport connected: nats://router-nats.",
+            // With the deployment's NATS credentials, which upstream logs with the URL
+            // (`infera/common/nats_request.py:296`; docs/security.md).
+            "NATS request transport connected: nats://infera:",
+            "@router-nats.",
             "GET /health HTTP/1.1\" 200",
         ],
     )
