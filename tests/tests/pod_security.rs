@@ -140,7 +140,6 @@ async fn refused_pods_are_reported_as_pod_security_by_the_operator_and_deploy_wa
     let identity = install(&admin).await?;
     let _operator = Operator::start_in(&identity, n).await?;
     let seed = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/pd.yaml");
-    let started = std::time::Instant::now();
     let run = kubectl(&[
         "infera",
         "deploy",
@@ -159,14 +158,9 @@ async fn refused_pods_are_reported_as_pod_security_by_the_operator_and_deploy_wa
             && run.stderr.contains(
                 "Pod Security refuses its pods: violates PodSecurity \"restricted:latest\""
             ),
-        "deploy --wait fails on the refusal (exit {}):\n{}",
+        "deploy --wait fails on the refusal (exit 1), not at its timeout (exit 3): exit {}:\n{}",
         run.code,
         run.stderr
-    );
-    anyhow::ensure!(
-        started.elapsed() < std::time::Duration::from_secs(100),
-        "deploy --wait stopped on the refusal, not at its timeout: {:?}",
-        started.elapsed()
     );
     let idep = kubectl(&["get", "idep", "-n", n, "-o", "json"]).await?;
     let list: serde_json::Value = serde_json::from_str(&idep.stdout)?;
