@@ -136,6 +136,8 @@ pub enum Component<'a> {
     Gateway,
     /// The `hf://` model's volume and download Job.
     Model,
+    /// The graph's NetworkPolicies.
+    NetworkPolicy,
 }
 
 impl Component<'_> {
@@ -149,6 +151,7 @@ impl Component<'_> {
             Self::EndpointPicker => "epp",
             Self::Gateway => "gateway",
             Self::Model => "model",
+            Self::NetworkPolicy => "network-policy",
         }
     }
 

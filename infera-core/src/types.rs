@@ -13,6 +13,7 @@ use k8s_openapi::{
         Affinity, Container, EnvVar, LocalObjectReference, PodSpec, Toleration,
         TopologySpreadConstraint, Volume,
     },
+    api::networking::v1::NetworkPolicyPeer,
     apimachinery::pkg::{api::resource::Quantity, apis::meta::v1::Condition},
 };
 use kube::{CustomResource, KubeSchema};
@@ -27,12 +28,13 @@ use crate::{
             DURATION_PATTERN, GPU_PRODUCT_PATTERN, HOSTNAME_PATTERN, IB_DEVICE_PATTERN,
             LIVENESS_PATH_PATTERN, MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS,
             MAX_DURATION_LENGTH, MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_HOSTNAMES,
-            MAX_IB_DEVICE_LENGTH, MAX_METRICS, MAX_NETWORK_NAME_LENGTH, MAX_NODES,
-            MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT,
-            MAX_PROGRESS_DEADLINE_SECONDS, MAX_RDMA_NETWORKS, MAX_REFERENCE_LENGTH, MAX_REPLICAS,
-            MAX_REVISION_HISTORY_LIMIT, MAX_SERVICES, MAX_TRIGGER_METADATA,
-            MAX_TRIGGER_TYPE_LENGTH, MAX_TRIGGERS, MIN_SERVICES, MODEL_SOURCE_PATTERN,
-            MOUNT_PATH_PATTERN, NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
+            MAX_IB_DEVICE_LENGTH, MAX_METRICS, MAX_METRICS_FROM, MAX_NETWORK_NAME_LENGTH,
+            MAX_NODES, MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH,
+            MAX_PROBE_TIMEOUT, MAX_PROGRESS_DEADLINE_SECONDS, MAX_RDMA_NETWORKS,
+            MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_REVISION_HISTORY_LIMIT, MAX_SERVICES,
+            MAX_TRIGGER_METADATA, MAX_TRIGGER_TYPE_LENGTH, MAX_TRIGGERS, MIN_SERVICES,
+            MODEL_SOURCE_PATTERN, MOUNT_PATH_PATTERN, NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN,
+            RESOURCE_NAME_PATTERN,
         },
     },
 };
@@ -137,6 +139,11 @@ pub struct InferaDeploymentSpec {
     /// prefill, decode and multi-node pool without a `network` of its own gets this one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<NetworkSpec>,
+
+    /// NetworkPolicies of the graph (on by default): NATS and the workers accept connections only
+    /// from the graph's own pods, the Gateway's namespace where GAIE routes, and `metricsFrom`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network_policy: Option<NetworkPolicySpec>,
 
     /// How the worker pools roll out to a new revision.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -323,6 +330,29 @@ impl GaieSpec {
     /// Whether GAIE is on: `enabled: true` (upstream's default is off).
     pub fn is_enabled(&self) -> bool {
         self.enabled == Some(true)
+    }
+}
+
+/// The graph's NetworkPolicies.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[x_kube(validation = cel::metrics_from_peer_form())]
+#[serde(rename_all = "camelCase")]
+pub struct NetworkPolicySpec {
+    /// `false` renders no NetworkPolicy (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// Who may scrape metrics: these peers reach the engines' ports (the engines serve `/metrics`
+    /// on their serving port) and NATS's monitoring port, e.g. `[{namespaceSelector: {matchLabels:
+    /// {kubernetes.io/metadata.name: monitoring}}}]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("maxItems" = MAX_METRICS_FROM))]
+    pub metrics_from: Vec<NetworkPolicyPeer>,
+}
+
+impl NetworkPolicySpec {
+    /// Whether NetworkPolicies are rendered: unless `enabled: false`.
+    pub fn is_enabled(&self) -> bool {
+        self.enabled != Some(false)
     }
 }
 

@@ -326,15 +326,17 @@ mod tests {
     /// What the first reconcile of `calm` sends: a strict dry run of every child, then every
     /// child applied, not forced, in two batches (RoleBindings last), the child no longer rendered
     /// deleted, the first ControllerRevision of the history created, the status, an Event.
-    const FIRST_RECONCILE: [&str; 16] = [
+    const FIRST_RECONCILE: [&str; 18] = [
         "PATCH /api/v1/namespaces/demo/serviceaccounts/calm-discovery?&dryRun=All&fieldManager=infera-operator&fieldValidation=Strict",
         "PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/demo/roles/calm-discovery?&dryRun=All&fieldManager=infera-operator&fieldValidation=Strict",
         "PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/demo/rolebindings/calm-discovery?&dryRun=All&fieldManager=infera-operator&fieldValidation=Strict",
+        "PATCH /apis/networking.k8s.io/v1/namespaces/demo/networkpolicies/calm-workers?&dryRun=All&fieldManager=infera-operator&fieldValidation=Strict",
         "PATCH /apis/apps/v1/namespaces/demo/deployments/calm-server?&dryRun=All&fieldManager=infera-operator&fieldValidation=Strict",
         "PATCH /api/v1/namespaces/demo/services/calm-server?&dryRun=All&fieldManager=infera-operator&fieldValidation=Strict",
         "PATCH /apis/apps/v1/namespaces/demo/deployments/calm-worker?&dryRun=All&fieldManager=infera-operator&fieldValidation=Strict",
         "PATCH /api/v1/namespaces/demo/serviceaccounts/calm-discovery?&fieldManager=infera-operator&fieldValidation=Strict",
         "PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/demo/roles/calm-discovery?&fieldManager=infera-operator&fieldValidation=Strict",
+        "PATCH /apis/networking.k8s.io/v1/namespaces/demo/networkpolicies/calm-workers?&fieldManager=infera-operator&fieldValidation=Strict",
         "PATCH /apis/apps/v1/namespaces/demo/deployments/calm-server?&fieldManager=infera-operator&fieldValidation=Strict",
         "PATCH /api/v1/namespaces/demo/services/calm-server?&fieldManager=infera-operator&fieldValidation=Strict",
         "PATCH /apis/apps/v1/namespaces/demo/deployments/calm-worker?&fieldManager=infera-operator&fieldValidation=Strict",
@@ -456,7 +458,7 @@ mod tests {
         assert_eq!(ctx.failed(deployment.clone()), 1);
         let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx.clone())).await;
         assert!(result.is_err(), "{result:?}");
-        assert_eq!(lines(&sent), [FIRST_RECONCILE[14]]);
+        assert_eq!(lines(&sent), [FIRST_RECONCILE[16]]);
         // The second failure in a row, so the next retry waits longer.
         assert_eq!(ctx.failed(deployment), 2);
     }
@@ -469,7 +471,7 @@ mod tests {
         let body = |child: &Child| serde_json::to_value(child).expect("JSON").to_string();
         let mut rendered: Vec<String> = infera_core::render(&valid).iter().map(body).collect();
         // Each child is applied as rendered, with the hash of what was rendered recorded on it.
-        let mut applied: Vec<String> = sent[6..12]
+        let mut applied: Vec<String> = sent[7..14]
             .iter()
             .map(|s| {
                 let mut body = s.body.clone();
@@ -491,11 +493,11 @@ mod tests {
         applied.sort();
         assert_eq!(applied, rendered);
         assert_eq!(
-            sent[12].body,
+            sent[14].body,
             json!({"preconditions": {"uid": "old-uid"}, "propagationPolicy": "Background"})
         );
         // The history's first revision: ours, owned by the deployment, holding its spec.
-        let revision = &sent[13].body;
+        let revision = &sent[15].body;
         let hash = revision["metadata"]["labels"]["infera.amd.com/revision"]
             .as_str()
             .expect("the revision hash");
@@ -518,12 +520,12 @@ mod tests {
         );
         assert_eq!(revision["revision"], 1);
         assert_eq!(revision["data"]["spec"], calm()["spec"]);
-        let status = &sent[14].body["status"];
+        let status = &sent[16].body["status"];
         assert_eq!(status["state"], "Deploying");
         assert_eq!(status["conditions"][0]["reason"], "PodsNotReady");
         assert_eq!(status["updateRevision"].as_str(), Some(hash));
         assert_eq!(
-            sent[15].body["note"],
+            sent[17].body["note"],
             "Deploying: server: 0/1 ready, worker: 0/1 ready"
         );
 
@@ -544,7 +546,7 @@ mod tests {
 
         let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx)).await;
         assert!(result.is_ok(), "{result:?}");
-        assert_eq!(lines(&sent), [FIRST_RECONCILE[5], FIRST_RECONCILE[10]]);
+        assert_eq!(lines(&sent), [FIRST_RECONCILE[6], FIRST_RECONCILE[12]]);
     }
 
     #[tokio::test]
@@ -561,13 +563,13 @@ mod tests {
         // Its applies are forgotten: were it reconciled again, every child would be sent again.
         let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx)).await;
         assert!(result.is_ok(), "{result:?}");
-        assert_eq!(lines(&sent), FIRST_RECONCILE[..12]);
+        assert_eq!(lines(&sent), FIRST_RECONCILE[..14]);
     }
 
     /// The children as the first reconcile left them: what it applied, with the API server's
     /// resourceVersion and generation.
     fn applied_children(sent: &[fixtures::Sent]) -> Vec<(ChildKind, DynamicObject)> {
-        sent[..6]
+        sent[..7]
             .iter()
             .map(|s| {
                 let mut object: DynamicObject =
@@ -624,6 +626,6 @@ mod tests {
         caches.apply_revision(created_revision(&sent));
         let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx)).await;
         assert!(result.is_ok(), "{result:?}");
-        assert_eq!(lines(&sent), [FIRST_RECONCILE[5], FIRST_RECONCILE[10]]);
+        assert_eq!(lines(&sent), [FIRST_RECONCILE[6], FIRST_RECONCILE[12]]);
     }
 }

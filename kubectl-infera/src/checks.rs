@@ -28,6 +28,7 @@
 //! | INF402 | permissions `deploy` needs |
 //! | INF501 | a default StorageClass (for NATS) |
 //! | INF601 | `--for FILE`: the namespace's Pod Security admits every pod (server dry runs) |
+//! | INF602 | `--for FILE` with NetworkPolicies: a known policy engine runs (its DaemonSet) |
 
 pub(crate) mod controllers;
 mod gaie;
@@ -39,6 +40,7 @@ mod kubectl;
 mod kubernetes;
 mod lws;
 pub(crate) mod network;
+pub(crate) mod network_policy;
 mod permissions;
 pub(crate) mod pod_security;
 mod storage;
@@ -131,6 +133,9 @@ pub struct Facts {
     pub gaie: GaieFacts,
     /// `--for FILE`: its namespace's Pod Security and the dry runs of its pods.
     pub pod_security: Option<Read<pod_security::PodSecurityFacts>>,
+    /// `--for FILE` with NetworkPolicies: the DaemonSets of known policy engines, as
+    /// `namespace/name` (see [`network_policy::enforcement`]).
+    pub network_policy_engines: Option<Read<Vec<String>>>,
 }
 
 /// A check that has not run yet (it passes until a builder says otherwise).
@@ -212,6 +217,7 @@ pub fn evaluate(f: &Facts) -> Vec<Check> {
     permissions::checks(f, &mut out);
     out.push(storage::default_storage_class(f));
     out.extend(pod_security::check_admission(f));
+    out.extend(network_policy::enforcement(f));
     out
 }
 

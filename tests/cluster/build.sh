@@ -181,6 +181,15 @@ if want node; then
       --entrypoint /nats-server "$WORK/nats-server:/nats-server"
     mv "$NODE/nats.tar.tmp" "$NODE/nats-$NATS_SERVER_VERSION.tar"
   fi
+  if [[ ! -x "$NODE/kube-router-$KUBE_ROUTER_VERSION" ]]; then
+    # The NetworkPolicy engine of tier 3 (its firewall controller only; nodes.sh, policy_up):
+    # iptables and ipsets, which this kernel has (kube-network-policies needs nft's queue, which
+    # it lacks).
+    log "building kube-router $KUBE_ROUTER_VERSION"
+    rm -rf "$WORK/kube-router"
+    wrapped kube-router github.com/cloudnativelabs/kube-router/v2 "$KUBE_ROUTER_VERSION" \
+      github.com/cloudnativelabs/kube-router/v2/cmd/kube-router "$NODE/kube-router-$KUBE_ROUTER_VERSION"
+  fi
   if [[ ! -x "$NODE/coredns" ]]; then
     # CoreDNS with the plugins tier 3's Corefile uses (nodes.sh, dns_up), from its coremain.
     log "building coredns $COREDNS_VERSION"

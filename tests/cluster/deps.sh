@@ -7,11 +7,13 @@ command -v openssl >/dev/null || need+=(openssl)
 command -v curl >/dev/null || need+=(curl)
 [[ -x /usr/bin/time ]] || need+=(time)
 python3 -c 'import yaml' 2>/dev/null || need+=(python3-yaml)
-# Tier 3's nodes (tests/cluster/nodes.sh): runc under containerd, iptables for kube-proxy, and a
+# Tier 3's nodes (tests/cluster/nodes.sh): runc under containerd, iptables for kube-proxy, ipset
+# for kube-router, and a
 # static libc to build the pause image.
 command -v runc >/dev/null || need+=(runc)
 command -v iptables >/dev/null || need+=(iptables)
 command -v conntrack >/dev/null || need+=(conntrack)
+command -v ipset >/dev/null || need+=(ipset)
 [[ -f /usr/lib/x86_64-linux-gnu/libc.a ]] || need+=(libc6-dev)
 command -v go >/dev/null || { echo "error: Go is required (GOTOOLCHAIN=local, go >= 1.26)" >&2; exit 1; }
 if ((${#need[@]})); then

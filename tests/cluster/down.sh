@@ -20,7 +20,7 @@ ours() { # pid: alive and started by up.sh for this dir?
 stopped=()
 # Reverse start order: clients first, etcd last; a node's containers go after its kubelet and
 # before its containerd.
-for c in infera-operator kube-proxy kubelet-1 kubelet-0 devices-1 devices-0 containers containerd-1 containerd-0 \
+for c in infera-operator kube-router kube-proxy kubelet-1 kubelet-0 devices-1 devices-0 containers containerd-1 containerd-0 \
   hub hostpath-modes coredns registry lws-controller kwok kube-scheduler kube-controller-manager kube-apiserver etcd; do
   [[ $c == containers ]] && { node_containers_down; continue; }
   f="$DIR/$c.pid"

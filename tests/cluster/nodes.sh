@@ -1,10 +1,10 @@
 # shellcheck shell=bash disable=SC2154  # sourced by up.sh and down.sh, which set DIR, BIN, NODE_BIN, ...
 # Tier 3's real nodes (issue 27): containerd with runc and the CNI plugins, a kubelet per node, and
-# one kube-proxy for the host. Everything lives under $DIR/node-N, on the bridge infera-t3 that up.sh
+# one kube-proxy and one NetworkPolicy engine (kube-router) for the host. Everything lives under $DIR/node-N, on the bridge infera-t3 that up.sh
 # creates (10.88.0.1/16 on the host, every pod's gateway; node N's pods get 10.88.N+1.0/24 addresses
 # within the /16), and is named in $DIR so that
 # down.sh removes exactly it: processes by pid file, containers through runc's root under $DIR,
-# mounts under $DIR, the bridge, kube-proxy's rules, the nodes' cgroups.
+# mounts under $DIR, the bridge, kube-proxy's and kube-router's rules, the nodes' cgroups.
 #
 # This machine's limits, and what answers them: cgroups are v1 (`failCgroupV1: false`); a process
 # may not lower its oom_score_adj (containerd's `restrict_oom_score_adj`). Nodes join with the admin
@@ -252,6 +252,34 @@ proxy_up() {
   touch "$DIR/kube-proxy.started"
 }
 
+# The NetworkPolicy engine for the host (one: both nodes' pods sit on the host's bridge and
+# iptables): kube-router's firewall controller alone, which enforces policies for the pods whose
+# hostIP is the node's (both nodes report the bridge address), in the host's iptables and ipsets.
+policy_up() {
+  start kube-router "$NODE_BIN/kube-router-$KUBE_ROUTER_VERSION" --kubeconfig="$KUBECONFIG_FILE" \
+    --hostname-override=real-0 --run-firewall=true --run-router=false --run-service-proxy=false \
+    --enable-cni=false --service-cluster-ip-range=10.0.0.0/16 --health-port="$POLICY_HEALTH_PORT" \
+    --metrics-port=0
+  touch "$DIR/kube-router.started"
+}
+
+# kube-router's rules and sets, once it is stopped: its chains in the filter table (KUBE-ROUTER-*,
+# KUBE-POD-FW-*, KUBE-NWPLCY-*), the jumps into them, and its ipsets (KUBE-SRC-*, KUBE-DST-*).
+# Its own --cleanup-config (v2.1.0) leaves the netpol chains in place, then crashes cleaning up
+# the service proxy it never ran.
+policy_rules_down() {
+  local ours='^KUBE-(ROUTER|POD-FW|NWPLCY)-' chains chain n set
+  chains="$(iptables -S | awk -v re="$ours" '$1 == "-N" && $2 ~ re {print $2}')"
+  for chain in $chains; do iptables -F "$chain"; done
+  for chain in INPUT FORWARD OUTPUT; do
+    for n in $(iptables -L "$chain" -n --line-numbers | awk -v re="$ours" '$2 ~ re {print $1}' | sort -rn); do
+      iptables -D "$chain" "$n"
+    done
+  done
+  for chain in $chains; do iptables -X "$chain"; done
+  for set in $(ipset list -n 2>/dev/null | grep -E '^KUBE-(SRC|DST)-'); do ipset destroy "$set"; done
+}
+
 # The nodes' containers, through runc's root under each node (down.sh, once the kubelets are
 # stopped and before containerd is), then the shims that ran them.
 node_containers_down() {
@@ -302,6 +330,10 @@ nodes_down() {
   if [[ -f $DIR/created-paths ]]; then
     while read -r p; do rm -rf "$p"; done <"$DIR/created-paths"
     rm -f "$DIR/created-paths"
+  fi
+  if [[ -f $DIR/kube-router.started ]]; then
+    policy_rules_down
+    rm -f "$DIR/kube-router.started"
   fi
   if [[ -f $DIR/kube-proxy.started ]]; then
     "$NODE_BIN/kube-proxy" --cleanup >/dev/null 2>&1 || true

@@ -95,10 +95,10 @@ trap on_exit EXIT
 k() { "$BIN/kubectl" --kubeconfig="$KUBECONFIG_FILE" --context=admin "$@"; }
 
 # Free loopback ports, all picked in one go so they are distinct.
-read -r ETCD_PORT PEER_PORT API_PORT KCM_PORT SCHED_PORT LWS_WH_PORT LWS_HEALTH_PORT KUBELET_0_PORT KUBELET_1_PORT PROXY_HEALTH_PORT PROXY_METRICS_PORT REGISTRY_PORT < <(python3 - <<'EOF'
+read -r ETCD_PORT PEER_PORT API_PORT KCM_PORT SCHED_PORT LWS_WH_PORT LWS_HEALTH_PORT KUBELET_0_PORT KUBELET_1_PORT PROXY_HEALTH_PORT PROXY_METRICS_PORT REGISTRY_PORT POLICY_HEALTH_PORT < <(python3 - <<'EOF'
 import socket
 socks = []
-for _ in range(12):
+for _ in range(13):
     s = socket.socket(); s.bind(("127.0.0.1", 0)); socks.append(s)
 print(" ".join(str(s.getsockname()[1]) for s in socks))
 EOF
@@ -379,6 +379,9 @@ if ((TIER == 3)); then
   wait_until kubelet-0 90 k wait --for=condition=Ready node/real-0 node/real-1 --timeout=2s
   proxy_up
   wait_until kube-proxy 60 curl -fsS "http://127.0.0.1:$PROXY_HEALTH_PORT/healthz"
+  log "kube-router $KUBE_ROUTER_VERSION (NetworkPolicies)"
+  policy_up
+  wait_until kube-router 60 curl -fsS "http://127.0.0.1:$POLICY_HEALTH_PORT/healthz"
 fi
 
 trap - EXIT

@@ -13,6 +13,7 @@ CONTAINERD_VERSION=v2.4.2
 CNI_PLUGINS_VERSION=v1.10.0
 NATS_SERVER_VERSION=v2.15.3   # tier 3's stand-in for the operator's default NATS image
 COREDNS_VERSION=v1.15.0
+KUBE_ROUTER_VERSION=v2.1.0      # tier 3's NetworkPolicy engine; the one release the module proxy serves here
 PAUSE_VERSION=3.10.1          # the nodes' sandbox image tag (tests/cluster/nodes.sh)
 K8S_TEST_BIN="${K8S_TEST_BIN:-$HOME/.cache/infera-test-bins/k8s-$K8S_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION-lws-$LWS_VERSION}"
 # Tier 3's node binaries (kubelet, kube-proxy, containerd and its shim, ctr, CNI plugins).

@@ -125,6 +125,16 @@ async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> a
             "spec.nats.url: is only used when deploy is false; remove it or set deploy: false",
         ),
         (
+            "metricsFrom peer with no selector",
+            json!({"spec": {"networkPolicy": {"metricsFrom": [{}]}}}),
+            "spec.networkPolicy.metricsFrom: every entry names a podSelector and/or a namespaceSelector, or an ipBlock alone; fix the entry",
+        ),
+        (
+            "metricsFrom ipBlock beside a selector",
+            json!({"spec": {"networkPolicy": {"metricsFrom": [{"ipBlock": {"cidr": "10.0.0.0/8"}, "podSelector": {}}]}}}),
+            "spec.networkPolicy.metricsFrom: every entry names a podSelector and/or a namespaceSelector, or an ipBlock alone; fix the entry",
+        ),
+        (
             "requireDigest with a tag",
             json!({"spec": {"imagePolicy": {"requireDigest": true}}}),
             "spec.image: must be pinned by digest because imagePolicy.requireDigest is true; pin it by digest, e.g. rocm/infera@sha256:<64 hex>; find it with `crane digest IMAGE` or your registry",

@@ -18,6 +18,7 @@ use k8s_openapi::{
     api::{
         apps::v1::Deployment,
         core::v1::{Node, NodeSpec, NodeStatus, Pod},
+        networking::v1::NetworkPolicy,
     },
     apimachinery::pkg::api::resource::Quantity,
 };
@@ -175,6 +176,16 @@ async fn seed_pd_example_becomes_ready_on_fake_gpu_nodes() -> anyhow::Result<()>
         .list(&ListParams::default().labels(&format!("{LABEL_DEPLOYMENT}=demo")))
         .await?;
     assert_eq!(pods.items.len(), 5, "2 server, 1 prefill, 1 decode, 1 NATS");
+    // The graph's NetworkPolicies: NATS's and the workers' (no Endpoint Picker without GAIE).
+    let policies: Api<NetworkPolicy> = ns.api();
+    let policies: Vec<String> = policies
+        .list(&ListParams::default().labels(&format!("{LABEL_DEPLOYMENT}=demo")))
+        .await?
+        .items
+        .iter()
+        .map(ResourceExt::name_any)
+        .collect();
+    assert_eq!(policies, ["demo-nats", "demo-workers"]);
     let nodes = Api::<Node>::all(admin.clone());
     for pod in &pods.items {
         let status = pod.status.clone().unwrap_or_default();
@@ -417,6 +428,25 @@ async fn spec_changes_update_children_removed_services_are_deleted_and_nothing_i
         deployments.get_opt("svc-bystander").await?.is_some(),
         "never delete what is not ours"
     );
+
+    // Turning the NetworkPolicies off deletes them.
+    let policies: Api<NetworkPolicy> = ns.api();
+    assert!(policies.get_opt("svc-workers").await?.is_some());
+    ideps
+        .patch(
+            "svc",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"networkPolicy": {"enabled": false}}})),
+        )
+        .await?;
+    eventually(READY_TIMEOUT, || async {
+        anyhow::ensure!(
+            policies.get_opt("svc-workers").await?.is_none(),
+            "svc-workers still exists"
+        );
+        anyhow::Ok(())
+    })
+    .await?;
 
     ideps.delete("svc", &DeleteParams::default()).await?;
     eventually(READY_TIMEOUT, || async {

@@ -419,7 +419,66 @@ async fn tier3_kv_events_bring_a_repeated_prompt_back_to_the_worker_that_cached_
         answer.contains("-ERR 'Authorization Violation'"),
         "NATS answered an anonymous client: {answer}"
     );
+
+    // All of this ran under the graph's NetworkPolicies, enforced (kube-router on tier 3): a pod of
+    // the namespace outside the graph reaches neither NATS nor a worker, and the same pod with the
+    // graph's label reaches both (so the refusal is the policies', not the probe's).
+    let pods: Api<Pod> = ns.api();
+    let ip = |pod: Pod| pod.status.and_then(|s| s.pod_ip).unwrap_or_default();
+    let nats = ip(pods.get("kv-nats-0").await?);
+    let workers = pods
+        .list(
+            &ListParams::default()
+                .labels("infera.amd.com/deployment=kv,infera.amd.com/service=worker"),
+        )
+        .await?;
+    let worker = workers.items.into_iter().next().map(ip).unwrap_or_default();
+    let targets = [(nats.as_str(), 4222), (worker.as_str(), 30000)];
+    for (who, label, expected) in [("stranger", None, false), ("member", Some("kv"), true)] {
+        for (i, (ip, port)) in targets.iter().enumerate() {
+            let reached = connects(&ns, &format!("{who}-{i}"), label, ip, *port).await?;
+            anyhow::ensure!(
+                reached == expected,
+                "{who} pod connecting to {ip}:{port}: reached {reached}, expected {expected}"
+            );
+        }
+    }
     ns.cleanup().await
+}
+
+/// Whether a pod of `ns` (with `infera.amd.com/deployment=<deployment>` when given) on a real node
+/// opens a TCP connection to `ip:port` within 5 s: the stand-in image's Python, its exit code.
+async fn connects(
+    ns: &TestNamespace,
+    name: &str,
+    deployment: Option<&str>,
+    ip: &str,
+    port: u16,
+) -> anyhow::Result<bool> {
+    let labels = deployment.map(|d| serde_json::json!({"infera.amd.com/deployment": d}));
+    let script = format!(
+        "import socket; socket.create_connection(('{ip}', {port}), timeout=5); print('connected')"
+    );
+    let pod: Pod = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": name, "labels": labels},
+        "spec": {
+            "restartPolicy": "Never",
+            "nodeSelector": {"infera.amd.com/test-node": "real"},
+            "containers": [{"name": "probe", "image": "rocm/infera:sglang-v0.1.1",
+                "command": ["python3", "-c", script]}],
+        },
+    }))?;
+    let pods: Api<Pod> = ns.api();
+    pods.create(&Default::default(), &pod).await?;
+    let phase = eventually(Duration::from_secs(120), || async {
+        let pod = pods.get(name).await?;
+        match pod.status.and_then(|s| s.phase).as_deref() {
+            Some(phase @ ("Succeeded" | "Failed")) => Ok(phase.to_owned()),
+            other => Err(anyhow::anyhow!("pod {name} is {other:?}")),
+        }
+    })
+    .await?;
+    Ok(phase == "Succeeded")
 }
 
 /// What the managed NATS of `deployment` answers a client that connects without credentials, as

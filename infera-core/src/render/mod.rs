@@ -8,6 +8,7 @@ mod gaie;
 mod meta;
 mod model;
 mod nats;
+mod network_policy;
 mod pod;
 mod rbac;
 mod revision;
@@ -20,6 +21,7 @@ use k8s_openapi::{
         autoscaling::v2::HorizontalPodAutoscaler,
         batch::v1::Job,
         core::v1::{PersistentVolumeClaim, Service, ServiceAccount},
+        networking::v1::NetworkPolicy,
         rbac::v1::{Role, RoleBinding},
     },
     apimachinery::pkg::apis::meta::v1::ObjectMeta,
@@ -61,6 +63,7 @@ pub enum Child {
     HttpRoute(HttpRoute),
     PersistentVolumeClaim(PersistentVolumeClaim),
     Job(Job),
+    NetworkPolicy(NetworkPolicy),
 }
 
 /// The kinds of [`Child`], for API discovery, RBAC and watches; each variant is the kind it names.
@@ -83,11 +86,12 @@ pub enum ChildKind {
     HttpRoute,
     PersistentVolumeClaim,
     Job,
+    NetworkPolicy,
 }
 
 impl ChildKind {
     /// Every kind, in the order children are rendered and watched.
-    pub const ALL: [ChildKind; 14] = [
+    pub const ALL: [ChildKind; 15] = [
         Self::ServiceAccount,
         Self::Role,
         Self::RoleBinding,
@@ -102,6 +106,7 @@ impl ChildKind {
         Self::HttpRoute,
         Self::PersistentVolumeClaim,
         Self::Job,
+        Self::NetworkPolicy,
     ];
 
     /// Group, version, kind and plural, from the type's `Resource` impl.
@@ -123,6 +128,7 @@ impl ChildKind {
             Self::HttpRoute => ApiResource::erase::<HttpRoute>(&()),
             Self::PersistentVolumeClaim => ApiResource::erase::<PersistentVolumeClaim>(&()),
             Self::Job => ApiResource::erase::<Job>(&()),
+            Self::NetworkPolicy => ApiResource::erase::<NetworkPolicy>(&()),
         }
     }
 
@@ -208,6 +214,7 @@ impl Child {
             Self::HttpRoute(_) => ChildKind::HttpRoute,
             Self::PersistentVolumeClaim(_) => ChildKind::PersistentVolumeClaim,
             Self::Job(_) => ChildKind::Job,
+            Self::NetworkPolicy(_) => ChildKind::NetworkPolicy,
         }
     }
 
@@ -228,6 +235,7 @@ impl Child {
             Self::HttpRoute(o) => &o.metadata,
             Self::PersistentVolumeClaim(o) => &o.metadata,
             Self::Job(o) => &o.metadata,
+            Self::NetworkPolicy(o) => &o.metadata,
         }
     }
 
@@ -377,6 +385,9 @@ pub fn render_for(deployment: &ValidDeployment, apis: Apis) -> Vec<Child> {
     let mut children = Vec::new();
     if deployment.discovery == crate::flags::DiscoveryFlags::Kubernetes {
         children.extend(rbac::discovery(&cx));
+    }
+    if let Some(settings) = &deployment.network_policy {
+        children.extend(network_policy::policies(&cx, settings));
     }
     if let Nats::Managed {
         storage,

@@ -35,7 +35,7 @@ use crate::{
     validate::{Nats, ValidDeployment},
 };
 
-const MONITOR_PORT: i32 = 8222;
+pub(super) const MONITOR_PORT: i32 = 8222;
 /// The NATS container's variable holding its password, which its `--pass` expands.
 const PASSWORD_ENV: &str = "NATS_PASSWORD";
 

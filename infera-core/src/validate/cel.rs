@@ -9,7 +9,7 @@ use super::{
     DEFAULT_GPU_TYPE, autoscaling, health,
     images::{self, DIGEST_PATTERN},
     limits::{DURATION_PATTERN, MAX_STARTUP_SECONDS},
-    model, names, nats, network,
+    model, names, nats, network, network_policy,
     overlay::{self, ENGINE_OWNED_FIELDS},
     rollout, services, topology,
 };
@@ -826,6 +826,16 @@ pub(crate) fn service_overlays_service_account() -> Rule {
         "spec.services.*.podTemplate.spec.serviceAccountName",
         ".services",
     )
+}
+
+/// Every `networkPolicy.metricsFrom` entry names selectors, or an `ipBlock` alone.
+pub(crate) fn metrics_from_peer_form() -> Rule {
+    rule(
+        "!has(self.metricsFrom) || self.metricsFrom.all(p, (has(p.podSelector) || has(p.namespaceSelector)) != has(p.ipBlock))",
+        "spec.networkPolicy.metricsFrom",
+        network_policy::PEER_FORM,
+    )
+    .field_path(".metricsFrom")
 }
 
 #[cfg(test)]

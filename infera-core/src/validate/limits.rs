@@ -86,6 +86,8 @@ pub const HOSTNAME_PATTERN: &str =
     r"^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
 /// Most `gaie.hostnames` (an HTTPRoute's `hostnames` holds at most 16).
 pub const MAX_HOSTNAMES: usize = 16;
+/// `spec.networkPolicy.metricsFrom` entries.
+pub const MAX_METRICS_FROM: usize = 16;
 
 /// `model.source`: `pvc://CLAIM[/SUBPATH]`, `hostPath:///PATH` or `hf://ORG/NAME[@REVISION]`.
 pub const MODEL_SOURCE_PATTERN: &str = r"^(pvc://[a-z0-9]([-a-z0-9.]*[a-z0-9])?(/[^/]+)*|hostPath:///[!-~]*|hf://[A-Za-z0-9][-A-Za-z0-9_.]*/[A-Za-z0-9][-A-Za-z0-9_.]*(@[-A-Za-z0-9_./]+)?)$";

@@ -17,6 +17,7 @@ mod model;
 mod names;
 mod nats;
 mod network;
+mod network_policy;
 mod overlay;
 mod parallelism;
 mod rollout;
@@ -36,6 +37,7 @@ use k8s_openapi::{
 use kube::Resource;
 pub use model::{DEFAULT_MOUNT_PATH, Model, ModelSource, model_flag, parse_source};
 pub use network::Rdma;
+pub use network_policy::NetworkPolicy;
 pub use overlay::{ENGINE_OWNED_FIELDS, PodOverlay, merge_engine};
 pub use rollout::{
     DEFAULT_MAX_SURGE, DEFAULT_MAX_UNAVAILABLE, DEFAULT_PROGRESS_DEADLINE_SECONDS, PoolBounds,
@@ -110,6 +112,8 @@ pub struct ValidDeployment {
     pub workers: Vec<Worker>,
     /// How the worker pools roll out to a new revision.
     pub rollout: Rollout,
+    /// The graph's NetworkPolicies; `None` when turned off.
+    pub network_policy: Option<NetworkPolicy>,
 }
 
 /// The KV-event plane.
@@ -337,6 +341,7 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
     let mut models = model::models(&mut errors, &name, spec);
     model::overlay_collisions(&mut errors, spec, &models);
     let rollout = rollout::graph(&mut errors, spec);
+    let network_policy = network_policy::policy(&mut errors, spec.network_policy.as_ref());
     let (server, mut workers) = services::server_and_workers(&mut errors, spec);
     for worker in &mut workers {
         let model = models.remove(&worker.pod.service);
@@ -366,6 +371,7 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
             server,
             workers,
             rollout,
+            network_policy,
         })
     } else {
         Err(errors.into_sorted())

@@ -179,6 +179,7 @@ pub fn deployment() -> impl Strategy<Value = InferaDeployment> {
                         pod_template,
                         model: None,
                         network: None,
+                        network_policy: None,
                         services,
                     },
                 );

@@ -12,7 +12,7 @@ use infera_core::{
 use k8s_openapi::{
     api::{
         admissionregistration::v1::ValidatingWebhookConfiguration,
-        apps::v1::Deployment,
+        apps::v1::{DaemonSet, Deployment},
         authorization::v1::{
             ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
         },
@@ -24,7 +24,7 @@ use k8s_openapi::{
     apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
 };
 use kube::{
-    Api, Client,
+    Api, Client, ResourceExt,
     api::{DynamicObject, ListParams, ObjectList, Patch, PatchParams, PostParams},
     core::{ApiResource, GroupVersionKind},
 };
@@ -194,6 +194,7 @@ pub async fn gather(args: &DoctorArgs, global: &GlobalArgs) -> Result<Facts> {
         read_networks(&kube.client, &mut f).await;
         read_keda(&kube.client, &mut f).await;
         read_pod_security(&kube.client, &mut f).await;
+        read_policy_engines(&kube.client, &mut f).await;
         read_access(&kube, args.pre, &mut f).await;
     }
     Ok(f)
@@ -388,6 +389,27 @@ async fn read_networks(client: &Client, f: &mut Facts) {
         Ok(Some(found))
     };
     f.rdma_networks = Some(read.await);
+}
+
+/// For a `--for` spec with NetworkPolicies: the DaemonSets of every namespace, names only (one
+/// LIST of metadata), filtered to the known policy engines.
+async fn read_policy_engines(client: &Client, f: &mut Facts) {
+    if f.spec
+        .as_ref()
+        .is_none_or(|spec| spec.network_policy.is_none())
+    {
+        return;
+    }
+    let daemonsets: Api<DaemonSet> = Api::all(client.clone());
+    let read = daemonsets.list_metadata(&ListParams::default()).await;
+    f.network_policy_engines = Some(read.map_err(read_error).map(|list| {
+        let names: Vec<String> = list
+            .items
+            .iter()
+            .map(|ds| format!("{}/{}", ds.namespace().unwrap_or_default(), ds.name_any()))
+            .collect();
+        checks::network_policy::engines(names.iter().map(String::as_str))
+    }));
 }
 
 /// For a `--for` spec with a `provider: keda` pool: KEDA's ScaledObject CRD (one GET).

@@ -110,6 +110,7 @@ fn healthy() -> Facts {
         rdma_networks: None,
         gaie: GaieFacts::default(),
         pod_security: None,
+        network_policy_engines: None,
     }
 }
 
@@ -494,6 +495,44 @@ fn rdma_networks_are_checked_only_for_a_spec_that_attaches_some() {
             "every RDMA network exists: default/rdma-net".to_string()
         )
     );
+}
+
+#[test]
+fn network_policy_engines_are_looked_for_by_their_daemonsets() {
+    use super::network_policy::engines;
+    assert!(evaluate(&healthy()).iter().all(|c| c.id != "INF602"));
+    assert_eq!(
+        engines([
+            "kube-system/calico-node",
+            "kube-system/kube-proxy",
+            "cilium/cilium-envoy",
+            "monitoring/node-exporter",
+        ]),
+        ["kube-system/calico-node", "cilium/cilium-envoy"]
+    );
+    let with = |found: Read<Vec<String>>| {
+        let facts = Facts {
+            spec: Some(spec("pd.yaml")),
+            network_policy_engines: Some(found),
+            ..healthy()
+        };
+        let check = by_id(&evaluate(&facts), "INF602").clone();
+        (check.severity, check.message)
+    };
+    assert_eq!(
+        with(Ok(vec!["kube-system/calico-node".into()])),
+        (
+            Severity::Pass,
+            "NetworkPolicies are enforced by kube-system/calico-node".to_string()
+        )
+    );
+    let (severity, message) = with(Ok(vec![]));
+    assert_eq!(severity, Severity::Warn);
+    assert!(
+        message.starts_with("no NetworkPolicy engine found among the cluster's DaemonSets (looked for calico-node, canal, cilium,"),
+        "{message}"
+    );
+    assert_eq!(with(Err("forbidden".into())).0, Severity::Warn);
 }
 
 #[test]

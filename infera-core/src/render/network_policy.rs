@@ -1,0 +1,152 @@
+//! The graph's NetworkPolicies (ingress only; egress stays open). Who talks to whom, from
+//! upstream's code:
+//! - every pod of the graph is a NATS client (KV events, and requests with upstream's default
+//!   NATS transport): NATS accepts the graph's pods only;
+//! - the router (or each worker's GAIE frontend sidecar, on localhost) sends requests to the
+//!   engines; the EPP finds and scores them (`infera/gaie/__main__.py:83-106`); a decode pool pulls
+//!   the KV cache from the prefill pool it is paired with and multi-node ranks talk among
+//!   themselves (`infera/server/metrics.py:129-132`: `p_unreachable`, `d_unreachable`): the
+//!   workers accept the graph's pods, on any port;
+//! - the Gateway reaches the frontend sidecars and the EPP's gRPC port: a NetworkPolicy cannot
+//!   name a Gateway's pods without knowing its implementation, so those two ports accept the
+//!   Gateway's namespace;
+//! - `metricsFrom` reaches the engines' ports (they serve `/metrics` where they serve requests)
+//!   and NATS's monitoring port.
+//!
+//! The router Service is the graph's front door and has no policy. Kubelet probes come from the
+//! node, which NetworkPolicies do not restrict.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::{
+    api::networking::v1::{
+        NetworkPolicy, NetworkPolicyIngressRule, NetworkPolicyPeer, NetworkPolicyPort,
+        NetworkPolicySpec,
+    },
+    apimachinery::pkg::{apis::meta::v1::LabelSelector, util::intstr::IntOrString},
+};
+
+use super::{Child, Context, meta, nats::MONITOR_PORT};
+use crate::{
+    flags::EPP_GRPC_PORT,
+    naming::{self, Component},
+    validate::{Nats, NetworkPolicy as Settings},
+};
+
+/// The NetworkPolicies of the graph: NATS's (when managed), the workers' and the EPP's (with
+/// GAIE).
+pub fn policies(cx: &Context<'_>, settings: &Settings) -> Vec<Child> {
+    let d = cx.deployment;
+    let graph = vec![graph_pods(&d.name)];
+    let gateway = d.gaie.as_ref().map(|gaie| {
+        vec![namespace(
+            gaie.gateway_namespace.as_deref().unwrap_or(&d.namespace),
+        )]
+    });
+    let mut policies = Vec::new();
+    if matches!(d.nats, Nats::Managed { .. }) {
+        let mut rules = vec![from(graph.clone(), &[])];
+        rules.extend(metrics(settings, &[MONITOR_PORT]));
+        policies.push(policy(
+            cx,
+            "nats",
+            naming::selector(&d.name, Component::Nats),
+            rules,
+        ));
+    }
+    let mut engine_ports: Vec<i32> = d.workers.iter().map(|w| w.pod.port).collect();
+    engine_ports.sort_unstable();
+    engine_ports.dedup();
+    let mut rules = vec![from(graph, &[])];
+    if let (Some(gateway), Some(gaie)) = (&gateway, &d.gaie) {
+        rules.push(from(gateway.clone(), &[gaie.frontend_port]));
+    }
+    rules.extend(metrics(settings, &engine_ports));
+    let workers = BTreeMap::from([
+        (naming::LABEL_DEPLOYMENT.into(), d.name.clone()),
+        (naming::LABEL_COMPONENT.into(), "worker".into()),
+    ]);
+    policies.push(policy(cx, "workers", workers, rules));
+    if let Some(gateway) = gateway {
+        policies.push(policy(
+            cx,
+            "epp",
+            naming::selector(&d.name, Component::EndpointPicker),
+            vec![from(gateway, &[EPP_GRPC_PORT])],
+        ));
+    }
+    policies
+}
+
+/// The NetworkPolicy `<deployment>-<protects>` admitting `rules` to the pods `selector` matches.
+fn policy(
+    cx: &Context<'_>,
+    protects: &str,
+    selector: BTreeMap<String, String>,
+    rules: Vec<NetworkPolicyIngressRule>,
+) -> Child {
+    let name = format!("{}-{protects}", cx.deployment.name);
+    Child::NetworkPolicy(NetworkPolicy {
+        metadata: meta::object_meta(cx.deployment, Component::NetworkPolicy, name),
+        spec: Some(NetworkPolicySpec {
+            pod_selector: Some(LabelSelector {
+                match_labels: Some(selector),
+                ..Default::default()
+            }),
+            policy_types: Some(vec!["Ingress".into()]),
+            ingress: Some(rules),
+            ..Default::default()
+        }),
+    })
+}
+
+/// Ingress from `peers` on `ports` (every port when empty).
+fn from(peers: Vec<NetworkPolicyPeer>, ports: &[i32]) -> NetworkPolicyIngressRule {
+    NetworkPolicyIngressRule {
+        from: Some(peers),
+        ports: (!ports.is_empty()).then(|| {
+            ports
+                .iter()
+                .map(|&port| NetworkPolicyPort {
+                    port: Some(IntOrString::Int(port)),
+                    protocol: Some("TCP".into()),
+                    ..Default::default()
+                })
+                .collect()
+        }),
+    }
+}
+
+/// Ingress from `metricsFrom` on the metrics `ports`; none when nobody is named.
+fn metrics(settings: &Settings, ports: &[i32]) -> Option<NetworkPolicyIngressRule> {
+    (!settings.metrics_from.is_empty()).then(|| from(settings.metrics_from.clone(), ports))
+}
+
+/// Every pod of the deployment's graph.
+fn graph_pods(deployment: &str) -> NetworkPolicyPeer {
+    NetworkPolicyPeer {
+        pod_selector: Some(LabelSelector {
+            match_labels: Some(BTreeMap::from([(
+                naming::LABEL_DEPLOYMENT.into(),
+                deployment.into(),
+            )])),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// Every pod of `namespace` (by the `kubernetes.io/metadata.name` label the API server sets on
+/// every namespace).
+fn namespace(namespace: &str) -> NetworkPolicyPeer {
+    NetworkPolicyPeer {
+        namespace_selector: Some(LabelSelector {
+            match_labels: Some(BTreeMap::from([(
+                "kubernetes.io/metadata.name".into(),
+                namespace.into(),
+            )])),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
