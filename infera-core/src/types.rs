@@ -249,7 +249,9 @@ pub enum DiscoveryBackend {
 /// The KV-event plane.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[x_kube(
-    validation = cel::nats_url_when_external(),
+    validation = cel::nats_url_when_external("url"),
+    validation = cel::nats_url_when_external("urlSecretRef"),
+    validation = cel::nats_url_once(),
     validation = cel::nats_managed_only("image"),
     validation = cel::nats_managed_only("storageSize"),
     validation = cel::nats_managed_only("storageClassName"),
@@ -257,8 +259,8 @@ pub enum DiscoveryBackend {
 #[serde(rename_all = "camelCase")]
 pub struct NatsSpec {
     /// Deploy and manage a NATS JetStream StatefulSet for this deployment (default: true, unless
-    /// `url` names an external NATS). `false` without `url`: no NATS; requests go over HTTP and
-    /// KV events over ZMQ.
+    /// `url` or `urlSecretRef` names an external NATS). `false` without either: no NATS; requests
+    /// go over HTTP and KV events over ZMQ.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deploy: Option<bool>,
     /// Image of the managed NATS server (default: a pinned NATS 2.11 release).
@@ -272,10 +274,29 @@ pub struct NatsSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = MAX_DNS_SUBDOMAIN))]
     pub storage_class_name: Option<String>,
-    /// URL of an external NATS when `deploy` is false, e.g. `nats://nats.infra:4222`.
+    /// URL of an external NATS when `deploy` is false, e.g. `nats://nats.infra:4222`. A URL with
+    /// credentials belongs in a Secret: `urlSecretRef`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH))]
     pub url: Option<String>,
+    /// The external NATS's URL from a Secret you created in the deployment's namespace, e.g.
+    /// `nats://user:password@nats.infra:4222`: the pods read it as `NATS_SERVER` (the operator
+    /// never reads Secrets). Instead of `url`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url_secret_ref: Option<NatsUrlSecretRef>,
+}
+
+/// The key of a Secret that holds an external NATS's URL.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NatsUrlSecretRef {
+    /// Name of the Secret.
+    #[schemars(length(min = 1, max = MAX_DNS_SUBDOMAIN))]
+    pub name: String,
+    /// Key of the URL in it (default `url`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = MAX_DNS_SUBDOMAIN))]
+    pub key: Option<String>,
 }
 
 /// Gateway API Inference Extension settings.

@@ -636,3 +636,63 @@ fn the_revision_moves_with_the_worker_pods_not_with_replicas_or_the_server() {
     assert_eq!(lines("infera.amd.com/revision: "), 2);
     assert_eq!(lines("value: "), 2);
 }
+
+/// An external NATS whose URL (with its credentials) is in the user's Secret: every pod that talks
+/// to NATS reads it as `NATS_SERVER` and passes `--nats-server $(NATS_SERVER)`; no URL is in any
+/// child, and there is no managed NATS, its credentials or its NetworkPolicy.
+#[test]
+fn an_external_nats_url_from_a_secret_reaches_the_pods_by_reference() {
+    let mut deployment = load("pd.yaml");
+    deployment.spec.nats = Some(infera_core::NatsSpec {
+        url_secret_ref: Some(infera_core::NatsUrlSecretRef {
+            name: "my-nats".into(),
+            key: None,
+        }),
+        ..Default::default()
+    });
+    let valid = validate(&deployment).expect("valid");
+    assert!(infera_core::render::nats_credentials(&valid, "p").is_none());
+    let children = render(&valid);
+    let mut pods = 0;
+    for child in &children {
+        let json = serde_json::to_value(child).expect("JSON");
+        assert!(
+            !json.to_string().contains("nats://"),
+            "{} holds a URL",
+            child.name()
+        );
+        assert!(!child.name().ends_with("-nats"), "{}", child.name());
+        let kind = child.kind();
+        for (_, template) in infera_core::render::pod_templates(kind, child.name(), &json) {
+            let container = &template["spec"]["containers"][0];
+            let env: Vec<&serde_json::Value> = container["env"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|e| e["name"] == "NATS_SERVER")
+                .collect();
+            assert_eq!(
+                env,
+                [&serde_json::json!({"name": "NATS_SERVER",
+                    "valueFrom": {"secretKeyRef": {"name": "my-nats", "key": "url"}}})],
+                "{}",
+                child.name()
+            );
+            let args: Vec<&str> = container["args"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|a| a.as_str())
+                .collect();
+            let at = args.iter().position(|a| *a == "--nats-server");
+            assert_eq!(
+                at.map(|i| args[i + 1]),
+                Some("$(NATS_SERVER)"),
+                "{}",
+                child.name()
+            );
+            pods += 1;
+        }
+    }
+    assert_eq!(pods, 3, "server, prefill and decode");
+}

@@ -983,6 +983,30 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
             "spec.nats.url: must be at most 512 characters",
         ),
         (
+            "spec.nats.urlSecretRef.name maxLength",
+            json!(MAX_DNS_SUBDOMAIN),
+            json!({"spec": {"nats": {"deploy": false, "storageSize": null, "urlSecretRef": {"name": "s".repeat(MAX_DNS_SUBDOMAIN + 1)}}}}),
+            "spec.nats.urlSecretRef.name: must be at most 253 characters",
+        ),
+        (
+            "spec.nats.urlSecretRef.name minLength",
+            json!(1),
+            json!({"spec": {"nats": {"deploy": false, "storageSize": null, "urlSecretRef": {"name": ""}}}}),
+            "spec.nats.urlSecretRef.name: must not be empty",
+        ),
+        (
+            "spec.nats.urlSecretRef.key maxLength",
+            json!(MAX_DNS_SUBDOMAIN),
+            json!({"spec": {"nats": {"deploy": false, "storageSize": null, "urlSecretRef": {"name": "s", "key": "k".repeat(MAX_DNS_SUBDOMAIN + 1)}}}}),
+            "spec.nats.urlSecretRef.key: must be at most 253 characters",
+        ),
+        (
+            "spec.nats.urlSecretRef.key minLength",
+            json!(1),
+            json!({"spec": {"nats": {"deploy": false, "storageSize": null, "urlSecretRef": {"name": "s", "key": ""}}}}),
+            "spec.nats.urlSecretRef.key: must not be empty",
+        ),
+        (
             "spec.rollout.maxSurge minimum",
             json!(0),
             json!({"spec": {"rollout": {"maxSurge": -1}}}),

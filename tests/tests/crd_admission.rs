@@ -135,6 +135,21 @@ async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> a
             "spec.networkPolicy.metricsFrom: every entry names a podSelector and/or a namespaceSelector, or an ipBlock alone; fix the entry",
         ),
         (
+            "nats url twice",
+            json!({"spec": {"nats": {"url": "nats://x:4222", "deploy": false, "urlSecretRef": {"name": "nats-url"}}}}),
+            "spec.nats.urlSecretRef: names the URL that url names too; keep one",
+        ),
+        (
+            "nats urlSecretRef and deploy",
+            json!({"spec": {"nats": {"deploy": true, "urlSecretRef": {"name": "nats-url"}}}}),
+            "spec.nats.urlSecretRef: is only used when deploy is false; remove it or set deploy: false",
+        ),
+        (
+            "nats urlSecretRef with a managed NATS's setting",
+            json!({"spec": {"nats": {"deploy": null, "storageSize": null, "urlSecretRef": {"name": "nats-url"}, "image": "nats:2.12"}}}),
+            "spec.nats.image: is only used when the operator deploys NATS",
+        ),
+        (
             "requireDigest with a tag",
             json!({"spec": {"imagePolicy": {"requireDigest": true}}}),
             "spec.image: must be pinned by digest because imagePolicy.requireDigest is true; pin it by digest, e.g. rocm/infera@sha256:<64 hex>; find it with `crane digest IMAGE` or your registry",

@@ -32,7 +32,7 @@ use super::{
 use crate::{
     flags::{NATS_PORT, NATS_SERVER_ENV},
     naming::{self, Component, NATS_PASSWORD_KEY, NATS_URL_KEY, NATS_USER},
-    validate::{Nats, ValidDeployment},
+    validate::{Nats, NatsUrl, ValidDeployment},
 };
 
 pub(super) const MONITOR_PORT: i32 = 8222;
@@ -44,8 +44,13 @@ const PASSWORD_ENV: &str = "NATS_PASSWORD";
 pub fn url(d: &ValidDeployment) -> Option<String> {
     match &d.nats {
         Nats::None => None,
-        Nats::External { url } => Some(url.clone()),
-        Nats::Managed { .. } => Some(format!("$({NATS_SERVER_ENV})")),
+        Nats::External {
+            url: NatsUrl::Value(url),
+        } => Some(url.clone()),
+        Nats::External {
+            url: NatsUrl::Secret { .. },
+        }
+        | Nats::Managed { .. } => Some(format!("$({NATS_SERVER_ENV})")),
     }
 }
 
@@ -54,8 +59,19 @@ pub fn url(d: &ValidDeployment) -> Option<String> {
 pub fn server_env(d: &ValidDeployment) -> Option<EnvVar> {
     let (value, value_from) = match &d.nats {
         Nats::None => return None,
-        Nats::External { url } => (Some(url.clone()), None),
-        Nats::Managed { .. } => (None, Some(secret_ref(&d.name, NATS_URL_KEY))),
+        Nats::External {
+            url: NatsUrl::Value(url),
+        } => (Some(url.clone()), None),
+        Nats::External {
+            url: NatsUrl::Secret { name, key },
+        } => (None, Some(secret_ref(name, key))),
+        Nats::Managed { .. } => (
+            None,
+            Some(secret_ref(
+                &naming::nats_credentials_name(&d.name),
+                NATS_URL_KEY,
+            )),
+        ),
     };
     Some(EnvVar {
         name: NATS_SERVER_ENV.into(),
@@ -64,11 +80,11 @@ pub fn server_env(d: &ValidDeployment) -> Option<EnvVar> {
     })
 }
 
-/// Key `key` of the deployment's NATS credentials.
-fn secret_ref(deployment: &str, key: &str) -> EnvVarSource {
+/// Key `key` of the Secret `name`.
+fn secret_ref(name: &str, key: &str) -> EnvVarSource {
     EnvVarSource {
         secret_key_ref: Some(SecretKeySelector {
-            name: naming::nats_credentials_name(deployment),
+            name: name.into(),
             key: key.into(),
             optional: None,
         }),
@@ -221,7 +237,10 @@ fn server(deployment: &str, image: &str) -> Container {
         ]),
         env: Some(vec![EnvVar {
             name: PASSWORD_ENV.into(),
-            value_from: Some(secret_ref(deployment, NATS_PASSWORD_KEY)),
+            value_from: Some(secret_ref(
+                &naming::nats_credentials_name(deployment),
+                NATS_PASSWORD_KEY,
+            )),
             ..Default::default()
         }]),
         ports: Some(vec![

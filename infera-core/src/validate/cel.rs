@@ -173,21 +173,31 @@ pub(crate) fn etcd_endpoint_with_etcd() -> Rule {
     .field_path(".etcdEndpoint")
 }
 
-/// `nats.url` exactly when NATS is external (the Rust rule says which way it is wrong).
-pub(crate) fn nats_url_when_external() -> Rule {
+/// `nats.<field>` (`url`, `urlSecretRef`) only when NATS is external: not with `deploy: true`.
+pub(crate) fn nats_url_when_external(field: &str) -> Rule {
     rule(
-        "!has(self.url) || !has(self.deploy) || !self.deploy",
-        "spec.nats.url",
-        "is only used when deploy is false; remove it or set deploy: false",
+        format!("!has(self.{field}) || !has(self.deploy) || !self.deploy"),
+        &format!("spec.nats.{field}"),
+        nats::EXTERNAL_ONLY,
     )
-    .field_path(".url")
+    .field_path(format!(".{field}"))
+}
+
+/// An external NATS's URL is given once: `url` or `urlSecretRef`.
+pub(crate) fn nats_url_once() -> Rule {
+    rule(
+        "!has(self.url) || !has(self.urlSecretRef)",
+        "spec.nats.urlSecretRef",
+        nats::URL_TWICE,
+    )
+    .field_path(".urlSecretRef")
 }
 
 /// `field` of `spec.nats` only when the operator deploys NATS (`deploy`, by default true
 /// unless `url` is set).
 pub(crate) fn nats_managed_only(field: &str) -> Rule {
     rule(
-        format!("(has(self.deploy) ? self.deploy : !has(self.url)) || !has(self.{field})"),
+        format!("(has(self.deploy) ? self.deploy : !has(self.url) && !has(self.urlSecretRef)) || !has(self.{field})"),
         &format!("spec.nats.{field}"),
         nats::MANAGED_ONLY,
     )

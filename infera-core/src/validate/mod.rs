@@ -132,8 +132,22 @@ pub enum Nats {
     },
     /// The user's NATS at this URL.
     External {
-        /// `nats://...`
-        url: String,
+        /// `nats://...`, or where to read it.
+        url: NatsUrl,
+    },
+}
+
+/// An external NATS's URL.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NatsUrl {
+    /// Written in the spec.
+    Value(String),
+    /// In key `key` of the Secret `name`, which the pods read.
+    Secret {
+        /// The Secret.
+        name: String,
+        /// Its key.
+        key: String,
     },
 }
 

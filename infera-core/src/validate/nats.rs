@@ -4,7 +4,7 @@
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 use super::{
-    DEFAULT_NATS_STORAGE, Errors, NATS_IMAGE, Nats,
+    DEFAULT_NATS_STORAGE, Errors, NATS_IMAGE, Nats, NatsUrl,
     limits::{MAX_REFERENCE_LENGTH, check_length},
     syntax::check_quantity,
 };
@@ -13,6 +13,13 @@ use crate::{naming::MAX_DNS_SUBDOMAIN, types::NatsSpec};
 /// A setting of the managed NATS on an external NATS, or on none.
 pub(super) const MANAGED_ONLY: &str =
     "is only used when the operator deploys NATS; remove it, or remove url and deploy: false";
+/// An external NATS's URL with `deploy: true`.
+pub(super) const EXTERNAL_ONLY: &str =
+    "is only used when deploy is false; remove it or set deploy: false";
+/// Both `url` and `urlSecretRef`.
+pub(super) const URL_TWICE: &str = "names the URL that url names too; keep one";
+/// The key of `urlSecretRef` when it names none.
+pub const DEFAULT_URL_KEY: &str = "url";
 
 /// The KV-event plane `spec.nats` asks for (none where it is wrong). As upstream's
 /// (`deploy/operator/internal/controller/builders.go:308-310`, `nats.go:27-40`): omitted, or
@@ -22,12 +29,18 @@ pub(super) fn plane(errors: &mut Errors, nats: Option<&NatsSpec>) -> Nats {
     let Some(nats) = nats else {
         return managed(errors, &NatsSpec::default());
     };
-    if nats.deploy.unwrap_or(nats.url.is_none()) {
-        if nats.url.is_some() {
-            errors.push(
-                "spec.nats.url",
-                "is only used when deploy is false; remove it or set deploy: false",
-            );
+    if nats.url.is_some() && nats.url_secret_ref.is_some() {
+        errors.push("spec.nats.urlSecretRef", URL_TWICE);
+    }
+    let external = nats.url.is_some() || nats.url_secret_ref.is_some();
+    if nats.deploy.unwrap_or(!external) {
+        for (field, set) in [
+            ("url", nats.url.is_some()),
+            ("urlSecretRef", nats.url_secret_ref.is_some()),
+        ] {
+            if set {
+                errors.push(format!("spec.nats.{field}"), EXTERNAL_ONLY);
+            }
         }
         return managed(errors, nats);
     }
@@ -40,11 +53,31 @@ pub(super) fn plane(errors: &mut Errors, nats: Option<&NatsSpec>) -> Nats {
             errors.push(format!("spec.nats.{field}"), MANAGED_ONLY);
         }
     }
+    if let Some(secret) = &nats.url_secret_ref {
+        let path = "spec.nats.urlSecretRef";
+        check_length(
+            errors,
+            &format!("{path}.name"),
+            &secret.name,
+            MAX_DNS_SUBDOMAIN,
+        );
+        if let Some(key) = &secret.key {
+            check_length(errors, &format!("{path}.key"), key, MAX_DNS_SUBDOMAIN);
+        }
+        return Nats::External {
+            url: NatsUrl::Secret {
+                name: secret.name.clone(),
+                key: secret.key.clone().unwrap_or_else(|| DEFAULT_URL_KEY.into()),
+            },
+        };
+    }
     let Some(url) = &nats.url else {
         return Nats::None;
     };
     check_length(errors, "spec.nats.url", url, MAX_REFERENCE_LENGTH);
-    Nats::External { url: url.clone() }
+    Nats::External {
+        url: NatsUrl::Value(url.clone()),
+    }
 }
 
 /// The managed NATS of `nats`, with the defaults.
@@ -151,10 +184,34 @@ mod tests {
             nats_of(json!({"url": "nats://x:4222"})),
             (
                 Nats::External {
-                    url: "nats://x:4222".into()
+                    url: NatsUrl::Value("nats://x:4222".into())
                 },
                 vec![]
             )
+        );
+    }
+
+    #[test]
+    fn external_with_a_url_from_a_secret() {
+        let secret = |key: &str| NatsUrl::Secret {
+            name: "nats-url".into(),
+            key: key.into(),
+        };
+        assert_eq!(
+            nats_of(json!({"urlSecretRef": {"name": "nats-url"}})),
+            (Nats::External { url: secret("url") }, vec![])
+        );
+        assert_eq!(
+            nats_of(json!({"deploy": false, "urlSecretRef": {"name": "nats-url", "key": "u"}})),
+            (Nats::External { url: secret("u") }, vec![])
+        );
+        assert_eq!(
+            nats_of(json!({"url": "nats://x:4222", "urlSecretRef": {"name": "nats-url"}})).1,
+            [format!("spec.nats.urlSecretRef: {URL_TWICE}")]
+        );
+        assert_eq!(
+            nats_of(json!({"deploy": true, "urlSecretRef": {"name": "nats-url"}})).1,
+            [format!("spec.nats.urlSecretRef: {EXTERNAL_ONLY}")]
         );
     }
 

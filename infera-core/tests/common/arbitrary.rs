@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 
 use infera_core::{
     BackendFramework, ComponentType, DiscoveryBackend, HealthSpec, InferaDeployment,
-    InferaDeploymentSpec, NatsSpec, PodTemplateOverlay, ResourcesSpec, Role, ServiceSpec,
+    InferaDeploymentSpec, NatsSpec, NatsUrlSecretRef, PodTemplateOverlay, ResourcesSpec, Role,
+    ServiceSpec,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use proptest::prelude::*;
@@ -152,6 +153,7 @@ pub fn deployment() -> impl Strategy<Value = InferaDeployment> {
         proptest::option::of((
             proptest::option::of(any::<bool>()),
             proptest::option::of("nats://[a-z]{1,8}:4222"),
+            any::<bool>(),
         )),
         proptest::option::of(overlay()),
     )
@@ -166,10 +168,14 @@ pub fn deployment() -> impl Strategy<Value = InferaDeployment> {
                         image: Some("rocm/infera:test".into()),
                         discovery_backend: discovery,
                         etcd_endpoint: etcd,
-                        nats: nats.map(|(deploy, url)| NatsSpec {
+                        nats: nats.map(|(deploy, url, secret)| NatsSpec {
                             deploy,
                             storage_size: None,
                             url,
+                            url_secret_ref: secret.then(|| NatsUrlSecretRef {
+                                name: "nats-url".into(),
+                                key: None,
+                            }),
                             image: None,
                             storage_class_name: None,
                         }),
