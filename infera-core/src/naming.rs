@@ -204,10 +204,19 @@ pub fn nats_headless_name(deployment: &str) -> String {
 }
 
 /// Secret with the managed NATS's credentials: its password ([`NATS_PASSWORD_KEY`]) and the URL
-/// the clients connect with ([`NATS_URL_KEY`]).
-pub fn nats_credentials_name(deployment: &str) -> String {
-    format!("{deployment}-nats-auth")
+/// the clients connect with ([`NATS_URL_KEY`]); after a rotation (the value of
+/// [`NATS_ROTATION_ANNOTATION`]), a new Secret with that suffix.
+pub fn nats_credentials_name(deployment: &str, rotation: Option<&str>) -> String {
+    match rotation {
+        None => format!("{deployment}-nats-auth"),
+        Some(rotation) => format!("{deployment}-nats-auth-{rotation}"),
+    }
 }
+
+/// Annotation of an InferaDeployment that rotates its managed NATS's credentials: each new value
+/// (1 to 16 lowercase letters or digits) is a new Secret with a new password, and NATS and its
+/// clients restart with it.
+pub const NATS_ROTATION_ANNOTATION: &str = "infera.amd.com/nats-credentials";
 
 /// The one user of the managed NATS.
 pub const NATS_USER: &str = "infera";

@@ -172,6 +172,7 @@ fn upstream_defaults_hold() {
             storage: k8s_openapi::apimachinery::pkg::api::resource::Quantity("4Gi".into()),
             image: "nats:2.11-alpine".into(),
             storage_class_name: None,
+            credentials: "demo-nats-auth".into(),
         }
     );
     assert_eq!(

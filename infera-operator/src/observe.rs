@@ -377,11 +377,12 @@ fn product_affinity(spec: &PodSpec) -> Option<Affinity> {
 }
 
 /// Strips an InferaDeployment to what reconcile reads: `managedFields` and annotations (a
-/// client-side `kubectl apply` keeps a whole copy of the spec in one) are dropped; spec and status
-/// stay.
+/// client-side `kubectl apply` keeps a whole copy of the spec in one) are dropped, but for the one
+/// that rotates the NATS credentials; spec and status stay.
 pub fn slim_deployment(idep: &mut InferaDeployment) {
     idep.managed_fields_mut().clear();
-    idep.annotations_mut().clear();
+    idep.annotations_mut()
+        .retain(|key, _| key == infera_core::naming::NATS_ROTATION_ANNOTATION);
 }
 
 /// Only the name, for CRDs, whose presence is all that is read.
@@ -501,6 +502,29 @@ mod tests {
     fn pod(name: &str) -> Pod {
         serde_json::from_value(serde_json::json!({"metadata": {"name": name, "namespace": "ns"}}))
             .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_slim_deployment_keeps_only_the_rotation_annotation() {
+        let mut idep: infera_core::InferaDeployment = serde_json::from_value(serde_json::json!({
+            "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+            "metadata": {"name": "d", "annotations": {
+                "kubectl.kubernetes.io/last-applied-configuration": "{...}",
+                "infera.amd.com/nats-credentials": "2"}},
+            "spec": {"services": {}}
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        super::slim_deployment(&mut idep);
+        assert_eq!(
+            idep.metadata.annotations,
+            Some(
+                [(
+                    "infera.amd.com/nats-credentials".to_string(),
+                    "2".to_string()
+                )]
+                .into()
+            )
+        );
     }
 
     /// As `StreamBackoff` uses it for a watch whose LIST keeps failing: reset (on the `Init`

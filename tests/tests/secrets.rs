@@ -24,7 +24,7 @@ use infera_e2e::{
     },
     kube::{
         Api,
-        api::{ObjectMeta, PostParams},
+        api::{ObjectMeta, Patch, PatchParams, PostParams},
     },
     operator::{Operator, install},
     plugin::kubectl,
@@ -125,7 +125,7 @@ async fn a_planted_token_appears_in_no_output_of_the_plugin_or_the_operator() ->
     // The control: the same search finds the values where they are.
     let control = kubectl(&["get", "secret", "hf-token", "-n", n, "-o", "yaml"]).await?;
     anyhow::ensure!(control.stdout.contains(&encoded), "{}", control.stdout);
-    let nats_password = nats_password(&secrets, "gated").await?;
+    let nats_password = nats_password(&secrets, "gated", None).await?;
     for (what, text) in &outputs {
         anyhow::ensure!(!text.is_empty(), "{what} printed nothing");
         anyhow::ensure!(
@@ -140,9 +140,14 @@ async fn a_planted_token_appears_in_no_output_of_the_plugin_or_the_operator() ->
     ns.cleanup().await
 }
 
-/// The password of `deployment`'s managed NATS, once the operator has made its credentials.
-async fn nats_password(secrets: &Api<Secret>, deployment: &str) -> anyhow::Result<String> {
-    let name = infera_core::naming::nats_credentials_name(deployment);
+/// The password of `deployment`'s managed NATS (after `rotation`), once the operator has made its
+/// credentials.
+async fn nats_password(
+    secrets: &Api<Secret>,
+    deployment: &str,
+    rotation: Option<&str>,
+) -> anyhow::Result<String> {
+    let name = infera_core::naming::nats_credentials_name(deployment, rotation);
     let secret = eventually(Duration::from_secs(60), || async {
         secrets
             .get_opt(&name)
@@ -192,7 +197,7 @@ async fn the_managed_nats_gets_credentials_the_operator_makes_once_and_never_rea
     };
     apply_yaml_in(&admin, n, &spec("nats:2.11-alpine")).await?;
     let secrets: Api<Secret> = ns.api();
-    let password = nats_password(&secrets, "auth").await?;
+    let password = nats_password(&secrets, "auth", None).await?;
     let secret = secrets.get("auth-nats-auth").await?;
     let owner = secret.metadata.owner_references.clone().unwrap_or_default();
     anyhow::ensure!(
@@ -232,6 +237,41 @@ async fn the_managed_nats_gets_credentials_the_operator_makes_once_and_never_rea
     anyhow::ensure!(
         after.metadata.resource_version == before,
         "the credentials were not rewritten"
+    );
+
+    // A rotation: a new Secret with a new password, which NATS and its clients now read; the old
+    // one is kept (a pod of the old revision that restarts reads it again) and goes with the
+    // deployment.
+    let ideps: Api<infera_core::InferaDeployment> = ns.api();
+    ideps
+        .patch(
+            "auth",
+            &PatchParams::default(),
+            &Patch::Merge(serde_json::json!({"metadata": {"annotations":
+                {infera_core::naming::NATS_ROTATION_ANNOTATION: "2"}}})),
+        )
+        .await?;
+    let rotated = nats_password(&secrets, "auth", Some("2")).await?;
+    anyhow::ensure!(rotated != password, "a new password");
+    eventually(Duration::from_secs(60), || async {
+        let nats = serde_json::to_string(&sets.get("auth-nats").await?)?;
+        anyhow::ensure!(
+            nats.contains(r#"{"name":"NATS_PASSWORD","valueFrom":{"secretKeyRef":{"key":"password","name":"auth-nats-auth-2"}}}"#),
+            "{nats}"
+        );
+        for workload in ["auth-server", "auth-worker"] {
+            let text = serde_json::to_string(&deployments.get(workload).await?)?;
+            anyhow::ensure!(
+                text.contains(r#"{"name":"NATS_SERVER","valueFrom":{"secretKeyRef":{"key":"url","name":"auth-nats-auth-2"}}}"#),
+                "{workload}: {text}"
+            );
+        }
+        Ok(())
+    })
+    .await?;
+    anyhow::ensure!(
+        secrets.get_opt("auth-nats-auth").await?.is_some(),
+        "the old one is kept"
     );
     ns.cleanup().await
 }

@@ -12,7 +12,10 @@ use infera_core::PodHealth;
 use infera_e2e::{
     TestNamespace, admin, eventually,
     k8s_openapi::api::core::v1::Pod,
-    kube::{Api, ResourceExt, api::ListParams},
+    kube::{
+        Api, ResourceExt,
+        api::{ListParams, Patch, PatchParams},
+    },
     plugin::kubectl,
 };
 
@@ -316,6 +319,7 @@ metadata: {name: kv}
 spec:
   backendFramework: sglang
   image: rocm/infera:sglang-v0.1.1
+  rollout: {maxSurge: 2}        # the rotation's rollout replaces both workers at once
   services:
     server:
       componentType: server
@@ -414,11 +418,14 @@ async fn tier3_kv_events_bring_a_repeated_prompt_back_to_the_worker_that_cached_
         "cache hits: {hits:?}"
     );
     // The events came over NATS with the deployment's credentials; without them, NATS says no.
-    let answer = anonymous_nats_client(&ns, "kv").await?;
+    let answer = nats_session(&ns, "kv", None, "").await?;
     anyhow::ensure!(
         answer.contains("-ERR 'Authorization Violation'"),
         "NATS answered an anonymous client: {answer}"
     );
+    let password = nats_password(&ns, "kv-nats-auth").await?;
+    let events = kv_event_messages(&ns, "kv", &password).await?;
+    anyhow::ensure!(events > 0, "no KV event in JetStream");
 
     // All of this ran under the graph's NetworkPolicies, enforced (kube-router on tier 3): a pod of
     // the namespace outside the graph reaches neither NATS nor a worker, and the same pod with the
@@ -434,30 +441,75 @@ async fn tier3_kv_events_bring_a_repeated_prompt_back_to_the_worker_that_cached_
         .await?;
     let worker = workers.items.into_iter().next().map(ip).unwrap_or_default();
     let targets = [(nats.as_str(), 4222), (worker.as_str(), 30000)];
-    for (who, label, expected) in [("stranger", None, false), ("member", Some("kv"), true)] {
-        for (i, (ip, port)) in targets.iter().enumerate() {
-            let reached = connects(&ns, &format!("{who}-{i}"), label, ip, *port).await?;
+    let probes = [
+        ("stranger", None, 1, false),
+        ("member", Some("kv"), 30, true),
+    ];
+    for (who, label, attempts, expected) in probes {
+        for (i, &(ip, port)) in targets.iter().enumerate() {
+            let reached = connects(&ns, &format!("{who}-{i}"), label, (ip, port), attempts).await?;
             anyhow::ensure!(
                 reached == expected,
                 "{who} pod connecting to {ip}:{port}: reached {reached}, expected {expected}"
             );
         }
     }
+
+    // A rotation: NATS restarts with a new password on its volume, the router and the workers
+    // with the new URL; the old password opens nothing, the events JetStream held are still
+    // there, and new ones come in with the new credentials.
+    let ideps: Api<infera_core::InferaDeployment> = ns.api();
+    let rotation = serde_json::json!({"metadata": {"annotations":
+        {infera_core::naming::NATS_ROTATION_ANNOTATION: "2"}}});
+    ideps
+        .patch("kv", &PatchParams::default(), &Patch::Merge(rotation))
+        .await?;
+    let rotated = eventually(Duration::from_secs(60), || {
+        nats_password(&ns, "kv-nats-auth-2")
+    })
+    .await?;
+    let kept = eventually(Duration::from_secs(180), || async {
+        kv_event_messages(&ns, "kv", &rotated).await
+    })
+    .await?;
+    anyhow::ensure!(kept >= events, "JetStream held {events} events, now {kept}");
+    let old = nats_session(&ns, "kv", Some(("infera", &password)), "").await?;
+    anyhow::ensure!(
+        old.contains("-ERR 'Authorization Violation'"),
+        "NATS answered the old password: {old}"
+    );
+    let request =
+        serde_json::json!({"model": MODEL, "prompt": "After the rotation", "max_tokens": 4});
+    eventually(Duration::from_secs(300), || async {
+        post(ns.name(), "kv-server", "/v1/completions", &request).await?;
+        let now = kv_event_messages(&ns, "kv", &rotated).await?;
+        anyhow::ensure!(now > kept, "no new KV event yet ({now})");
+        anyhow::Ok(())
+    })
+    .await?;
     ns.cleanup().await
 }
 
 /// Whether a pod of `ns` (with `infera.amd.com/deployment=<deployment>` when given) on a real node
-/// opens a TCP connection to `ip:port` within 5 s: the stand-in image's Python, its exit code.
+/// opens a TCP connection to `ip:port` in one of `attempts` tries of 5 s each: the stand-in
+/// image's Python, its exit code. (A pod of the graph tries again: the policy engine admits a new
+/// pod's address a moment after the pod starts.)
 async fn connects(
     ns: &TestNamespace,
     name: &str,
     deployment: Option<&str>,
-    ip: &str,
-    port: u16,
+    (ip, port): (&str, u16),
+    attempts: u32,
 ) -> anyhow::Result<bool> {
     let labels = deployment.map(|d| serde_json::json!({"infera.amd.com/deployment": d}));
     let script = format!(
-        "import socket; socket.create_connection(('{ip}', {port}), timeout=5); print('connected')"
+        "import socket, sys, time\n\
+         for _ in range({attempts}):\n\
+         \x20   try:\n\
+         \x20       socket.create_connection(('{ip}', {port}), timeout=5); sys.exit(0)\n\
+         \x20   except OSError:\n\
+         \x20       time.sleep(1)\n\
+         sys.exit(1)\n"
     );
     let pod: Pod = serde_json::from_value(serde_json::json!({
         "metadata": {"name": name, "labels": labels},
@@ -481,10 +533,16 @@ async fn connects(
     Ok(phase == "Succeeded")
 }
 
-/// What the managed NATS of `deployment` answers a client that connects without credentials, as
-/// any pod of the cluster could: its `INFO`, then its verdict on `CONNECT` (NATS client protocol,
-/// docs.nats.io "Client Protocol"); it closes the connection on an authorization error.
-async fn anonymous_nats_client(ns: &TestNamespace, deployment: &str) -> anyhow::Result<String> {
+/// What the managed NATS of `deployment` answers `lines` sent after `CONNECT` with `credentials`
+/// (user and password; none: anonymous, as any pod of the cluster could connect), then `PING`:
+/// everything it sends until it closes the connection (as on an authorization error), a `MSG`
+/// arrived whole, or 10 s passed (NATS client protocol, docs.nats.io "Client Protocol").
+async fn nats_session(
+    ns: &TestNamespace,
+    deployment: &str,
+    credentials: Option<(&str, &str)>,
+    lines: &str,
+) -> anyhow::Result<String> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let pods: Api<Pod> = ns.api();
     let pod = pods.get(&format!("{deployment}-nats-0")).await?;
@@ -492,13 +550,66 @@ async fn anonymous_nats_client(ns: &TestNamespace, deployment: &str) -> anyhow::
         .status
         .and_then(|s| s.pod_ip)
         .ok_or_else(|| anyhow::anyhow!("the NATS pod has no IP"))?;
+    let mut connect = serde_json::json!({"verbose": false, "pedantic": false});
+    if let Some((user, pass)) = credentials {
+        connect["user"] = user.into();
+        connect["pass"] = pass.into();
+    }
     let mut stream = tokio::net::TcpStream::connect((ip.as_str(), 4222)).await?;
     stream
-        .write_all(b"CONNECT {\"verbose\":false,\"pedantic\":false}\r\nPING\r\n")
+        .write_all(format!("CONNECT {connect}\r\n{lines}PING\r\n").as_bytes())
         .await?;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     let mut answer = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer)).await??;
+    let mut buffer = vec![0u8; 1 << 16];
+    while let Ok(read) = tokio::time::timeout_at(deadline, stream.read(&mut buffer)).await {
+        let n = read?;
+        if n == 0 {
+            break;
+        }
+        answer.extend_from_slice(&buffer[..n]);
+        if message(&String::from_utf8_lossy(&answer)).is_some() {
+            break;
+        }
+    }
     Ok(String::from_utf8_lossy(&answer).into_owned())
+}
+
+/// The payload of the first whole `MSG` in what a NATS server sent.
+fn message(text: &str) -> Option<&str> {
+    let at = text.find("MSG ")?;
+    let (header, rest) = text[at..].split_once("\r\n")?;
+    let length: usize = header.split_whitespace().last()?.parse().ok()?;
+    rest.get(..length)
+}
+
+/// How many messages the stream upstream's relay publishes KV events to holds
+/// (`infera/kv/nats_bus.py:36`, JetStream's `STREAM.INFO` API), asked with `password`.
+async fn kv_event_messages(
+    ns: &TestNamespace,
+    deployment: &str,
+    password: &str,
+) -> anyhow::Result<u64> {
+    let request =
+        "SUB _INBOX.test 1\r\nPUB $JS.API.STREAM.INFO.INFERA_KV_EVENTS _INBOX.test 0\r\n\r\n";
+    let answer = nats_session(ns, deployment, Some(("infera", password)), request).await?;
+    let info: serde_json::Value = serde_json::from_str(
+        message(&answer).ok_or_else(|| anyhow::anyhow!("no answer: {answer}"))?,
+    )?;
+    info["state"]["messages"]
+        .as_u64()
+        .ok_or_else(|| anyhow::anyhow!("no stream state: {info}"))
+}
+
+/// The password in the managed NATS's credentials `secret`.
+async fn nats_password(ns: &TestNamespace, secret: &str) -> anyhow::Result<String> {
+    use infera_e2e::k8s_openapi::api::core::v1::Secret;
+    let secrets: Api<Secret> = ns.api();
+    let data = secrets.get(secret).await?.data.unwrap_or_default();
+    let password = data
+        .get(infera_core::naming::NATS_PASSWORD_KEY)
+        .map(|value| String::from_utf8_lossy(&value.0).into_owned());
+    password.ok_or_else(|| anyhow::anyhow!("{secret} has no password"))
 }
 
 const REFUSED_SPEC: &str = r#"

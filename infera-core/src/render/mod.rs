@@ -393,6 +393,7 @@ pub fn render_for(deployment: &ValidDeployment, apis: Apis) -> Vec<Child> {
         storage,
         image,
         storage_class_name,
+        credentials,
     } = &deployment.nats
     {
         children.extend(nats::managed(
@@ -400,6 +401,7 @@ pub fn render_for(deployment: &ValidDeployment, apis: Apis) -> Vec<Child> {
             storage,
             image,
             storage_class_name.as_deref(),
+            credentials,
         ));
     }
     for model in deployment.downloads() {

@@ -65,13 +65,7 @@ pub fn server_env(d: &ValidDeployment) -> Option<EnvVar> {
         Nats::External {
             url: NatsUrl::Secret { name, key },
         } => (None, Some(secret_ref(name, key))),
-        Nats::Managed { .. } => (
-            None,
-            Some(secret_ref(
-                &naming::nats_credentials_name(&d.name),
-                NATS_URL_KEY,
-            )),
-        ),
+        Nats::Managed { credentials, .. } => (None, Some(secret_ref(credentials, NATS_URL_KEY))),
     };
     Some(EnvVar {
         name: NATS_SERVER_ENV.into(),
@@ -96,13 +90,13 @@ fn secret_ref(name: &str, key: &str) -> EnvVarSource {
 /// password is any string; give it one that needs no escaping in a URL): the Secret the NATS
 /// server and its clients read. `None` without a managed NATS.
 pub fn credentials(d: &ValidDeployment, password: &str) -> Option<Secret> {
-    let Nats::Managed { .. } = d.nats else {
+    let Nats::Managed { credentials, .. } = &d.nats else {
         return None;
     };
     let host = naming::service_host(&Component::Nats.object_name(&d.name), &d.namespace);
     let url = format!("nats://{NATS_USER}:{password}@{host}:{NATS_PORT}");
     Some(Secret {
-        metadata: meta::object_meta(d, Component::Nats, naming::nats_credentials_name(&d.name)),
+        metadata: meta::object_meta(d, Component::Nats, credentials.clone()),
         string_data: Some(
             [
                 (NATS_PASSWORD_KEY.to_string(), password.to_string()),
@@ -121,6 +115,7 @@ pub fn managed(
     storage: &Quantity,
     image: &str,
     storage_class_name: Option<&str>,
+    credentials: &str,
 ) -> [Child; 3] {
     let d = cx.deployment;
     let selector = naming::selector(&d.name, Component::Nats);
@@ -156,7 +151,13 @@ pub fn managed(
             }),
             ..Default::default()
         }),
-        Child::StatefulSet(stateful_set(cx, storage, image, storage_class_name)),
+        Child::StatefulSet(stateful_set(
+            cx,
+            storage,
+            image,
+            storage_class_name,
+            credentials,
+        )),
     ]
 }
 
@@ -166,6 +167,7 @@ fn stateful_set(
     storage: &Quantity,
     image: &str,
     storage_class_name: Option<&str>,
+    credentials: &str,
 ) -> StatefulSet {
     let d = cx.deployment;
     StatefulSet {
@@ -188,7 +190,7 @@ fn stateful_set(
                 spec: Some(PodSpec {
                     automount_service_account_token: Some(false),
                     security_context: Some(security::restricted_pod()),
-                    containers: vec![server(&d.name, image)],
+                    containers: vec![server(credentials, image)],
                     ..Default::default()
                 }),
             },
@@ -218,7 +220,7 @@ fn stateful_set(
 /// for no credentials); one user, whose password comes from the deployment's credentials
 /// (nats-server's `--user` and `--pass`, `main.go:66-67`); `restricted`, as nats-server writes
 /// nothing but its store.
-fn server(deployment: &str, image: &str) -> Container {
+fn server(credentials: &str, image: &str) -> Container {
     let port = |name: &str, number: i32| ContainerPort {
         name: Some(name.into()),
         container_port: number,
@@ -237,10 +239,7 @@ fn server(deployment: &str, image: &str) -> Container {
         ]),
         env: Some(vec![EnvVar {
             name: PASSWORD_ENV.into(),
-            value_from: Some(secret_ref(
-                &naming::nats_credentials_name(deployment),
-                NATS_PASSWORD_KEY,
-            )),
+            value_from: Some(secret_ref(credentials, NATS_PASSWORD_KEY)),
             ..Default::default()
         }]),
         ports: Some(vec![

@@ -129,6 +129,8 @@ pub enum Nats {
         image: String,
         /// StorageClass of the volume; `None` is the cluster's default.
         storage_class_name: Option<String>,
+        /// The Secret with its credentials.
+        credentials: String,
     },
     /// The user's NATS at this URL.
     External {
@@ -338,7 +340,13 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
         spec.discovery_backend,
         spec.etcd_endpoint.as_deref(),
     );
-    let nats = nats::plane(&mut errors, spec.nats.as_ref());
+    let rotation = idep
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(crate::naming::NATS_ROTATION_ANNOTATION));
+    let credentials = nats::credentials(&mut errors, &name, rotation.map(String::as_str));
+    let nats = nats::plane(&mut errors, spec.nats.as_ref(), credentials);
     let gaie = spec
         .gaie
         .as_ref()

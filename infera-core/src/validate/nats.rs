@@ -8,7 +8,10 @@ use super::{
     limits::{MAX_REFERENCE_LENGTH, check_length},
     syntax::check_quantity,
 };
-use crate::{naming::MAX_DNS_SUBDOMAIN, types::NatsSpec};
+use crate::{
+    naming::{MAX_DNS_SUBDOMAIN, NATS_ROTATION_ANNOTATION, nats_credentials_name},
+    types::NatsSpec,
+};
 
 /// A setting of the managed NATS on an external NATS, or on none.
 pub(super) const MANAGED_ONLY: &str =
@@ -25,9 +28,9 @@ pub const DEFAULT_URL_KEY: &str = "url";
 /// (`deploy/operator/internal/controller/builders.go:308-310`, `nats.go:27-40`): omitted, or
 /// without `deploy`, the operator deploys NATS; `deploy: false` means none. Ours only: `url`, an
 /// external NATS, which makes `deploy` default to false.
-pub(super) fn plane(errors: &mut Errors, nats: Option<&NatsSpec>) -> Nats {
+pub(super) fn plane(errors: &mut Errors, nats: Option<&NatsSpec>, credentials: String) -> Nats {
     let Some(nats) = nats else {
-        return managed(errors, &NatsSpec::default());
+        return managed(errors, &NatsSpec::default(), credentials);
     };
     if nats.url.is_some() && nats.url_secret_ref.is_some() {
         errors.push("spec.nats.urlSecretRef", URL_TWICE);
@@ -42,7 +45,7 @@ pub(super) fn plane(errors: &mut Errors, nats: Option<&NatsSpec>) -> Nats {
                 errors.push(format!("spec.nats.{field}"), EXTERNAL_ONLY);
             }
         }
-        return managed(errors, nats);
+        return managed(errors, nats, credentials);
     }
     for (field, set) in [
         ("image", nats.image.is_some()),
@@ -80,8 +83,30 @@ pub(super) fn plane(errors: &mut Errors, nats: Option<&NatsSpec>) -> Nats {
     }
 }
 
+/// The name of the managed NATS's credentials: the deployment's, rotated by the annotation
+/// [`NATS_ROTATION_ANNOTATION`] (`rotation`, checked here).
+pub(super) fn credentials(errors: &mut Errors, deployment: &str, rotation: Option<&str>) -> String {
+    let valid = |r: &str| {
+        (1..=MAX_ROTATION_LENGTH).contains(&r.len())
+            && r.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    };
+    if let Some(rotation) = rotation.filter(|r| !valid(r)) {
+        errors.push(
+            format!("metadata.annotations[{NATS_ROTATION_ANNOTATION}]"),
+            format!(
+                "{rotation:?} must be 1 to {MAX_ROTATION_LENGTH} lowercase letters or digits, e.g. 2 or 20261205; fix it"
+            ),
+        );
+    }
+    nats_credentials_name(deployment, rotation)
+}
+
+/// The longest value of [`NATS_ROTATION_ANNOTATION`].
+const MAX_ROTATION_LENGTH: usize = 16;
+
 /// The managed NATS of `nats`, with the defaults.
-fn managed(errors: &mut Errors, nats: &NatsSpec) -> Nats {
+fn managed(errors: &mut Errors, nats: &NatsSpec, credentials: String) -> Nats {
     let storage = nats
         .storage_size
         .clone()
@@ -102,6 +127,7 @@ fn managed(errors: &mut Errors, nats: &NatsSpec) -> Nats {
         storage,
         image: nats.image.clone().unwrap_or_else(|| NATS_IMAGE.into()),
         storage_class_name: nats.storage_class_name.clone(),
+        credentials,
     }
 }
 
@@ -114,7 +140,7 @@ mod tests {
     fn nats_of(json: serde_json::Value) -> (Nats, Vec<String>) {
         let spec: NatsSpec = serde_json::from_value(json).expect("a nats spec");
         let mut built = Nats::None;
-        let errors = found(|e| built = plane(e, Some(&spec)));
+        let errors = found(|e| built = plane(e, Some(&spec), "d-nats-auth".into()));
         (built, errors)
     }
 
@@ -123,12 +149,15 @@ mod tests {
             storage: Quantity(size.into()),
             image: NATS_IMAGE.into(),
             storage_class_name: None,
+            credentials: "d-nats-auth".into(),
         }
     }
 
     #[test]
     fn omitted_is_managed_as_upstream() {
-        assert!(found(|e| assert_eq!(plane(e, None), managed("4Gi"))).is_empty());
+        assert!(
+            found(|e| assert_eq!(plane(e, None, "d-nats-auth".into()), managed("4Gi"))).is_empty()
+        );
         assert_eq!(nats_of(json!({})), (managed("4Gi"), vec![]));
     }
 
@@ -141,6 +170,7 @@ mod tests {
                     storage: Quantity("4Gi".into()),
                     image: "nats:2.12".into(),
                     storage_class_name: Some("fast".into()),
+                    credentials: "d-nats-auth".into(),
                 },
                 vec![]
             )
@@ -149,6 +179,22 @@ mod tests {
             nats_of(json!({"storageClassName": ""})).1,
             ["spec.nats.storageClassName: must not be empty; set a value or remove the field"]
         );
+    }
+
+    #[test]
+    fn credentials_are_rotated_by_the_annotation() {
+        assert!(found(|e| assert_eq!(credentials(e, "d", None), "d-nats-auth")).is_empty());
+        assert!(found(|e| assert_eq!(credentials(e, "d", Some("2")), "d-nats-auth-2")).is_empty());
+        for bad in ["", "Two", "2-1", "12345678901234567"] {
+            assert_eq!(
+                found(|e| {
+                    credentials(e, "d", Some(bad));
+                }),
+                [format!(
+                    "metadata.annotations[infera.amd.com/nats-credentials]: {bad:?} must be 1 to 16 lowercase letters or digits, e.g. 2 or 20261205; fix it"
+                )]
+            );
+        }
     }
 
     #[test]
