@@ -283,20 +283,7 @@ pub struct NatsSpec {
     /// `nats://user:password@nats.infra:4222`: the pods read it as `NATS_SERVER` (the operator
     /// never reads Secrets). Instead of `url`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url_secret_ref: Option<NatsUrlSecretRef>,
-}
-
-/// The key of a Secret that holds an external NATS's URL.
-#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct NatsUrlSecretRef {
-    /// Name of the Secret.
-    #[schemars(length(min = 1, max = MAX_DNS_SUBDOMAIN))]
-    pub name: String,
-    /// Key of the URL in it (default `url`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(length(min = 1, max = MAX_DNS_SUBDOMAIN))]
-    pub key: Option<String>,
+    pub url_secret_ref: Option<SecretKeyRef>,
 }
 
 /// Gateway API Inference Extension settings.
@@ -552,7 +539,7 @@ pub struct ModelSpec {
     /// `hf://` only: a Secret you created with a Hugging Face token; the download Job reads it
     /// as `HF_TOKEN` (the operator itself never reads Secrets).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub token_secret_ref: Option<TokenSecretRef>,
+    pub token_secret_ref: Option<SecretKeyRef>,
     /// `hf://` only: image of the download Job, which must have the `hf` CLI of huggingface_hub
     /// (default: the deployment's image).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -591,11 +578,11 @@ pub enum AccessMode {
 /// A key of a Secret in the deployment's namespace.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct TokenSecretRef {
+pub struct SecretKeyRef {
     /// Name of the Secret.
     #[schemars(length(min = 1, max = MAX_DNS_SUBDOMAIN))]
     pub name: String,
-    /// Key of the token in it (default `HF_TOKEN`).
+    /// Key in it (default: `HF_TOKEN` for a model's token, `url` for a NATS URL).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = MAX_DNS_SUBDOMAIN))]
     pub key: Option<String>,

@@ -644,7 +644,7 @@ fn the_revision_moves_with_the_worker_pods_not_with_replicas_or_the_server() {
 fn an_external_nats_url_from_a_secret_reaches_the_pods_by_reference() {
     let mut deployment = load("pd.yaml");
     deployment.spec.nats = Some(infera_core::NatsSpec {
-        url_secret_ref: Some(infera_core::NatsUrlSecretRef {
+        url_secret_ref: Some(infera_core::SecretKeyRef {
             name: "my-nats".into(),
             key: None,
         }),

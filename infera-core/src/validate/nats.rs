@@ -22,12 +22,12 @@ pub(super) const EXTERNAL_ONLY: &str =
 /// Both `url` and `urlSecretRef`.
 pub(super) const URL_TWICE: &str = "names the URL that url names too; keep one";
 /// The key of `urlSecretRef` when it names none.
-pub const DEFAULT_URL_KEY: &str = "url";
+const DEFAULT_URL_KEY: &str = "url";
 
 /// The KV-event plane `spec.nats` asks for (none where it is wrong). As upstream's
 /// (`deploy/operator/internal/controller/builders.go:308-310`, `nats.go:27-40`): omitted, or
-/// without `deploy`, the operator deploys NATS; `deploy: false` means none. Ours only: `url`, an
-/// external NATS, which makes `deploy` default to false.
+/// without `deploy`, the operator deploys NATS; `deploy: false` means none. Ours only: `url` or
+/// `urlSecretRef`, an external NATS, which makes `deploy` default to false.
 pub(super) fn plane(errors: &mut Errors, nats: Option<&NatsSpec>, credentials: String) -> Nats {
     let Some(nats) = nats else {
         return managed(errors, &NatsSpec::default(), credentials);

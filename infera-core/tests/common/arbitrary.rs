@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use infera_core::{
     BackendFramework, ComponentType, DiscoveryBackend, HealthSpec, InferaDeployment,
-    InferaDeploymentSpec, NatsSpec, NatsUrlSecretRef, PodTemplateOverlay, ResourcesSpec, Role,
+    InferaDeploymentSpec, NatsSpec, PodTemplateOverlay, ResourcesSpec, Role, SecretKeyRef,
     ServiceSpec,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
@@ -172,7 +172,7 @@ pub fn deployment() -> impl Strategy<Value = InferaDeployment> {
                             deploy,
                             storage_size: None,
                             url,
-                            url_secret_ref: secret.then(|| NatsUrlSecretRef {
+                            url_secret_ref: secret.then(|| SecretKeyRef {
                                 name: "nats-url".into(),
                                 key: None,
                             }),

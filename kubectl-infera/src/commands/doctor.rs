@@ -400,8 +400,10 @@ async fn read_policy_engines(client: &Client, f: &mut Facts) {
     {
         return;
     }
-    let daemonsets: Api<DaemonSet> = Api::all(client.clone());
-    let read = daemonsets.list_metadata(&ListParams::default()).await;
+    // As DynamicObjects: the typed list would add its own copy of the listing code to the plugin.
+    let daemonsets = ApiResource::erase::<DaemonSet>(&());
+    let api = Api::<DynamicObject>::all_with(client.clone(), &daemonsets);
+    let read = api.list_metadata(&ListParams::default()).await;
     f.network_policy_engines = Some(read.map_err(read_error).map(|list| {
         let names: Vec<String> = list
             .items
