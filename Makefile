@@ -33,7 +33,7 @@ verify: generate lint-workflows
 
 ## actionlint (built from its Go module, cached) on .github/workflows: they cannot run here.
 lint-workflows:
-	release/tools.sh go >/dev/null
+	release/tools.sh verify >/dev/null
 	source release/versions.sh && "$$RELEASE_BIN/actionlint" -no-color
 
 ## Regenerate crds/, completions/ and the Helm chart (deploy/helm/).

@@ -2,7 +2,7 @@
 # `make release`: the five Krew archives of kubectl-infera, the filled-in Krew manifest and the
 # multi-arch operator image, reproducibly (same bytes twice), from this machine alone.
 #
-#   release/build.sh [--version V] [--image-repo REPO] [--rebuild]
+#   release/build.sh [--version V] [--image-repo REPO] [--rebuild] [--local]
 #
 # 1. release/tools.sh: Go tools (crane, registry, actionlint), Zig + cargo-zigbuild, Rust targets.
 # 2. infera-operator for linux amd64 + arm64 (static, musl) -> target/image/ (OCI layout, one index).
@@ -16,8 +16,11 @@
 # Cargo builds go to $RELEASE_TARGET_DIR (~/.cache/infera-release/target), so a warm CI run reuses
 # them; the outputs of a build are kept by the hash of its inputs and reused when the same inputs
 # come again (--rebuild builds anyway, e.g. to check that a rebuild gives the same bytes).
-# Environment: RELEASE_PLATFORMS (default all five; the operator is always built for both linux
-# arches).
+# --local builds for this machine only (`make demo`): its platform's Krew archive and the operator
+# image for its arch alone (an index of one manifest, so another digest than the release's), no Helm
+# chart; the binaries are those the release builds for that platform.
+# Environment: RELEASE_PLATFORMS (default all five; the operator is built for both linux arches
+# unless --local).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -26,20 +29,28 @@ source release/versions.sh
 VERSION="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)"
 IMAGE_REPO="${IMAGE_REPO:-ghcr.io/amd/infera/operator}"
 REBUILD=
+LOCAL=
 while (($#)); do
   case "$1" in
     --version) VERSION="$2"; shift 2 ;;
     --image-repo) IMAGE_REPO="$2"; shift 2 ;;
     --rebuild) REBUILD=1; shift ;;
-    -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --local) LOCAL=1; shift ;;
+    -h | --help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "build.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-PLATFORMS="${RELEASE_PLATFORMS:-$KREW_PLATFORMS}"
+if [[ -n $LOCAL ]]; then
+  ARCHES="$(host_arch)"
+  PLATFORMS="linux_$ARCHES"
+else
+  ARCHES="amd64 arm64"
+  PLATFORMS="${RELEASE_PLATFORMS:-$KREW_PLATFORMS}"
+fi
 log() { printf '==> %s\n' "$*" >&2; }
 T0=$SECONDS
 
-release/tools.sh >/dev/null
+release/tools.sh "${LOCAL:+local}" >/dev/null
 
 # The outputs depend only on the tracked sources below, the toolchain and the arguments: when a
 # release of exactly these inputs was built before on this machine, its outputs are reused (as a
@@ -48,7 +59,7 @@ inputs=(Cargo.toml Cargo.lock LICENSE crds deploy infera-core infera-operator ku
 key="$({
   git ls-files -z --cached --others --exclude-standard -- "${inputs[@]}" | sort -z | xargs -0 sha256sum
   rustc -vV
-  echo "$VERSION $IMAGE_REPO $PLATFORMS"
+  echo "$VERSION $IMAGE_REPO $PLATFORMS $ARCHES ${LOCAL:+local}"
 } | sha256sum | cut -c1-16)"
 OUTPUTS="$RELEASE_CACHE/outputs"
 if [[ -z $REBUILD && -f "$OUTPUTS/$key/krew/infera.yaml" && -f "$OUTPUTS/$key/image/index.json" ]]; then
@@ -86,12 +97,13 @@ build() { cargo zigbuild --release --locked -p "$1" --target "$2"; }
 # allocator page size is fixed when it is built: 64 KiB on arm64, so the binary also runs on
 # kernels with 16 or 64 KiB pages (JEMALLOC_SYS_WITH_LG_PAGE, tikv-jemalloc-sys 0.6 README.md).
 export AARCH64_UNKNOWN_LINUX_MUSL_JEMALLOC_SYS_WITH_LG_PAGE=16
-log "infera-operator for linux amd64 + arm64"
-for t in x86_64-unknown-linux-musl aarch64-unknown-linux-musl; do build infera-operator "$t"; done
+operator() { echo "$RELEASE_TARGET_DIR/$(triple "linux_$1")/release/infera-operator"; }
+log "infera-operator for linux $ARCHES"
+for a in $ARCHES; do build infera-operator "$(triple "linux_$a")"; done
 log "operator image (OCI layout in target/image)"
-digest="$(python3 release/image.py --out target/image --version "$VERSION" \
-  amd64="$RELEASE_TARGET_DIR/x86_64-unknown-linux-musl/release/infera-operator" \
-  arm64="$RELEASE_TARGET_DIR/aarch64-unknown-linux-musl/release/infera-operator")"
+images=()
+for a in $ARCHES; do images+=("$a=$(operator "$a")"); done
+digest="$(python3 release/image.py --out target/image --version "$VERSION" "${images[@]}")"
 export INFERA_OPERATOR_IMAGE="$IMAGE_REPO@$digest"
 
 log "kubectl-infera for $PLATFORMS (operator image $INFERA_OPERATOR_IMAGE)"
@@ -105,6 +117,8 @@ host="$RELEASE_TARGET_DIR/x86_64-unknown-linux-musl/release/kubectl-infera"
 rm -rf target/install
 if [[ " $PLATFORMS " == *" linux_amd64 "* && $(uname -m) == x86_64 ]]; then
   "$host" init --dry-run=client -o yaml >target/krew/bundle.yaml
+fi
+if [[ -z $LOCAL && -f target/krew/bundle.yaml ]]; then
   # The GitOps installs, from the same bundle with the image pinned by digest: the Helm chart
   # (deploy/helm/infera-operator as this binary generates it) and the single-file manifest.
   log "Helm chart and manifest (target/install)"
@@ -121,8 +135,8 @@ for p in $PLATFORMS; do
   exe=kubectl-infera; [[ $p == windows_* ]] && exe=kubectl-infera.exe
   printf '  kubectl-infera %-14s %s bytes\n' "$p" "$(stat -c %s "$RELEASE_TARGET_DIR/$(triple "$p")/release/$exe")" >&2
 done
-for t in x86_64-unknown-linux-musl aarch64-unknown-linux-musl; do
-  printf '  infera-operator %-13s %s bytes\n' "$t" "$(stat -c %s "$RELEASE_TARGET_DIR/$t/release/infera-operator")" >&2
+for a in $ARCHES; do
+  printf '  infera-operator linux_%-7s %s bytes\n' "$a" "$(stat -c %s "$(operator "$a")")" >&2
 done
 # Keep this build's outputs for the next run with the same inputs, and the two newest others.
 mkdir -p "$OUTPUTS/$key.tmp"

@@ -2,8 +2,11 @@
 # Installs what `make release` and the release tests need, once, cached outside the repository.
 # Idempotent and quiet when everything is there.
 #
-#   release/tools.sh          # everything
-#   release/tools.sh go       # only the Go tools (crane, registry, actionlint, helm): `make verify` needs actionlint
+#   release/tools.sh           # everything: `make release` and the release tests
+#   release/tools.sh verify    # actionlint and ShellCheck (`make verify`)
+#   release/tools.sh cluster   # crane and the registry (tier 3's image registry, tests/cluster/nodes.sh)
+#   release/tools.sh local     # what `release/build.sh --local` needs: crane, the registry, Zig,
+#                              # cargo-zigbuild and this machine's Rust target (`make demo`)
 #
 # - Go tools, built from their Go modules at the versions pinned below (GOTOOLCHAIN=local):
 #   crane (go-containerregistry) assembles and pushes the operator image, the Distribution registry
@@ -20,6 +23,12 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source-path=SCRIPTDIR
 source "$HERE/versions.sh"
 WHAT="${1:-all}"
+case "$WHAT" in
+  all | verify | cluster | local) ;;
+  *) echo "tools.sh: unknown set $WHAT (all, verify, cluster, local)" >&2; exit 2 ;;
+esac
+# needed [SET...]: whether this run installs for one of the SETs; WHAT=all installs everything, and what `needed` alone guards is installed only then.
+needed() { [[ $WHAT == all || " $* " == *" $WHAT "* ]]; }
 log() { printf '==> %s\n' "$*" >&2; }
 
 # --- Go tools --------------------------------------------------------------------------------
@@ -44,22 +53,25 @@ wrapped() {
 }
 command -v go >/dev/null || { echo "error: Go is required (GOTOOLCHAIN=local)" >&2; exit 1; }
 command -v jq >/dev/null || "$HERE/../tests/cluster/deps.sh"
-wrapped actionlint github.com/rhysd/actionlint "$ACTIONLINT_VERSION" github.com/rhysd/actionlint/cmd/actionlint
-wrapped helm helm.sh/helm/v4 "$HELM_VERSION" helm.sh/helm/v4/cmd/helm
-
 apt_install() {
   log "installing Debian packages: $*"
   SUDO=(); [[ $(id -u) -eq 0 ]] || SUDO=(sudo)
   "${SUDO[@]}" apt-get update -qq
   "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
-# actionlint checks the workflows' `run:` scripts with shellcheck when it is on PATH.
-command -v shellcheck >/dev/null || apt_install shellcheck
-if [[ $WHAT == all ]]; then
+if needed verify; then
+  wrapped actionlint github.com/rhysd/actionlint "$ACTIONLINT_VERSION" github.com/rhysd/actionlint/cmd/actionlint
+  # actionlint checks the workflows' `run:` scripts with shellcheck when it is on PATH.
+  command -v shellcheck >/dev/null || apt_install shellcheck
+fi
+if needed cluster local; then
   wrapped crane github.com/google/go-containerregistry "$CRANE_VERSION" github.com/google/go-containerregistry/cmd/crane
   wrapped registry github.com/distribution/distribution/v3 "$DISTRIBUTION_VERSION" github.com/distribution/distribution/v3/cmd/registry
+fi
+if needed; then wrapped helm helm.sh/helm/v4 "$HELM_VERSION" helm.sh/helm/v4/cmd/helm; fi
 
-  # --- Zig + cargo-zigbuild ------------------------------------------------------------------
+# --- Zig + cargo-zigbuild, Rust targets --------------------------------------------------------
+if needed local; then
   if [[ ! -x $ZIG_VENV/bin/cargo-zigbuild ]] || ! "$ZIG_VENV/bin/python" -m ziglang version >/dev/null 2>&1; then
     log "installing ziglang $ZIG_VERSION and cargo-zigbuild $CARGO_ZIGBUILD_VERSION into $ZIG_VENV"
     rm -rf "$ZIG_VENV"
@@ -67,17 +79,19 @@ if [[ $WHAT == all ]]; then
     "$ZIG_VENV/bin/pip" install --quiet --disable-pip-version-check \
       "ziglang==$ZIG_VERSION" "cargo-zigbuild==$CARGO_ZIGBUILD_VERSION"
   fi
-
-  # --- Rust targets --------------------------------------------------------------------------
+  targets="$RUST_TARGETS"
+  [[ $WHAT == all ]] || targets="$(triple "linux_$(host_arch)")"
   installed="$(rustup target list --installed)"
   missing=()
-  for t in $RUST_TARGETS; do grep -qx "$t" <<<"$installed" || missing+=("$t"); done
+  for t in $targets; do grep -qx "$t" <<<"$installed" || missing+=("$t"); done
   if ((${#missing[@]})); then
     log "rustup target add ${missing[*]}"
     rustup target add "${missing[@]}" >&2
   fi
+fi
 
-  # --- Debian packages -----------------------------------------------------------------------
+# --- Debian packages: the release tests run the arm64 and Windows binaries -----------------------
+if needed; then
   need=()
   command -v qemu-aarch64 >/dev/null || need+=(qemu-user)
   command -v wine >/dev/null || need+=(wine)

@@ -20,6 +20,14 @@ triple() {
     *) echo "unknown platform $1 (known: $KREW_PLATFORMS)" >&2; return 1 ;;
   esac
 }
+# This machine's Linux arch as the image and Krew platforms name it (release/build.sh --local).
+host_arch() {
+  case "$(uname -m)" in
+    x86_64) echo amd64 ;;
+    aarch64) echo arm64 ;;
+    *) echo "no release platform for $(uname -m)" >&2; return 1 ;;
+  esac
+}
 RUST_TARGETS="$(for p in $KREW_PLATFORMS; do triple "$p"; done | xargs)"
 RELEASE_CACHE="${RELEASE_CACHE:-$HOME/.cache/infera-release}"
 RELEASE_BIN="$RELEASE_CACHE/bin-crane-$CRANE_VERSION-registry-$DISTRIBUTION_VERSION-actionlint-$ACTIONLINT_VERSION-helm-$HELM_VERSION"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make demo` (as root): the main job end to end on a local tier-3 cluster, whose two nodes run
 # containers and present as MI300X nodes (tests/cluster/README.md). `kubectl infera init --wait`
-# installs the operator, which runs in-cluster from the image `make release` ships; the seed's PD
+# installs the operator, which runs in-cluster from the image `make release` builds (for this
+# machine's arch only: `release/build.sh --local`); the seed's PD
 # example and the README's MI300X worked example (its model downloaded by `hf download` from the
 # cluster's model hub) run on the stand-in for rocm/infera (tests/upstream/README.md: upstream's
 # router and wrappers, a stand-in engine); `status` shows each Ready; one completion goes through
@@ -19,13 +20,16 @@ T0=$SECONDS
 step "building the control plane and nodes, the release for this machine, the stand-in image (all cached)"
 tests/cluster/build.sh >&2
 source tests/cluster/versions.sh
-# The operator image and this platform's Krew archive exactly as `make release` ships them; the
-# plugin is used from the archive, as `kubectl krew install` would place it.
-RELEASE_PLATFORMS=linux_amd64 release/build.sh >&2
+# This platform's Krew archive and the operator image for this arch, from the binaries `make
+# release` ships for them (the image's index lists one arch, so its digest is not the release's;
+# the plugin in the archive pins it); the plugin is used from the archive, as `kubectl krew
+# install` would place it.
+release/build.sh --local >&2
+source release/versions.sh
 standin="$(tests/upstream/image.sh sglang | tail -n1)"
 plugin_dir="$ROOT/target/demo-bin"
 mkdir -p "$plugin_dir"
-tar -xzf target/krew/kubectl-infera_*_linux_amd64.tar.gz -C "$plugin_dir" kubectl-infera
+tar -xzf target/krew/kubectl-infera_*_"linux_$(host_arch)".tar.gz -C "$plugin_dir" kubectl-infera
 export PATH="$plugin_dir:$K8S_TEST_BIN:$PATH"
 
 step "starting a tier-3 cluster in $K8S_TEST_DIR"

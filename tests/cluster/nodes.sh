@@ -47,7 +47,7 @@ bridge_up() {
 # load-image.sh pushed it, and fails to pull as it would without internet otherwise.
 registry_up() {
   local port=$1
-  "$REPO_ROOT/release/tools.sh" go >/dev/null
+  "$REPO_ROOT/release/tools.sh" cluster >/dev/null
   # shellcheck source=release/versions.sh
   source "$REPO_ROOT/release/versions.sh"
   cat >"$DIR/registry.yml" <<EOF
