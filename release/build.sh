@@ -1,24 +1,27 @@
 #!/usr/bin/env bash
 # `make release`: the five Krew archives of kubectl-infera, the filled-in Krew manifest and the
-# multi-arch operator image, reproducibly (same bytes twice), from this machine alone.
+# multi-arch operator and NATS images, reproducibly (same bytes twice), from this machine alone.
 #
 #   release/build.sh [--version V] [--image-repo REPO] [--rebuild] [--local]
 #
 # 1. release/tools.sh: Go tools (crane, registry, actionlint), Zig + cargo-zigbuild, Rust targets.
-# 2. infera-operator for linux amd64 + arm64 (static, musl) -> target/image/ (OCI layout, one index).
-# 3. kubectl-infera for the five Krew platforms, with the image pinned by digest
+# 2. nats-server for linux amd64 + arm64 (Go, static) -> target/nats-image/ (OCI layout, one index,
+#    with the licence files of its modules under /licenses/): the operator's default NATS image.
+# 3. infera-operator for linux amd64 + arm64 (static, musl) -> target/image/, with the NATS image
+#    pinned by digest (INFERA_NATS_IMAGE=REPO:TAG@sha256:..., read by infera-core's NATS_IMAGE).
+# 4. kubectl-infera for the five Krew platforms, with both images pinned by digest
 #    (INFERA_OPERATOR_IMAGE=REPO@sha256:..., read by kubectl-infera/src/bundle.rs).
-# 4. krew/package.sh -> target/krew/kubectl-infera_<V>_<platform>.tar.gz + infera.yaml, and
+# 5. krew/package.sh -> target/krew/kubectl-infera_<V>_<platform>.tar.gz + infera.yaml, and
 #    target/krew/operator-image.txt (the pinned reference) and bundle.yaml (what `init` applies).
-# 5. The GitOps installs from the same bundle: target/install/infera-operator-<V>.tgz (the Helm
+# 6. The GitOps installs from the same bundle: target/install/infera-operator-<V>.tgz (the Helm
 #    chart, `helm package`) and infera-operator-<V>.yaml (the single-file manifest).
 #
 # Cargo builds go to $RELEASE_TARGET_DIR (~/.cache/infera-release/target), so a warm CI run reuses
 # them; the outputs of a build are kept by the hash of its inputs and reused when the same inputs
 # come again (--rebuild builds anyway, e.g. to check that a rebuild gives the same bytes).
-# --local builds for this machine only (`make demo`): its platform's Krew archive and the operator
-# image for its arch alone (an index of one manifest, so another digest than the release's), no Helm
-# chart; the binaries are those the release builds for that platform.
+# --local builds for this machine only (`make demo`): its platform's Krew archive and the NATS and
+# operator images for its arch alone (indexes of one manifest: other digests than the release's,
+# which the binaries then pin), no Helm chart.
 # Environment: RELEASE_PLATFORMS (default all five; the operator is built for both linux arches
 # unless --local).
 set -euo pipefail
@@ -27,7 +30,7 @@ cd "$ROOT"
 # shellcheck source-path=SCRIPTDIR
 source release/versions.sh
 VERSION="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)"
-IMAGE_REPO="${IMAGE_REPO:-ghcr.io/amd/infera/operator}"
+IMAGE_REPO="${IMAGE_REPO:-$OPERATOR_IMAGE_REPO}"
 REBUILD=
 LOCAL=
 while (($#)); do
@@ -36,7 +39,7 @@ while (($#)); do
     --image-repo) IMAGE_REPO="$2"; shift 2 ;;
     --rebuild) REBUILD=1; shift ;;
     --local) LOCAL=1; shift ;;
-    -h | --help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "build.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -60,16 +63,37 @@ key="$({
   git ls-files -z --cached --others --exclude-standard -- "${inputs[@]}" | sort -z | xargs -0 sha256sum
   rustc -vV
   echo "$VERSION $IMAGE_REPO $PLATFORMS $ARCHES ${LOCAL:+local}"
+  go version
 } | sha256sum | cut -c1-16)"
 OUTPUTS="$RELEASE_CACHE/outputs"
-if [[ -z $REBUILD && -f "$OUTPUTS/$key/krew/infera.yaml" && -f "$OUTPUTS/$key/image/index.json" ]]; then
-  rm -rf target/krew target/image target/install
+if [[ -z $REBUILD && -f "$OUTPUTS/$key/krew/infera.yaml" && -f "$OUTPUTS/$key/nats-image/index.json" ]]; then
+  rm -rf target/krew target/image target/nats-image target/install
   mkdir -p target
-  cp -a "$OUTPUTS/$key/krew" "$OUTPUTS/$key/image" target/
+  cp -a "$OUTPUTS/$key/krew" "$OUTPUTS/$key/image" "$OUTPUTS/$key/nats-image" target/
   [[ ! -d "$OUTPUTS/$key/install" ]] || cp -a "$OUTPUTS/$key/install" target/
-  log "release $VERSION: inputs unchanged since the build $key, outputs reused: target/krew/, target/image/ ($(cat target/krew/operator-image.txt))"
+  log "release $VERSION: inputs unchanged since the build $key, outputs reused: target/krew/, target/image/ ($(cat target/krew/operator-image.txt)), target/nats-image/"
   exit 0
 fi
+
+# The NATS image first: the operator and the plugin name it by its digest. nats-server is built
+# per arch into the release's own cache (Go's build cache makes a rebuild quick).
+# shellcheck source-path=SCRIPTDIR
+source release/go.sh
+nats_build="$RELEASE_CACHE/nats-server-$NATS_SERVER_VERSION"
+mkdir -p "$nats_build"
+log "nats-server $NATS_SERVER_VERSION for linux $ARCHES"
+images=()
+for a in $ARCHES; do
+  GOARCH=$a go_build "$nats_build/nats-server-$a" github.com/nats-io/nats-server/v2 "$NATS_SERVER_VERSION" \
+    github.com/nats-io/nats-server/v2
+  images+=("$a=$nats_build/nats-server-$a")
+done
+go_notices "$nats_build/nats-server-${ARCHES%% *}" "$nats_build/licenses"
+digest="$(python3 release/image.py --out target/nats-image --version "${NATS_SERVER_VERSION#v}" \
+  --binary nats-server --source https://github.com/nats-io/nats-server --notices "$nats_build/licenses" \
+  "${images[@]}")"
+export INFERA_NATS_IMAGE="$NATS_IMAGE_REPO:${NATS_SERVER_VERSION#v}@$digest"
+echo "$INFERA_NATS_IMAGE" >target/nats-image/reference.txt
 
 export CARGO_TARGET_DIR="$RELEASE_TARGET_DIR"
 export PATH="$ZIG_VENV/bin:$PATH"
@@ -100,7 +124,7 @@ export AARCH64_UNKNOWN_LINUX_MUSL_JEMALLOC_SYS_WITH_LG_PAGE=16
 operator() { echo "$RELEASE_TARGET_DIR/$(triple "linux_$1")/release/infera-operator"; }
 log "infera-operator for linux $ARCHES"
 for a in $ARCHES; do build infera-operator "$(triple "linux_$a")"; done
-log "operator image (OCI layout in target/image)"
+log "operator image (OCI layout in target/image; NATS $INFERA_NATS_IMAGE)"
 images=()
 for a in $ARCHES; do images+=("$a=$(operator "$a")"); done
 digest="$(python3 release/image.py --out target/image --version "$VERSION" "${images[@]}")"
@@ -140,8 +164,8 @@ for a in $ARCHES; do
 done
 # Keep this build's outputs for the next run with the same inputs, and the two newest others.
 mkdir -p "$OUTPUTS/$key.tmp"
-cp -a target/krew target/image "$OUTPUTS/$key.tmp/"
+cp -a target/krew target/image target/nats-image "$OUTPUTS/$key.tmp/"
 [[ ! -d target/install ]] || cp -a target/install "$OUTPUTS/$key.tmp/"
 rm -rf "${OUTPUTS:?}/$key" && mv "$OUTPUTS/$key.tmp" "$OUTPUTS/$key"
 find "$OUTPUTS" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' | sort -rn | tail -n +4 | cut -d" " -f2- | xargs -r rm -rf
-log "release $VERSION built in $((SECONDS - T0))s: target/krew/, target/image/ ($INFERA_OPERATOR_IMAGE)"
+log "release $VERSION built in $((SECONDS - T0))s: target/krew/, target/image/ ($INFERA_OPERATOR_IMAGE), target/nats-image/ ($INFERA_NATS_IMAGE)"

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Writes the operator image as an OCI image layout: one multi-arch index (linux/amd64 + linux/arm64).
+"""Writes an image of one static binary as an OCI image layout: one index of linux/amd64 and/or arm64.
 
-    release/image.py --out DIR --version V amd64=PATH arm64=PATH
+    release/image.py --out DIR --version V [--binary NAME --source URL --licenses SPDX
+                     --notices DIR] amd64=PATH arm64=PATH
 
-Each platform's image is one layer holding only the static operator binary at /infera-operator
-(mode 0755, owner 0:0, mtime 0): no shell, no libc, no CA certificates (in a cluster kube-rs
-trusts the ServiceAccount's CA, /var/run/secrets/kubernetes.io/serviceaccount/ca.crt, and the
-operator talks to nothing else). The config runs it as 65532:65532 (non-root, the uid
-deploy/deployment.yaml sets) and the root filesystem is never written to, so
-`readOnlyRootFilesystem: true` holds.
+Each platform's image is one layer holding only the static binary at /NAME (mode 0755, owner 0:0,
+mtime 0) and, with --notices, the licence files of what it was built from under /licenses/: no
+shell, no libc, no CA certificates. The config runs it as 65532:65532 (non-root, the uid the
+operator's Deployment and the NATS StatefulSet set) and the root filesystem is never written to,
+so `readOnlyRootFilesystem: true` holds. The defaults describe the operator image (in a cluster
+kube-rs trusts the ServiceAccount's CA, /var/run/secrets/kubernetes.io/serviceaccount/ca.crt, and
+the operator talks to nothing else); release/build.sh also writes the NATS image with it.
 
 Reproducible by construction: sorted JSON, fixed timestamps (created = the epoch), gzip without
 name or mtime. The same binaries give the same index digest, printed on stdout as sha256:....
@@ -26,7 +28,6 @@ import shutil
 import sys
 import tarfile
 
-BINARY = "infera-operator"
 USER = "65532:65532"
 EPOCH = "1970-01-01T00:00:00Z"
 SOURCE = "https://github.com/amd/infera"
@@ -68,18 +69,34 @@ class Layout:
             f.write(canonical({"schemaVersion": 2, "mediaType": MEDIA["index"], "manifests": [descriptor]}))
 
 
-def layer(binary_path):
+def entry(tar, name, path, mode):
+    info = tarfile.TarInfo(name)
+    info.mode = mode
+    info.mtime = 0
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    if path is None:
+        info.type = tarfile.DIRTYPE
+        tar.addfile(info)
+        return
+    info.size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        tar.addfile(info, f)
+
+
+def layer(args, binary_path):
     """The layer tar (uncompressed, for the diff_id) and its gzip (for the blob)."""
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        info = tarfile.TarInfo(BINARY)
-        info.size = os.path.getsize(binary_path)
-        info.mode = 0o755
-        info.mtime = 0
-        info.uid = info.gid = 0
-        info.uname = info.gname = ""
-        with open(binary_path, "rb") as f:
-            tar.addfile(info, f)
+        entry(tar, args.binary, binary_path, 0o755)
+        if args.notices:
+            entry(tar, "licenses", None, 0o755)
+            for root, _, files in sorted(os.walk(args.notices)):
+                relative = os.path.relpath(root, args.notices)
+                if relative != ".":
+                    entry(tar, os.path.join("licenses", relative), None, 0o755)
+                for name in sorted(files):
+                    entry(tar, os.path.normpath(os.path.join("licenses", relative, name)), os.path.join(root, name), 0o644)
     tar_bytes = raw.getvalue()
     packed = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=packed, mtime=0, compresslevel=9) as gz:
@@ -87,20 +104,21 @@ def layer(binary_path):
     return tar_bytes, packed.getvalue()
 
 
-def image(layout, arch, binary_path, version):
-    tar_bytes, gz_bytes = layer(binary_path)
+def image(layout, args, arch, binary_path):
+    tar_bytes, gz_bytes = layer(args, binary_path)
+    version = args.version
     labels = {
-        "org.opencontainers.image.source": SOURCE,
-        "org.opencontainers.image.title": BINARY,
+        "org.opencontainers.image.source": args.source,
+        "org.opencontainers.image.title": args.binary,
         "org.opencontainers.image.version": version,
-        "org.opencontainers.image.licenses": "Apache-2.0",
+        "org.opencontainers.image.licenses": args.licenses,
     }
     config = {
         **PLATFORMS[arch],
         "created": EPOCH,
-        "config": {"User": USER, "Entrypoint": [f"/{BINARY}"], "Labels": labels},
+        "config": {"User": USER, "Entrypoint": [f"/{args.binary}"], "Labels": labels},
         "rootfs": {"type": "layers", "diff_ids": [f"sha256:{hashlib.sha256(tar_bytes).hexdigest()}"]},
-        "history": [{"created": EPOCH, "created_by": f"release/image.py: /{BINARY}"}],
+        "history": [{"created": EPOCH, "created_by": f"release/image.py: /{args.binary}"}],
     }
     manifest = {
         "schemaVersion": 2,
@@ -116,6 +134,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="the OCI layout directory (replaced)")
     parser.add_argument("--version", required=True)
+    parser.add_argument("--binary", default="infera-operator", help="its name in the image, the entrypoint")
+    parser.add_argument("--source", default=SOURCE, help="org.opencontainers.image.source")
+    parser.add_argument("--licenses", default="Apache-2.0", help="org.opencontainers.image.licenses (SPDX)")
+    parser.add_argument("--notices", help="a directory of licence files, copied to /licenses/")
     parser.add_argument("binaries", nargs="+", metavar="ARCH=PATH")
     args = parser.parse_args()
     binaries = dict(b.split("=", 1) for b in args.binaries)
@@ -123,7 +145,7 @@ def main():
     if unknown:
         sys.exit(f"image.py: unknown arch {', '.join(sorted(unknown))} (known: {', '.join(PLATFORMS)})")
     layout = Layout(args.out)
-    manifests = [image(layout, arch, binaries[arch], args.version) for arch in sorted(binaries)]
+    manifests = [image(layout, args, arch, binaries[arch]) for arch in sorted(binaries)]
     index = {
         "schemaVersion": 2,
         "mediaType": MEDIA["index"],

@@ -27,29 +27,20 @@ case "$WHAT" in
   all | verify | cluster | local) ;;
   *) echo "tools.sh: unknown set $WHAT (all, verify, cluster, local)" >&2; exit 2 ;;
 esac
-# needed [SET...]: whether this run installs for one of the SETs; WHAT=all installs everything, and what `needed` alone guards is installed only then.
+# needed [SET...]: whether this run installs for one of the SETs (WHAT=all installs for every set;
+# what `needed` alone guards is installed only then).
 needed() { [[ $WHAT == all || " $* " == *" $WHAT "* ]]; }
 log() { printf '==> %s\n' "$*" >&2; }
 
 # --- Go tools --------------------------------------------------------------------------------
-export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
+# shellcheck source-path=SCRIPTDIR
+source "$HERE/go.sh"
 mkdir -p "$RELEASE_BIN"
-# wrapped NAME MODULE VERSION PACKAGE: builds PACKAGE into $RELEASE_BIN/NAME from a throw-away main
-# module that requires MODULE@VERSION with MODULE's own go line (as tests/cluster/build.sh does: it
-# resolves exactly the versions MODULE's go.mod pins and never reads the proxy's version list).
+# wrapped NAME MODULE VERSION PACKAGE: PACKAGE built into $RELEASE_BIN/NAME, once.
 wrapped() {
-  local name=$1 mod=$2 ver=$3 pkg=$4 work gomod
-  [[ -x $RELEASE_BIN/$name ]] && return 0
-  log "building $name ($mod $ver)"
-  work="$(mktemp -d)"
-  gomod="$(cd "$work" && go mod download -json "$mod@$ver" | jq -r .GoMod)"
-  (
-    cd "$work"
-    printf 'module local.test/%s-bin\n\n%s\n\nrequire %s %s\n' "$name" "$(awk '$1=="go"{print; exit}' "$gomod")" "$mod" "$ver" >go.mod
-    go build -mod=mod -trimpath -ldflags "-s -w" -o "$RELEASE_BIN/$name.tmp" "$pkg"
-  )
-  chmod -R u+w "$work"; rm -rf "$work"
-  mv "$RELEASE_BIN/$name.tmp" "$RELEASE_BIN/$name"
+  [[ -x $RELEASE_BIN/$1 ]] && return 0
+  log "building $1 ($2 $3)"
+  go_build "$RELEASE_BIN/$1" "$2" "$3" "$4"
 }
 command -v go >/dev/null || { echo "error: Go is required (GOTOOLCHAIN=local)" >&2; exit 1; }
 command -v jq >/dev/null || "$HERE/../tests/cluster/deps.sh"

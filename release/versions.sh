@@ -8,6 +8,14 @@ ACTIONLINT_VERSION=v1.7.12     # github.com/rhysd/actionlint
 HELM_VERSION=v4.3.2            # helm.sh/helm/v4 (packages and pushes the chart; the chart tests)
 ZIG_VERSION=0.17.0             # Python package ziglang
 CARGO_ZIGBUILD_VERSION=0.24.0  # Python package cargo-zigbuild
+# The images the binaries name by default, each built here and pinned in them by the digest of
+# what was built (tag for people, digest for the kubelet): `init` installs the operator by its
+# digest (kubectl-infera/src/bundle.rs), the operator runs a managed NATS by its digest
+# (infera-core's NATS_IMAGE). Nothing else is named by default: the engines, the EPP and the model
+# download run the deployment's own `spec.image`.
+OPERATOR_IMAGE_REPO=ghcr.io/amd/infera/operator
+NATS_IMAGE_REPO=ghcr.io/amd/infera/nats
+NATS_SERVER_VERSION=v2.15.3    # github.com/nats-io/nats-server/v2, the server in NATS_IMAGE_REPO
 # The five Krew platforms and the Rust target each is built for (Linux static, with musl).
 KREW_PLATFORMS="linux_amd64 linux_arm64 darwin_amd64 darwin_arm64 windows_amd64"
 triple() {

@@ -2,7 +2,8 @@
 # `make demo` (as root): the main job end to end on a local tier-3 cluster, whose two nodes run
 # containers and present as MI300X nodes (tests/cluster/README.md). `kubectl infera init --wait`
 # installs the operator, which runs in-cluster from the image `make release` builds (for this
-# machine's arch only: `release/build.sh --local`); the seed's PD
+# machine's arch only: `release/build.sh --local`), and it runs NATS from the release's NATS image;
+# the seed's PD
 # example and the README's MI300X worked example (its model downloaded by `hf download` from the
 # cluster's model hub) run on the stand-in for rocm/infera (tests/upstream/README.md: upstream's
 # router and wrappers, a stand-in engine); `status` shows each Ready; one completion goes through
@@ -13,20 +14,28 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 export K8S_TEST_DIR="${K8S_TEST_DIR:-/tmp/infera-cluster}"
-step() { printf '\n\033[1m==> %s\033[0m\n' "$*" >&2; }
-[[ $(id -u) -eq 0 ]] || { echo "make demo runs real nodes (containerd, kubelets): run it as root" >&2; exit 1; }
 T0=$SECONDS
+step() { printf '\n\033[1m==> %s\033[0m (at %ds)\n' "$*" "$((SECONDS - T0))" >&2; }
+[[ $(id -u) -eq 0 ]] || { echo "make demo runs real nodes (containerd, kubelets): run it as root" >&2; exit 1; }
 
 step "building the control plane and nodes, the release for this machine, the stand-in image (all cached)"
+tests/cluster/deps.sh
+# The stand-in image is mostly downloads (PyPI, Debian) and the builds mostly CPU: on a cold
+# machine they overlap (the Debian packages are in first, so no two apt-gets meet).
+mkdir -p target
+standin_log="$ROOT/target/demo-standin.log"
+tests/upstream/image.sh sglang >"$standin_log" 2>&1 &
+standin_pid=$!
+trap 'kill "$standin_pid" 2>/dev/null || true' EXIT
 tests/cluster/build.sh >&2
 source tests/cluster/versions.sh
-# This platform's Krew archive and the operator image for this arch, from the binaries `make
-# release` ships for them (the image's index lists one arch, so its digest is not the release's;
-# the plugin in the archive pins it); the plugin is used from the archive, as `kubectl krew
-# install` would place it.
+# This platform's Krew archive and the operator and NATS images for this arch, built as `make
+# release` builds them (each index lists one arch, so its digest is not the release's; the binaries
+# pin these); the plugin is used from the archive, as `kubectl krew install` would place it.
 release/build.sh --local >&2
 source release/versions.sh
-standin="$(tests/upstream/image.sh sglang | tail -n1)"
+wait "$standin_pid" || { cat "$standin_log" >&2; echo "the stand-in image failed: $standin_log" >&2; exit 1; }
+standin="$(tail -n1 "$standin_log")"
 plugin_dir="$ROOT/target/demo-bin"
 mkdir -p "$plugin_dir"
 tar -xzf target/krew/kubectl-infera_*_"linux_$(host_arch)".tar.gz -C "$plugin_dir" kubectl-infera
@@ -35,6 +44,7 @@ export PATH="$plugin_dir:$K8S_TEST_BIN:$PATH"
 step "starting a tier-3 cluster in $K8S_TEST_DIR"
 eval "$(tests/cluster/up.sh --tier 3 | tail -n1)"
 tests/cluster/load-image.sh target/image ghcr.io/amd/infera/operator:0.1.0
+tests/cluster/load-image.sh target/nats-image "$NATS_IMAGE_REPO:${NATS_SERVER_VERSION#v}"
 STANDIN_REF=rocm/infera:sglang-v0.1.1
 tests/cluster/load-image.sh "$standin" "$STANDIN_REF"
 

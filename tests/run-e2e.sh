@@ -3,7 +3,8 @@
 # binaries the tests spawn and the test binaries (before the cluster starts: 2 cores), brings up a
 # tier-2 cluster, runs `cargo test -p infera-e2e` but the tier-3 tests, and always brings the cluster
 # down; then the same on a tier-3 cluster (real nodes, root) for the tests named `tier3_*`, with the
-# operator image of release/build.sh (target/image; `make test` builds it first) and the stand-in
+# operator and NATS images of release/build.sh (target/image, target/nats-image; `make test` builds
+# them first) and the stand-in
 # for the rocm/infera images (tests/upstream/image.sh) in its registry. Exits non-zero if either
 # run failed.
 #
@@ -27,6 +28,8 @@ log "control-plane binaries (tests/cluster/build.sh)"
 tests/cluster/build.sh >&2
 # shellcheck source=tests/cluster/versions.sh
 source tests/cluster/versions.sh
+# shellcheck source=release/versions.sh
+source release/versions.sh
 # Tests that run kubectl get the one built with the control plane (same version as the server).
 export PATH="$K8S_TEST_BIN:$PATH"
 
@@ -86,6 +89,7 @@ log "starting a tier-3 cluster in $K8S_TEST_DIR"
 up_out="$(tests/cluster/up.sh --tier 3)"
 eval "$(tail -n1 <<<"$up_out")"
 tests/cluster/load-image.sh "$image" ghcr.io/amd/infera/operator:0.1.0
+tests/cluster/load-image.sh "$ROOT/target/nats-image" "$NATS_IMAGE_REPO:${NATS_SERVER_VERSION#v}"
 tests/cluster/load-image.sh "$standin_sglang" rocm/infera:sglang-v0.1.1
 tests/cluster/load-image.sh "$standin_vllm" rocm/infera:vllm-v0.1.1
 log "running the tier-3 tests"

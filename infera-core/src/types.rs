@@ -263,7 +263,7 @@ pub struct NatsSpec {
     /// go over HTTP and KV events over ZMQ.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deploy: Option<bool>,
-    /// Image of the managed NATS server (default: a pinned NATS 2.11 release).
+    /// Image of the managed NATS server (default: the release's NATS 2.15 image, pinned by digest).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH))]
     pub image: Option<String>,

@@ -11,7 +11,7 @@ use infera_core::{
     render::{Child, render},
     types::{BackendFramework, InferaDeployment},
     validate,
-    validate::Nats,
+    validate::{NATS_IMAGE, Nats},
     yaml,
 };
 use k8s_openapi::api::core::v1::{EnvVar, PodSpec, PodTemplateSpec};
@@ -170,7 +170,7 @@ fn upstream_defaults_hold() {
         valid.nats,
         Nats::Managed {
             storage: k8s_openapi::apimachinery::pkg::api::resource::Quantity("4Gi".into()),
-            image: "nats:2.11-alpine".into(),
+            image: NATS_IMAGE.into(),
             storage_class_name: None,
             credentials: "demo-nats-auth".into(),
         }

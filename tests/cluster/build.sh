@@ -171,16 +171,6 @@ if want node; then
       --entrypoint /pause "$WORK/pause:/pause"
     mv "$NODE/pause.tar.tmp" "$NODE/pause.tar"
   fi
-  if [[ ! -f "$NODE/nats-$NATS_SERVER_VERSION.tar" ]]; then
-    # Stands in for the operator's default NATS image (nats:2.11-alpine): the server alone, run
-    # with the rendered args as that image's entrypoint runs them.
-    log "building nats-server $NATS_SERVER_VERSION and its image"
-    rm -rf "$WORK/nats"
-    wrapped nats github.com/nats-io/nats-server/v2 "$NATS_SERVER_VERSION" github.com/nats-io/nats-server/v2 "$WORK/nats-server"
-    python3 "$HERE/oci.py" --out "$NODE/nats.tar.tmp" --name "nats-server:$NATS_SERVER_VERSION" \
-      --entrypoint /nats-server "$WORK/nats-server:/nats-server"
-    mv "$NODE/nats.tar.tmp" "$NODE/nats-$NATS_SERVER_VERSION.tar"
-  fi
   if [[ ! -x "$NODE/kube-router-$KUBE_ROUTER_VERSION" ]]; then
     # The NetworkPolicy engine of tier 3 (its firewall controller only; nodes.sh, policy_up):
     # iptables and ipsets, which this kernel has (kube-network-policies needs nft's queue, which

@@ -61,8 +61,6 @@ EOF
   start registry env OTEL_TRACES_EXPORTER=none "$RELEASE_BIN/registry" serve "$DIR/registry.yml"
   wait_until registry 20 "$RELEASE_BIN/crane" catalog "127.0.0.1:$port"
   echo "127.0.0.1:$port" >"$DIR/registry-address"
-  # The operator's default NATS image (infera-core's NATS_IMAGE), stood in for by nats-server.
-  K8S_TEST_DIR="$DIR" "$HERE/load-image.sh" "$NODE_BIN/nats-$NATS_SERVER_VERSION.tar" nats:2.11-alpine
 }
 
 # CoreDNS on the bridge address, serving cluster.local from the API server (its kubernetes plugin)

@@ -48,7 +48,7 @@ T0=$SECONDS
 ((TIER == 3)) && "$HERE/deps.sh" >&2
 need=(etcd kube-apiserver kubectl)
 ((TIER >= 2)) && need+=(kube-controller-manager kube-scheduler kwok lws-controller)
-((TIER == 3)) && need+=("${NODE_BIN#"$BIN/"}"/{pause.tar,coredns,nats-"$NATS_SERVER_VERSION".tar})
+((TIER == 3)) && need+=("${NODE_BIN#"$BIN/"}"/{pause.tar,coredns})
 for b in "${need[@]}"; do
   if [[ ! -e "$BIN/$b" ]] || { ((TIER >= 2)) && [[ ! -f "$BIN/share/gateway/.done" ]]; }; then
     log "binaries missing in $BIN: running build.sh (a cold build takes a while)"

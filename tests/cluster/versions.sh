@@ -11,7 +11,6 @@ KREW_VERSION=v0.4.3
 # Tier 3 (nodes that run containers; tests/cluster/build.sh COMPONENTS=node)
 CONTAINERD_VERSION=v2.4.2
 CNI_PLUGINS_VERSION=v1.10.0
-NATS_SERVER_VERSION=v2.15.3   # tier 3's stand-in for the operator's default NATS image
 COREDNS_VERSION=v1.15.0
 KUBE_ROUTER_VERSION=v2.1.0      # tier 3's NetworkPolicy engine; the one release the module proxy serves here
 PAUSE_VERSION=3.10.1          # the nodes' sandbox image tag (tests/cluster/nodes.sh)

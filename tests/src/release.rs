@@ -54,9 +54,19 @@ pub fn install_dir() -> anyhow::Result<PathBuf> {
     Ok(dir)
 }
 
-/// `target/image/`: the operator image as an OCI layout.
+/// The operator image of `make release`: target/image, an OCI layout.
 pub fn image_dir() -> anyhow::Result<PathBuf> {
-    let dir = repo().join("target/image");
+    layout("image")
+}
+
+/// The NATS image of `make release`: target/nats-image, an OCI layout, and beside its index
+/// `reference.txt`, the reference the binaries pin (`REPO:TAG@sha256:…`).
+pub fn nats_image_dir() -> anyhow::Result<PathBuf> {
+    layout("nats-image")
+}
+
+fn layout(name: &str) -> anyhow::Result<PathBuf> {
+    let dir = repo().join("target").join(name);
     if !dir.join("index.json").is_file() {
         bail!(
             "{} has no index.json: run `make release` first",

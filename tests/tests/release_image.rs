@@ -5,13 +5,17 @@
 //! the index digest is the one the release's bundle pins and the plugin installs.
 //! Needs `make release`; no cluster.
 
+use std::collections::BTreeSet;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail, ensure};
-use infera_e2e::release::{VERSION, image_dir, install_dir, krew_dir, release_tool, repo, run};
+use infera_e2e::release::{
+    VERSION, archive, image_dir, install_dir, krew_dir, nats_image_dir, release_tool, release_var,
+    repo, run, unpack,
+};
 use infera_e2e::{target_dir, unique_suffix};
 
 /// A Distribution registry (`registry serve`) on 127.0.0.1, storing into a directory of the test;
@@ -97,6 +101,47 @@ fn work() -> anyhow::Result<PathBuf> {
     Ok(dir)
 }
 
+/// The root filesystem of `reference`'s `platform` image (`crane export`), unpacked into a
+/// directory of `work`: its entries as `tar -tv` lists them, and the directory.
+fn unpacked(
+    work: &Path,
+    reference: &str,
+    platform: &str,
+) -> anyhow::Result<(Vec<String>, PathBuf)> {
+    let name = format!(
+        "{}-{}",
+        reference.replace(['/', ':', '@'], "_"),
+        platform.replace('/', "-")
+    );
+    let rootfs = work.join(format!("{name}.tar"));
+    crane(&[
+        "export",
+        "--platform",
+        platform,
+        reference,
+        &rootfs.display().to_string(),
+    ])?;
+    let listing = run(Command::new("tar").arg("-tvf").arg(&rootfs))?;
+    let dir = work.join(platform.replace('/', "-"));
+    std::fs::create_dir_all(&dir)?;
+    run(Command::new("tar")
+        .arg("-xf")
+        .arg(&rootfs)
+        .arg("-C")
+        .arg(&dir))?;
+    Ok((listing.lines().map(str::to_string).collect(), dir))
+}
+
+/// Whether `binary` is a static executable for `machine` (as `file` names it: x86-64, aarch64).
+fn static_binary(binary: &Path, machine: &str) -> anyhow::Result<()> {
+    let kind = run(Command::new("file").arg(binary))?;
+    ensure!(
+        kind.contains(machine) && kind.contains("statically linked"),
+        "{kind}"
+    );
+    Ok(())
+}
+
 /// The image the release pins (target/krew/operator-image.txt), as repository and digest.
 fn pinned_image() -> anyhow::Result<(String, String)> {
     let pinned = std::fs::read_to_string(krew_dir()?.join("operator-image.txt"))?;
@@ -167,40 +212,125 @@ fn the_operator_image_pushes_to_a_registry_and_comes_back_as_released() -> anyho
             "{config}"
         );
         // The whole filesystem is the one binary.
-        let rootfs = work.join(format!("rootfs-{}.tar", platform.replace('/', "-")));
-        crane(&[
-            "export",
-            "--platform",
-            platform,
-            &reference,
-            &rootfs.display().to_string(),
-        ])?;
-        let listing = run(Command::new("tar").arg("-tvf").arg(&rootfs))?;
-        let entries: Vec<&str> = listing.lines().collect();
+        let (listing, dir) = unpacked(&work, &reference, platform)?;
         ensure!(
-            entries.len() == 1 && entries[0].ends_with(" infera-operator"),
-            "{platform}: the image holds\n{listing}"
+            listing.len() == 1 && listing[0].ends_with(" infera-operator"),
+            "{platform}: the image holds {listing:?}"
         );
         ensure!(
-            entries[0].starts_with("-rwxr-xr-x 0/0 "),
-            "{platform}: {listing}"
+            listing[0].starts_with("-rwxr-xr-x 0/0 "),
+            "{platform}: {listing:?}"
         );
-        let dir = work.join(platform.replace('/', "-"));
-        std::fs::create_dir_all(&dir)?;
-        run(Command::new("tar")
-            .arg("-xf")
-            .arg(&rootfs)
-            .arg("-C")
-            .arg(&dir))?;
-        let kind = run(Command::new("file").arg(dir.join("infera-operator")))?;
-        ensure!(
-            kind.contains(machine) && kind.contains("statically linked"),
-            "{platform}: {kind}"
-        );
+        static_binary(&dir.join("infera-operator"), machine)?;
     }
     // The amd64 image's binary runs here, as the image runs it.
     let version = run(Command::new(work.join("linux-amd64/infera-operator")).arg("--version"))?;
     ensure!(version.contains(VERSION), "{version}");
+
+    drop(registry);
+    std::fs::remove_dir_all(&work).ok();
+    Ok(())
+}
+
+/// Every string under an `image` key of `value`: the images of a rendered object's containers.
+fn images(value: &serde_json::Value, found: &mut BTreeSet<String>) {
+    match value {
+        serde_json::Value::Object(map) => {
+            for (key, value) in map {
+                match value.as_str() {
+                    Some(image) if key == "image" => {
+                        found.insert(image.to_string());
+                    }
+                    _ => images(value, found),
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| images(v, found)),
+        _ => {}
+    }
+}
+
+/// The NATS image of `make release` (target/nats-image), a managed NATS's default: nats-server
+/// alone, static, run as 65532:65532, with the licence files of every Go module it was built from;
+/// and what the release's binaries name by default is exactly what the release built, pinned by
+/// digest from release/versions.sh's table: the bundle names the operator image (the test above),
+/// the seed rendered by the release's plugin names the NATS image beside the seed's own image.
+#[test]
+fn the_nats_image_is_nats_server_with_its_notices_and_the_binaries_pin_it() -> anyhow::Result<()> {
+    let work = work()?;
+    let layout = nats_image_dir()?;
+    let reference = std::fs::read_to_string(layout.join("reference.txt"))?;
+    let reference = reference.trim();
+    let (tag, digest) = reference
+        .split_once('@')
+        .with_context(|| format!("reference.txt is not REPO:TAG@DIGEST: {reference}"))?;
+    let version = release_var("NATS_SERVER_VERSION")?;
+    let version = version.trim_start_matches('v');
+    ensure!(
+        tag == format!("{}:{version}", release_var("NATS_IMAGE_REPO")?),
+        "{reference} is not the table's NATS image"
+    );
+    let top = json(&std::fs::read_to_string(layout.join("index.json"))?)?;
+    ensure!(
+        top["manifests"][0]["digest"] == digest,
+        "{top}, {reference}"
+    );
+
+    let plugin = work.join("plugin");
+    unpack(&archive("linux_amd64")?, &plugin)?;
+    let rendered = json(&run(Command::new(plugin.join("kubectl-infera"))
+        .args(["render", "-o", "json", "-f"])
+        .arg(repo().join("examples/pd.yaml")))?)?;
+    let mut named = BTreeSet::new();
+    images(&rendered, &mut named);
+    ensure!(
+        named.remove("rocm/infera:sglang-v0.1.1")
+            && named == BTreeSet::from([reference.to_string()]),
+        "the seed rendered by the release's plugin names {named:?} besides its own image, expected {reference}"
+    );
+
+    let registry = Registry::start(&work)?;
+    let pushed_as = format!("{}/nats:{version}", registry.host);
+    let pushed = crane(&["push", &layout.display().to_string(), &pushed_as])?;
+    ensure!(
+        pushed.trim() == format!("{}/nats@{digest}", registry.host),
+        "crane pushed {pushed}, the release pins {reference}"
+    );
+    for (platform, machine) in [("linux/amd64", "x86-64"), ("linux/arm64", "aarch64")] {
+        let config = json(&crane(&["config", "--platform", platform, &pushed_as])?)?;
+        ensure!(config["config"]["User"] == "65532:65532", "{config}");
+        ensure!(
+            config["config"]["Entrypoint"] == serde_json::json!(["/nats-server"]),
+            "{config}"
+        );
+        let (listing, dir) = unpacked(&work, &pushed_as, platform)?;
+        let names: Vec<&str> = listing
+            .iter()
+            .filter_map(|line| line.split_whitespace().last())
+            .collect();
+        let others: Vec<&&str> = names
+            .iter()
+            .filter(|e| **e != "nats-server" && !e.starts_with("licenses"))
+            .collect();
+        ensure!(
+            others.is_empty(),
+            "{platform}: besides nats-server and licenses/: {others:?}"
+        );
+        for notice in [
+            "licenses/github.com/nats-io/nats-server/v2/LICENSE",
+            "licenses/github.com/klauspost/compress/LICENSE",
+            "licenses/golang.org/x/crypto/LICENSE",
+            "licenses/go/LICENSE",
+        ] {
+            ensure!(
+                names.contains(&notice),
+                "{platform}: no {notice} in {names:?}"
+            );
+        }
+        static_binary(&dir.join("nats-server"), machine)?;
+    }
+    let said = run(Command::new(work.join("linux-amd64/nats-server")).arg("--version"))?;
+    ensure!(said.contains(version), "nats-server --version: {said}");
 
     drop(registry);
     std::fs::remove_dir_all(&work).ok();

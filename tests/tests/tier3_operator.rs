@@ -149,10 +149,23 @@ async fn tier3_the_operator_from_init_runs_in_cluster_and_reconciles() -> anyhow
     })
     .await?;
 
-    // NATS: pulled from the cluster's registry as `nats:2.11-alpine`, Ready on its real probe.
+    // NATS: the release's NATS image, by the digest the released operator pins
+    // (target/nats-image/reference.txt), pulled from the cluster's registry and Ready on its real
+    // probe.
+    let pinned =
+        std::fs::read_to_string(infera_e2e::release::nats_image_dir()?.join("reference.txt"))?;
     let ns_pods: Api<Pod> = ns.api();
     eventually(Duration::from_secs(120), || async {
         let pod = ns_pods.get("demo-nats-0").await?;
+        let image = pod
+            .spec
+            .as_ref()
+            .and_then(|s| s.containers.first())
+            .and_then(|c| c.image.clone());
+        anyhow::ensure!(
+            image.as_deref() == Some(pinned.trim()),
+            "demo-nats-0 runs {image:?}, the release pins {pinned}"
+        );
         anyhow::ensure!(PodHealth::of(&pod).ready, "demo-nats-0: {:?}", pod.status);
         Ok(())
     })

@@ -54,9 +54,14 @@ use crate::{
 pub const DEFAULT_GPU_TYPE: &str = "amd.com/gpu";
 /// Default size of the managed NATS JetStream volume (upstream's, `nats.go:34-40`).
 pub const DEFAULT_NATS_STORAGE: &str = "4Gi";
-/// Default image of the managed NATS JetStream server: a pinned release, where upstream runs
-/// `nats:latest` (`nats.go:27-32`), so a restart never changes the server under the deployment.
-pub const NATS_IMAGE: &str = "nats:2.11-alpine";
+/// Default image of the managed NATS JetStream server, where upstream runs `nats:latest`
+/// (`nats.go:27-32`): the release's own image of nats-server (release/versions.sh), pinned by the
+/// digest of what `make release` built (release/build.sh sets `INFERA_NATS_IMAGE` for this build),
+/// so a restart never changes the server under the deployment. A development build names its tag.
+pub const NATS_IMAGE: &str = match option_env!("INFERA_NATS_IMAGE") {
+    Some(image) => image,
+    None => "ghcr.io/amd/infera/nats:2.15.3",
+};
 /// Default `health.drainSeconds`: long enough for most generations to finish.
 pub const DEFAULT_DRAIN_SECONDS: i32 = 120;
 

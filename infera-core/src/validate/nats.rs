@@ -153,6 +153,34 @@ mod tests {
         }
     }
 
+    /// `NAME=value` of release/versions.sh, the table of the images the release builds.
+    fn release_table(name: &str) -> String {
+        include_str!("../../../release/versions.sh")
+            .lines()
+            .find_map(|line| line.strip_prefix(name)?.strip_prefix('='))
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_else(|| panic!("{name} in release/versions.sh"))
+            .to_string()
+    }
+
+    #[test]
+    fn the_default_nats_image_is_the_release_tables_pinned_in_a_release_build() {
+        let tag = format!(
+            "{}:{}",
+            release_table("NATS_IMAGE_REPO"),
+            release_table("NATS_SERVER_VERSION").trim_start_matches('v')
+        );
+        match option_env!("INFERA_NATS_IMAGE") {
+            None => assert_eq!(NATS_IMAGE, tag),
+            Some(_) => {
+                let digest = NATS_IMAGE
+                    .strip_prefix(&format!("{tag}@sha256:"))
+                    .unwrap_or_else(|| panic!("{NATS_IMAGE} is {tag}@sha256:<digest>"));
+                assert!(digest.len() == 64 && digest.bytes().all(|b| b.is_ascii_hexdigit()));
+            }
+        }
+    }
+
     #[test]
     fn omitted_is_managed_as_upstream() {
         assert!(
