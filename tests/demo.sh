@@ -3,7 +3,8 @@
 # containers and present as MI300X nodes (tests/cluster/README.md). `kubectl infera init --wait`
 # installs the operator, which runs in-cluster from the image `make release` builds (for this
 # machine's arch only: `release/build.sh --local`), and it runs NATS from the release's NATS image;
-# the seed's PD
+# the cluster enforces no NetworkPolicies (`up.sh --no-policy-engine`: the tier-3 tests run
+# kube-router; doctor says when nothing enforces them); the seed's PD
 # example and the README's MI300X worked example (its model downloaded by `hf download` from the
 # cluster's model hub) run on the stand-in for rocm/infera (tests/upstream/README.md: upstream's
 # router and wrappers, a stand-in engine); `status` shows each Ready; one completion goes through
@@ -27,7 +28,8 @@ standin_log="$ROOT/target/demo-standin.log"
 tests/upstream/image.sh sglang >"$standin_log" 2>&1 &
 standin_pid=$!
 trap 'kill "$standin_pid" 2>/dev/null || true' EXIT
-tests/cluster/build.sh >&2
+# What tier 3 runs: no kwok (tier 2's fake nodes), no NetworkPolicy engine (the demo shows none).
+COMPONENTS="k8s etcd lws crds node" tests/cluster/build.sh >&2
 source tests/cluster/versions.sh
 # This platform's Krew archive and the operator and NATS images for this arch, built as `make
 # release` builds them (each index lists one arch, so its digest is not the release's; the binaries
@@ -42,7 +44,7 @@ tar -xzf target/krew/kubectl-infera_*_"linux_$(host_arch)".tar.gz -C "$plugin_di
 export PATH="$plugin_dir:$K8S_TEST_BIN:$PATH"
 
 step "starting a tier-3 cluster in $K8S_TEST_DIR"
-eval "$(tests/cluster/up.sh --tier 3 | tail -n1)"
+eval "$(tests/cluster/up.sh --tier 3 --no-policy-engine | tail -n1)"
 tests/cluster/load-image.sh target/image ghcr.io/amd/infera/operator:0.1.0
 tests/cluster/load-image.sh target/nats-image "$NATS_IMAGE_REPO:${NATS_SERVER_VERSION#v}"
 STANDIN_REF=rocm/infera:sglang-v0.1.1

@@ -4,7 +4,8 @@
 #
 #   tests/cluster/build.sh          # everything tier 2 needs (+ krew for the plugin packaging test)
 #   COMPONENTS="k8s etcd" tests/cluster/build.sh   # tier 1 only
-#   COMPONENTS=node tests/cluster/build.sh          # tier 3's node binaries (experimental, issue 27)
+#   COMPONENTS=node tests/cluster/build.sh          # tier 3's node binaries
+#   COMPONENTS=policy tests/cluster/build.sh        # tier 3's NetworkPolicy engine (kube-router)
 #
 # Prints the cache directory on its last line as K8S_TEST_BIN=<dir>.
 set -euo pipefail
@@ -171,15 +172,6 @@ if want node; then
       --entrypoint /pause "$WORK/pause:/pause"
     mv "$NODE/pause.tar.tmp" "$NODE/pause.tar"
   fi
-  if [[ ! -x "$NODE/kube-router-$KUBE_ROUTER_VERSION" ]]; then
-    # The NetworkPolicy engine of tier 3 (its firewall controller only; nodes.sh, policy_up):
-    # iptables and ipsets, which this kernel has (kube-network-policies needs nft's queue, which
-    # it lacks).
-    log "building kube-router $KUBE_ROUTER_VERSION"
-    rm -rf "$WORK/kube-router"
-    wrapped kube-router github.com/cloudnativelabs/kube-router/v2 "$KUBE_ROUTER_VERSION" \
-      github.com/cloudnativelabs/kube-router/v2/cmd/kube-router "$NODE/kube-router-$KUBE_ROUTER_VERSION"
-  fi
   if [[ ! -x "$NODE/coredns" ]]; then
     # CoreDNS with the plugins tier 3's Corefile uses (nodes.sh, dns_up), from its coremain.
     log "building coredns $COREDNS_VERSION"
@@ -229,6 +221,17 @@ GO
       wrapped cni "$mod" "$CNI_PLUGINS_VERSION" "$mod/$p" "$NODE/cni/${p##*/}"
     done
   fi
+fi
+
+# --- Tier 3's NetworkPolicy engine -----------------------------------------------------------------
+if want policy && [[ ! -x "$NODE/kube-router-$KUBE_ROUTER_VERSION" ]]; then
+  # The NetworkPolicy engine of tier 3 (its firewall controller only; nodes.sh, policy_up):
+  # iptables and ipsets, which this kernel has (kube-network-policies needs nft's queue, which
+  # it lacks).
+  log "building kube-router $KUBE_ROUTER_VERSION"
+  rm -rf "$WORK/kube-router"
+  wrapped kube-router github.com/cloudnativelabs/kube-router/v2 "$KUBE_ROUTER_VERSION" \
+    github.com/cloudnativelabs/kube-router/v2/cmd/kube-router "$NODE/kube-router-$KUBE_ROUTER_VERSION"
 fi
 
 chmod -R u+w "$BIN/share"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts a local Kubernetes control plane from the binaries build.sh caches (built first if missing).
 #
-#   tests/cluster/up.sh [--tier 1|2|3]    (default: 2)
+#   tests/cluster/up.sh [--tier 1|2|3] [--no-policy-engine]    (default: tier 2)
 #   eval "$(tests/cluster/up.sh)"         # progress goes to stderr; stdout is only the export line
 #
 # tier 1: etcd + kube-apiserver.
@@ -11,7 +11,9 @@
 # tier 3: tier 2 with real nodes instead of kwok's: real-0 and real-1 run containers (containerd,
 #         runc, CNI bridge infera-t3), kube-proxy, CoreDNS, a loopback registry that mirrors every
 #         registry (load-image.sh pushes to it), hostPath volumes; the API server listens on the
-#         bridge (10.88.0.1) so that pods reach it. Needs root. See nodes.sh (issue 27; no GPUs yet).
+#         bridge (10.88.0.1) so that pods reach it, and kube-router's firewall enforcing
+#         NetworkPolicies (not with --no-policy-engine: `make demo`, which shows no policy, saves
+#         its build). Needs root. See nodes.sh.
 #
 # State (PKI, kubeconfig, etcd data, logs, pid files) lives in ${K8S_TEST_DIR:-/tmp/infera-cluster}.
 # The kubeconfig has contexts admin (system:masters), alice (client cert, group dev-team, no bindings)
@@ -24,11 +26,13 @@ source "$HERE/versions.sh"
 BIN="$K8S_TEST_BIN"
 DIR="${K8S_TEST_DIR:-/tmp/infera-cluster}"
 TIER=2
+POLICY=1
 while (($#)); do
   case "$1" in
     --tier) TIER="${2:?--tier needs 1, 2 or 3}"; shift 2 ;;
     --tier=*) TIER="${1#--tier=}"; shift ;;
-    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-policy-engine) POLICY=0; shift ;;
+    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "up.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -47,15 +51,21 @@ T0=$SECONDS
 # Tier 3 runs Debian's runc, iptables and conntrack, which a machine with a warm cache may lack.
 ((TIER == 3)) && "$HERE/deps.sh" >&2
 need=(etcd kube-apiserver kubectl)
-((TIER >= 2)) && need+=(kube-controller-manager kube-scheduler kwok lws-controller)
+((TIER >= 2)) && need+=(kube-controller-manager kube-scheduler lws-controller)
+((TIER == 2)) && need+=(kwok)
 ((TIER == 3)) && need+=("${NODE_BIN#"$BIN/"}"/{pause.tar,coredns})
+((TIER == 3 && POLICY)) && need+=("${NODE_BIN#"$BIN/"}/kube-router-$KUBE_ROUTER_VERSION")
 for b in "${need[@]}"; do
   if [[ ! -e "$BIN/$b" ]] || { ((TIER >= 2)) && [[ ! -f "$BIN/share/gateway/.done" ]]; }; then
     log "binaries missing in $BIN: running build.sh (a cold build takes a while)"
     case $TIER in
       1) COMPONENTS="k8s etcd" "$HERE/build.sh" >&2 ;;
       2) "$HERE/build.sh" >&2 ;;
-      3) COMPONENTS="k8s etcd kwok lws crds krew node" "$HERE/build.sh" >&2 ;;
+      3)
+        components="k8s etcd lws crds krew node"
+        ((POLICY)) && components+=" policy"
+        COMPONENTS="$components" "$HERE/build.sh" >&2
+        ;;
     esac
     break
   fi
@@ -379,9 +389,11 @@ if ((TIER == 3)); then
   wait_until kubelet-0 90 k wait --for=condition=Ready node/real-0 node/real-1 --timeout=2s
   proxy_up
   wait_until kube-proxy 60 curl -fsS "http://127.0.0.1:$PROXY_HEALTH_PORT/healthz"
-  log "kube-router $KUBE_ROUTER_VERSION (NetworkPolicies)"
-  policy_up
-  wait_until kube-router 60 curl -fsS "http://127.0.0.1:$POLICY_HEALTH_PORT/healthz"
+  if ((POLICY)); then
+    log "kube-router $KUBE_ROUTER_VERSION (NetworkPolicies)"
+    policy_up
+    wait_until kube-router 60 curl -fsS "http://127.0.0.1:$POLICY_HEALTH_PORT/healthz"
+  fi
 fi
 
 trap - EXIT
