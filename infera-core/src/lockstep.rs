@@ -342,21 +342,7 @@ fn pool_step(
 ) -> (Step, Option<String>) {
     let allowed = (pool.updated + room).min(pool.desired).max(pool.updated);
     if pool.old == 0 {
-        // Not rolling out (a first deployment, or scaling): its controller's own pace.
-        let step = Step {
-            allowed: pool.desired,
-            hold: false,
-            max_surge: pool.bounds.max_surge,
-            max_unavailable: pool.bounds.max_unavailable,
-        };
-        let blocked = pool.waiting_for_gpu.then(|| {
-            format!(
-                "{} pool {}: a new replica waits for a free GPU; free one",
-                side_name(pool.side),
-                pool.name
-            )
-        });
-        return (step, blocked);
+        return steady_step(pool);
     }
     let held = Step {
         allowed,
@@ -442,6 +428,25 @@ fn pool_step(
     let down = pool.desired - pool.old_ready - pool.updated_ready;
     let stuck = pool.waiting_for_gpu && down >= unavailable;
     (step, stuck.then(|| blocked(pool, gpus_short)))
+}
+
+/// The step of a pool that is not rolling out (a first deployment, or scaling): its
+/// controller's own pace.
+fn steady_step(pool: &Pool) -> (Step, Option<String>) {
+    let step = Step {
+        allowed: pool.desired,
+        hold: false,
+        max_surge: pool.bounds.max_surge,
+        max_unavailable: pool.bounds.max_unavailable,
+    };
+    let blocked = pool.waiting_for_gpu.then(|| {
+        format!(
+            "{} pool {}: a new replica waits for a free GPU; free one",
+            side_name(pool.side),
+            pool.name
+        )
+    });
+    (step, blocked)
 }
 
 fn side_name(side: Side) -> &'static str {

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::types::Role;
+use crate::role::Role;
 
 /// Longest allowed `metadata.name` of an InferaDeployment.
 pub const MAX_DEPLOYMENT_NAME: usize = 42;

@@ -20,6 +20,7 @@ use kube::{CustomResource, KubeSchema};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 
+pub use crate::role::Role;
 use crate::{
     naming::{MAX_DNS_LABEL, MAX_DNS_SUBDOMAIN},
     validate::{
@@ -926,22 +927,6 @@ pub enum ComponentType {
     Worker,
 }
 
-/// Worker role.
-#[allow(
-    missing_docs,
-    reason = "the variants are the CRD enum values; doc comments on them would change the schema"
-)]
-#[derive(
-    Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, JsonSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    #[default]
-    Mixed,
-    Prefill,
-    Decode,
-}
-
 /// Per-pod resources.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -1131,16 +1116,6 @@ impl std::fmt::Display for BackendFramework {
         f.write_str(match self {
             Self::Sglang => "sglang",
             Self::Vllm => "vllm",
-        })
-    }
-}
-
-impl std::fmt::Display for Role {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Self::Mixed => "mixed",
-            Self::Prefill => "prefill",
-            Self::Decode => "decode",
         })
     }
 }

@@ -124,35 +124,43 @@ pub async fn run(
         .graceful_shutdown_on(shutdown)
         .run(crate::reconcile::reconcile, error_policy, ctx.clone())
         .for_each(|result| {
-            let ended_one = match result {
-                Ok((object, _)) => {
-                    debug!(deployment = %object, "reconciled");
-                    Some(Ended::Reconciled(object))
-                }
-                // A trigger for a deployment that is gone: nothing to do but forget it.
-                Err(controller::Error::ObjectNotFound(object)) => {
-                    debug!(deployment = %object, "deleted");
-                    let object = deployment_ref(&object);
-                    ctx.forget(&object);
-                    Some(Ended::Gone(object))
-                }
-                Err(controller::Error::ReconcilerFailed(error, object)) => {
-                    warn!(error = %chain(&error), deployment = %object, "reconcile failed");
-                    Some(Ended::Reconciled(deployment_ref(&object)))
-                }
-                Err(error) => {
-                    warn!(error = %chain(&error), "reconcile failed");
-                    None
-                }
-            };
             // The gate lives as long as the controller; a send fails only while shutting down.
-            if let Some(one) = ended_one {
+            if let Some(one) = ended_one(result, &ctx) {
                 ended.unbounded_send(one).ok();
             }
             std::future::ready(())
         })
         .await;
     info!("controller stopped");
+}
+
+/// What the end of one reconcile tells the fairness gate, logged: the deployment reconciled (its
+/// reconciler failed or not), or gone; nothing for a failure of the controller itself.
+fn ended_one<E: std::error::Error + 'static>(
+    result: Result<(ObjectRef<InferaDeployment>, Action), controller::Error<Error, E>>,
+    ctx: &Context,
+) -> Option<Ended> {
+    match result {
+        Ok((object, _)) => {
+            debug!(deployment = %object, "reconciled");
+            Some(Ended::Reconciled(object))
+        }
+        // A trigger for a deployment that is gone: nothing to do but forget it.
+        Err(controller::Error::ObjectNotFound(object)) => {
+            debug!(deployment = %object, "deleted");
+            let object = deployment_ref(&object);
+            ctx.forget(&object);
+            Some(Ended::Gone(object))
+        }
+        Err(controller::Error::ReconcilerFailed(error, object)) => {
+            warn!(error = %chain(&error), deployment = %object, "reconcile failed");
+            Some(Ended::Reconciled(deployment_ref(&object)))
+        }
+        Err(error) => {
+            warn!(error = %chain(&error), "reconcile failed");
+            None
+        }
+    }
 }
 
 /// Whether the deployment's `Ready` condition says the API server (or the quota check) refused

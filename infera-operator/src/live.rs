@@ -17,7 +17,7 @@ use kube::{
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::apply::{APPLIED_HASH, hash, is_other_writer};
+use crate::ownership::{APPLIED_HASH, hash, is_other_writer};
 
 /// A child of ours, stripped to what reconcile reads. Everything else — labels (the watches
 /// select on ours), pod templates, `managedFields` but other writers' fields, the type meta (the
@@ -34,7 +34,7 @@ pub struct Live {
     pub model_source: Option<String>,
     /// The `fieldsV1` of other writers' `managedFields` entries, status writers aside, as JSON
     /// text: a restarted operator reads them to tell whether someone else holds fields it sets
-    /// (`apply::adopt`).
+    /// (`apply::records::adopt`).
     pub foreign_fields: Vec<String>,
     /// A workload's or Job's spec and status; none for kinds watched metadata-only.
     pub state: Option<Box<State>>,
@@ -46,7 +46,7 @@ pub struct State {
     /// `spec.replicas`.
     pub replicas: Option<i64>,
     /// The [`hash`] of the rest of its spec: what must move for a workload whose replicas an
-    /// autoscaler owns to count as changed (see `apply::version`).
+    /// autoscaler owns to count as changed (see `apply::records::version`).
     pub spec_besides_replicas: u64,
     /// Its pod template's revision ([`template_revision`]).
     pub template_revision: Option<String>,
@@ -241,7 +241,7 @@ mod tests {
     use serde_json::json;
 
     use super::{Live, State};
-    use crate::apply::hash;
+    use crate::ownership::hash;
 
     /// A live Deployment keeps its identity, its controller reference, our hash, the fields of
     /// other writers and what status and apply read of its spec and status; its labels,

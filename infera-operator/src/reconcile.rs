@@ -7,7 +7,7 @@ use infera_core::{
     condition::failure_shown,
     render::{Apis, PoolApi, render_for},
     validate,
-    validate::ModelSource,
+    validate::{ModelSource, ValidDeployment},
 };
 use k8s_openapi::{apimachinery::pkg::apis::meta::v1::Time, jiff::Timestamp};
 use kube::{
@@ -26,11 +26,17 @@ use crate::{
     apply::Graph,
     chain,
     context::Context,
-    status::{self, Download, ModelPhase, Outcome, Reconciled, Workload},
+    models::{Download, ModelPhase},
+    observe::Snapshot,
+    status::{self, Outcome, Reconciled, Workload},
 };
 
 /// Reconciles one InferaDeployment; the controller calls it whenever the deployment, one of its
 /// children or pods, or a CRD it may need changes, and again after the returned delay.
+///
+/// The steps: observe (the watches' snapshot) → validate → [`converge`] (plan the downloads and
+/// the rollout step, render, apply, keep the revision history) → [`report`] (the status) → when
+/// to look again.
 pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result<Action> {
     let deployment = ObjectRef::from(idep.as_ref());
     if idep.metadata.deletion_timestamp.is_some() {
@@ -44,90 +50,133 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
     }
     let _timer = ctx.metrics.reconcile_timer();
     let snapshot = ctx.observed.snapshot(&idep);
-    let mut history = Ok(());
-    let outcome = match validate(&idep) {
-        Err(errors) => Outcome::Invalid(errors),
-        Ok(mut valid) => {
-            // The GPU pools of an hf:// model wait for its download Job (rendered at zero).
-            let mut downloads = Vec::new();
-            let phases: Vec<(String, ModelPhase)> = valid
-                .downloads()
-                .into_iter()
-                .filter_map(|model| {
-                    let ModelSource::HuggingFace { repo, .. } = &model.source else {
-                        return None;
-                    };
-                    let job = &model.download_name;
-                    let source = model.source.to_string();
-                    let phase = ModelPhase::of(&snapshot, job, repo, &source);
-                    downloads.push(Download::of(&snapshot, job, source));
-                    Some((job.clone(), phase))
-                })
-                .collect();
-            for (job, phase) in &phases {
-                if *phase == ModelPhase::Downloaded {
-                    valid.set_downloaded(job);
-                }
-            }
-            let model = ModelPhase::combined(phases.into_iter().map(|(_, phase)| phase));
-            let installed = |kind| ctx.observed.installed(kind);
-            let apis = Apis {
-                inference_pool: PoolApi::served(installed),
-            };
-            let mut children = render_for(&valid, apis);
-            let stepped = crate::lockstep::step(&valid, &snapshot, &mut children);
-            let workloads = Workload::of(&children);
-            let applied = async {
-                let graph = Graph {
-                    children,
-                    // A new password each time; used only when NATS's StatefulSet is written.
-                    credentials: crate::credentials::render(&valid)?,
-                    paused: valid.rollout.paused,
-                };
-                let (client, applies) = (&ctx.client, &ctx.applies);
-                crate::apply::apply(client, applies, installed, &idep, &snapshot, graph).await
-            }
-            .await;
-            let mut applied = match applied {
-                Ok(applied) => applied,
-                Err(error) => return Err(show_failure(&ctx, &idep, error).await),
-            };
-            applied.held.extend(stepped.paused);
-            // The history is bookkeeping: its failure shows in the status computed below, and
-            // holds back nothing else of the graph.
-            if let Some(update) = workloads.iter().find_map(|w| w.revision.as_deref()) {
-                let current = idep
-                    .status
-                    .as_ref()
-                    .and_then(|s| s.current_revision.as_deref());
-                let live = crate::history::Live { update, current };
-                let limit = valid.rollout.revision_history_limit;
-                history = crate::history::sync(&ctx, &idep, &snapshot, live, limit).await;
-            }
-            Outcome::Applied {
-                applied,
-                endpoint: infera_core::render::endpoint(&valid),
-                workloads,
-                model,
-                downloads,
-                blocked: stepped.blocked,
-                deadline_seconds: valid.rollout.progress_deadline_seconds,
-            }
-        }
+    let (outcome, history) = match validate(&idep) {
+        Err(errors) => (Outcome::Invalid(errors), Ok(())),
+        Ok(valid) => match converge(&ctx, &idep, &snapshot, valid).await {
+            Ok(converged) => converged,
+            Err(error) => return Err(show_failure(&ctx, &idep, error).await),
+        },
     };
     let now = Time(Timestamp::now());
-    let mut new = status::compute(
-        idep.metadata.generation,
+    let new = report(
+        &ctx,
+        &idep,
         &snapshot,
         &outcome,
-        &infera_core::validate::mutable_images(&idep),
+        history.as_ref().err(),
+        &now,
+    )
+    .await?;
+    history?;
+    // Only now: a status the API server keeps refusing (an InferaDeployment CRD older than the
+    // operator refuses fields it lacks) backs off like any other failure.
+    ctx.succeeded(&deployment);
+    Ok(Action::requeue(next_look(&ctx, &outcome, &new, &now)))
+}
+
+/// Brings the graph to a valid spec: the `hf://` downloads planned (the GPU pools of a model wait
+/// for its download Job, rendered at zero), the children rendered, the rollout's next step
+/// planned on them, the whole applied, and the revision history kept. A failure to apply is
+/// returned; the history's, which is bookkeeping and holds back nothing else of the graph, comes
+/// beside the outcome and shows in the status.
+async fn converge(
+    ctx: &Context,
+    idep: &InferaDeployment,
+    snapshot: &Snapshot,
+    mut valid: ValidDeployment,
+) -> Result<(Outcome, Result<()>)> {
+    let (downloads, model) = plan_downloads(&mut valid, snapshot);
+    let installed = |kind| ctx.observed.installed(kind);
+    let apis = Apis {
+        inference_pool: PoolApi::served(installed),
+    };
+    let mut children = render_for(&valid, apis);
+    let stepped = crate::lockstep::step(&valid, snapshot, &mut children);
+    let workloads = Workload::of(&children);
+    let graph = Graph {
+        children,
+        // A new password each time; used only when NATS's StatefulSet is written.
+        credentials: crate::credentials::render(&valid)?,
+        paused: valid.rollout.paused,
+    };
+    let (client, applies) = (&ctx.client, &ctx.applies);
+    let mut applied =
+        crate::apply::apply(client, applies, installed, idep, snapshot, graph).await?;
+    applied.held.extend(stepped.paused);
+    let mut history = Ok(());
+    if let Some(update) = workloads.iter().find_map(|w| w.revision.as_deref()) {
+        let current = idep
+            .status
+            .as_ref()
+            .and_then(|s| s.current_revision.as_deref());
+        let live = crate::history::Live { update, current };
+        let limit = valid.rollout.revision_history_limit;
+        history = crate::history::sync(ctx, idep, snapshot, live, limit).await;
+    }
+    let outcome = Outcome::Applied {
+        applied,
+        endpoint: infera_core::render::endpoint(&valid),
+        workloads,
+        model,
+        downloads,
+        blocked: stepped.blocked,
+        deadline_seconds: valid.rollout.progress_deadline_seconds,
+    };
+    Ok((outcome, history))
+}
+
+/// The spec's `hf://` downloads and where their Jobs are; a model already downloaded is marked so
+/// in `valid`, which then renders its GPU pools at their size.
+fn plan_downloads(
+    valid: &mut ValidDeployment,
+    snapshot: &Snapshot,
+) -> (Vec<Download>, Option<ModelPhase>) {
+    let mut downloads = Vec::new();
+    let phases: Vec<(String, ModelPhase)> = valid
+        .downloads()
+        .into_iter()
+        .filter_map(|model| {
+            let ModelSource::HuggingFace { repo, .. } = &model.source else {
+                return None;
+            };
+            let job = &model.download_name;
+            let source = model.source.to_string();
+            let phase = ModelPhase::of(snapshot, job, repo, &source);
+            downloads.push(Download::of(snapshot, job, source));
+            Some((job.clone(), phase))
+        })
+        .collect();
+    for (job, phase) in &phases {
+        if *phase == ModelPhase::Downloaded {
+            valid.set_downloaded(job);
+        }
+    }
+    let model = ModelPhase::combined(phases.into_iter().map(|(_, phase)| phase));
+    (downloads, model)
+}
+
+/// Computes the status this reconcile leaves, writes it when it changed and publishes the
+/// transition as an Event; returns it.
+async fn report(
+    ctx: &Context,
+    idep: &InferaDeployment,
+    snapshot: &Snapshot,
+    outcome: &Outcome,
+    history: Option<&Error>,
+    now: &Time,
+) -> Result<InferaDeploymentStatus> {
+    let mut new = status::compute(
+        idep.metadata.generation,
+        snapshot,
+        outcome,
+        &infera_core::validate::mutable_images(idep),
         idep.status.as_ref(),
         now.clone(),
     );
-    new.gaie = status::gaie(&idep, &snapshot);
-    let reconciled = match &history {
-        Ok(()) => Reconciled::Succeeded,
-        Err(error) => reconciled(&ctx, &idep, error),
+    new.gaie = status::gaie(idep, snapshot);
+    let reconciled = match history {
+        None => Reconciled::Succeeded,
+        Some(error) => reconciled(ctx, idep, error),
     };
     let previous = idep.status.as_ref();
     status::record_reconcile(
@@ -138,29 +187,34 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
         now.clone(),
     );
     if previous != Some(&new) {
-        write_status(&ctx, &idep, &new).await?;
-        publish_transition(&ctx, &idep, previous, &new).await;
+        write_status(ctx, idep, &new).await?;
+        publish_transition(ctx, idep, previous, &new).await;
     }
-    history?;
-    // Only now: a status the API server keeps refusing (an InferaDeployment CRD older than the
-    // operator refuses fields it lacks) backs off like any other failure.
-    ctx.succeeded(&deployment);
-    // Nothing watches what made the API server refuse a child (a quota, a webhook): look again soon.
-    let refused =
-        matches!(&outcome, Outcome::Applied { applied, .. } if !applied.rejected.is_empty());
-    // Nor the clock: a rollout's deadline is looked at when it passes.
-    let deadline = match &outcome {
-        Outcome::Applied {
-            deadline_seconds, ..
-        } => status::until_deadline(&new, *deadline_seconds, &now),
-        Outcome::Invalid(_) => None,
+    Ok(new)
+}
+
+/// When to reconcile again though nothing changed: soon when the API server refused a child
+/// (nothing watches what made it refuse: a quota, a webhook), when a rollout's deadline passes
+/// (nor the clock), else at the resync period.
+fn next_look(
+    ctx: &Context,
+    outcome: &Outcome,
+    new: &InferaDeploymentStatus,
+    now: &Time,
+) -> std::time::Duration {
+    let Outcome::Applied {
+        applied,
+        deadline_seconds,
+        ..
+    } = outcome
+    else {
+        return ctx.resync;
     };
-    let resync = deadline.map_or(ctx.resync, |deadline| deadline.min(ctx.resync));
-    Ok(Action::requeue(if refused {
-        REJECTED_RETRY
-    } else {
-        resync
-    }))
+    if !applied.rejected.is_empty() {
+        return REJECTED_RETRY;
+    }
+    status::until_deadline(new, *deadline_seconds, now)
+        .map_or(ctx.resync, |deadline| deadline.min(ctx.resync))
 }
 
 /// The `Reconciled` condition a failure of this reconcile gives: shown at once when the API server
@@ -278,8 +332,8 @@ mod tests {
 
     use super::*;
     use crate::{
-        apply::APPLIED_HASH,
         fixtures::{self, GENERATION, RESOURCE_VERSION},
+        ownership::APPLIED_HASH,
     };
 
     /// A small valid deployment: a server and one single-GPU worker pool.

@@ -4,7 +4,10 @@ use std::{path::PathBuf, time::Duration};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod values;
+
 use crate::duration::parse_duration;
+use values::pool_replicas;
 
 const AFTER_HELP: &str = "\
 Exit codes: 0 ok · 1 failed (invalid spec, API error, doctor found a failure) · 2 usage · 3 timed out · \
@@ -401,7 +404,7 @@ pub struct ScaleArgs {
     /// The InferaDeployment.
     pub name: String,
     /// Pools and their new replicas (groups, for multi-node pools), e.g. `decode=4 prefill=2`.
-    #[arg(required = true, value_name = "POOL=REPLICAS", value_parser = crate::commands::scale::pool_replicas)]
+    #[arg(required = true, value_name = "POOL=REPLICAS", value_parser = pool_replicas)]
     pub pools: Vec<(String, i32)>,
     /// client: read the deployment and print the change, write nothing; server: send it with
     /// dryRun=All.

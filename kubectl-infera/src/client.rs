@@ -10,7 +10,7 @@
 //! as kubectl does (a token file's surrounding whitespace, an exec plugin's interactivity); a
 //! failing exec plugin is reported by [`crate::error::chain`] as kubectl reports it.
 
-use std::{io::IsTerminal, path::PathBuf, sync::OnceLock};
+use std::{io::IsTerminal, path::PathBuf};
 
 use kube::{
     Client, Config,
@@ -117,16 +117,6 @@ async fn config(global: &GlobalArgs) -> Result<(Config, String)> {
     Ok((config, context))
 }
 
-/// The exec credential plugin's command of the user in use, for [`crate::error::chain`]: kube-rs
-/// reports a failing plugin with a debug dump of the whole command, environment included, so the
-/// error names the command from here instead.
-static EXEC_COMMAND: OnceLock<String> = OnceLock::new();
-
-/// The exec credential plugin's command, when the user in use has one.
-pub fn exec_command() -> Option<&'static str> {
-    EXEC_COMMAND.get().map(String::as_str)
-}
-
 /// Makes kube-rs (5.0) use the user's credentials as kubectl (client-go 0.36) does:
 ///
 /// - A `tokenFile` is trimmed of surrounding whitespace (client-go `transport/token_source.go`,
@@ -154,7 +144,7 @@ fn kubectl_parity(auth: &mut AuthInfo, stdin_tty: bool) -> std::result::Result<(
     }
     if let Some(exec) = &mut auth.exec {
         if let Some(command) = &exec.command {
-            let _ = EXEC_COMMAND.set(command.clone());
+            crate::error::remember_exec_command(command);
         }
         match (&exec.interactive_mode, stdin_tty) {
             (Some(ExecInteractiveMode::Always), false) => {
@@ -252,7 +242,7 @@ mod tests {
             kubectl_parity(&mut always, false),
             Err("getting credentials: exec plugin cannot support interactive mode: standard input is not a terminal".into())
         );
-        assert_eq!(exec_command(), Some("get-token"));
+        assert_eq!(crate::error::exec_command(), Some("get-token"));
     }
 
     #[test]

@@ -286,6 +286,21 @@ impl Error {
     }
 }
 
+/// The exec credential plugin's command of the user in use, for [`chain`]: kube-rs reports a
+/// failing plugin with a debug dump of the whole command, environment included, so the error
+/// names the command from here instead (the client remembers it when it loads the kubeconfig).
+static EXEC_COMMAND: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Remembers the user's exec credential plugin command, for [`chain`].
+pub fn remember_exec_command(command: &str) {
+    let _ = EXEC_COMMAND.set(command.to_string());
+}
+
+/// The exec credential plugin's command, when the user in use has one.
+pub fn exec_command() -> Option<&'static str> {
+    EXEC_COMMAND.get().map(String::as_str)
+}
+
 /// An error with its sources, `a: b: c`. A failing exec credential plugin anywhere in the chain
 /// is the whole message, told as kubectl tells it ([`exec_failure`]): kube-rs's own text for it
 /// is a debug dump of the command with every environment variable of the kubeconfig's `exec`
@@ -293,7 +308,7 @@ impl Error {
 pub fn chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut level = Some(error);
     while let Some(e) = level {
-        let command = crate::client::exec_command().unwrap_or("of the kubeconfig's exec section");
+        let command = exec_command().unwrap_or("of the kubeconfig's exec section");
         if let Some(message) = e
             .downcast_ref::<kube::client::AuthError>()
             .and_then(|e| exec_failure(e, command))

@@ -18,6 +18,7 @@ mod plan;
 mod printer;
 mod spec;
 mod view;
+mod wait;
 mod watch;
 mod wizard;
 

@@ -628,5 +628,8 @@ fn nearly_every_rollout_that_may_replace_finishes_without_a_spare_gpu() {
         }
         stuck += i32::from(!complete);
     }
-    assert_eq!((runs, stuck), (16_155, 15));
+    // The sweep is the same graphs every time; the stuck ones a ceiling, so a better planner
+    // passes (and its figure goes in the comment above).
+    assert_eq!(runs, 16_155);
+    assert!(stuck <= 15, "{stuck} of {runs} rollouts stuck (at most 15)");
 }

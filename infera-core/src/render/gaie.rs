@@ -22,7 +22,9 @@ use k8s_openapi::{
 };
 
 use super::{
-    Child, Context, LOGS_ON_ERROR, PoolApi, meta, pod, pull_policy,
+    Child, Context, LOGS_ON_ERROR, PoolApi, meta, pod,
+    probes::QUICK_TIMEOUT,
+    pull_policy,
     rbac::{identity, read_rule},
     security,
 };
@@ -145,7 +147,7 @@ fn endpoint_picker_container(
             }),
             initial_delay_seconds: Some(5),
             period_seconds: Some(10),
-            timeout_seconds: Some(pod::QUICK_TIMEOUT),
+            timeout_seconds: Some(QUICK_TIMEOUT),
             ..Default::default()
         }),
         ..Default::default()

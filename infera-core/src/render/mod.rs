@@ -5,11 +5,13 @@
 
 mod autoscaling;
 mod gaie;
+mod injection;
 mod meta;
 mod model;
 mod nats;
 mod network_policy;
 mod pod;
+mod probes;
 mod rbac;
 mod revision;
 mod security;
@@ -30,12 +32,13 @@ use kube::core::ApiResource;
 use serde::Serialize;
 
 pub use crate::naming::{ENGINE_CONTAINER, FRONTEND_CONTAINER};
+use injection::Injection;
+
 use crate::{
     external::{
         http_route::HttpRoute, inference_pool::InferencePool, inference_pool_v1alpha2,
         lws::LeaderWorkerSet, scaled_object::ScaledObject,
     },
-    flags::Injection,
     naming,
     validate::{Nats, ValidDeployment},
 };

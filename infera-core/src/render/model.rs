@@ -25,7 +25,7 @@ use super::{Child, Context, meta, pull_policy, security};
 use crate::{
     naming::{Component, MODEL_SOURCE_ANNOTATION, MODEL_VOLUME},
     types::AccessMode,
-    validate::{Model, ModelSource},
+    validate::{Model, ModelSource, ValidDeployment},
 };
 
 /// Container of the download Job.
@@ -49,27 +49,7 @@ pub fn download(cx: &Context<'_>, model: &Model) -> Vec<Child> {
     };
     let d = cx.deployment;
     let name = model.download_name.clone();
-    let access_modes = if model.access_modes.is_empty() {
-        vec!["ReadWriteMany".to_string()]
-    } else {
-        model.access_modes.iter().map(access_mode).collect()
-    };
-    let claim = PersistentVolumeClaim {
-        metadata: meta::object_meta(d, Component::Model, name.clone()),
-        spec: Some(PersistentVolumeClaimSpec {
-            access_modes: Some(access_modes),
-            storage_class_name: model.storage_class_name.clone(),
-            resources: Some(VolumeResourceRequirements {
-                requests: model
-                    .cache_size
-                    .clone()
-                    .map(|size| [("storage".to_string(), size)].into()),
-                ..Default::default()
-            }),
-            ..Default::default()
-        }),
-        ..Default::default()
-    };
+    let claim = claim(d, model, &name);
     let mut command = vec![
         "sh".to_string(),
         "-c".into(),
@@ -144,6 +124,32 @@ pub fn download(cx: &Context<'_>, model: &Model) -> Vec<Child> {
         ..Default::default()
     };
     vec![Child::PersistentVolumeClaim(claim), Child::Job(job)]
+}
+
+/// The download's volume: `model.accessModes` (ReadWriteMany unless set), its storage class
+/// and `model.cacheSize`.
+fn claim(d: &ValidDeployment, model: &Model, name: &str) -> PersistentVolumeClaim {
+    let access_modes = if model.access_modes.is_empty() {
+        vec!["ReadWriteMany".to_string()]
+    } else {
+        model.access_modes.iter().map(access_mode).collect()
+    };
+    PersistentVolumeClaim {
+        metadata: meta::object_meta(d, Component::Model, name.to_string()),
+        spec: Some(PersistentVolumeClaimSpec {
+            access_modes: Some(access_modes),
+            storage_class_name: model.storage_class_name.clone(),
+            resources: Some(VolumeResourceRequirements {
+                requests: model
+                    .cache_size
+                    .clone()
+                    .map(|size| [("storage".to_string(), size)].into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
 }
 
 /// The weights' volume in a worker pod (read-only) and its mount in the engine container.

@@ -26,7 +26,7 @@ use k8s_openapi::{
 
 use super::{
     Child, Context, meta,
-    pod::{QUICK_TIMEOUT, readiness_probe},
+    probes::{QUICK_TIMEOUT, readiness_probe},
     security,
 };
 use crate::{

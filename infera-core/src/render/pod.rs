@@ -7,14 +7,18 @@ use std::collections::BTreeMap;
 use k8s_openapi::{
     api::core::v1::{
         Affinity, Capabilities, Container, ContainerPort, EmptyDirVolumeSource, EnvVar,
-        EnvVarSource, HTTPGetAction, Lifecycle, LifecycleHandler, NodeSelectorRequirement,
-        NodeSelectorTerm, ObjectFieldSelector, PodSpec, PodTemplateSpec, Probe,
-        ResourceRequirements, SecurityContext, SleepAction, Volume, VolumeMount,
+        EnvVarSource, Lifecycle, LifecycleHandler, NodeSelectorRequirement, NodeSelectorTerm,
+        ObjectFieldSelector, PodSpec, PodTemplateSpec, Probe, ResourceRequirements,
+        SecurityContext, SleepAction, Volume, VolumeMount,
     },
-    apimachinery::pkg::{api::resource::Quantity, util::intstr::IntOrString},
+    apimachinery::pkg::api::resource::Quantity,
 };
 
-use super::{Context, LOGS_ON_ERROR, meta, pull_policy};
+use super::{
+    Context, LOGS_ON_ERROR, injection, meta,
+    probes::{Contract, IMAGE_TIMEOUT, Probes, SERVER, readiness_probe, sglang, vllm},
+    pull_policy,
+};
 use crate::{
     flags::{self, Rank, SERVER_MODULE},
     gpu_product::{self, PRODUCT_LABEL},
@@ -23,35 +27,8 @@ use crate::{
         LABEL_REVISION, REVISION_ENV, SHM_VOLUME,
     },
     types::BackendFramework,
-    validate::{Health, Liveness, Pod, Rdma, Worker, merge_engine},
+    validate::{Health, Pod, Rdma, Worker, merge_engine},
 };
-
-/// Timeout of a constant-time endpoint: a flag check, with room for a busy event loop.
-pub(super) const QUICK_TIMEOUT: i32 = 5;
-/// Timeout of an endpoint whose cost no source documents: the image's own (the router's, the
-/// frontend's) and any path a user names that the engine's table does not list.
-const IMAGE_TIMEOUT: i32 = 10;
-/// Timeout of SGLang's `/health` and `/health_generate`: they generate one token
-/// (`SGLANG_ENABLE_HEALTH_ENDPOINT_GENERATION` defaults to true, sglang 0.5.15.post1
-/// `srt/environ.py:765`) and wait for it up to `SGLANG_HEALTH_CHECK_TIMEOUT` = 20 s, plus 1 s
-/// (`srt/entrypoints/http_server.py:186, 578-640`). Upstream's readiness probe gives them 10 s
-/// (`builders.go:396-408`); a busy engine then flaps NotReady.
-const SGLANG_GENERATE_TIMEOUT: i32 = 25;
-
-/// Seconds between probes (more when one probe may take longer).
-const PERIOD: i32 = 10;
-/// Seconds of failed readiness probes before a pod leaves the rotation.
-const READINESS_WINDOW: i32 = 30;
-/// Seconds of failed liveness probes before the kubelet restarts the container: generous, as a
-/// busy engine answers late. The kubelet runs no liveness probe once a pod is terminating
-/// (kubernetes pkg/kubelet/prober/worker.go), so a draining engine that answers 503 is not
-/// restarted.
-const LIVENESS_WINDOW: i32 = 120;
-/// Default startup budget of a worker: a cold model download and load, then warm-up (SGLang's own
-/// warm-up timeout is 600 s, 1800 s for prefill/decode).
-const WORKER_STARTUP: i32 = 60 * 60;
-/// Default startup budget of the server (the router loads no model).
-const SERVER_STARTUP: i32 = 5 * 60;
 
 /// Seconds between a pod's deletion and its container's SIGTERM (a `preStop` sleep), for the
 /// EndpointSlices, the router's pod watch and the Endpoint Picker to stop sending it requests:
@@ -64,90 +41,6 @@ const TEARDOWN_SECONDS: i64 = 50;
 /// The least grace period, so a short drain still leaves a slow engine room to exit (upstream
 /// `workerTerminationGraceSeconds`, `builders.go:44-45`).
 const MIN_GRACE_SECONDS: i64 = 120;
-
-/// An HTTP endpoint of an engine and the longest one call may take (seconds), from the engine's
-/// source.
-type Endpoint = (&'static str, i32);
-
-/// SGLang 0.5.15.post1's endpoints (`srt/entrypoints/http_server.py` of its wheel, the engine of
-/// `rocm/infera:sglang-v0.1.1`). It serves no `/ready`.
-const SGLANG_ENDPOINTS: [Endpoint; 4] = [
-    // 503 while starting and once shutting down, else a one-token generation (:578-640).
-    ("/health", SGLANG_GENERATE_TIMEOUT),
-    ("/health_generate", SGLANG_GENERATE_TIMEOUT),
-    // A constant 200 (SageMaker's health check, :1915-1918).
-    ("/ping", QUICK_TIMEOUT),
-    ("/v1/models", QUICK_TIMEOUT),
-];
-
-/// vLLM 0.25.1's endpoints: `/health` is 200 unless the engine is dead, without generating
-/// (`vllm/entrypoints/serve/instrumentator/health.py:22`).
-const VLLM_ENDPOINTS: [Endpoint; 2] = [("/health", QUICK_TIMEOUT), ("/v1/models", QUICK_TIMEOUT)];
-
-/// How an engine container that serves HTTP is probed: a row of the engine contract
-/// (docs/reference.md).
-#[derive(Clone, Copy, Debug)]
-struct Contract {
-    /// Answers 200 while the engine takes requests; the startup probe waits for it too.
-    ready: &'static str,
-    /// Answers 200 while the engine works, without generating; `None`: no liveness probe.
-    live: Option<&'static str>,
-    /// Default startup budget, in seconds.
-    startup: i32,
-    /// The endpoints whose worst case is known.
-    endpoints: &'static [Endpoint],
-}
-
-impl Contract {
-    /// How long one call of `path` may take.
-    fn timeout(&self, path: &str) -> i32 {
-        self.endpoints
-            .iter()
-            .find(|(known, _)| *known == path)
-            .map_or(IMAGE_TIMEOUT, |(_, timeout)| *timeout)
-    }
-}
-
-/// The server: the router's `GET /health`, always 200 (`infera/server/app.py:586`); no liveness
-/// probe. Upstream probes the server not at all (`builders.go:562-567`).
-const SERVER: Contract = Contract {
-    ready: "/health",
-    live: None,
-    startup: SERVER_STARTUP,
-    endpoints: &[],
-};
-
-/// SGLang workers of every role; prefill and decode answer as mixed ones do.
-fn sglang(rank: Rank) -> Option<Contract> {
-    match rank {
-        // `/health` is 503 until the engine is up (http_server.py:592-593), so it serves the
-        // startup probe too; `/ping` answers while the HTTP server runs.
-        Rank::Single | Rank::Leader => Some(Contract {
-            ready: "/health",
-            live: Some("/ping"),
-            startup: WORKER_STARTUP,
-            endpoints: &SGLANG_ENDPOINTS,
-        }),
-        // A dummy server answers a constant 200 once the node's model is loaded
-        // (srt/entrypoints/engine.py:835-852): it says nothing about the engine. The leader's
-        // probes speak for the group, which LeaderWorkerSet recreates as a whole.
-        Rank::Follower => None,
-    }
-}
-
-/// vLLM workers of every role.
-fn vllm(rank: Rank) -> Option<Contract> {
-    match rank {
-        Rank::Single | Rank::Leader => Some(Contract {
-            ready: "/health",
-            live: Some("/health"),
-            startup: WORKER_STARTUP,
-            endpoints: &VLLM_ENDPOINTS,
-        }),
-        // Rank > 0 is headless: it serves no HTTP (vllm/entrypoints/cli/serve.py:140-141).
-        Rank::Follower => None,
-    }
-}
 
 /// The server's pod template.
 pub fn server(cx: &Context<'_>, server: &Pod) -> PodTemplateSpec {
@@ -188,7 +81,7 @@ pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec 
         ..engine(
             cx,
             &worker.pod,
-            flags::worker_module(cx.deployment.backend),
+            injection::worker_module(cx.deployment.backend),
             args,
             port,
             contract.as_ref(),
@@ -384,11 +277,7 @@ fn extra_template(
             if let Some(contract) = contract.filter(|_| rank == Rank::Single && !pod.skip_probes)
                 && container.readiness_probe.is_none()
             {
-                container.readiness_probe = Some(readiness_probe(
-                    contract.ready,
-                    pod.port,
-                    contract.timeout(contract.ready),
-                ));
+                container.readiness_probe = Some(contract.readiness(pod.port));
             }
             let lifecycle = container.lifecycle.get_or_insert_default();
             if lifecycle.pre_stop.is_none() {
@@ -637,59 +526,6 @@ pub(super) fn injected_env(cx: &Context<'_>, server: bool) -> Vec<EnvVar> {
         }
     }
     env
-}
-
-/// The probes of an engine container that serves HTTP.
-struct Probes {
-    startup: Probe,
-    readiness: Probe,
-    liveness: Option<Probe>,
-}
-
-impl Probes {
-    /// The `contract`'s probes with the service's `health` overrides: the startup probe polls the
-    /// readiness endpoint for the whole startup budget, and every call has the endpoint's timeout.
-    fn of(contract: &Contract, health: &Health, port: i32) -> Self {
-        let timeout = |path: &str| {
-            health
-                .timeout_seconds
-                .unwrap_or_else(|| contract.timeout(path))
-        };
-        let ready = health.readiness_path.as_deref().unwrap_or(contract.ready);
-        let live = match &health.liveness {
-            None => contract.live,
-            Some(Liveness::Path(path)) => Some(path.as_str()),
-            Some(Liveness::Off) => None,
-        };
-        let startup = health.startup_timeout.unwrap_or(contract.startup);
-        Self {
-            startup: http_probe(ready, port, timeout(ready), startup),
-            readiness: http_probe(ready, port, timeout(ready), READINESS_WINDOW),
-            liveness: live.map(|path| http_probe(path, port, timeout(path), LIVENESS_WINDOW)),
-        }
-    }
-}
-
-/// A readiness probe of `path` whose calls may take `timeout` seconds.
-pub(super) fn readiness_probe(path: &str, port: i32, timeout: i32) -> Probe {
-    http_probe(path, port, timeout, READINESS_WINDOW)
-}
-
-/// An HTTP probe of `path` that fails after `window` seconds of failures (at least), each call
-/// given `timeout` seconds, every [`PERIOD`] seconds or, for a longer timeout, every `timeout`.
-fn http_probe(path: &str, port: i32, timeout: i32, window: i32) -> Probe {
-    let period = PERIOD.max(timeout);
-    Probe {
-        http_get: Some(HTTPGetAction {
-            path: Some(path.into()),
-            port: IntOrString::Int(port),
-            ..Default::default()
-        }),
-        timeout_seconds: Some(timeout),
-        period_seconds: Some(period),
-        failure_threshold: Some((window + period - 1) / period),
-        ..Default::default()
-    }
 }
 
 /// Sleep `seconds` before the container is sent SIGTERM (Kubernetes' Sleep action, beta and on

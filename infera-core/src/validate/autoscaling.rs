@@ -5,29 +5,19 @@ use std::collections::BTreeSet;
 
 use k8s_openapi::api::autoscaling::v2::MetricSpec;
 
+use super::rules::{
+    METRICS_WITH_KEDA, MIN_ABOVE_MAX, NO_METRIC, NO_TRIGGER, REPLICAS_AND_AUTOSCALING,
+    TRIGGERS_WITHOUT_KEDA,
+};
 use super::{
     Errors,
     limits::{
         MAX_METRICS, MAX_REPLICAS, MAX_TRIGGER_METADATA, MAX_TRIGGER_TYPE_LENGTH, MAX_TRIGGERS,
-        check_length, check_max_length, check_range,
     },
+    syntax::{check_length, check_max_length, check_range},
 };
 use crate::naming::MAX_DNS_SUBDOMAIN;
 use crate::types::{AutoscalingProvider, AutoscalingSpec, KedaTrigger};
-
-/// `replicas` beside `autoscaling`.
-pub(super) const REPLICAS_AND_AUTOSCALING: &str = "replicas and autoscaling both set the replica count; remove replicas (autoscaling.minReplicas is the floor)";
-/// `minReplicas` above `maxReplicas`.
-pub(super) const MIN_ABOVE_MAX: &str =
-    "must not be above maxReplicas; lower minReplicas or raise maxReplicas";
-/// No metric for the HPA.
-pub(super) const NO_METRIC: &str = "needs at least one metric (the HorizontalPodAutoscaler's default, 80% CPU, says nothing about a GPU engine's load); add one, e.g. a Pods metric of the engine's queue length";
-/// `metrics` with `provider: keda`.
-pub(super) const METRICS_WITH_KEDA: &str = "are the HorizontalPodAutoscaler's; with provider: keda, say what to scale on in triggers and remove metrics";
-/// No trigger for KEDA.
-pub(super) const NO_TRIGGER: &str = "provider: keda needs at least one trigger; add one, e.g. {type: prometheus, metadata: {serverAddress: ..., query: ..., threshold: ...}}";
-/// `triggers` without `provider: keda`.
-pub(super) const TRIGGERS_WITHOUT_KEDA: &str = "are KEDA's; set provider: keda, or use metrics with the HorizontalPodAutoscaler (provider: hpa, the default)";
 
 /// A service's autoscaling, checked.
 #[derive(Clone, Debug, PartialEq)]

@@ -5,13 +5,18 @@
 
 use kube::core::{Message, Rule};
 
-use super::{
-    DEFAULT_GPU_TYPE, autoscaling, health,
-    images::{self, DIGEST_PATTERN},
-    limits::{DURATION_PATTERN, MAX_STARTUP_SECONDS},
-    model, names, nats, network, network_policy,
-    overlay::{self, ENGINE_OWNED_FIELDS},
-    rollout, services, topology,
+use super::limits::{DURATION_PATTERN, MAX_STARTUP_SECONDS};
+use super::rules::{
+    CACHE_WITH_HF, CANNOT_PROGRESS, DEFAULT_GPU_TYPE, DEFAULT_MAX_SURGE, DEFAULT_MAX_UNAVAILABLE,
+    DIGEST_PATTERN, ENGINE_FIELD_OURS, ENGINE_OWNED_FIELDS, EXTERNAL_ONLY, EXTRA_POD_SPEC_ALONE,
+    EXTRA_POD_SPEC_CONTAINER, FRONTEND_OURS, GPU_OURS, HF_ONLY, IB_DEVICE_IN_ARGS,
+    IB_DEVICE_ON_VLLM, IMAGE_REQUIRED, INIT_NAME_OURS, LABEL_OURS, LOCKSTEP_WITHOUT_PD,
+    MANAGED_ONLY, METRICS_WITH_KEDA, MIN_ABOVE_MAX, MODEL_VOLUME_OURS, NO_IMAGE, NO_METRIC,
+    NO_TRIGGER, NO_WORKER, PEER_FORM, RDMA_NOT_ACROSS_NODES, REPLICAS_AND_AUTOSCALING, SERVER_GPU,
+    SERVER_GPU_PRODUCT, SERVER_MODEL, SERVER_NODES, SERVER_ROLE, SERVER_ROLLOUT, SERVER_TOKENIZER,
+    SERVICE_ACCOUNT_OURS, SHM_OURS, SKIP_PROBES_HEALTH, TOKENIZER_FLAG, TOKENIZER_REQUIRED,
+    TRIGGERS_WITHOUT_KEDA, UNPINNED, URL_TWICE, WORKER_GPU, name_not_a_dns_label, name_too_long,
+    names_too_long, service_name_not_a_dns_label, service_name_reserved, startup_out_of_range,
 };
 use crate::{
     flags,
@@ -38,7 +43,7 @@ pub(crate) fn deployment_name_form() -> Rule {
     rule(
         format!("self.metadata.name.matches('{DNS_LABEL_PATTERN}')"),
         "metadata.name",
-        &names::name_not_a_dns_label(),
+        &name_not_a_dns_label(),
     )
 }
 
@@ -47,7 +52,7 @@ pub(crate) fn deployment_name_length() -> Rule {
     rule(
         format!("size(self.metadata.name) <= {MAX_DEPLOYMENT_NAME}"),
         "metadata.name",
-        &names::name_too_long(),
+        &name_too_long(),
     )
 }
 
@@ -60,7 +65,7 @@ pub(crate) fn deployment_plus_service_length() -> Rule {
             "size(self.metadata.name) > {MAX_DEPLOYMENT_NAME} || self.spec.services.all(s, size(self.metadata.name) + size(s) <= {MAX_DEPLOYMENT_PLUS_SERVICE})"
         ),
         "spec.services",
-        &names::names_too_long(None),
+        &names_too_long(None),
     )
     .field_path(".spec.services")
 }
@@ -70,7 +75,7 @@ pub(crate) fn service_name_form() -> Rule {
     rule(
         format!("self.all(s, s.matches('{DNS_LABEL_PATTERN}'))"),
         "spec.services",
-        &names::service_name_not_a_dns_label(),
+        &service_name_not_a_dns_label(),
     )
 }
 
@@ -82,7 +87,7 @@ pub(crate) fn service_name_not_reserved() -> Rule {
             list(&RESERVED_SERVICE_NAMES)
         ),
         "spec.services",
-        &names::service_name_reserved(),
+        &service_name_reserved(),
     )
     .field_path(".services")
 }
@@ -103,7 +108,7 @@ pub(crate) fn a_worker() -> Rule {
     rule(
         "self.services.exists(s, self.services[s].componentType == 'worker')",
         "spec.services",
-        topology::NO_WORKER,
+        NO_WORKER,
     )
     .field_path(".services")
 }
@@ -128,7 +133,7 @@ pub(crate) fn lockstep_needs_prefill_and_decode() -> Rule {
     rule(
         "!has(self.rollout) || !has(self.rollout.strategy) || self.rollout.strategy != 'Lockstep' || self.services.exists(s, self.services[s].componentType == 'worker' && has(self.services[s].role) && self.services[s].role == 'prefill')",
         "spec.rollout.strategy",
-        rollout::LOCKSTEP_WITHOUT_PD,
+        LOCKSTEP_WITHOUT_PD,
     )
     .field_path(".rollout.strategy")
 }
@@ -144,11 +149,11 @@ pub(crate) fn rollout_can_progress() -> Rule {
     rule(
         format!(
             "self.services.all(s, self.services[s].componentType != 'worker' || {} + {} > 0)",
-            bound("maxSurge", rollout::DEFAULT_MAX_SURGE),
-            bound("maxUnavailable", rollout::DEFAULT_MAX_UNAVAILABLE),
+            bound("maxSurge", DEFAULT_MAX_SURGE),
+            bound("maxUnavailable", DEFAULT_MAX_UNAVAILABLE),
         ),
         "spec.services",
-        rollout::CANNOT_PROGRESS,
+        CANNOT_PROGRESS,
     )
     .field_path(".services")
 }
@@ -158,7 +163,7 @@ pub(crate) fn server_has_no_rollout() -> Rule {
     rule(
         "self.componentType != 'server' || !has(self.rollout)",
         "rollout",
-        rollout::SERVER_ROLLOUT,
+        SERVER_ROLLOUT,
     )
     .field_path(".rollout")
 }
@@ -178,7 +183,7 @@ pub(crate) fn nats_url_when_external(field: &str) -> Rule {
     rule(
         format!("!has(self.{field}) || !has(self.deploy) || !self.deploy"),
         &format!("spec.nats.{field}"),
-        nats::EXTERNAL_ONLY,
+        EXTERNAL_ONLY,
     )
     .field_path(format!(".{field}"))
 }
@@ -188,7 +193,7 @@ pub(crate) fn nats_url_once() -> Rule {
     rule(
         "!has(self.url) || !has(self.urlSecretRef)",
         "spec.nats.urlSecretRef",
-        nats::URL_TWICE,
+        URL_TWICE,
     )
     .field_path(".urlSecretRef")
 }
@@ -199,7 +204,7 @@ pub(crate) fn nats_managed_only(field: &str) -> Rule {
     rule(
         format!("(has(self.deploy) ? self.deploy : !has(self.url) && !has(self.urlSecretRef)) || !has(self.{field})"),
         &format!("spec.nats.{field}"),
-        nats::MANAGED_ONLY,
+        MANAGED_ONLY,
     )
     .field_path(format!(".{field}"))
 }
@@ -223,7 +228,7 @@ pub(crate) fn extra_pod_spec_alone() -> Rule {
     rule(
         format!("!has(self.extraPodSpec) || !({})", set.join(" || ")),
         "extraPodSpec",
-        services::EXTRA_POD_SPEC_ALONE,
+        EXTRA_POD_SPEC_ALONE,
     )
     .field_path(".extraPodSpec")
 }
@@ -233,7 +238,7 @@ pub(crate) fn extra_pod_spec_container() -> Rule {
     rule(
         "!has(self.extraPodSpec) || size(self.extraPodSpec.containers) > 0",
         "extraPodSpec.containers",
-        services::EXTRA_POD_SPEC_CONTAINER,
+        EXTRA_POD_SPEC_CONTAINER,
     )
     .field_path(".extraPodSpec.containers")
 }
@@ -243,7 +248,7 @@ pub(crate) fn skip_probes_without_probe_settings() -> Rule {
     rule(
         "!has(self.skipReadinessProbe) || !self.skipReadinessProbe || !has(self.health) || !(has(self.health.startupTimeout) || has(self.health.readinessPath) || has(self.health.livenessPath) || has(self.health.timeoutSeconds))",
         "skipReadinessProbe",
-        services::SKIP_PROBES_HEALTH,
+        SKIP_PROBES_HEALTH,
     )
     .field_path(".skipReadinessProbe")
 }
@@ -256,7 +261,7 @@ pub(crate) fn pod_labels_not_ours() -> Rule {
             list(&OWNED_STANDARD_LABELS)
         ),
         "podLabels",
-        overlay::LABEL_OURS,
+        LABEL_OURS,
     )
     .field_path(".podLabels")
 }
@@ -266,7 +271,7 @@ pub(crate) fn server_has_no_role() -> Rule {
     rule(
         "self.componentType != 'server' || !has(self.role)",
         "role",
-        services::SERVER_ROLE,
+        SERVER_ROLE,
     )
     .field_path(".role")
 }
@@ -276,7 +281,7 @@ pub(crate) fn server_has_no_gpu() -> Rule {
     rule(
         "self.componentType != 'server' || !has(self.resources) || !has(self.resources.gpu) || self.resources.gpu == 0",
         "resources.gpu",
-        services::SERVER_GPU,
+        SERVER_GPU,
     )
     .field_path(".resources.gpu")
 }
@@ -286,7 +291,7 @@ pub(crate) fn server_on_one_node() -> Rule {
     rule(
         "self.componentType != 'server' || !has(self.numberOfNodes) || self.numberOfNodes == 1",
         "numberOfNodes",
-        services::SERVER_NODES,
+        SERVER_NODES,
     )
     .field_path(".numberOfNodes")
 }
@@ -296,10 +301,10 @@ pub(crate) fn server_has_a_tokenizer() -> Rule {
     rule(
         format!(
             "self.componentType != 'server' || has(self.extraPodSpec) || (has(self.args) && self.args.exists(a, a == '{flag}' || a.startsWith('{flag}=')))",
-            flag = services::TOKENIZER_FLAG
+            flag = TOKENIZER_FLAG
         ),
         "args",
-        services::SERVER_TOKENIZER,
+        SERVER_TOKENIZER,
     )
     .field_path(".args")
 }
@@ -309,7 +314,7 @@ pub(crate) fn server_has_no_gpu_product() -> Rule {
     rule(
         "self.componentType != 'server' || !has(self.resources) || !has(self.resources.gpuProduct)",
         "resources.gpuProduct",
-        services::SERVER_GPU_PRODUCT,
+        SERVER_GPU_PRODUCT,
     )
     .field_path(".resources.gpuProduct")
 }
@@ -338,7 +343,7 @@ pub(crate) fn rdma_only_across_nodes() -> Rule {
             across_nodes("self")
         ),
         "network.rdma",
-        network::RDMA_NOT_ACROSS_NODES,
+        RDMA_NOT_ACROSS_NODES,
     )
     .field_path(".network.rdma")
 }
@@ -351,7 +356,7 @@ pub(crate) fn ib_device_not_in_args() -> Rule {
             no_ib_device_flag("self")
         ),
         "args",
-        network::IB_DEVICE_IN_ARGS,
+        IB_DEVICE_IN_ARGS,
     )
     .field_path(".args")
 }
@@ -366,7 +371,7 @@ pub(crate) fn deployment_ib_device_not_in_args() -> Rule {
             no_ib_device_flag(service)
         ),
         "spec.services",
-        network::IB_DEVICE_IN_ARGS,
+        IB_DEVICE_IN_ARGS,
     )
     .field_path(".services")
 }
@@ -384,7 +389,7 @@ pub(crate) fn no_ib_device_on_vllm() -> Rule {
             no_device("self.network")
         ),
         "spec.network.rdma.device",
-        network::IB_DEVICE_ON_VLLM,
+        IB_DEVICE_ON_VLLM,
     )
     .field_path(".network.rdma.device")
 }
@@ -397,7 +402,7 @@ pub(crate) fn services_no_ib_device_on_vllm() -> Rule {
             no_device("self.services[s].network")
         ),
         "spec.services",
-        network::IB_DEVICE_ON_VLLM,
+        IB_DEVICE_ON_VLLM,
     )
     .field_path(".services")
 }
@@ -407,7 +412,7 @@ pub(crate) fn model_cache_with_hf() -> Rule {
     rule(
         "self.source.startsWith('hf://') == has(self.cache)",
         "model.cache",
-        model::CACHE_WITH_HF,
+        CACHE_WITH_HF,
     )
     .field_path(".cache")
 }
@@ -417,7 +422,7 @@ pub(crate) fn model_hf_fields() -> Rule {
     rule(
         "self.source.startsWith('hf://') || (!has(self.tokenSecretRef) && !has(self.downloadImage))",
         "model",
-        model::HF_ONLY,
+        HF_ONLY,
     )
 }
 
@@ -426,7 +431,7 @@ pub(crate) fn server_has_no_model() -> Rule {
     rule(
         "self.componentType != 'server' || !has(self.model)",
         "model",
-        model::SERVER_MODEL,
+        SERVER_MODEL,
     )
     .field_path(".model")
 }
@@ -465,7 +470,7 @@ pub(crate) fn service_overlay_model_volume() -> Rule {
             no_model_volume("self.podTemplate")
         ),
         "podTemplate.spec.volumes",
-        model::MODEL_VOLUME_OURS,
+        MODEL_VOLUME_OURS,
     )
     .field_path(".podTemplate.spec.volumes")
 }
@@ -484,7 +489,7 @@ pub(crate) fn deployment_overlay_model_volume() -> Rule {
             no_model_volume(&format!("{service}.podTemplate")),
         ),
         "spec.podTemplate.spec.volumes",
-        model::MODEL_VOLUME_OURS,
+        MODEL_VOLUME_OURS,
     )
 }
 
@@ -493,7 +498,7 @@ pub(crate) fn worker_has_a_gpu() -> Rule {
     rule(
         "self.componentType != 'worker' || has(self.extraPodSpec) || (has(self.resources) && has(self.resources.gpu) && self.resources.gpu >= 1)",
         "resources.gpu",
-        services::WORKER_GPU,
+        WORKER_GPU,
     )
     .field_path(".resources.gpu")
 }
@@ -503,7 +508,7 @@ pub(crate) fn replicas_or_autoscaling() -> Rule {
     rule(
         "!has(self.autoscaling) || !has(self.replicas)",
         "replicas",
-        autoscaling::REPLICAS_AND_AUTOSCALING,
+        REPLICAS_AND_AUTOSCALING,
     )
     .field_path(".replicas")
 }
@@ -513,7 +518,7 @@ pub(crate) fn autoscaling_min_not_above_max() -> Rule {
     rule(
         "!has(self.minReplicas) || self.minReplicas <= self.maxReplicas",
         "minReplicas",
-        autoscaling::MIN_ABOVE_MAX,
+        MIN_ABOVE_MAX,
     )
     .field_path(".minReplicas")
 }
@@ -523,12 +528,7 @@ const KEDA: &str = "has(self.provider) && self.provider == 'keda'";
 
 /// The HorizontalPodAutoscaler (`provider: hpa`, the default) needs `metrics`.
 pub(crate) fn autoscaling_hpa_has_metrics() -> Rule {
-    rule(
-        format!("{KEDA} || has(self.metrics)"),
-        "metrics",
-        autoscaling::NO_METRIC,
-    )
-    .field_path(".metrics")
+    rule(format!("{KEDA} || has(self.metrics)"), "metrics", NO_METRIC).field_path(".metrics")
 }
 
 /// `triggers` only with `provider: keda`.
@@ -536,7 +536,7 @@ pub(crate) fn autoscaling_triggers_need_keda() -> Rule {
     rule(
         format!("{KEDA} || !has(self.triggers)"),
         "triggers",
-        autoscaling::TRIGGERS_WITHOUT_KEDA,
+        TRIGGERS_WITHOUT_KEDA,
     )
     .field_path(".triggers")
 }
@@ -546,7 +546,7 @@ pub(crate) fn autoscaling_keda_has_no_metrics() -> Rule {
     rule(
         format!("!({KEDA}) || !has(self.metrics)"),
         "metrics",
-        autoscaling::METRICS_WITH_KEDA,
+        METRICS_WITH_KEDA,
     )
     .field_path(".metrics")
 }
@@ -556,7 +556,7 @@ pub(crate) fn autoscaling_keda_has_triggers() -> Rule {
     rule(
         format!("!({KEDA}) || has(self.triggers)"),
         "triggers",
-        autoscaling::NO_TRIGGER,
+        NO_TRIGGER,
     )
     .field_path(".triggers")
 }
@@ -580,7 +580,7 @@ fn pinned_under_policy(condition: &str, field: &str, path: &str) -> Rule {
     rule(
         format!("!has(self.imagePolicy) || !self.imagePolicy.requireDigest || {condition}"),
         field,
-        images::UNPINNED,
+        UNPINNED,
     )
     .field_path(path)
 }
@@ -617,7 +617,7 @@ pub(crate) fn gaie_tokenizer() -> Rule {
     rule(
         "!has(self.gaie) || has(self.gaie.tokenizerPath)",
         "spec.gaie.tokenizerPath",
-        super::gaie::TOKENIZER_REQUIRED,
+        TOKENIZER_REQUIRED,
     )
     .field_path(".gaie.tokenizerPath")
 }
@@ -627,7 +627,7 @@ pub(crate) fn gaie_image() -> Rule {
     rule(
         "!has(self.gaie) || !has(self.gaie.enabled) || !self.gaie.enabled || has(self.gaie.eppImage) || has(self.image)",
         "spec.gaie.eppImage",
-        super::gaie::IMAGE_REQUIRED,
+        IMAGE_REQUIRED,
     )
     .field_path(".gaie.eppImage")
 }
@@ -653,7 +653,7 @@ pub(crate) fn startup_timeout_range() -> Rule {
             "!has(self.startupTimeout) || !self.startupTimeout.matches('{DURATION_PATTERN}') || ({timeout} >= duration('1s') && {timeout} <= duration('{MAX_STARTUP_SECONDS}s'))"
         ),
         "startupTimeout",
-        &health::startup_out_of_range(),
+        &startup_out_of_range(),
     )
     .field_path(".startupTimeout")
 }
@@ -671,7 +671,7 @@ pub(crate) fn overlay_labels_not_ours() -> Rule {
             list(&OWNED_STANDARD_LABELS)
         ),
         "metadata.labels",
-        overlay::LABEL_OURS,
+        LABEL_OURS,
     )
     .field_path(".metadata.labels")
 }
@@ -688,7 +688,7 @@ pub(crate) fn overlay_engine_fields() -> Rule {
             &format!("c.name != '{ENGINE_CONTAINER}' || ({})", unset.join(" && ")),
         ),
         "spec.containers",
-        overlay::ENGINE_FIELD_OURS,
+        ENGINE_FIELD_OURS,
     )
     .field_path(".spec.containers")
 }
@@ -698,7 +698,7 @@ pub(crate) fn overlay_container_names() -> Rule {
     rule(
         each_of_overlay("containers", &format!("c.name != '{FRONTEND_CONTAINER}'")),
         "spec.containers",
-        overlay::FRONTEND_OURS,
+        FRONTEND_OURS,
     )
     .field_path(".spec.containers")
 }
@@ -714,7 +714,7 @@ pub(crate) fn overlay_init_container_names() -> Rule {
             ),
         ),
         "spec.initContainers",
-        overlay::INIT_NAME_OURS,
+        INIT_NAME_OURS,
     )
     .field_path(".spec.initContainers")
 }
@@ -727,7 +727,7 @@ pub(crate) fn overlay_containers_have_images() -> Rule {
             &format!("c.name == '{ENGINE_CONTAINER}' || has(c.image)"),
         ),
         "spec.containers",
-        overlay::NO_IMAGE,
+        NO_IMAGE,
     )
     .field_path(".spec.containers")
 }
@@ -737,7 +737,7 @@ pub(crate) fn overlay_init_containers_have_images() -> Rule {
     rule(
         each_of_overlay("initContainers", "has(c.image)"),
         "spec.initContainers",
-        overlay::NO_IMAGE,
+        NO_IMAGE,
     )
     .field_path(".spec.initContainers")
 }
@@ -747,7 +747,7 @@ pub(crate) fn overlay_shm_volume() -> Rule {
     rule(
         each_of_overlay("volumes", &format!("c.name != '{SHM_VOLUME}'")),
         "spec.volumes",
-        overlay::SHM_OURS,
+        SHM_OURS,
     )
     .field_path(".spec.volumes")
 }
@@ -779,7 +779,7 @@ pub(crate) fn service_overlay_no_gpu() -> Rule {
     rule(
         overlay_without("self.podTemplate", &gpu_of("self")),
         "podTemplate.spec",
-        overlay::GPU_OURS,
+        GPU_OURS,
     )
     .field_path(".podTemplate.spec")
 }
@@ -793,7 +793,7 @@ pub(crate) fn deployment_overlay_no_gpu() -> Rule {
             overlay_without("self.podTemplate", &gpu_of("self.services[s]"))
         ),
         "spec.podTemplate.spec",
-        overlay::GPU_OURS,
+        GPU_OURS,
     )
     .field_path(".podTemplate.spec")
 }
@@ -806,7 +806,7 @@ fn no_service_account(overlay_named: &str, field: &str, path: &str) -> Rule {
             "(has(self.discoveryBackend) && self.discoveryBackend == 'etcd') || {overlay_named}"
         ),
         field,
-        overlay::SERVICE_ACCOUNT_OURS,
+        SERVICE_ACCOUNT_OURS,
     )
     .field_path(path)
 }
@@ -843,7 +843,7 @@ pub(crate) fn metrics_from_peer_form() -> Rule {
     rule(
         "!has(self.metricsFrom) || self.metricsFrom.all(p, (has(p.podSelector) || has(p.namespaceSelector)) != has(p.ipBlock))",
         "spec.networkPolicy.metricsFrom",
-        network_policy::PEER_FORM,
+        PEER_FORM,
     )
     .field_path(".metricsFrom")
 }

@@ -1,9 +1,6 @@
 //! Discovery: `etcdEndpoint` is set exactly when `discoveryBackend` is `etcd`.
 
-use super::{
-    Errors,
-    limits::{MAX_REFERENCE_LENGTH, check_length},
-};
+use super::{Errors, limits::MAX_REFERENCE_LENGTH, syntax::check_length};
 use crate::{flags::DiscoveryFlags, types::DiscoveryBackend};
 
 /// How the server and workers discover each other, from `spec.discoveryBackend` and

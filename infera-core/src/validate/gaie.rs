@@ -3,17 +3,13 @@
 //! (`deploy/operator/api/v1alpha1/inferadeployment_types.go:159-162`), and the Endpoint Picker and
 //! the frontend sidecar need an image with Infera in it (upstream `gaie.go:58-63`).
 
+use super::rules::{IMAGE_REQUIRED, TOKENIZER_REQUIRED};
 use super::{
     Errors, Gaie, Worker,
-    limits::{MAX_HOSTNAMES, MAX_REFERENCE_LENGTH, check_length, check_range},
-    syntax::{is_dns_subdomain, is_rfc1123_label},
+    limits::{MAX_HOSTNAMES, MAX_REFERENCE_LENGTH},
+    syntax::{check_length, check_range, is_dns_subdomain, is_rfc1123_label},
 };
 use crate::{flags::FRONTEND_PORT, types::GaieSpec};
-
-/// `spec.gaie.tokenizerPath` is missing.
-pub(super) const TOKENIZER_REQUIRED: &str = "is required: the Endpoint Picker and the frontend sidecar score prompts with it (--router-tokenizer-path); set it to the workers' tokenizer, e.g. the model's Hugging Face id such as Qwen/Qwen3-0.6B";
-/// GAIE is on and neither `spec.gaie.eppImage` nor `spec.image` names an image.
-pub(super) const IMAGE_REQUIRED: &str = "is required when spec.image is not set: the Endpoint Picker (python3 -m infera.gaie) and the frontend sidecar (python3 -m infera.server) run an Infera image; set spec.gaie.eppImage or spec.image";
 
 /// The GAIE settings of `spec.gaie`; `image` is `spec.image`, the default of `eppImage`.
 pub(super) fn settings(errors: &mut Errors, gaie: &GaieSpec, image: Option<&str>) -> Gaie {

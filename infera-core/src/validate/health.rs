@@ -2,25 +2,19 @@
 //! each field defaults to is the engine's contract, which the renderer holds; here each field is
 //! checked against the schema's limits and parsed.
 
+use super::rules::startup_out_of_range;
 use super::{
     DEFAULT_DRAIN_SECONDS, Errors, Health, Liveness,
     limits::{
         MAX_DRAIN_SECONDS, MAX_DURATION_LENGTH, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT,
-        MAX_STARTUP_SECONDS, check_max_length, check_range,
+        MAX_STARTUP_SECONDS,
     },
+    syntax::{check_max_length, check_range},
 };
 use crate::types::HealthSpec;
 
 /// `livenessPath` that turns the liveness probe off.
 pub(crate) const NO_LIVENESS: &str = "none";
-
-/// A startup timeout outside 1s to 24h; the CEL rule says the same.
-pub(super) fn startup_out_of_range() -> String {
-    format!(
-        "must be from 1s to {}h; set how long a cold start may take, e.g. 30m or 2h",
-        MAX_STARTUP_SECONDS / 3600
-    )
-}
 
 /// The settings of `health` at `path` (`spec.services.<name>.health`), or the defaults.
 pub(super) fn settings(errors: &mut Errors, path: &str, health: Option<&HealthSpec>) -> Health {

@@ -5,14 +5,8 @@
 use std::fmt;
 
 use super::Errors;
+use super::rules::UNPINNED;
 use crate::types::{InferaDeployment, InferaDeploymentSpec};
-
-/// An image pinned by digest: a name, `@sha256:` and 64 lowercase hex digits (what
-/// [`is_pinned`] accepts).
-pub const DIGEST_PATTERN: &str = "^[^@]+@sha256:[0-9a-f]{64}$";
-
-/// An image is not pinned under `imagePolicy.requireDigest`.
-pub(super) const UNPINNED: &str = "must be pinned by digest because imagePolicy.requireDigest is true; pin it by digest, e.g. rocm/infera@sha256:<64 hex>; find it with `crane digest IMAGE` or your registry";
 
 /// An image the spec names by a mutable tag (or by no tag at all).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,7 +24,7 @@ impl fmt::Display for MutableImage {
 }
 
 /// Whether `image` is pinned by digest: `name@sha256:` followed by 64 lowercase hex digits
-/// ([`DIGEST_PATTERN`]). A tag before the digest (`name:tag@sha256:…`) is allowed; the digest wins.
+/// ([`DIGEST_PATTERN`](super::DIGEST_PATTERN)). A tag before the digest (`name:tag@sha256:…`) is allowed; the digest wins.
 pub fn is_pinned(image: &str) -> bool {
     let Some((name, digest)) = image.split_once('@') else {
         return false;

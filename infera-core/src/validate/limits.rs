@@ -4,10 +4,6 @@
 //! field path and a fix. Minimums (non-empty strings, `replicas` ≥ 0, `numberOfNodes` ≥ 1, a
 //! worker's `gpu` ≥ 1) come with the rules' own messages.
 
-use std::ops::RangeInclusive;
-
-use super::Errors;
-
 /// Most services in one deployment (`spec.services`).
 pub const MAX_SERVICES: usize = 32;
 /// Fewest services: one server and one worker pool (the topology rules say which is missing).
@@ -93,98 +89,3 @@ pub const MAX_METRICS_FROM: usize = 16;
 pub const MODEL_SOURCE_PATTERN: &str = r"^(pvc://[a-z0-9]([-a-z0-9.]*[a-z0-9])?(/[^/]+)*|hostPath:///[!-~]*|hf://[A-Za-z0-9][-A-Za-z0-9_.]*/[A-Za-z0-9][-A-Za-z0-9_.]*(@[-A-Za-z0-9_./]+)?)$";
 /// `model.mountPath`: an absolute path of printable characters, not `:` (a volume mount path).
 pub const MOUNT_PATH_PATTERN: &str = "^/[!-9;-~]*$";
-
-/// Reports `value` at `path` if it is empty or longer than `max` characters (the schema's
-/// `minLength: 1` and `maxLength`).
-pub(super) fn check_length(errors: &mut Errors, path: &str, value: &str, max: usize) {
-    if value.is_empty() {
-        errors.push(path, "must not be empty; set a value or remove the field");
-    } else {
-        check_max_length(errors, path, value, max);
-    }
-}
-
-/// Reports `value` at `path` if it is longer than `max` characters (the schema's `maxLength`,
-/// which counts characters, not bytes).
-pub(super) fn check_max_length(errors: &mut Errors, path: &str, value: &str, max: usize) {
-    let length = value.chars().count();
-    if length > max {
-        errors.push(
-            path,
-            format!("must be at most {max} characters (now {length}); shorten it"),
-        );
-    }
-}
-
-/// Reports `value` at `path` if it is outside `range`: below it with `below`, the rule's own
-/// message, above it as the schema's `maximum`. True when it is inside.
-pub(super) fn check_range(
-    errors: &mut Errors,
-    path: &str,
-    value: i32,
-    range: RangeInclusive<i32>,
-    below: &str,
-) -> bool {
-    if value < *range.start() {
-        errors.push(path, below);
-    } else if value > *range.end() {
-        let max = range.end();
-        errors.push(
-            path,
-            format!("must be at most {max} (now {value}); lower it"),
-        );
-    }
-    range.contains(&value)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{super::found, *};
-
-    #[test]
-    fn lengths() {
-        assert!(found(|e| check_length(e, "spec.image", "x", 3)).is_empty());
-        assert!(found(|e| check_length(e, "spec.image", "xyz", 3)).is_empty());
-        assert_eq!(
-            found(|e| check_length(e, "spec.image", "", 3)),
-            ["spec.image: must not be empty; set a value or remove the field"]
-        );
-        assert_eq!(
-            found(|e| check_length(e, "spec.image", "wxyz", 3)),
-            ["spec.image: must be at most 3 characters (now 4); shorten it"]
-        );
-    }
-
-    #[test]
-    fn lengths_count_characters_like_the_api_server() {
-        assert!(found(|e| check_length(e, "spec.image", "ééé", 3)).is_empty());
-    }
-
-    #[test]
-    fn max_lengths_allow_empty_values() {
-        assert!(found(|e| check_max_length(e, "x.args[0]", "", 3)).is_empty());
-        assert_eq!(
-            found(|e| check_max_length(e, "x.args[0]", "wxyz", 3)),
-            ["x.args[0]: must be at most 3 characters (now 4); shorten it"]
-        );
-    }
-
-    #[test]
-    fn ranges() {
-        let check = |value| {
-            let mut inside = false;
-            let errors = found(|e| inside = check_range(e, "x.replicas", value, 0..=1000, "below"));
-            (inside, errors)
-        };
-        assert_eq!(check(0), (true, vec![]));
-        assert_eq!(check(1000), (true, vec![]));
-        assert_eq!(check(-1), (false, vec!["x.replicas: below".to_string()]));
-        assert_eq!(
-            check(1001),
-            (
-                false,
-                vec!["x.replicas: must be at most 1000 (now 1001); lower it".to_string()]
-            )
-        );
-    }
-}

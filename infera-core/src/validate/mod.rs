@@ -21,6 +21,7 @@ mod network_policy;
 mod overlay;
 mod parallelism;
 mod rollout;
+mod rules;
 mod services;
 pub use services::{MAIN_CONTAINER_NAMES, main_container};
 mod syntax;
@@ -29,7 +30,7 @@ mod topology;
 use std::{collections::BTreeMap, fmt};
 
 pub use autoscaling::{Autoscaling, Scaler};
-pub use images::{DIGEST_PATTERN, MutableImage, is_pinned, mutable_images};
+pub use images::{MutableImage, is_pinned, mutable_images};
 use k8s_openapi::{
     api::core::v1::{EnvVar, PodSpec, Toleration},
     apimachinery::pkg::{api::resource::Quantity, apis::meta::v1::OwnerReference},
@@ -38,10 +39,11 @@ use kube::Resource;
 pub use model::{DEFAULT_MOUNT_PATH, Model, ModelSource, model_flag, parse_source};
 pub use network::Rdma;
 pub use network_policy::NetworkPolicy;
-pub use overlay::{ENGINE_OWNED_FIELDS, PodOverlay, merge_engine};
-pub use rollout::{
-    DEFAULT_MAX_SURGE, DEFAULT_MAX_UNAVAILABLE, DEFAULT_PROGRESS_DEADLINE_SECONDS, PoolBounds,
-    Rollout,
+pub use overlay::{PodOverlay, merge_engine};
+pub use rollout::{DEFAULT_PROGRESS_DEADLINE_SECONDS, PoolBounds, Rollout};
+pub use rules::{
+    DEFAULT_GPU_TYPE, DEFAULT_MAX_SURGE, DEFAULT_MAX_UNAVAILABLE, DIGEST_PATTERN,
+    ENGINE_OWNED_FIELDS,
 };
 pub use syntax::is_quantity;
 
@@ -50,8 +52,6 @@ use crate::{
     types::{BackendFramework, GaieSpec, InferaDeployment, Role},
 };
 
-/// Default GPU resource name.
-pub const DEFAULT_GPU_TYPE: &str = "amd.com/gpu";
 /// Default size of the managed NATS JetStream volume (upstream's, `nats.go:34-40`).
 pub const DEFAULT_NATS_STORAGE: &str = "4Gi";
 /// Default image of the managed NATS JetStream server, where upstream runs `nats:latest`

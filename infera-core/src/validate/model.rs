@@ -5,10 +5,11 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
+use super::rules::{CACHE_WITH_HF, HF_ONLY, MODEL_VOLUME_OURS, SERVER_MODEL};
 use super::{
     Errors,
-    limits::{MAX_PROBE_PATH_LENGTH, MAX_REFERENCE_LENGTH, check_length},
-    syntax::check_quantity,
+    limits::{MAX_PROBE_PATH_LENGTH, MAX_REFERENCE_LENGTH},
+    syntax::{check_length, check_quantity},
 };
 use crate::{
     flags,
@@ -27,22 +28,11 @@ pub const DEFAULT_TOKEN_KEY: &str = "HF_TOKEN";
 /// `model.source` does not parse.
 pub(super) const SOURCE_FORM: &str =
     "must be pvc://CLAIM[/SUBPATH], hostPath:///PATH or hf://ORG/NAME[@REVISION]; fix the source";
-/// `cache` missing with `hf://`, or set with another source.
-pub(super) const CACHE_WITH_HF: &str =
-    "is required with an hf:// source and only allowed with one; add or remove model.cache";
-/// `tokenSecretRef` or `downloadImage` with a source that downloads nothing.
-pub(super) const HF_ONLY: &str =
-    "tokenSecretRef and downloadImage are only used with an hf:// source; remove them";
-/// A `model` on the server.
-pub(super) const SERVER_MODEL: &str =
-    "the server serves no model (it routes to the workers); remove model from the server";
 /// The model flag in a worker's `args` while its model (`from`) injects it.
 pub(super) fn model_flag_in_args(flag: &str, from: &str) -> String {
     format!("{flag} is injected from {from}; remove it from args or remove {from}")
 }
 
-/// A `podTemplate` volume named like the operator's model volume.
-pub(super) const MODEL_VOLUME_OURS: &str = "model is the operator's volume of the model weights (spec.model or the service's model); give the volume another name";
 /// A `podTemplate` mount of the engine container at the model's mount path.
 pub(super) const MODEL_MOUNT_OURS: &str = "the engine container's mount at the model's mountPath is the operator's (the model weights); mount at another path or change model.mountPath";
 
@@ -315,6 +305,39 @@ fn resolve(
             "must be an absolute path without ':', such as /models; fix the path",
         );
     }
+    check_download_settings(errors, path, model);
+    Some(Model {
+        source: source?,
+        download_name,
+        mount_path,
+        cache_size: model.cache.as_ref().map(|c| c.size.clone()),
+        storage_class_name: model
+            .cache
+            .as_ref()
+            .and_then(|c| c.storage_class_name.clone()),
+        access_modes: model
+            .cache
+            .as_ref()
+            .map(|c| c.access_modes.clone())
+            .unwrap_or_default(),
+        token: model.token_secret_ref.as_ref().map(|r| {
+            (
+                r.name.clone(),
+                r.key.clone().unwrap_or_else(|| DEFAULT_TOKEN_KEY.into()),
+            )
+        }),
+        download_image: model
+            .download_image
+            .clone()
+            .or_else(|| image.map(String::from))
+            .unwrap_or_default(),
+        downloaded: false,
+    })
+}
+
+/// The download's own settings: the cache's size (a quantity) and class, the token's Secret,
+/// the download image, each within its limit.
+fn check_download_settings(errors: &mut Errors, path: &str, model: &ModelSpec) {
     if let Some(cache) = &model.cache {
         check_quantity(errors, &format!("{path}.cache.size"), &cache.size);
         if let Some(class) = &cache.storage_class_name {
@@ -350,33 +373,6 @@ fn resolve(
             MAX_REFERENCE_LENGTH,
         );
     }
-    Some(Model {
-        source: source?,
-        download_name,
-        mount_path,
-        cache_size: model.cache.as_ref().map(|c| c.size.clone()),
-        storage_class_name: model
-            .cache
-            .as_ref()
-            .and_then(|c| c.storage_class_name.clone()),
-        access_modes: model
-            .cache
-            .as_ref()
-            .map(|c| c.access_modes.clone())
-            .unwrap_or_default(),
-        token: model.token_secret_ref.as_ref().map(|r| {
-            (
-                r.name.clone(),
-                r.key.clone().unwrap_or_else(|| DEFAULT_TOKEN_KEY.into()),
-            )
-        }),
-        download_image: model
-            .download_image
-            .clone()
-            .or_else(|| image.map(String::from))
-            .unwrap_or_default(),
-        downloaded: false,
-    })
 }
 
 #[cfg(test)]

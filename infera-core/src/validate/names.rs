@@ -4,51 +4,15 @@
 
 use std::collections::BTreeMap;
 
+use super::rules::{
+    name_not_a_dns_label, name_too_long, names_too_long, service_name_not_a_dns_label,
+    service_name_reserved,
+};
 use super::{Errors, syntax::has_dns_label_form};
 use crate::{
-    naming::{
-        MAX_DEPLOYMENT_NAME, MAX_DEPLOYMENT_PLUS_SERVICE, MAX_DNS_LABEL, RESERVED_SERVICE_NAMES,
-    },
+    naming::{MAX_DEPLOYMENT_NAME, MAX_DEPLOYMENT_PLUS_SERVICE, RESERVED_SERVICE_NAMES},
     types::ServiceSpec,
 };
-
-/// What a DNS label may contain, in every message about one.
-const DNS_LABEL_FORM: &str =
-    "lowercase letters, digits and '-', starting with a letter and ending with a letter or digit";
-
-/// `metadata.name` is not a DNS label.
-pub(super) fn name_not_a_dns_label() -> String {
-    format!("must be a DNS label ({DNS_LABEL_FORM}); rename the deployment")
-}
-
-/// `metadata.name` is longer than [`MAX_DEPLOYMENT_NAME`].
-pub(super) fn name_too_long() -> String {
-    format!(
-        "must be a DNS label of at most {MAX_DEPLOYMENT_NAME} characters; choose a shorter name"
-    )
-}
-
-/// A service name is not a DNS label.
-pub(super) fn service_name_not_a_dns_label() -> String {
-    format!("service names must be DNS labels ({DNS_LABEL_FORM}); rename the service")
-}
-
-/// A service is named like an object the operator creates.
-pub(super) fn service_name_reserved() -> String {
-    format!(
-        "the names {} are reserved for objects the operator creates; rename the service",
-        RESERVED_SERVICE_NAMES.join(", ")
-    )
-}
-
-/// The deployment name plus a service name is too long; `now` is their length, which only the
-/// Rust rule can name.
-pub(super) fn names_too_long(now: Option<usize>) -> String {
-    let now = now.map(|n| format!(" (now {n})")).unwrap_or_default();
-    format!(
-        "the deployment name plus a service name must be at most {MAX_DEPLOYMENT_PLUS_SERVICE} characters so that every child name fits in {MAX_DNS_LABEL}{now}; shorten the service name or metadata.name"
-    )
-}
 
 /// `metadata.name` is a DNS label of at most [`MAX_DEPLOYMENT_NAME`] characters; the two are
 /// separate rules with separate messages. True when the name is good.

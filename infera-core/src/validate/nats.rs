@@ -3,24 +3,17 @@
 
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
+use super::rules::{EXTERNAL_ONLY, MANAGED_ONLY, URL_TWICE};
 use super::{
     DEFAULT_NATS_STORAGE, Errors, NATS_IMAGE, Nats, NatsUrl,
-    limits::{MAX_REFERENCE_LENGTH, check_length},
-    syntax::check_quantity,
+    limits::MAX_REFERENCE_LENGTH,
+    syntax::{check_length, check_quantity},
 };
 use crate::{
     naming::{MAX_DNS_SUBDOMAIN, NATS_ROTATION_ANNOTATION, nats_credentials_name},
     types::NatsSpec,
 };
 
-/// A setting of the managed NATS on an external NATS, or on none.
-pub(super) const MANAGED_ONLY: &str =
-    "is only used when the operator deploys NATS; remove it, or remove url and deploy: false";
-/// An external NATS's URL with `deploy: true`.
-pub(super) const EXTERNAL_ONLY: &str =
-    "is only used when deploy is false; remove it or set deploy: false";
-/// Both `url` and `urlSecretRef`.
-pub(super) const URL_TWICE: &str = "names the URL that url names too; keep one";
 /// The key of `urlSecretRef` when it names none.
 const DEFAULT_URL_KEY: &str = "url";
 

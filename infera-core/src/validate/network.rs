@@ -2,27 +2,16 @@
 //! (prefill, decode and multi-node pools), deployment-wide or per pool, and the engine's
 //! IB-device flag it injects.
 
+use super::rules::{IB_DEVICE_IN_ARGS, IB_DEVICE_ON_VLLM, RDMA_NOT_ACROSS_NODES};
 use super::{
     Errors,
-    limits::{
-        MAX_GPUS, MAX_IB_DEVICE_LENGTH, MAX_NETWORK_NAME_LENGTH, MAX_RDMA_NETWORKS, check_length,
-        check_range,
-    },
-    syntax::{has_label_form, is_resource_name},
+    limits::{MAX_GPUS, MAX_IB_DEVICE_LENGTH, MAX_NETWORK_NAME_LENGTH, MAX_RDMA_NETWORKS},
+    syntax::{check_length, check_range, has_label_form, is_resource_name},
 };
 use crate::{
     flags::{self, IB_DEVICE_FLAG},
     types::{BackendFramework, ComponentType, RdmaSpec, Role, ServiceSpec},
 };
-
-/// `network.rdma` on a service that moves nothing between nodes.
-pub(super) const RDMA_NOT_ACROSS_NODES: &str =
-    "only prefill, decode and multi-node worker pools use RDMA; remove network.rdma";
-/// The IB-device flag in `args` while `network.rdma.device` injects it.
-pub(super) const IB_DEVICE_IN_ARGS: &str = "--disaggregation-ib-device is injected from network.rdma.device; remove it from args or remove the device";
-/// `network.rdma.device` with vLLM.
-pub(super) const IB_DEVICE_ON_VLLM: &str =
-    "vLLM has no IB-device flag (its KV connectors choose the NIC themselves); remove device";
 
 /// A pool's RDMA, resolved.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,12 +3,9 @@
 
 use k8s_openapi::api::networking::v1::NetworkPolicyPeer;
 
+use super::rules::PEER_FORM;
 use super::{Errors, limits::MAX_METRICS_FROM};
 use crate::types::NetworkPolicySpec;
-
-/// A `metricsFrom` entry that names no peer, or an `ipBlock` beside a selector (the API server's
-/// NetworkPolicy validation refuses both).
-pub(super) const PEER_FORM: &str = "every entry names a podSelector and/or a namespaceSelector, or an ipBlock alone; fix the entry";
 
 /// The graph's NetworkPolicies, resolved: present unless `enabled: false`.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -9,46 +9,18 @@ use k8s_openapi::api::core::v1::{
     VolumeMount,
 };
 
+use super::rules::{
+    DEFAULT_GPU_TYPE, ENGINE_FIELD_OURS, ENGINE_OWNED_FIELDS, FRONTEND_OURS, GPU_OURS,
+    INIT_NAME_OURS, LABEL_OURS, NO_IMAGE, SERVICE_ACCOUNT_OURS, SHM_OURS,
+};
 use super::{
-    DEFAULT_GPU_TYPE, Errors,
+    Errors,
     limits::{MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES},
 };
 use crate::{
     naming::{ENGINE_CONTAINER, FRONTEND_CONTAINER, SHM_VOLUME, is_owned_label},
     types::{InferaDeploymentSpec, PodTemplateOverlay, ServiceSpec},
 };
-
-/// The engine container's fields a `podTemplate` may not set, as named in the Pod API.
-pub const ENGINE_OWNED_FIELDS: [&str; 9] = [
-    "image",
-    "imagePullPolicy",
-    "command",
-    "args",
-    "ports",
-    "startupProbe",
-    "readinessProbe",
-    "livenessProbe",
-    "lifecycle",
-];
-
-/// A label the operator selects pods by.
-pub(super) const LABEL_OURS: &str = "app.kubernetes.io/name, instance, component, managed-by and every infera.amd.com/ label are the operator's (it selects pods by them); use another key";
-/// An owned field of the engine container.
-pub(super) const ENGINE_FIELD_OURS: &str = "the engine container's image, imagePullPolicy, command, args, ports, probes and lifecycle are the operator's; set the service's image, command, args or health instead";
-/// A container named `frontend`.
-pub(super) const FRONTEND_OURS: &str =
-    "infera-frontend is the operator's GAIE sidecar; give the container another name";
-/// An init container named `engine` or `infera-frontend`.
-pub(super) const INIT_NAME_OURS: &str = "engine and frontend are the names of the operator's containers; give the init container another name";
-/// An added container without an image.
-pub(super) const NO_IMAGE: &str = "an added container needs an image; set image (only the engine entry merges into a container the operator renders)";
-/// The `dshm` volume.
-pub(super) const SHM_OURS: &str = "dshm is the operator's memory-backed /dev/shm (set its size with resources.sharedMemory); give the volume another name";
-/// The GPU in a container's resources.
-pub(super) const GPU_OURS: &str =
-    "the GPU resource is the operator's; set resources.gpu and resources.gpuType of the service";
-/// A ServiceAccount with Kubernetes discovery.
-pub(super) const SERVICE_ACCOUNT_OURS: &str = "with discoveryBackend kubernetes the pods run as the discovery ServiceAccount the operator binds to its Role; remove serviceAccountName, or use discoveryBackend etcd to run as your own";
 
 /// Checks `spec.podTemplate` and every service's `podTemplate`.
 pub(super) fn overlays(

@@ -1,33 +1,23 @@
 //! `spec.rollout` and the pools' `rollout`: how the worker pools roll out to a new revision
 //! (see [`crate::lockstep`] for what the operator does with it).
 
+use super::rules::{
+    CANNOT_PROGRESS, DEFAULT_MAX_SURGE, DEFAULT_MAX_UNAVAILABLE, LOCKSTEP_WITHOUT_PD,
+    SERVER_ROLLOUT,
+};
 use super::{
     Errors,
-    limits::{
-        MAX_PROGRESS_DEADLINE_SECONDS, MAX_REPLICAS, MAX_REVISION_HISTORY_LIMIT, check_range,
-    },
+    limits::{MAX_PROGRESS_DEADLINE_SECONDS, MAX_REPLICAS, MAX_REVISION_HISTORY_LIMIT},
+    syntax::check_range,
 };
 use crate::types::{
     ComponentType, InferaDeploymentSpec, PoolRolloutSpec, Role, RolloutSpec, RolloutStrategy,
 };
 
-/// `maxSurge` when neither the pool nor `spec.rollout` sets it: one replica above desired, as
-/// a Deployment's default rounds to for small pools.
-pub const DEFAULT_MAX_SURGE: i32 = 1;
-/// `maxUnavailable` when neither the pool nor `spec.rollout` sets it: never below desired.
-pub const DEFAULT_MAX_UNAVAILABLE: i32 = 0;
 /// `spec.revisionHistoryLimit` when unset: a Deployment's and a StatefulSet's default.
 pub const DEFAULT_REVISION_HISTORY_LIMIT: i32 = 10;
 /// `progressDeadlineSeconds` when unset: ten minutes, a Deployment's default.
 pub const DEFAULT_PROGRESS_DEADLINE_SECONDS: i32 = 600;
-
-/// `strategy: Lockstep` on a graph without prefill and decode pools.
-pub(super) const LOCKSTEP_WITHOUT_PD: &str = "Lockstep pairs prefill pools with decode pools and this graph has none; use Independent or remove strategy";
-/// A pool that could never replace a replica.
-pub(super) const CANNOT_PROGRESS: &str = "maxSurge and maxUnavailable are both 0 for this pool (spec.rollout's apply where the pool sets none, defaults 1 and 0), so no replica could ever be replaced; raise one of them";
-/// `rollout` on the server.
-pub(super) const SERVER_ROLLOUT: &str =
-    "only worker pools have rollout bounds; remove rollout from the server";
 
 /// The graph's rollout, checked, with defaults resolved.
 #[derive(Clone, Debug, PartialEq, Eq)]

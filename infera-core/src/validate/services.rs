@@ -1,46 +1,32 @@
 //! One service: what every service's pods share (an image, a replica count, engine arguments
 //! without injected flags, sizes), what the server must not have, and what a worker pool needs.
 
+use super::rules::{
+    DEFAULT_GPU_TYPE, EXTRA_POD_SPEC_ALONE, EXTRA_POD_SPEC_CONTAINER, SERVER_GPU,
+    SERVER_GPU_PRODUCT, SERVER_NODES, SERVER_ROLE, SERVER_TOKENIZER, SKIP_PROBES_HEALTH,
+    TOKENIZER_FLAG, WORKER_GPU,
+};
 use super::{
-    DEFAULT_GPU_TYPE, Errors, Pod, PodOverlay, PoolBounds, Rdma, Worker, autoscaling, health,
+    Errors, Pod, PodOverlay, PoolBounds, Rdma, Worker, autoscaling, health,
     limits::{
         MAX_ARG_LENGTH, MAX_ARGS, MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_NODES,
-        MAX_REFERENCE_LENGTH, MAX_REPLICAS, check_length, check_max_length, check_range,
+        MAX_REFERENCE_LENGTH, MAX_REPLICAS,
     },
     network, overlay,
     parallelism::parallelism,
     rollout,
-    syntax::{check_quantity, is_gpu_product, is_resource_name},
+    syntax::{
+        check_length, check_max_length, check_quantity, check_range, is_gpu_product,
+        is_resource_name,
+    },
 };
 use crate::{
     flags,
     gpu_product::PRODUCT_LABEL,
-    types::{BackendFramework, ComponentType, InferaDeploymentSpec, Role, ServiceSpec},
+    types::{
+        BackendFramework, ComponentType, InferaDeploymentSpec, ResourcesSpec, Role, ServiceSpec,
+    },
 };
-
-/// The server has a role.
-pub(super) const SERVER_ROLE: &str = "only workers have a role; remove it from the server";
-/// The server asks for GPUs.
-pub(super) const SERVER_GPU: &str =
-    "the server runs no model and gets no GPU; remove resources.gpu";
-/// The server asks for more than one node.
-pub(super) const SERVER_NODES: &str = "the server runs on one node; remove numberOfNodes";
-/// The server names a GPU product.
-pub(super) const SERVER_GPU_PRODUCT: &str =
-    "the server runs no model and gets no GPU; remove resources.gpuProduct";
-/// The server's args lack the tokenizer its router scores with.
-pub(super) const SERVER_TOKENIZER: &str = "the router needs the workers' tokenizer and does not start without it (upstream infera/server/args.py: --router-tokenizer-path is required); add \"--router-tokenizer-path\", \"<the workers' model id or tokenizer path>\" to args";
-/// The server flag [`SERVER_TOKENIZER`] asks for.
-pub(super) const TOKENIZER_FLAG: &str = "--router-tokenizer-path";
-/// A worker asks for no GPU.
-pub(super) const WORKER_GPU: &str = "a worker needs at least one GPU per pod; set resources.gpu";
-/// A service with `extraPodSpec` also sets a field that renders into the pod.
-pub(super) const EXTRA_POD_SPEC_ALONE: &str = "extraPodSpec is the whole pod, so image, command, args, env, resources, nodeSelector, tolerations, health, model, network and podTemplate would go unused; set them in extraPodSpec (its main container is the one named main or infera, else the first) and remove them here";
-/// `extraPodSpec` has no container.
-pub(super) const EXTRA_POD_SPEC_CONTAINER: &str =
-    "extraPodSpec needs at least one container; add the engine container (name it main)";
-/// A service with `skipReadinessProbe` also sets how the probes call.
-pub(super) const SKIP_PROBES_HEALTH: &str = "skipReadinessProbe leaves the engine container without probes; remove health.startupTimeout, readinessPath, livenessPath and timeoutSeconds, or skipReadinessProbe";
 
 /// The container names upstream treats as the main container of an `extraPodSpec`
 /// (`deploy/operator/internal/controller/builders.go:366-368, 453-461`); else the first.
@@ -125,36 +111,7 @@ fn pod(
     let extra_image = extra
         .and_then(|e| e.containers.get(main_container(e)))
         .and_then(|c| c.image.as_deref());
-    if let Some(extra) = extra {
-        if extra_pod_spec_fields_set(svc) {
-            errors.push(format!("{path}.extraPodSpec"), EXTRA_POD_SPEC_ALONE);
-        }
-        if extra.containers.is_empty() {
-            errors.push(
-                format!("{path}.extraPodSpec.containers"),
-                EXTRA_POD_SPEC_CONTAINER,
-            );
-        }
-    }
-    if svc.skip_readiness_probe
-        && svc.health.as_deref().is_some_and(|h| {
-            h.startup_timeout.is_some()
-                || h.readiness_path.is_some()
-                || h.liveness_path.is_some()
-                || h.timeout_seconds.is_some()
-        })
-    {
-        errors.push(format!("{path}.skipReadinessProbe"), SKIP_PROBES_HEALTH);
-    }
-    if let Some(port) = svc.port {
-        check_range(
-            errors,
-            &format!("{path}.port"),
-            port,
-            1..=65535,
-            "must be a port number from 1 to 65535; fix it",
-        );
-    }
+    pod_settings(errors, path, svc);
     overlay::check_labels(errors, &format!("{path}.podLabels"), &svc.pod_labels);
     match &svc.image {
         Some(image) => check_length(
@@ -186,26 +143,7 @@ fn pod(
         command_limits(errors, path, command);
     }
     let resources = svc.resources.clone().unwrap_or_default();
-    for (field, quantity) in [
-        ("cpu", &resources.cpu),
-        ("memory", &resources.memory),
-        ("sharedMemory", &resources.shared_memory),
-    ] {
-        if let Some(q) = quantity {
-            check_quantity(errors, &format!("{path}.resources.{field}"), q);
-        }
-    }
-    if let Some(gpu_type) = &resources.gpu_type
-        && !is_resource_name(gpu_type)
-    {
-        errors.push(
-            format!("{path}.resources.gpuType"),
-            "must be an extended resource name such as amd.com/gpu; fix the name",
-        );
-    }
-    if let Some(product) = &resources.gpu_product {
-        gpu_product(errors, &format!("{path}.resources.gpuProduct"), product);
-    }
+    check_resources(errors, path, &resources);
     let health = health::settings(errors, &format!("{path}.health"), svc.health.as_deref());
     let port = svc.port.unwrap_or(match svc.component_type {
         ComponentType::Server => flags::SERVER_PORT,
@@ -235,6 +173,65 @@ fn pod(
         memory: resources.memory,
         health,
         overlay: PodOverlay::merged(spec.pod_template.as_ref(), svc.pod_template.as_deref()),
+    }
+}
+
+/// The settings of a service's pods that stand alone: `extraPodSpec` without the fields it
+/// replaces and with a container, no `health` beside `skipReadinessProbe`, a port number.
+fn pod_settings(errors: &mut Errors, path: &str, svc: &ServiceSpec) {
+    if let Some(extra) = svc.extra_pod_spec.as_deref() {
+        if extra_pod_spec_fields_set(svc) {
+            errors.push(format!("{path}.extraPodSpec"), EXTRA_POD_SPEC_ALONE);
+        }
+        if extra.containers.is_empty() {
+            errors.push(
+                format!("{path}.extraPodSpec.containers"),
+                EXTRA_POD_SPEC_CONTAINER,
+            );
+        }
+    }
+    if svc.skip_readiness_probe
+        && svc.health.as_deref().is_some_and(|h| {
+            h.startup_timeout.is_some()
+                || h.readiness_path.is_some()
+                || h.liveness_path.is_some()
+                || h.timeout_seconds.is_some()
+        })
+    {
+        errors.push(format!("{path}.skipReadinessProbe"), SKIP_PROBES_HEALTH);
+    }
+    if let Some(port) = svc.port {
+        check_range(
+            errors,
+            &format!("{path}.port"),
+            port,
+            1..=65535,
+            "must be a port number from 1 to 65535; fix it",
+        );
+    }
+}
+
+/// A service's `resources`: quantities that parse, an extended resource name, a GPU product.
+fn check_resources(errors: &mut Errors, path: &str, resources: &ResourcesSpec) {
+    for (field, quantity) in [
+        ("cpu", &resources.cpu),
+        ("memory", &resources.memory),
+        ("sharedMemory", &resources.shared_memory),
+    ] {
+        if let Some(q) = quantity {
+            check_quantity(errors, &format!("{path}.resources.{field}"), q);
+        }
+    }
+    if let Some(gpu_type) = &resources.gpu_type
+        && !is_resource_name(gpu_type)
+    {
+        errors.push(
+            format!("{path}.resources.gpuType"),
+            "must be an extended resource name such as amd.com/gpu; fix the name",
+        );
+    }
+    if let Some(product) = &resources.gpu_product {
+        gpu_product(errors, &format!("{path}.resources.gpuProduct"), product);
     }
 }
 

@@ -1,5 +1,7 @@
 //! The syntax of single values: names, resource names and quantities.
 
+use std::ops::RangeInclusive;
+
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 use super::Errors;
@@ -125,6 +127,49 @@ pub fn is_quantity(s: &str) -> bool {
     number_ok && suffix_ok
 }
 
+/// Reports `value` at `path` if it is empty or longer than `max` characters (the schema's
+/// `minLength: 1` and `maxLength`).
+pub(super) fn check_length(errors: &mut Errors, path: &str, value: &str, max: usize) {
+    if value.is_empty() {
+        errors.push(path, "must not be empty; set a value or remove the field");
+    } else {
+        check_max_length(errors, path, value, max);
+    }
+}
+
+/// Reports `value` at `path` if it is longer than `max` characters (the schema's `maxLength`,
+/// which counts characters, not bytes).
+pub(super) fn check_max_length(errors: &mut Errors, path: &str, value: &str, max: usize) {
+    let length = value.chars().count();
+    if length > max {
+        errors.push(
+            path,
+            format!("must be at most {max} characters (now {length}); shorten it"),
+        );
+    }
+}
+
+/// Reports `value` at `path` if it is outside `range`: below it with `below`, the rule's own
+/// message, above it as the schema's `maximum`. True when it is inside.
+pub(super) fn check_range(
+    errors: &mut Errors,
+    path: &str,
+    value: i32,
+    range: RangeInclusive<i32>,
+    below: &str,
+) -> bool {
+    if value < *range.start() {
+        errors.push(path, below);
+    } else if value > *range.end() {
+        let max = range.end();
+        errors.push(
+            path,
+            format!("must be at most {max} (now {value}); lower it"),
+        );
+    }
+    range.contains(&value)
+}
+
 #[cfg(test)]
 mod tests {
     use super::{super::found, *};
@@ -196,6 +241,53 @@ mod tests {
             [
                 r#"spec.nats.storageSize: "64 GB" is not a size; write a non-negative quantity like 64Gi or 500m"#
             ]
+        );
+    }
+
+    #[test]
+    fn lengths() {
+        assert!(found(|e| check_length(e, "spec.image", "x", 3)).is_empty());
+        assert!(found(|e| check_length(e, "spec.image", "xyz", 3)).is_empty());
+        assert_eq!(
+            found(|e| check_length(e, "spec.image", "", 3)),
+            ["spec.image: must not be empty; set a value or remove the field"]
+        );
+        assert_eq!(
+            found(|e| check_length(e, "spec.image", "wxyz", 3)),
+            ["spec.image: must be at most 3 characters (now 4); shorten it"]
+        );
+    }
+
+    #[test]
+    fn lengths_count_characters_like_the_api_server() {
+        assert!(found(|e| check_length(e, "spec.image", "ééé", 3)).is_empty());
+    }
+
+    #[test]
+    fn max_lengths_allow_empty_values() {
+        assert!(found(|e| check_max_length(e, "x.args[0]", "", 3)).is_empty());
+        assert_eq!(
+            found(|e| check_max_length(e, "x.args[0]", "wxyz", 3)),
+            ["x.args[0]: must be at most 3 characters (now 4); shorten it"]
+        );
+    }
+
+    #[test]
+    fn ranges() {
+        let check = |value| {
+            let mut inside = false;
+            let errors = found(|e| inside = check_range(e, "x.replicas", value, 0..=1000, "below"));
+            (inside, errors)
+        };
+        assert_eq!(check(0), (true, vec![]));
+        assert_eq!(check(1000), (true, vec![]));
+        assert_eq!(check(-1), (false, vec!["x.replicas: below".to_string()]));
+        assert_eq!(
+            check(1001),
+            (
+                false,
+                vec!["x.replicas: must be at most 1000 (now 1001); lower it".to_string()]
+            )
         );
     }
 }

@@ -4,12 +4,9 @@
 
 use std::collections::BTreeMap;
 
+use super::rules::NO_WORKER;
 use super::{Errors, limits::MAX_SERVICES};
 use crate::types::{ComponentType, Role, ServiceSpec};
-
-/// There is no worker pool.
-pub(super) const NO_WORKER: &str =
-    "at least one service must have componentType: worker; add a worker pool";
 
 /// No server and no Inference Gateway in front of the workers.
 pub(super) const NO_SERVER: &str = "exactly one service must have componentType: server, or none when spec.gaie.enabled is true (the gateway then routes to the workers' frontend sidecars); add one server";

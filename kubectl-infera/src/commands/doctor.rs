@@ -3,43 +3,40 @@
 //! [`crate::checks`], and prints one table or exactly one JSON/YAML document.
 //! Exit code 0 when no check fails (warnings allowed), 1 otherwise — in every output mode.
 
-use std::collections::BTreeMap;
-
-use infera_core::{
-    Child, ChildKind, InferaDeployment, ValidDeployment, naming,
-    render::{Apis, PoolApi, render_for},
-};
+use infera_core::{ChildKind, InferaDeployment, ValidDeployment, naming};
 use k8s_openapi::{
     api::{
         admissionregistration::v1::ValidatingWebhookConfiguration,
-        apps::v1::{DaemonSet, Deployment},
+        apps::v1::Deployment,
         authorization::v1::{
             ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
         },
         coordination::v1::Lease,
-        core::v1::{Namespace, Node, Pod},
+        core::v1::{Node, Pod},
         rbac::v1::{ClusterRole, ClusterRoleBinding},
         storage::v1::StorageClass,
     },
     apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
 };
 use kube::{
-    Api, Client, ResourceExt,
-    api::{DynamicObject, ListParams, ObjectList, Patch, PatchParams, PostParams},
+    Api, Client,
+    api::{DynamicObject, ListParams, ObjectList, PostParams},
     core::{ApiResource, GroupVersionKind},
 };
-use serde::Serialize;
+
+mod needs;
+mod report;
+
+use needs::{read_gaie, read_keda, read_networks, read_pod_security, read_policy_engines};
+pub use report::{report, text};
 
 use crate::{
     bundle,
-    checks::{
-        self, Check, Facts, Kubectl, Need, PluginOnPath, Read, Severity, infera::LeaseRenewal,
-    },
+    checks::{self, Facts, Kubectl, Need, PluginOnPath, Read, infera::LeaseRenewal},
     cli::{DoctorArgs, GlobalArgs, Output},
     client::{self, Kube},
     error::{Error, Result},
-    gateway_api::{self, Gateway},
-    printer::{Cell, Printer, Style, lines},
+    printer::Printer,
     spec,
 };
 
@@ -354,250 +351,6 @@ async fn read_cluster(kube: &Kube, f: &mut Facts) {
     f.default_storage_classes = Some(classes.map_err(read_error).map(default_classes));
 }
 
-/// For a `--for` spec whose pools attach Multus networks: the NetworkAttachmentDefinition CRD,
-/// then each named network (one GET each).
-async fn read_networks(client: &Client, f: &mut Facts) {
-    let Some(spec) = &f.spec else { return };
-    let networks = checks::network::networks_of(spec);
-    if networks.is_empty() {
-        return;
-    }
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    let read = async {
-        if crds
-            .get_opt(checks::network::NAD_CRD)
-            .await
-            .map_err(read_error)?
-            .is_none()
-        {
-            return Ok(None);
-        }
-        let resource = ApiResource {
-            group: "k8s.cni.cncf.io".into(),
-            version: "v1".into(),
-            api_version: "k8s.cni.cncf.io/v1".into(),
-            kind: "NetworkAttachmentDefinition".into(),
-            plural: "network-attachment-definitions".into(),
-        };
-        let mut found = Vec::new();
-        for (namespace, name) in networks {
-            let api: Api<DynamicObject> =
-                Api::namespaced_with(client.clone(), &namespace, &resource);
-            let exists = api.get_opt(&name).await.map_err(read_error)?.is_some();
-            found.push(((namespace, name), exists));
-        }
-        Ok(Some(found))
-    };
-    f.rdma_networks = Some(read.await);
-}
-
-/// For a `--for` spec with NetworkPolicies: the DaemonSets of every namespace, names only (one
-/// LIST of metadata), filtered to the known policy engines.
-async fn read_policy_engines(client: &Client, f: &mut Facts) {
-    if f.spec
-        .as_ref()
-        .is_none_or(|spec| spec.network_policy.is_none())
-    {
-        return;
-    }
-    // As DynamicObjects: the typed list would add its own copy of the listing code to the plugin.
-    let daemonsets = ApiResource::erase::<DaemonSet>(&());
-    let api = Api::<DynamicObject>::all_with(client.clone(), &daemonsets);
-    let read = api.list_metadata(&ListParams::default()).await;
-    f.network_policy_engines = Some(read.map_err(read_error).map(|list| {
-        let names: Vec<String> = list
-            .items
-            .iter()
-            .map(|ds| format!("{}/{}", ds.namespace().unwrap_or_default(), ds.name_any()))
-            .collect();
-        checks::network_policy::engines(names.iter().map(String::as_str))
-    }));
-}
-
-/// For a `--for` spec with a `provider: keda` pool: KEDA's ScaledObject CRD (one GET).
-async fn read_keda(client: &Client, f: &mut Facts) {
-    let (Some(spec), Some(crd)) = (&f.spec, ChildKind::ScaledObject.crd()) else {
-        return;
-    };
-    if checks::keda::keda_pools(spec).is_empty() {
-        return;
-    }
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    f.keda_crd = Some(optional(crds.get_opt(&crd.name).await));
-}
-
-/// For a `--for` spec: its namespace's `enforce` label and a server-side dry run of a Pod from
-/// each pod template it renders (see [`checks::pod_security`]). The Pods run as the namespace's
-/// default ServiceAccount, as the spec's own may not exist yet (and Pod Security does not read it).
-async fn read_pod_security(client: &Client, f: &mut Facts) {
-    let Some(spec) = &f.spec else { return };
-    let namespaces: Api<Namespace> = Api::all(client.clone());
-    let namespace = match namespaces.get_opt(&spec.namespace).await {
-        Ok(namespace) => namespace,
-        Err(e) => {
-            f.pod_security = Some(Err(read_error(e)));
-            return;
-        }
-    };
-    let Some(namespace) = namespace else {
-        f.pod_security = Some(Ok(checks::pod_security::PodSecurityFacts::default()));
-        return;
-    };
-    // As JSON: the typed Pod would add its whole status to what the binary serializes.
-    let resource = ApiResource::erase::<Pod>(&());
-    let pods: Api<DynamicObject> = Api::namespaced_with(client.clone(), &spec.namespace, &resource);
-    let params = PostParams {
-        dry_run: true,
-        field_manager: Some(naming::PLUGIN_MANAGER.into()),
-    };
-    // The JSON the API server would receive: the pods' templates as the workloads carry them.
-    let templates: Vec<(String, String, serde_json::Value)> = render_for(spec, Apis::default())
-        .iter()
-        .filter_map(|child| {
-            let body = serde_json::to_vec(child).ok()?;
-            let body = serde_json::from_slice(&body).ok()?;
-            let (kind, name) = (child.kind(), child.name());
-            let templates = infera_core::render::pod_templates(kind, name, &body);
-            Some(templates.into_iter().map(move |(role, template)| {
-                (
-                    format!("{kind:?} {name} ({role})"),
-                    format!("{name}-{role}-dry-run"),
-                    template,
-                )
-            }))
-        })
-        .flatten()
-        .collect();
-    let runs = templates.into_iter().map(|(shown, pod_name, template)| {
-        let (pods, params, resource) = (&pods, &params, &resource);
-        let mut pod = DynamicObject::new(&pod_name, resource);
-        pod.metadata.labels = serde_json::from_value(template["metadata"]["labels"].clone()).ok();
-        let mut spec = template["spec"].clone();
-        if let Some(spec) = spec.as_object_mut() {
-            spec.remove("serviceAccountName");
-        }
-        pod.data = serde_json::json!({"spec": spec});
-        async move {
-            let result = pods.create(params, &pod).await;
-            (shown, result.err().map(read_error))
-        }
-    });
-    f.pod_security = Some(Ok(checks::pod_security::PodSecurityFacts {
-        namespace_exists: true,
-        enforce: namespace
-            .metadata
-            .labels
-            .and_then(|mut labels| labels.remove(infera_core::pod_security::ENFORCE_LABEL)),
-        pods: futures::future::join_all(runs).await,
-    }));
-}
-
-/// The Inference Extension's facts: its CRDs always (four GETs, so doctor can tell whether GAIE
-/// is in use); for a `--for` spec with `gaie` also its Gateway, the namespace's labels when a
-/// listener selects route namespaces by label, and server-side dry runs of the HTTPRoute and the
-/// InferencePool the spec renders.
-async fn read_gaie(client: &Client, f: &mut Facts) {
-    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    let name = |kind: ChildKind| kind.crd().map(|c| c.name).unwrap_or_default();
-    let (gateways, routes, pools, alpha_pools) = (
-        checks::gateway_crd_name(),
-        name(ChildKind::HttpRoute),
-        name(ChildKind::InferencePool),
-        name(ChildKind::InferencePoolV1Alpha2),
-    );
-    let (gateway_crd, route_crd, pool_crd, alpha_pool_crd) = tokio::join!(
-        crds.get_opt(&gateways),
-        crds.get_opt(&routes),
-        crds.get_opt(&pools),
-        crds.get_opt(&alpha_pools),
-    );
-    let g = &mut f.gaie;
-    g.gateway_crd = Some(optional(gateway_crd));
-    g.route_crd = Some(optional(route_crd));
-    g.pool_crd = Some(optional(pool_crd));
-    g.alpha_pool_crd = Some(optional(alpha_pool_crd));
-    let Some((spec, gaie)) = f.spec.as_ref().and_then(|s| Some((s, s.gaie.as_ref()?))) else {
-        return;
-    };
-    let namespace = checks::gateway_namespace(spec, gaie);
-    // The pool in the API the operator would create it in (see `PoolApi::served`).
-    let installed =
-        |crd: &Option<Read<Option<CustomResourceDefinition>>>| matches!(crd, Some(Ok(Some(_))));
-    let pool_api = PoolApi::served(|kind| match kind {
-        ChildKind::InferencePool => installed(&g.pool_crd),
-        ChildKind::InferencePoolV1Alpha2 => installed(&g.alpha_pool_crd),
-        _ => true,
-    });
-    let (gateway, dry_runs) = tokio::join!(
-        gateway(client, namespace, &gaie.gateway_name),
-        gaie_dry_runs(client, spec, pool_api)
-    );
-    if let Ok(Some(found)) = &gateway
-        && checks::needs_namespace_labels(found, gaie)
-    {
-        g.namespace_labels = Some(namespace_labels(client, &spec.namespace).await);
-    }
-    g.gateway = Some(gateway);
-    g.dry_runs = dry_runs;
-}
-
-/// One Gateway (`gateway.networking.k8s.io/v1`), or `None` when it (or its CRD) does not exist.
-async fn gateway(client: &Client, namespace: &str, name: &str) -> Read<Option<Gateway>> {
-    let resource = ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk(gateway_api::GROUP, "v1", "Gateway"),
-        "gateways",
-    );
-    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, &resource);
-    match api.get_opt(name).await.map_err(read_error)? {
-        None => Ok(None),
-        Some(object) => serde_json::from_value(object.data)
-            .map(Some)
-            .map_err(|e| format!("unexpected Gateway {namespace}/{name}: {e}")),
-    }
-}
-
-/// The labels of a namespace (listeners may select route namespaces by them).
-async fn namespace_labels(client: &Client, namespace: &str) -> Read<BTreeMap<String, String>> {
-    let api: Api<Namespace> = Api::all(client.clone());
-    let ns = api.get(namespace).await.map_err(read_error)?;
-    Ok(ns.metadata.labels.unwrap_or_default())
-}
-
-/// Server-side dry runs (`dryRun=All`) of the HTTPRoute and the InferencePool the spec renders,
-/// applied as the operator applies them; forced, so that a deployment that already exists is
-/// validated too instead of reporting the operator's ownership.
-async fn gaie_dry_runs(
-    client: &Client,
-    spec: &ValidDeployment,
-    inference_pool: PoolApi,
-) -> Vec<(String, Read<()>)> {
-    let children: Vec<Child> = render_for(spec, Apis { inference_pool })
-        .into_iter()
-        .filter(|c| {
-            matches!(
-                c.kind(),
-                ChildKind::HttpRoute | ChildKind::InferencePool | ChildKind::InferencePoolV1Alpha2
-            )
-        })
-        .collect();
-    let params = PatchParams::apply(naming::PLUGIN_MANAGER).force().dry_run();
-    let runs = children.iter().map(|child| {
-        let resource = child.kind().api_resource();
-        let api: Api<DynamicObject> =
-            Api::namespaced_with(client.clone(), &spec.namespace, &resource);
-        let params = &params;
-        async move {
-            let result = api
-                .patch(child.name(), params, &Patch::Apply(child))
-                .await
-                .map(|_| ())
-                .map_err(read_error);
-            (format!("{} {}", resource.kind, child.name()), result)
-        }
-    });
-    futures::future::join_all(runs).await
-}
-
 /// Names of the StorageClasses marked as the default.
 fn default_classes(list: ObjectList<StorageClass>) -> Vec<String> {
     list.items
@@ -631,115 +384,6 @@ async fn read_access(kube: &Kube, pre: bool, f: &mut Facts) {
     f.deploy_access = deploy_needs.into_iter().zip(deploy_answers).collect();
 }
 
-/// The one document `-o json|yaml` prints.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Report {
-    pub schema_version: u32,
-    pub success: bool,
-    pub summary: BTreeMap<&'static str, usize>,
-    pub checks: Vec<Check>,
-}
-
-/// The checks with their counts per severity and the verdict.
-pub fn report(checks: Vec<Check>) -> Report {
-    let mut summary = BTreeMap::from([("pass", 0), ("warn", 0), ("fail", 0), ("skip", 0)]);
-    for c in &checks {
-        let key = match c.severity {
-            Severity::Pass => "pass",
-            Severity::Warn => "warn",
-            Severity::Fail => "fail",
-            Severity::Skip => "skip",
-        };
-        *summary.entry(key).or_default() += 1;
-    }
-    Report {
-        schema_version: 1,
-        success: checks::success(&checks),
-        summary,
-        checks,
-    }
-}
-
-/// The report as text: per category a heading and a table of its checks (label, ID, name,
-/// message), each check's details and hint on lines of their own under its message.
-pub fn text(printer: &Printer, report: &Report) -> String {
-    let mut out = String::new();
-    let mut categories: Vec<(&str, Vec<&Check>)> = Vec::new();
-    for c in &report.checks {
-        match categories.last_mut() {
-            Some((category, checks)) if *category == c.category => checks.push(c),
-            _ => categories.push((c.category, vec![c])),
-        }
-    }
-    for (category, checks) in categories {
-        out.push_str(&format!("{}\n", printer.paint(Style::Bold, category)));
-        out.push_str(&category_table(printer, &checks));
-    }
-    let s = &report.summary;
-    let verdict = if report.success {
-        printer.paint(Style::Good, "no failures")
-    } else {
-        printer.paint(Style::Bad, "problems found")
-    };
-    out.push_str(&format!(
-        "\n{verdict}: {} passed, {} warning(s), {} failed, {} skipped\n",
-        s.get("pass").unwrap_or(&0),
-        s.get("warn").unwrap_or(&0),
-        s.get("fail").unwrap_or(&0),
-        s.get("skip").unwrap_or(&0)
-    ));
-    out
-}
-
-/// One category's checks as a borderless table, its names at least 20 wide so that every
-/// category's messages start in the same column.
-fn category_table(printer: &Printer, checks: &[&Check]) -> String {
-    let mut table = comfy_table::Table::new();
-    table.load_preset(comfy_table::presets::NOTHING);
-    for c in checks {
-        let (label, style) = match c.severity {
-            Severity::Pass => ("ok", Style::Good),
-            Severity::Warn => ("warn", Style::Warn),
-            Severity::Fail => ("FAIL", Style::Bad),
-            Severity::Skip => ("skip", Style::Dim),
-        };
-        table.add_row(vec![
-            printer.cell(&Cell::styled(label, Some(style))),
-            printer.cell(&Cell::from(c.id)),
-            printer.cell(&Cell::from(c.name)),
-            printer.cell(&Cell::from(c.message.as_str())),
-        ]);
-        let under = c.details.iter().map(|d| Cell::from(d.as_str())).chain(
-            c.hint
-                .iter()
-                .map(|h| Cell::styled(format!("hint: {h}"), Some(Style::Dim))),
-        );
-        for cell in under {
-            table.add_row(vec![
-                comfy_table::Cell::new(""),
-                comfy_table::Cell::new(""),
-                comfy_table::Cell::new(""),
-                printer.cell(&cell),
-            ]);
-        }
-    }
-    printer.lay_out(&mut table, 2, &[2, 2, 1]);
-    for (column, width) in [(0, LABEL_WIDTH), (2, NAME_WIDTH)] {
-        if let Some(column) = table.column_mut(column) {
-            column.set_constraint(comfy_table::ColumnConstraint::LowerBoundary(
-                comfy_table::Width::Fixed(width),
-            ));
-        }
-    }
-    lines(&table)
-}
-
-/// Widths of the label and check-name columns, padding included, the same in every category so
-/// that all messages start in one column.
-const LABEL_WIDTH: u16 = 8;
-const NAME_WIDTH: u16 = 21;
-
 /// Runs `doctor`: gathers, evaluates, prints; a failing check is [`Error::ChecksFailed`] (exit 1)
 /// after the report, in every output mode.
 pub async fn run(args: &DoctorArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
@@ -753,54 +397,5 @@ pub async fn run(args: &DoctorArgs, global: &GlobalArgs, printer: &Printer) -> R
     match report.summary.get("fail").copied().unwrap_or_default() {
         0 => Ok(()),
         failed => Err(Error::ChecksFailed { failed }),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_text_report_aligns_messages_hints_and_details_in_one_column() {
-        let check = |id, category, name, severity, message: &str| Check {
-            id,
-            category,
-            name,
-            severity,
-            message: message.into(),
-            hint: None,
-            details: vec![],
-        };
-        let mut warn = check(
-            "INF004",
-            "kubernetes",
-            "plugin-path",
-            Severity::Warn,
-            "2 copies",
-        );
-        warn.details = vec!["/opt/bin/kubectl-infera".into()];
-        warn.hint = Some("remove the other copies".into());
-        let report = report(vec![
-            check(
-                "INF001",
-                "kubernetes",
-                "kubeconfig",
-                Severity::Pass,
-                "context \"admin\"",
-            ),
-            warn,
-            check("INF101", "infera", "crd", Severity::Pass, "installed"),
-        ]);
-        assert_eq!(
-            text(&Printer::plain(), &report),
-            "kubernetes\n  \
-             ok    INF001  kubeconfig           context \"admin\"\n  \
-             warn  INF004  plugin-path          2 copies\n                                     \
-             /opt/bin/kubectl-infera\n                                     \
-             hint: remove the other copies\n\
-             infera\n  \
-             ok    INF101  crd                  installed\n\
-             \nno failures: 2 passed, 1 warning(s), 0 failed, 0 skipped\n"
-        );
     }
 }

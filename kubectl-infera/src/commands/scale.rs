@@ -15,7 +15,6 @@
 use infera_core::{
     AutoscalingProvider, ComponentType, InferaDeployment,
     naming::{self, Component, SCALE_MANAGER},
-    validate::limits::MAX_REPLICAS,
 };
 use kube::{
     Api,
@@ -25,28 +24,10 @@ use kube::{
 use crate::{
     cli::{DryRun, GlobalArgs, ScaleArgs},
     client,
-    commands::deploy,
     error::{Error, Result},
     printer::Printer,
+    wait,
 };
-
-/// `POOL=REPLICAS` as clap parses it.
-pub fn pool_replicas(arg: &str) -> std::result::Result<(String, i32), String> {
-    let (pool, replicas) = arg
-        .split_once('=')
-        .ok_or_else(|| format!("{arg:?} is not POOL=REPLICAS, e.g. decode=4"))?;
-    let replicas = replicas
-        .parse()
-        .ok()
-        .filter(|n| (0..=MAX_REPLICAS).contains(n))
-        .ok_or_else(|| {
-            format!("{arg:?}: REPLICAS must be a whole number from 0 to {MAX_REPLICAS}")
-        })?;
-    if pool.is_empty() {
-        return Err(format!("{arg:?}: name the pool, e.g. decode=4"));
-    }
-    Ok((pool.to_string(), replicas))
-}
 
 /// One pool's replicas, before and after.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,7 +42,7 @@ pub async fn run(args: &ScaleArgs, global: &GlobalArgs, printer: &Printer) -> Re
     let (line, scaled) = client::retry_on_conflict(|| scale(&kube, args)).await?;
     printer.out(&line);
     if let Some(scaled) = scaled.filter(|_| args.wait) {
-        deploy::wait_ready(&kube, &scaled, args.timeout, printer).await?;
+        wait::ready(&kube, &scaled, args.timeout, printer).await?;
     }
     Ok(())
 }
@@ -233,24 +214,6 @@ spec:
 
     fn requested(pairs: &[(&str, i32)]) -> Vec<(String, i32)> {
         pairs.iter().map(|(p, n)| (p.to_string(), *n)).collect()
-    }
-
-    #[test]
-    fn pool_replicas_parses_and_names_what_is_wrong() {
-        assert_eq!(pool_replicas("decode=4"), Ok(("decode".into(), 4)));
-        assert_eq!(pool_replicas("decode=0"), Ok(("decode".into(), 0)));
-        assert_eq!(
-            pool_replicas("decode"),
-            Err(r#""decode" is not POOL=REPLICAS, e.g. decode=4"#.into())
-        );
-        assert_eq!(
-            pool_replicas("decode=-1"),
-            Err(r#""decode=-1": REPLICAS must be a whole number from 0 to 1000"#.into())
-        );
-        assert_eq!(
-            pool_replicas("=3"),
-            Err(r#""=3": name the pool, e.g. decode=4"#.into())
-        );
     }
 
     #[test]
