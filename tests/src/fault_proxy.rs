@@ -56,6 +56,20 @@ pub enum Fault {
     Expired,
 }
 
+impl Fault {
+    /// Its name in [`FaultProxy::faulted`]'s keys.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Fault::Status { .. } => "status",
+            Fault::DropResponse => "drop-response",
+            Fault::Delay(_) => "delay",
+            Fault::Reset => "reset",
+            Fault::CutAfter(_) => "cut",
+            Fault::Expired => "expired",
+        }
+    }
+}
+
 /// One request, as the script sees it.
 #[derive(Clone, Debug)]
 pub struct Seen {
@@ -65,8 +79,6 @@ pub struct Seen {
     pub resource: String,
     /// The query string, e.g. `watch=true&resourceVersion=12`.
     pub query: String,
-    /// How many requests with the same `METHOD resource` came before this one.
-    pub ordinal: u64,
 }
 
 impl Seen {
@@ -88,6 +100,8 @@ type Script = Box<dyn Fn(&Seen) -> Option<Fault> + Send + Sync>;
 struct State {
     script: Mutex<Script>,
     counts: Mutex<BTreeMap<String, u64>>,
+    /// Requests the script faulted, by key.
+    faulted: Mutex<BTreeMap<String, u64>>,
     upstream: String,
     client: Client<hyper_rustls::HttpsConnector<HttpConnector>, Incoming>,
 }
@@ -152,6 +166,7 @@ impl FaultProxy {
         let state = Arc::new(State {
             script: Mutex::new(Box::new(|_: &Seen| None)),
             counts: Mutex::new(BTreeMap::new()),
+            faulted: Mutex::new(BTreeMap::new()),
             upstream: server,
             client: Client::builder(TokioExecutor::new()).build(connector),
         });
@@ -215,6 +230,17 @@ impl FaultProxy {
     /// All requests seen.
     pub fn total(&self) -> u64 {
         self.counts().values().sum()
+    }
+
+    /// Requests the script gave a fault, by `fault METHOD resource` (the fault's
+    /// [`name`](Fault::name), e.g. `expired GET inferadeployments`): what a test checks to know
+    /// that its fault fired, not only that requests passed.
+    pub fn faulted(&self, key: &str) -> u64 {
+        self.state
+            .faulted
+            .lock()
+            .map(|c| c.get(key).copied().unwrap_or(0))
+            .unwrap_or(0)
     }
 }
 
@@ -314,25 +340,30 @@ async fn handle(
     let query = request.uri().query().unwrap_or_default().to_string();
     let resource = resource_of(&path);
     let key = format!("{method} {resource}");
-    let ordinal = {
-        let mut counts = state
-            .counts
-            .lock()
-            .map_err(|_| std::io::Error::other("poisoned"))?;
-        let count = counts.entry(key).or_insert(0);
-        *count += 1;
-        *count - 1
-    };
+    *state
+        .counts
+        .lock()
+        .map_err(|_| std::io::Error::other("poisoned"))?
+        .entry(key)
+        .or_insert(0) += 1;
     let seen = Seen {
         method,
         resource,
         query,
-        ordinal,
     };
     let fault = state
         .script
         .lock()
         .map_err(|_| std::io::Error::other("poisoned"))?(&seen);
+    if let Some(fault) = &fault {
+        let mut faulted = state
+            .faulted
+            .lock()
+            .map_err(|_| std::io::Error::other("poisoned"))?;
+        *faulted
+            .entry(format!("{} {}", fault.name(), seen.key()))
+            .or_insert(0) += 1;
+    }
     match &fault {
         Some(Fault::Status { code, retry_after }) => return Ok(status_body(*code, *retry_after)),
         Some(Fault::Expired) => return Ok(expired_event()),

@@ -65,6 +65,26 @@ pub fn admission_dry_run(
     (api, dry_run)
 }
 
+/// Whether a 404 listing `resource` means "none": it is a kind of ours whose CRD is not installed
+/// on this cluster (LeaderWorkerSet or the Gateway API's on tier 1). A built-in kind, or one whose
+/// CRD is installed, answering 404 is a wrong API in the test, not an empty list.
+pub async fn crd_not_installed(
+    client: &kube::Client,
+    resource: &kube::core::ApiResource,
+) -> anyhow::Result<bool> {
+    let crd = infera_core::ChildKind::ALL
+        .iter()
+        .filter_map(|kind| kind.crd())
+        .find(|crd| crd.name == format!("{}.{}", resource.plural, resource.group));
+    let Some(crd) = crd else {
+        return Ok(false);
+    };
+    let crds: kube::Api<
+        k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+    > = kube::Api::all(client.clone());
+    Ok(crds.get_opt(&crd.name).await?.is_none())
+}
+
 /// Field manager used by helpers of this crate when they apply objects.
 pub const FIELD_MANAGER: &str = "infera-e2e";
 

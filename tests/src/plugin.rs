@@ -146,11 +146,15 @@ impl Pty {
                 self.seen += at + text.len();
                 return Ok(());
             }
-            if tokio::time::timeout_at(deadline, self.output.changed())
-                .await
-                .is_err()
-            {
-                bail!("{text:?} did not appear within {timeout:?}; screen so far:\n{screen}");
+            match tokio::time::timeout_at(deadline, self.output.changed()).await {
+                Ok(Ok(())) => {}
+                // The reader is gone: the command exited, and nothing more will appear.
+                Ok(Err(_)) => {
+                    bail!("the command ended before {text:?} appeared; its screen:\n{screen}")
+                }
+                Err(_) => {
+                    bail!("{text:?} did not appear within {timeout:?}; screen so far:\n{screen}")
+                }
             }
         }
     }

@@ -63,7 +63,7 @@ fn kinds() -> Vec<ApiResource> {
 }
 
 /// Objects of `kinds` in `namespace` that carry the deployment's label or whose owner is one of
-/// `owners`, as `Kind/name`. A kind whose API the cluster does not serve has none.
+/// `owners`, as `Kind/name`. A kind of ours whose CRD the cluster lacks has none.
 async fn remaining(
     client: &Client,
     namespace: &str,
@@ -75,7 +75,14 @@ async fn remaining(
         let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, &kind);
         let items = match api.list(&ListParams::default()).await {
             Ok(list) => list.items,
-            Err(infera_e2e::kube::Error::Api(s)) if s.code == 404 => continue,
+            Err(infera_e2e::kube::Error::Api(s)) if s.code == 404 => {
+                anyhow::ensure!(
+                    infera_e2e::crd_not_installed(client, &kind).await?,
+                    "listing {} answered 404 though the cluster serves it",
+                    kind.kind
+                );
+                continue;
+            }
             Err(e) => return Err(e.into()),
         };
         for item in items {

@@ -4,7 +4,10 @@
 //! further write; a storm of 429s is backed off (at most [`MAX_STORM_RATE`] requests per second)
 //! and converges once it passes.
 
-use std::time::{Duration, Instant};
+use std::{
+    sync::atomic::{AtomicBool, Ordering},
+    time::{Duration, Instant},
+};
 
 use infera_core::InferaDeployment;
 use infera_e2e::{
@@ -66,12 +69,18 @@ async fn lost_responses_on_a_child_apply_and_the_status_write_converge_without_d
     let n = ns.name();
     let identity = install(&admin).await?;
     let proxy = FaultProxy::start(&identity.kubeconfig).await?;
-    // The first apply of a child Deployment and the first status write are processed, and their
-    // answers lost.
-    proxy.script(|seen| {
-        let first_of = |key: &str| seen.key() == key && seen.ordinal == 0;
-        (first_of("PATCH deployments") || first_of("PATCH inferadeployments/status"))
-            .then_some(Fault::DropResponse)
+    // The first apply of a child Deployment (not its dry run) and the first status write are
+    // processed, and their answers lost.
+    let (apply_lost, status_lost) = (AtomicBool::new(false), AtomicBool::new(false));
+    proxy.script(move |seen| {
+        let once = |lost: &AtomicBool| !lost.swap(true, Ordering::SeqCst);
+        let write = !seen.query.contains("dryRun=");
+        let lose = match seen.key().as_str() {
+            "PATCH deployments" => write && once(&apply_lost),
+            "PATCH inferadeployments/status" => once(&status_lost),
+            _ => false,
+        };
+        lose.then_some(Fault::DropResponse)
     });
     let mut operator = Operator::start(
         &through(&identity, &proxy),
@@ -86,8 +95,9 @@ async fn lost_responses_on_a_child_apply_and_the_status_write_converge_without_d
     // seeing the child with its applied hash in its watch, knows it landed), and the status was
     // written again after its answer was lost.
     anyhow::ensure!(
-        proxy.count("PATCH deployments") >= 2 && proxy.count("PATCH inferadeployments/status") >= 2,
-        "the faults did not fire: {:?}",
+        proxy.faulted("drop-response PATCH deployments") == 1
+            && proxy.faulted("drop-response PATCH inferadeployments/status") == 1,
+        "the faults did not fire once each: {:?}",
         proxy.counts()
     );
 
@@ -159,6 +169,12 @@ async fn a_storm_of_429s_is_backed_off_and_converges_after_it() -> anyhow::Resul
     anyhow::ensure!(
         rate <= MAX_STORM_RATE,
         "{rate:.1} requests/s during the storm (at most {MAX_STORM_RATE})"
+    );
+    // The storm met the operator: its apply of the new deployment's children was answered 429.
+    anyhow::ensure!(
+        proxy.faulted("status PATCH deployments") > 0,
+        "no child apply met the storm: {:?}",
+        proxy.counts()
     );
 
     let ideps: Api<InferaDeployment> = ns.api();

@@ -143,7 +143,15 @@ async fn children_differ(
         {
             Ok(list) => list,
             // A kind whose CRD a tier-1 cluster lacks (LeaderWorkerSet, GAIE) has no children.
-            Err(infera_e2e::kube::Error::Api(status)) if status.code == 404 => continue,
+            Err(infera_e2e::kube::Error::Api(status)) if status.code == 404 => {
+                let resource = kind.api_resource();
+                anyhow::ensure!(
+                    infera_e2e::crd_not_installed(admin, &resource).await?,
+                    "listing {} answered 404 though the cluster serves it",
+                    resource.kind
+                );
+                continue;
+            }
             Err(error) => return Err(error.into()),
         };
         for child in list.items {

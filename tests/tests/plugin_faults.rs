@@ -4,7 +4,10 @@
 //! whose API server disappears mid-command exits 5 with one clear line, within
 //! `--request-timeout`, without a backtrace.
 
-use std::time::{Duration, Instant};
+use std::{
+    sync::atomic::{AtomicU64, Ordering},
+    time::{Duration, Instant},
+};
 
 use infera_e2e::{
     ServiceAccountIdentity, TestNamespace, admin, apply_yaml_in, eventually,
@@ -70,11 +73,12 @@ async fn deploy_wait_survives_cut_watches_and_an_expired_resume() -> anyhow::Res
     let proxy = FaultProxy::start(&user.kubeconfig).await?;
     // Every watch is cut after two seconds; the second watch of InferaDeployments (the first
     // resume) is answered 410 Expired.
-    proxy.script(|seen| {
+    let watches = AtomicU64::new(0);
+    proxy.script(move |seen| {
         if !seen.is_watch() {
             return None;
         }
-        if seen.resource == "inferadeployments" && seen.ordinal == 2 {
+        if seen.resource == "inferadeployments" && watches.fetch_add(1, Ordering::SeqCst) == 1 {
             Some(Fault::Expired)
         } else {
             Some(Fault::CutAfter(Duration::from_secs(2)))
@@ -99,8 +103,11 @@ async fn deploy_wait_survives_cut_watches_and_an_expired_resume() -> anyhow::Res
     .await?;
     eprintln!("requests through the proxy: {:?}", proxy.counts());
     anyhow::ensure!(deploy.code == 0, "exit {}: {}", deploy.code, deploy.stderr);
+    // A watch was cut, its resume answered 410 Expired, and the plugin watched again after it.
     anyhow::ensure!(
-        proxy.count("GET inferadeployments") >= 3,
+        proxy.faulted("cut GET inferadeployments") >= 1
+            && proxy.faulted("expired GET inferadeployments") == 1
+            && proxy.count("GET inferadeployments") >= 3,
         "the watch was not cut, expired and resumed: {:?}",
         proxy.counts()
     );

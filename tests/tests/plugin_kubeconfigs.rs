@@ -173,8 +173,15 @@ async fn a_token_file_ending_in_a_newline_authenticates_like_kubectl() -> anyhow
         .context("bob has no token")?;
     let file = scratch.write("token", &format!("{token}\n"))?;
     let config = kubeconfig(&scratch, json!({}), json!({"tokenFile": file}))?;
-    let run = plugin(&["version"], &config, None).await?.expect_code(0)?;
-    assert!(run.stdout.contains("Server:   v1."), "{}", run.stdout);
+    // bob may read no InferaDeployment: the API server's refusal names him, so the token was sent
+    // and accepted (`version`, which anonymous requests may call, would pass either way).
+    let run = plugin(&["status"], &config, None).await?;
+    assert!(
+        run.code != 0 && run.stderr.contains(r#"User "bob" cannot list"#),
+        "exit {}: {}",
+        run.code,
+        run.stderr
+    );
     let wrong = scratch.write("wrong", "not-a-token\n")?;
     let config = kubeconfig(&scratch, json!({}), json!({"tokenFile": wrong}))?;
     // A refused token is unusable credentials: exit 5.

@@ -350,8 +350,9 @@ async fn router_metrics(namespace: &str, server: &str) -> anyhow::Result<String>
 /// Waits until the router behind `server` holds at least `blocks` KV blocks for one worker
 /// (`infera_policy_cache_view_size`, set from its view when /metrics is read, infera/server/
 /// app.py:611-616).
+/// On a timeout, the KV plane's log lines come with the error, to tell which side lost the events.
 async fn router_view_reaches(namespace: &str, server: &str, blocks: f64) -> anyhow::Result<()> {
-    eventually(Duration::from_secs(60), || async {
+    let reached = eventually(Duration::from_secs(60), || async {
         let text = router_metrics(namespace, server).await?;
         let views = samples(&text, "infera_policy_cache_view_size");
         anyhow::ensure!(
@@ -360,7 +361,42 @@ async fn router_view_reaches(namespace: &str, server: &str, blocks: f64) -> anyh
         );
         Ok(())
     })
-    .await
+    .await;
+    match reached {
+        Ok(()) => Ok(()),
+        Err(error) => Err(error.context(kv_plane_logs(namespace).await)),
+    }
+}
+
+/// The lines of the graph's pods' logs (router, workers' relays, NATS) that speak of KV events,
+/// NATS or an error.
+async fn kv_plane_logs(namespace: &str) -> String {
+    let logs = kubectl(&[
+        "logs",
+        "-n",
+        namespace,
+        "-l",
+        "infera.amd.com/deployment",
+        "--all-containers",
+        "--prefix",
+        "--tail=-1",
+        "--max-log-requests=20",
+    ])
+    .await;
+    let text = match logs {
+        Ok(run) => run.stdout + &run.stderr,
+        Err(error) => return format!("no logs: {error:#}"),
+    };
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|line| {
+            let line = line.to_lowercase();
+            ["kv", "nats", "jetstream", "error", "exception", "traceback"]
+                .iter()
+                .any(|word| line.contains(word))
+        })
+        .collect();
+    format!("the KV plane's log lines:\n{}", lines.join("\n"))
 }
 
 /// 48 tokens of the test tokenizer (tests/upstream/discovery.py: a WordLevel vocabulary).
