@@ -13,7 +13,7 @@ pub const VERSION_ANNOTATION: &str = "infera.amd.com/version";
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The InferaDeployment CRD, stamped with this release's version; its descriptions are paragraphs
-/// (see [`reflow`]).
+/// (see [`reflow`]) and its optional enums list no null.
 pub fn crd() -> CustomResourceDefinition {
     let mut crd = InferaDeployment::crd();
     for version in &mut crd.spec.versions {
@@ -36,11 +36,13 @@ pub fn crd() -> CustomResourceDefinition {
     crd
 }
 
-/// Every description of `schema` and below, [`reflow`]ed.
+/// Every description of `schema` and below [`reflow`]ed, and every optional enum listed without
+/// its null (see [`without_null`]).
 fn reflow_schema(schema: &mut JSONSchemaProps) {
     if let Some(description) = schema.description.as_mut() {
         *description = reflow(description);
     }
+    without_null(schema);
     let mut children: Vec<&mut JSONSchemaProps> = Vec::new();
     children.extend(schema.properties.iter_mut().flat_map(|p| p.values_mut()));
     match schema.items.as_mut() {
@@ -56,6 +58,19 @@ fn reflow_schema(schema: &mut JSONSchemaProps) {
     }
     for child in children {
         reflow_schema(child);
+    }
+}
+
+/// An optional enum's schema as the generator writes it lists `null` among its values and is
+/// `nullable`, so `kubectl explain` shows `enum: kubernetes, etcd, <no value>`. Without both, the
+/// API server prunes a null before validating (as for any field not `nullable`): a spec that
+/// sends `null` reads as one that leaves the field out, as the operator reads it.
+fn without_null(schema: &mut JSONSchemaProps) {
+    if let Some(values) = schema.enum_.as_mut()
+        && values.iter().any(|value| value.0.is_null())
+    {
+        values.retain(|value| !value.0.is_null());
+        schema.nullable = None;
     }
 }
 
@@ -91,6 +106,32 @@ mod tests {
             "worker pools (aggregated or prefill/decode).\n\nSecond paragraph."
         );
         assert_eq!(reflow("one line"), "one line");
+    }
+
+    /// `kubectl explain` lists an optional enum's values without a null.
+    #[test]
+    fn no_enum_of_the_crd_lists_null() {
+        let yaml = crd_yaml().expect("yaml");
+        let value: serde_json::Value = serde_saphyr::from_str(&yaml).expect("the CRD parses");
+        fn walk(value: &serde_json::Value, found: &mut Vec<String>) {
+            match value {
+                serde_json::Value::Object(map) => {
+                    if let Some(values) = map.get("enum").and_then(|e| e.as_array())
+                        && (values.iter().any(serde_json::Value::is_null)
+                            || map.get("nullable").is_some())
+                    {
+                        found.push(format!("{values:?}"));
+                    }
+                    map.values().for_each(|v| walk(v, found));
+                }
+                serde_json::Value::Array(items) => items.iter().for_each(|v| walk(v, found)),
+                _ => {}
+            }
+        }
+        let mut found = Vec::new();
+        walk(&value, &mut found);
+        assert!(found.is_empty(), "enums with a null or nullable: {found:?}");
+        assert!(yaml.contains("enum:\n                - kubernetes\n                - etcd\n                type: string"), "discoveryBackend");
     }
 
     /// No description of the generated CRD breaks a line inside a paragraph.

@@ -1,4 +1,5 @@
-//! The generated CRD on a real kube-apiserver: the seed's example (and a KEDA pool) is accepted, CEL rules
+//! The generated CRD on a real kube-apiserver: the seed's example (and a KEDA pool, and optional
+//! enums sent as null) is accepted, CEL rules
 //! reject what they can express with the same wording as infera-core, and `kubectl get idep`
 //! prints the documented columns.
 
@@ -19,6 +20,19 @@ async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> a
     let (api, dry_run) = infera_e2e::admission_dry_run(&admin, ns.name());
     api.create(&dry_run, &serde_json::from_value(seed())?)
         .await?;
+    // An optional enum sent as null reads as left out: the CRD lists no null among its values
+    // (kubectl explain shows none) and the API server prunes the null before validating.
+    let mut nulls = seed();
+    nulls["spec"]["discoveryBackend"] = Value::Null;
+    nulls["spec"]["rollout"] = json!({"strategy": null});
+    let stored = api
+        .create(&dry_run, &serde_json::from_value(nulls)?)
+        .await?;
+    let spec = &stored.data["spec"];
+    anyhow::ensure!(
+        spec.get("discoveryBackend").is_none() && spec["rollout"].get("strategy").is_none(),
+        "the nulls were kept: {spec}"
+    );
 
     let autoscale = |autoscaling: Value| json!({"spec": {"services": {"decode": {"replicas": null, "autoscaling": autoscaling}}}});
     let metric = json!({"type": "Pods", "pods": {
