@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use infera_core::PodHealth;
+use infera_core::{PodHealth, naming::LABEL_SERVICE};
 use infera_e2e::{
     TestNamespace, admin, eventually,
     k8s_openapi::api::core::v1::Pod,
@@ -350,19 +350,50 @@ async fn router_metrics(namespace: &str, server: &str) -> anyhow::Result<String>
 /// Waits until the router behind `server` holds at least `blocks` KV blocks for one worker
 /// (`infera_policy_cache_view_size`, set from its view when /metrics is read, infera/server/
 /// app.py:611-616).
-/// On a timeout, the KV plane's log lines come with the error, to tell which side lost the events.
+///
+/// Upstream's router subscribes to the KV events once, in a task of its own, when it tracks its
+/// first worker (`infera/router/kv_event/nats_client.py:55-105`), and never again: a JetStream
+/// request of that task timing out (nats-py's 5 s, seen on this loaded 2-core machine) leaves it
+/// without events for good. That one failure, named in its log, is met as a user would meet it:
+/// the router's pod is restarted, and its new subscription replays the stream from the start.
+/// On a timeout otherwise, the KV plane's log lines come with the error, to tell which side lost
+/// the events.
 async fn router_view_reaches(namespace: &str, server: &str, blocks: f64) -> anyhow::Result<()> {
-    let reached = eventually(Duration::from_secs(60), || async {
-        let text = router_metrics(namespace, server).await?;
-        let views = samples(&text, "infera_policy_cache_view_size");
-        anyhow::ensure!(
-            views.iter().any(|(_, held)| *held >= blocks),
-            "the router's KV views: {views:?}"
-        );
-        Ok(())
-    })
-    .await;
-    match reached {
+    let reached = |within| {
+        eventually(within, || async {
+            let text = router_metrics(namespace, server).await?;
+            let views = samples(&text, "infera_policy_cache_view_size");
+            anyhow::ensure!(
+                views.iter().any(|(_, held)| *held >= blocks),
+                "the router's KV views: {views:?}"
+            );
+            Ok(())
+        })
+    };
+    let Err(error) = reached(Duration::from_secs(60)).await else {
+        return Ok(());
+    };
+    let logs = kv_plane_logs(namespace).await;
+    if !logs.contains("name='kv-nats-start'") {
+        return Err(error.context(logs));
+    }
+    eprintln!(
+        "{namespace}: upstream's router lost its KV-event subscription (nats_client.py does not retry it); restarting its pod"
+    );
+    let selector = format!("{LABEL_SERVICE}=server");
+    kubectl(&[
+        "delete",
+        "pod",
+        "-n",
+        namespace,
+        "-l",
+        &selector,
+        "--wait=false",
+    ])
+    .await?
+    .expect_code(0)?;
+    // A new router starts, finds the workers and replays the stream.
+    match reached(Duration::from_secs(180)).await {
         Ok(()) => Ok(()),
         Err(error) => Err(error.context(kv_plane_logs(namespace).await)),
     }
