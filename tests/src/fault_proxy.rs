@@ -232,6 +232,15 @@ impl FaultProxy {
         self.counts().values().sum()
     }
 
+    /// Every fault given, by `fault METHOD resource` (see [`faulted`](Self::faulted)).
+    pub fn faults(&self) -> BTreeMap<String, u64> {
+        self.state
+            .faulted
+            .lock()
+            .map(|c| c.clone())
+            .unwrap_or_default()
+    }
+
     /// Requests the script gave a fault, by `fault METHOD resource` (the fault's
     /// [`name`](Fault::name), e.g. `expired GET inferadeployments`): what a test checks to know
     /// that its fault fired, not only that requests passed.

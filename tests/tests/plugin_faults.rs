@@ -1,5 +1,5 @@
 //! The plugin through the fault proxy (`infera_e2e::fault_proxy`), as a ServiceAccount with admin
-//! rights in the test's namespace: `deploy --wait` survives watches cut every two seconds and a
+//! rights in the test's namespace: `deploy --wait` survives watches cut every half second and a
 //! resume answered `410 Expired` (it re-lists and resumes) and still ends Ready; `status --watch`
 //! whose API server disappears mid-command exits 5 with one clear line, within
 //! `--request-timeout`, without a backtrace.
@@ -26,7 +26,12 @@ spec:
   image: rocm/infera:vllm-v0.1.1
   services:
     server: {componentType: server, args: [--router-tokenizer-path, m]}
-    worker: {componentType: worker, resources: {gpu: 1}}
+    worker:
+      componentType: worker
+      resources: {gpu: 1}
+      # Ready 3 s after it starts (kwok's stage delay): the plugin's watch is cut and resumed
+      # before the deployment is Ready.
+      podTemplate: {metadata: {annotations: {pod-ready.stage.kwok.x-k8s.io/delay: 3s}}}
 "#;
 
 /// A ServiceAccount bound to `cluster-admin` in namespace `n` only.
@@ -71,7 +76,8 @@ async fn deploy_wait_survives_cut_watches_and_an_expired_resume() -> anyhow::Res
     .await?;
     let user = namespace_admin(&admin, n).await?;
     let proxy = FaultProxy::start(&user.kubeconfig).await?;
-    // Every watch is cut after two seconds; the second watch of InferaDeployments (the first
+    // Every watch is cut after half a second (the deployment takes longer to be Ready, so the
+    // plugin's watch is cut before it is); the second watch of InferaDeployments (the first
     // resume) is answered 410 Expired.
     let watches = AtomicU64::new(0);
     proxy.script(move |seen| {
@@ -81,7 +87,7 @@ async fn deploy_wait_survives_cut_watches_and_an_expired_resume() -> anyhow::Res
         if seen.resource == "inferadeployments" && watches.fetch_add(1, Ordering::SeqCst) == 1 {
             Some(Fault::Expired)
         } else {
-            Some(Fault::CutAfter(Duration::from_secs(2)))
+            Some(Fault::CutAfter(Duration::from_millis(500)))
         }
     });
     let file = target_dir().join("e2e-logs").join(format!("{n}-cut.yaml"));
@@ -108,8 +114,9 @@ async fn deploy_wait_survives_cut_watches_and_an_expired_resume() -> anyhow::Res
         proxy.faulted("cut GET inferadeployments") >= 1
             && proxy.faulted("expired GET inferadeployments") == 1
             && proxy.count("GET inferadeployments") >= 3,
-        "the watch was not cut, expired and resumed: {:?}",
-        proxy.counts()
+        "the watch was not cut, expired and resumed: requests {:?}, faults {:?}",
+        proxy.counts(),
+        proxy.faults()
     );
     operator.ensure_running()?;
     ns.cleanup().await
