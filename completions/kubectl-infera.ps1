@@ -44,6 +44,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show InferaDeployments: a list, or one in detail')
             [CompletionResult]::new('scale', 'scale', [CompletionResultType]::ParameterValue, 'Set the replicas of pools: `scale NAME decode=4 prefill=2`')
             [CompletionResult]::new('rollout', 'rollout', [CompletionResultType]::ParameterValue, 'Follow, pause or resume the rollout of a deployment''s worker pools')
+            [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print the logs of a deployment''s pods together, each line prefixed by pool/pod')
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Print every object the operator would create for a spec (offline)')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Show the plugin, CRD and operator versions')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (or install the kubectl completion shim)')
@@ -382,6 +383,35 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
         'kubectl-infera;rollout;help;help' {
             break
         }
+        'kubectl-infera;logs' {
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only lines newer than this, e.g. 30s, 15m or 2h (then every line since, unless --tail)')
+            [CompletionResult]::new('--tail', '--tail', [CompletionResultType]::ParameterName, 'Lines from the end of each container''s log; -1 for all [default: 10, or all with --since]')
+            [CompletionResult]::new('--rank', '--rank', [CompletionResultType]::ParameterName, 'Only this rank of the multi-node pools (0 is the leader)')
+            [CompletionResult]::new('--max-log-requests', '--max-log-requests', [CompletionResultType]::ParameterName, 'Logs read at once; with -f, the most that are followed from the start')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (default: the context''s namespace, else `default`)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace (default: the context''s namespace, else `default`)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Timeout of a single API request, e.g. 30s or 1m; 0 means none')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (on a terminal unless NO_COLOR is set), always or never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity like kubectl''s -v: 6 logs every API request to stderr')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity like kubectl''s -v: 6 logs every API request to stderr')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Keep printing lines as they come; pods that start later (a rollout, a scale, a restart) join from their first line')
+            [CompletionResult]::new('--follow', '--follow', [CompletionResultType]::ParameterName, 'Keep printing lines as they come; pods that start later (a rollout, a scale, a restart) join from their first line')
+            [CompletionResult]::new('-p', '-p', [CompletionResultType]::ParameterName, 'The log of each container''s previous instance (before its last restart)')
+            [CompletionResult]::new('--previous', '--previous', [CompletionResultType]::ParameterName, 'The log of each container''s previous instance (before its last restart)')
+            [CompletionResult]::new('--timestamps', '--timestamps', [CompletionResultType]::ParameterName, 'Show the time the API server recorded in front of each line')
+            [CompletionResult]::new('--operator', '--operator', [CompletionResultType]::ParameterName, 'Also the operator''s log lines about this deployment')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kubectl-infera;render' {
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'The InferaDeployment YAML (or JSON); `-` reads stdin')
             [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'The InferaDeployment YAML (or JSON); `-` reads stdin')
@@ -493,6 +523,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show InferaDeployments: a list, or one in detail')
             [CompletionResult]::new('scale', 'scale', [CompletionResultType]::ParameterValue, 'Set the replicas of pools: `scale NAME decode=4 prefill=2`')
             [CompletionResult]::new('rollout', 'rollout', [CompletionResultType]::ParameterValue, 'Follow, pause or resume the rollout of a deployment''s worker pools')
+            [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print the logs of a deployment''s pods together, each line prefixed by pool/pod')
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Print every object the operator would create for a spec (offline)')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Show the plugin, CRD and operator versions')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (or install the kubectl completion shim)')
@@ -540,6 +571,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             break
         }
         'kubectl-infera;help;rollout;undo' {
+            break
+        }
+        'kubectl-infera;help;logs' {
             break
         }
         'kubectl-infera;help;render' {

@@ -142,18 +142,26 @@ fn ended_one<E: std::error::Error + 'static>(
 ) -> Option<Ended> {
     match result {
         Ok((object, _)) => {
-            debug!(deployment = %object, "reconciled");
+            debug!(
+                namespace = object.namespace.as_deref(),
+                deployment = object.name,
+                "reconciled"
+            );
             Some(Ended::Reconciled(object))
         }
         // A trigger for a deployment that is gone: nothing to do but forget it.
         Err(controller::Error::ObjectNotFound(object)) => {
-            debug!(deployment = %object, "deleted");
+            debug!(
+                namespace = object.namespace.as_deref(),
+                deployment = object.name,
+                "deleted"
+            );
             let object = deployment_ref(&object);
             ctx.forget(&object);
             Some(Ended::Gone(object))
         }
-        Err(controller::Error::ReconcilerFailed(error, object)) => {
-            warn!(error = %chain(&error), deployment = %object, "reconcile failed");
+        // The error policy has logged it.
+        Err(controller::Error::ReconcilerFailed(_, object)) => {
             Some(Ended::Reconciled(deployment_ref(&object)))
         }
         Err(error) => {
@@ -182,7 +190,12 @@ fn deployment_ref(object: &ObjectRef<DynamicObject>) -> ObjectRef<InferaDeployme
 fn error_policy(idep: Arc<InferaDeployment>, error: &Error, ctx: Arc<Context>) -> Action {
     ctx.metrics.reconcile_failure(error);
     let message = chain(error);
-    warn!(deployment = %idep.name_any(), namespace = idep.namespace().unwrap_or_default(), error = %message, "reconcile error");
+    warn!(
+        namespace = idep.namespace().unwrap_or_default(),
+        deployment = idep.name_any(),
+        error = %message,
+        "reconcile error"
+    );
     // Also on the InferaDeployment, where `kubectl describe` shows it.
     let event = Event {
         type_: EventType::Warning,
@@ -194,7 +207,12 @@ fn error_policy(idep: Arc<InferaDeployment>, error: &Error, ctx: Arc<Context>) -
     let failures = ctx.failed(ObjectRef::from(idep.as_ref()));
     tokio::spawn(async move {
         if let Err(error) = ctx.recorder.publish(&event, &idep.object_ref(&())).await {
-            warn!(%error, "cannot publish event");
+            warn!(
+                namespace = idep.namespace().unwrap_or_default(),
+                deployment = idep.name_any(),
+                %error,
+                "cannot publish event"
+            );
         }
     });
     Action::requeue(backoff(failures))

@@ -247,7 +247,12 @@ async fn show_failure(ctx: &Context, idep: &InferaDeployment, error: Error) -> E
     if previous != Some(&new)
         && let Err(write) = write_status(ctx, idep, &new).await
     {
-        tracing::warn!(error = %chain(&write), "cannot report the failed reconcile in the status");
+        tracing::warn!(
+            namespace = idep.namespace().unwrap_or_default(),
+            deployment = idep.name_any(),
+            error = %chain(&write),
+            "cannot report the failed reconcile in the status"
+        );
     }
     error
 }
@@ -318,8 +323,20 @@ async fn publish_transition(
         action: "Reconcile".into(),
         secondary: None,
     };
+    tracing::info!(
+        namespace = idep.namespace().unwrap_or_default(),
+        deployment = idep.name_any(),
+        reason = event.reason,
+        "{}",
+        event.note.as_deref().unwrap_or_default()
+    );
     if let Err(error) = ctx.recorder.publish(&event, &idep.object_ref(&())).await {
-        tracing::warn!(%error, "cannot publish event");
+        tracing::warn!(
+            namespace = idep.namespace().unwrap_or_default(),
+            deployment = idep.name_any(),
+            %error,
+            "cannot publish event"
+        );
     }
 }
 

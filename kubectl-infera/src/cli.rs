@@ -129,6 +129,9 @@ pub enum Command {
     Scale(ScaleArgs),
     /// Follow, pause or resume the rollout of a deployment's worker pools.
     Rollout(RolloutArgs),
+    /// Print the logs of a deployment's pods together, each line prefixed by pool/pod.
+    #[command(after_help = LOGS_EXAMPLES)]
+    Logs(LogsArgs),
     /// Print every object the operator would create for a spec (offline).
     Render(RenderArgs),
     /// Show the plugin, CRD and operator versions.
@@ -481,4 +484,52 @@ pub struct StatusArgs {
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]
     pub output: Output,
+}
+
+const LOGS_EXAMPLES: &str = "\
+Examples:
+  kubectl infera logs demo                     the last 10 lines of every container, as one timeline
+  kubectl infera logs demo decode prefill -f   follow two pools, through rollouts and scaling
+  kubectl infera logs demo --since 15m --operator
+  kubectl infera logs group worker --rank 1    rank 1 of a multi-node pool
+  kubectl infera logs demo -p                  the instance before the last restart
+
+Passwords in URLs are shown as ***. Needs get and list (and, with -f, watch) on pods and get on
+pods/log in the namespace, and the same in infera-system for --operator.
+Exit codes: 0 every log read · 1 the deployment does not exist, or a log could not be read (each
+says why on stderr) · 2 a pool or rank the deployment does not have · 130 interrupted (-f ends so).";
+
+#[derive(Debug, Args)]
+pub struct LogsArgs {
+    /// The InferaDeployment.
+    pub name: String,
+    /// Only these pools: the spec's service names, or nats, epp and model for the parts the
+    /// operator adds.
+    #[arg(value_name = "POOL")]
+    pub pools: Vec<String>,
+    /// Keep printing lines as they come; pods that start later (a rollout, a scale, a restart)
+    /// join from their first line.
+    #[arg(short = 'f', long)]
+    pub follow: bool,
+    /// Only lines newer than this, e.g. 30s, 15m or 2h (then every line since, unless --tail).
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub since: Option<Duration>,
+    /// Lines from the end of each container's log; -1 for all [default: 10, or all with --since].
+    #[arg(long, allow_negative_numbers = true, value_name = "LINES")]
+    pub tail: Option<i64>,
+    /// The log of each container's previous instance (before its last restart).
+    #[arg(short = 'p', long, conflicts_with = "follow")]
+    pub previous: bool,
+    /// Only this rank of the multi-node pools (0 is the leader).
+    #[arg(long, value_name = "N")]
+    pub rank: Option<u32>,
+    /// Show the time the API server recorded in front of each line.
+    #[arg(long)]
+    pub timestamps: bool,
+    /// Also the operator's log lines about this deployment.
+    #[arg(long)]
+    pub operator: bool,
+    /// Logs read at once; with -f, the most that are followed from the start.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub max_log_requests: usize,
 }

@@ -5,6 +5,7 @@ pub mod deploy;
 pub mod doctor;
 pub mod generate;
 pub mod init;
+pub mod logs;
 pub mod render;
 pub mod revisions;
 pub mod rollout;
@@ -35,5 +36,6 @@ pub async fn run(cli: Cli, printer: &Printer) -> Result<()> {
         Command::Status(args) => status::run(args, global, printer).await,
         Command::Scale(args) => scale::run(args, global, printer).await,
         Command::Rollout(args) => rollout::run(args, global, printer).await,
+        Command::Logs(args) => logs::run(args, global, printer).await,
     }
 }

@@ -26,7 +26,19 @@ pub enum Style {
     Bad,
     Dim,
     Bold,
+    /// One colour per series (the pools of `logs`), cycling through [`SERIES`].
+    Series(usize),
 }
+
+/// The colours of [`Style::Series`], as ANSI codes and as table colours.
+const SERIES: [(&str, Color); 6] = [
+    ("36", Color::Cyan),
+    ("35", Color::Magenta),
+    ("34", Color::Blue),
+    ("33", Color::Yellow),
+    ("32", Color::Green),
+    ("96", Color::DarkCyan),
+];
 
 impl Style {
     fn code(self) -> &'static str {
@@ -36,6 +48,7 @@ impl Style {
             Self::Bad => "31",
             Self::Dim => "2",
             Self::Bold => "1",
+            Self::Series(n) => SERIES[n % SERIES.len()].0,
         }
     }
 
@@ -47,6 +60,7 @@ impl Style {
             Self::Bad => cell.fg(Color::Red),
             Self::Dim => cell.add_attribute(Attribute::Dim),
             Self::Bold => cell.add_attribute(Attribute::Bold),
+            Self::Series(n) => cell.fg(SERIES[n % SERIES.len()].1),
         }
     }
 }

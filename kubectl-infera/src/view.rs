@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use crate::diagnose;
 
-pub use fetch::{gather, gather_gateway, list_summaries, not_found, pods_and_events};
+pub use fetch::{deployment, gather, gather_gateway, list_summaries, not_found, pods_and_events};
 pub use gateway::{GatewaySection, Lookup, gateway_section};
 pub use listed::Listed;
 

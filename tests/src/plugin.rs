@@ -137,6 +137,11 @@ impl Pty {
         strip_ansi(&self.output.borrow())
     }
 
+    /// Everything printed so far, as printed (colours included).
+    pub fn raw(&self) -> String {
+        self.output.borrow().clone()
+    }
+
     /// Waits until `text` appears after the previous match.
     pub async fn expect(&mut self, text: &str, timeout: Duration) -> anyhow::Result<()> {
         let deadline = tokio::time::Instant::now() + timeout;

@@ -274,6 +274,40 @@ async fn init_doctor_deploy_status_and_rerun_changes_nothing() -> anyhow::Result
         list.stdout
     );
 
+    // logs: a pool or a rank the deployment does not have is a usage error that names what it
+    // has, a deployment that does not exist is not found (tier 3 reads real logs).
+    for (args, code, message) in [
+        (
+            vec!["demo", "decode", "router"],
+            2,
+            "error: demo has no pool \"router\": its pools are decode, prefill, server, and nats, epp, model name the parts the operator adds",
+        ),
+        (
+            vec!["demo", "--rank", "1"],
+            2,
+            "error: --rank 1: no pool of demo spans nodes (numberOfNodes > 1)",
+        ),
+        (
+            vec!["nothere"],
+            1,
+            "not found; `kubectl infera status -A` lists them all",
+        ),
+        (
+            vec!["demo", "-f", "--previous"],
+            2,
+            "the argument '--follow' cannot be used with '--previous'",
+        ),
+    ] {
+        let mut all = vec!["infera", "logs", "-n", n];
+        all.extend(&args);
+        let run = kubectl(&all).await?.expect_code(code)?;
+        anyhow::ensure!(
+            run.stderr.contains(message) && run.stdout.is_empty(),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+
     // Re-running init and deploy changes no resourceVersion.
     let before = bundle_versions(&admin).await?;
     let idep_before = idep_api(&admin, n)

@@ -11,9 +11,9 @@ use std::time::Duration;
 use infera_core::{PodHealth, naming::LABEL_SERVICE};
 use infera_e2e::{
     TestNamespace, admin, eventually,
-    k8s_openapi::api::core::v1::Pod,
+    k8s_openapi::{api::core::v1::Pod, jiff::Timestamp},
     kube::{Api, ResourceExt, api::ListParams},
-    plugin::kubectl,
+    plugin::{Pty, kubectl},
 };
 
 /// A server and Infera's Endpoint Picker behind the stand-in image's tokenizer, a worker on one GPU
@@ -304,7 +304,93 @@ async fn tier3_seed_pd_example_answers_through_router_prefill_and_decode() -> an
             && answer.ends_with("you said: Say hello"),
         "{answer}"
     );
+    graph_logs(&ns).await?;
     ns.cleanup().await
+}
+
+/// `kubectl infera logs` on the seed's graph: every pool's pods in one timeline, each line
+/// prefixed by pool/pod, the NATS password that upstream's router logs with its URL
+/// (`infera/common/nats_request.py:296`) shown as `***`, the operator's lines about the
+/// deployment, colour only on a terminal; `-f` follows a pod that replaces a deleted one.
+async fn graph_logs(ns: &TestNamespace) -> anyhow::Result<()> {
+    let n = ns.name();
+    let logs = kubectl(&[
+        "infera",
+        "logs",
+        "demo",
+        "-n",
+        n,
+        "--tail=-1",
+        "--timestamps",
+        "--operator",
+    ])
+    .await?
+    .expect_code(0)?;
+    let out = &logs.stdout;
+    for expected in [
+        "[server/demo-server-",
+        "[prefill/demo-prefill-",
+        "[decode/demo-decode-",
+        "[nats/demo-nats-0",
+        "NATS request transport connected: nats://infera:***@demo-nats.",
+    ] {
+        anyhow::ensure!(out.contains(expected), "no {expected:?} in\n{out}");
+    }
+    let password = nats_password(ns, "demo-nats-auth").await?;
+    anyhow::ensure!(
+        !out.contains(&password),
+        "the NATS password is printed:\n{out}"
+    );
+    anyhow::ensure!(!out.contains('\x1b'), "colour without a terminal:\n{out}");
+    anyhow::ensure!(
+        out.lines()
+            .any(|l| l.starts_with("[operator/infera-operator-") && l.contains(" INFO Ready: ")),
+        "no operator line about demo's Ready in\n{out}"
+    );
+    // One timeline: the API server's times never go back from one line to the next.
+    let times: Vec<Timestamp> = out
+        .lines()
+        .filter_map(|l| {
+            l.split_once("] ")?
+                .1
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    anyhow::ensure!(
+        times.len() == out.lines().count() && times.is_sorted(),
+        "not one timeline:\n{out}"
+    );
+
+    // -f on a terminal: colour per pool, and the pod that replaces a deleted one joins.
+    let pods: Api<Pod> = ns.api();
+    let decode = |list: &[Pod]| -> Vec<String> { list.iter().map(ResourceExt::name_any).collect() };
+    let selector = ListParams::default().labels("infera.amd.com/service=decode");
+    let before = decode(&pods.list(&selector).await?.items);
+    let mut follow = Pty::spawn(&format!("kubectl infera logs demo decode -f -n {n}"))?;
+    follow
+        .expect("[decode/demo-decode-", Duration::from_secs(30))
+        .await?;
+    anyhow::ensure!(
+        follow.raw().contains("\x1b[36m[decode/demo-decode-"),
+        "{}",
+        follow.raw()
+    );
+    let mut delete = vec!["delete", "pod", "-n", n, "--wait=false"];
+    delete.extend(before.iter().map(String::as_str));
+    kubectl(&delete).await?.expect_code(0)?;
+    let new = eventually(Duration::from_secs(60), || async {
+        let now = decode(&pods.list(&selector).await?.items);
+        now.into_iter()
+            .find(|pod| !before.contains(pod))
+            .ok_or_else(|| anyhow::anyhow!("no new decode pod yet"))
+    })
+    .await?;
+    follow
+        .expect(&format!("[decode/{new}]"), Duration::from_secs(120))
+        .await
 }
 
 /// Two workers behind upstream's kv-aware router, which weighs a cached prefix at 4 blocks of load
@@ -917,13 +1003,26 @@ async fn tier3_a_multi_node_groups_rank_1_joins_its_leader_across_nodes() -> any
         "group on {nodes:?}"
     );
     let leader = format!("group-worker-0.group-worker.{}:5000", ns.name());
-    let follower = kubectl(&["logs", "-n", ns.name(), "group-worker-0-1", "--tail=-1"])
-        .await?
-        .expect_code(0)?;
+    let follower = kubectl(&[
+        "infera",
+        "logs",
+        "group",
+        "worker",
+        "--rank",
+        "1",
+        "-n",
+        ns.name(),
+        "--tail=-1",
+    ])
+    .await?
+    .expect_code(0)?;
     anyhow::ensure!(
-        follower
+        follower.stdout.contains(&format!(
+            "[worker/group-worker-0-1 rank 1] rank 1 of 2: joined rank 0 at {leader}"
+        )) && follower
             .stdout
-            .contains(&format!("rank 1 of 2: joined rank 0 at {leader}")),
+            .lines()
+            .all(|l| l.starts_with("[worker/group-worker-0-1 rank 1] ")),
         "{}",
         follower.stdout
     );

@@ -34,6 +34,7 @@ use crate::{
     client, duration,
     error::{Error, Result},
     printer::{self, Cell, Printer, Style},
+    view,
 };
 
 /// The deployment and its history, oldest revision first.
@@ -46,15 +47,8 @@ struct History {
 impl History {
     /// Reads `name` and the ControllerRevisions it owns (one LIST, by our labels).
     async fn read(kube: &client::Kube, name: &str) -> Result<Self> {
-        let api: Api<InferaDeployment> = Api::namespaced(kube.client.clone(), &kube.namespace);
         let object = format!("InferaDeployment {}/{name}", kube.namespace);
-        let idep = match api.get(name).await {
-            Ok(idep) => idep,
-            Err(kube::Error::Api(s)) if s.code == 404 && s.reason != "NotFound" => {
-                return Err(Error::NotInstalled { detail: s.message });
-            }
-            Err(e) => return Err(Error::kube(format!("reading {object}"), e)),
-        };
+        let idep = view::deployment(kube, &kube.namespace, name).await?;
         let revisions: Api<ControllerRevision> =
             Api::namespaced(kube.client.clone(), &kube.namespace);
         let selector = format!("{LABEL_MANAGED_BY}={OPERATOR_MANAGER},{LABEL_DEPLOYMENT}={name}");

@@ -28,7 +28,7 @@ use crate::{
     commands::revisions,
     error::{Error, Result},
     printer::{PoolProgress, Printer},
-    watch,
+    view, watch,
 };
 
 pub async fn run(args: &RolloutArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
@@ -50,10 +50,7 @@ pub async fn run(args: &RolloutArgs, global: &GlobalArgs, printer: &Printer) -> 
     let kube = client::connect(global).await?;
     let api: Api<InferaDeployment> = Api::namespaced(kube.client.clone(), &kube.namespace);
     let object = format!("InferaDeployment {}/{name}", kube.namespace);
-    let idep = api
-        .get(name)
-        .await
-        .map_err(|e| Error::kube(format!("reading {object}"), e))?;
+    let idep = view::deployment(&kube, &kube.namespace, name).await?;
     let line = |verb: &str| format!("inferadeployment.infera.amd.com/{name} {verb}");
     let was = idep.spec.rollout.as_ref().is_some_and(|r| r.paused);
     if was == paused {

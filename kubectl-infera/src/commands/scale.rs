@@ -26,7 +26,7 @@ use crate::{
     client,
     error::{Error, Result},
     printer::Printer,
-    wait,
+    view, wait,
 };
 
 /// One pool's replicas, before and after.
@@ -55,13 +55,7 @@ async fn scale(
 ) -> Result<(String, Option<InferaDeployment>)> {
     let api: Api<InferaDeployment> = Api::namespaced(kube.client.clone(), &kube.namespace);
     let object = format!("InferaDeployment {}/{}", kube.namespace, args.name);
-    let idep = match api.get(&args.name).await {
-        Ok(idep) => idep,
-        Err(kube::Error::Api(s)) if s.code == 404 && s.reason != "NotFound" => {
-            return Err(Error::NotInstalled { detail: s.message });
-        }
-        Err(e) => return Err(Error::kube(format!("reading {object}"), e)),
-    };
+    let idep = view::deployment(kube, &kube.namespace, &args.name).await?;
     let changes = changes(&idep, &args.pools, &object)?;
     let summary = summary(&changes);
     let name = format!("inferadeployment.infera.amd.com/{}", args.name);

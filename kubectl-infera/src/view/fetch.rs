@@ -69,13 +69,21 @@ pub async fn gather(
     namespace: &str,
     name: &str,
 ) -> Result<(InferaDeployment, Vec<Pod>, Vec<Event>)> {
-    let api: Api<InferaDeployment> = Api::namespaced(kube.client.clone(), namespace);
-    let idep = api.get(name).await.map_err(|e| match e {
-        kube::Error::Api(s) if s.code == 404 => not_found(namespace, name),
-        e => Error::kube(format!("reading InferaDeployment {namespace}/{name}"), e),
-    })?;
+    let idep = deployment(kube, namespace, name).await?;
     let (pods, events) = pods_and_events(kube, namespace, name).await?;
     Ok((idep, pods, events))
+}
+
+/// One deployment: one GET. A 404 says whether the deployment or its API is missing.
+pub async fn deployment(kube: &Kube, namespace: &str, name: &str) -> Result<InferaDeployment> {
+    let api: Api<InferaDeployment> = Api::namespaced(kube.client.clone(), namespace);
+    api.get(name).await.map_err(|e| match e {
+        kube::Error::Api(s) if s.code == 404 && s.reason != "NotFound" => {
+            Error::NotInstalled { detail: s.message }
+        }
+        kube::Error::Api(s) if s.code == 404 => not_found(namespace, name),
+        e => Error::kube(format!("reading InferaDeployment {namespace}/{name}"), e),
+    })
 }
 
 /// The error for a deployment that does not exist, with where to find the ones that do.
