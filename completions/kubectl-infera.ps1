@@ -45,6 +45,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             [CompletionResult]::new('scale', 'scale', [CompletionResultType]::ParameterValue, 'Set the replicas of pools: `scale NAME decode=4 prefill=2`')
             [CompletionResult]::new('rollout', 'rollout', [CompletionResultType]::ParameterValue, 'Follow, pause or resume the rollout of a deployment''s worker pools')
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print the logs of a deployment''s pods together, each line prefixed by pool/pod')
+            [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Write a support bundle of a deployment (.tar.gz): spec, status, children, pods, events, logs, doctor, the operator; no Secret value')
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Print every object the operator would create for a spec (offline)')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Show the plugin, CRD and operator versions')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (or install the kubectl completion shim)')
@@ -412,6 +413,28 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kubectl-infera;report' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'The file to write [default: infera-report-NAMESPACE-NAME-<UTC time>.tar.gz]')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'The file to write [default: infera-report-NAMESPACE-NAME-<UTC time>.tar.gz]')
+            [CompletionResult]::new('--tail', '--tail', [CompletionResultType]::ParameterName, 'Lines from the end of each container''s log, and of its previous instance')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (default: the context''s namespace, else `default`)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace (default: the context''s namespace, else `default`)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Timeout of a single API request, e.g. 30s or 1m; 0 means none')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (on a terminal unless NO_COLOR is set), always or never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity like kubectl''s -v: 6 logs every API request to stderr')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity like kubectl''s -v: 6 logs every API request to stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kubectl-infera;render' {
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'The InferaDeployment YAML (or JSON); `-` reads stdin')
             [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'The InferaDeployment YAML (or JSON); `-` reads stdin')
@@ -524,6 +547,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             [CompletionResult]::new('scale', 'scale', [CompletionResultType]::ParameterValue, 'Set the replicas of pools: `scale NAME decode=4 prefill=2`')
             [CompletionResult]::new('rollout', 'rollout', [CompletionResultType]::ParameterValue, 'Follow, pause or resume the rollout of a deployment''s worker pools')
             [CompletionResult]::new('logs', 'logs', [CompletionResultType]::ParameterValue, 'Print the logs of a deployment''s pods together, each line prefixed by pool/pod')
+            [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Write a support bundle of a deployment (.tar.gz): spec, status, children, pods, events, logs, doctor, the operator; no Secret value')
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Print every object the operator would create for a spec (offline)')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Show the plugin, CRD and operator versions')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (or install the kubectl completion shim)')
@@ -574,6 +598,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             break
         }
         'kubectl-infera;help;logs' {
+            break
+        }
+        'kubectl-infera;help;report' {
             break
         }
         'kubectl-infera;help;render' {

@@ -132,6 +132,9 @@ pub enum Command {
     /// Print the logs of a deployment's pods together, each line prefixed by pool/pod.
     #[command(after_help = LOGS_EXAMPLES)]
     Logs(LogsArgs),
+    /// Write a support bundle of a deployment (.tar.gz): spec, status, children, pods, events,
+    /// logs, doctor, the operator; no Secret value.
+    Report(ReportArgs),
     /// Print every object the operator would create for a spec (offline).
     Render(RenderArgs),
     /// Show the plugin, CRD and operator versions.
@@ -532,4 +535,16 @@ pub struct LogsArgs {
     /// Logs read at once; with -f, the most that are followed from the start.
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub max_log_requests: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The InferaDeployment.
+    pub name: String,
+    /// The file to write [default: infera-report-NAMESPACE-NAME-<UTC time>.tar.gz].
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Lines from the end of each container's log, and of its previous instance.
+    #[arg(long, default_value_t = 2000, value_name = "LINES", value_parser = clap::value_parser!(i64).range(1..))]
+    pub tail: i64,
 }

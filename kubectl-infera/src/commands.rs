@@ -7,6 +7,7 @@ pub mod generate;
 pub mod init;
 pub mod logs;
 pub mod render;
+pub mod report;
 pub mod revisions;
 pub mod rollout;
 pub mod scale;
@@ -37,5 +38,6 @@ pub async fn run(cli: Cli, printer: &Printer) -> Result<()> {
         Command::Scale(args) => scale::run(args, global, printer).await,
         Command::Rollout(args) => rollout::run(args, global, printer).await,
         Command::Logs(args) => logs::run(args, global, printer).await,
+        Command::Report(args) => report::run(args, global, printer).await,
     }
 }

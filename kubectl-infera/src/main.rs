@@ -15,6 +15,7 @@ mod error;
 mod gateway_api;
 mod installed;
 mod plan;
+mod pod_logs;
 mod printer;
 mod spec;
 mod view;

@@ -1,7 +1,8 @@
 //! No Secret value reaches an output. A Hugging Face token planted in the Secret a spec names
 //! (`model.tokenSecretRef`) reaches the download Job only as a `secretKeyRef`, and neither the token
 //! nor its base64, nor the managed NATS's password, appears in anything the plugin prints
-//! (`deploy`, `render`, `status`, `status -o yaml`, `doctor --for`), the operator logs, or the API
+//! (`deploy`, `render`, `status`, `status -o yaml`, `doctor --for`) or writes (the `report`
+//! bundle, every file of it), the operator logs, or the API
 //! holds of ours (the InferaDeployment and its status, the children, the Events): the operator
 //! never reads Secrets, and this checks it. The control: the Secrets themselves, read back, hold
 //! the values, so the search would find them.
@@ -117,6 +118,38 @@ async fn a_planted_token_appears_in_no_output_of_the_plugin_or_the_operator() ->
     ])
     .await?;
     run(&["describe", "idep", "gated", "-n", n]).await?;
+    // The support bundle, every file of it: it lists the NATS Secret, by its metadata only.
+    let bundle = dir.join(format!("report-{n}.tar.gz")).display().to_string();
+    run(&["infera", "report", "gated", "-n", n, "-o", &bundle]).await?;
+    let listed = tokio::process::Command::new("tar")
+        .args(["-tzf", &bundle])
+        .output()
+        .await?;
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    for file in [
+        "README.txt",
+        "deployment.yaml",
+        "status.txt",
+        "pods.yaml",
+        "events.yaml",
+        "doctor.json",
+        "cluster/version.json",
+        "children/job-v1.yaml",
+        "children/secret-v1.metadata.yaml",
+    ] {
+        let path = format!("infera-report-{n}-gated/{file}");
+        anyhow::ensure!(listed.lines().any(|l| l == path), "no {path} in\n{listed}");
+    }
+    let contents = tokio::process::Command::new("tar")
+        .args(["-xzOf", &bundle])
+        .output()
+        .await?;
+    let contents = String::from_utf8_lossy(&contents.stdout).into_owned();
+    anyhow::ensure!(
+        contents.contains("name: gated-nats-auth"),
+        "the bundle does not list the NATS Secret:\n{contents}"
+    );
+    outputs.push(("the report's files".into(), contents));
     outputs.push((
         "the operator's log".into(),
         std::fs::read_to_string(&operator.log)?,

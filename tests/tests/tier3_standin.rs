@@ -364,6 +364,41 @@ async fn graph_logs(ns: &TestNamespace) -> anyhow::Result<()> {
         "not one timeline:\n{out}"
     );
 
+    // The support bundle holds every container's log, the operator's too, with the password
+    // hidden the same way.
+    let bundle = infera_e2e::target_dir()
+        .join("e2e-logs")
+        .join(format!("report-{n}.tar.gz"))
+        .display()
+        .to_string();
+    kubectl(&["infera", "report", "demo", "-n", n, "-o", &bundle])
+        .await?
+        .expect_code(0)?;
+    let tar = |flags: &'static str| {
+        let bundle = bundle.clone();
+        async move {
+            let out = tokio::process::Command::new("tar")
+                .args([flags, &bundle])
+                .output()
+                .await?;
+            anyhow::Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        }
+    };
+    let listed = tar("-tzf").await?;
+    for part in [
+        "/logs/demo-server-",
+        "/logs/demo-decode-",
+        "/operator/logs/infera-operator-",
+    ] {
+        anyhow::ensure!(listed.contains(part), "no {part} in\n{listed}");
+    }
+    let contents = tar("-xzOf").await?;
+    anyhow::ensure!(
+        contents.contains("NATS request transport connected: nats://infera:***@demo-nats.")
+            && !contents.contains(&password),
+        "the router's log in the bundle:\n{contents}"
+    );
+
     // -f on a terminal: colour per pool, and the pod that replaces a deleted one joins.
     let pods: Api<Pod> = ns.api();
     let decode = |list: &[Pod]| -> Vec<String> { list.iter().map(ResourceExt::name_any).collect() };

@@ -149,9 +149,17 @@ async fn dra(client: &Client) -> Read<(Vec<String>, usize)> {
 /// Reads everything the checks need. Only `--for FILE` can fail the command here: a cluster that
 /// cannot be reached is what the checks report.
 pub async fn gather(args: &DoctorArgs, global: &GlobalArgs) -> Result<Facts> {
-    let mut target = for_file(args, global)?;
+    facts(for_file(args, global)?, args.pre, global).await
+}
+
+/// Reads everything the checks need, with `target` the spec to check (`--for`) when there is one.
+pub async fn facts(
+    mut target: Option<(InferaDeployment, ValidDeployment)>,
+    pre: bool,
+    global: &GlobalArgs,
+) -> Result<Facts> {
     let mut f = Facts {
-        pre: args.pre,
+        pre,
         spec: target.as_ref().map(|(_, valid)| valid.clone()),
         mutable_images: target
             .as_ref()
@@ -192,7 +200,7 @@ pub async fn gather(args: &DoctorArgs, global: &GlobalArgs) -> Result<Facts> {
         read_keda(&kube.client, &mut f).await;
         read_pod_security(&kube.client, &mut f).await;
         read_policy_engines(&kube.client, &mut f).await;
-        read_access(&kube, args.pre, &mut f).await;
+        read_access(&kube, pre, &mut f).await;
     }
     Ok(f)
 }

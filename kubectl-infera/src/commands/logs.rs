@@ -4,7 +4,6 @@
 //! rollout, a scale) through a watch; `--operator` adds the operator's lines about the deployment.
 //! Passwords in URLs are shown as `***` (upstream's router logs the NATS URL it connects to).
 
-mod lines;
 #[cfg(test)]
 mod tests;
 
@@ -27,10 +26,10 @@ use crate::{
     cli::{GlobalArgs, LogsArgs},
     client::{self, Kube},
     error::{Error, Result},
+    pod_logs::{self, Container, Line, Source},
     printer::{Printer, Style},
     view, watch,
 };
-use lines::{Container, Line, Source};
 
 /// How many of the operator's last lines `--operator` searches for the deployment's.
 const OPERATOR_LINES: i64 = 10_000;
@@ -161,12 +160,12 @@ impl Shown<'_> {
     /// A line of the API server's (with its timestamp in front) as shown: `None` for an
     /// operator's line about something else.
     fn line(&self, source: usize, raw: &str) -> Option<Line> {
-        let (time, text) = lines::split_timestamp(raw);
+        let (time, text) = pod_logs::split_timestamp(raw);
         let text = match self.sources[source].1 {
             Of::Graph => text.to_string(),
-            Of::Operator => lines::operator_line(text, &self.namespace, &self.name)?,
+            Of::Operator => pod_logs::operator_line(text, &self.namespace, &self.name)?,
         };
-        let text = lines::redact(&text).into_owned();
+        let text = pod_logs::redact(&text).into_owned();
         let shown = match (self.timestamps, raw.split_once(' ')) {
             (true, Some((stamp, _))) if time.is_some() => format!("{stamp} {text}"),
             _ => text,
@@ -234,7 +233,7 @@ async fn containers(
     args: &LogsArgs,
     operator: bool,
 ) -> Result<Vec<(Container, Of, String)>> {
-    let selector = lines::selector(&args.name, &args.pools, args.rank);
+    let selector = pod_logs::selector(&args.name, &args.pools, args.rank);
     let mut found = Vec::new();
     let mut lists = vec![(kube.namespace.clone(), selector, Of::Graph)];
     if operator {
@@ -248,7 +247,7 @@ async fn containers(
             .await
             .map_err(|e| Error::kube(format!("listing pods in {namespace} ({selector})"), e))?;
         for pod in &pods.items {
-            for container in lines::containers(pod, Some("operator")) {
+            for container in pod_logs::containers(pod, Some("operator")) {
                 found.push((container, of, namespace.clone()));
             }
         }
@@ -324,7 +323,7 @@ async fn tails(kube: &Kube, args: &LogsArgs, operator: bool, shown: &mut Shown<'
             }
         }
     }
-    for line in lines::merge(tails) {
+    for line in pod_logs::merge(tails) {
         shown.print(&line);
     }
     match failed.len() {
@@ -369,7 +368,7 @@ fn stream_of(
 /// when it has started — the pods listed first from their tails, those that come later (a rollout,
 /// a scale, a restart) from their first line — until interrupted.
 async fn follow(kube: &Kube, args: &LogsArgs, operator: bool, shown: &mut Shown<'_>) -> Result<()> {
-    let selector = lines::selector(&args.name, &args.pools, args.rank);
+    let selector = pod_logs::selector(&args.name, &args.pools, args.rank);
     let watch_pods = |namespace: &str, selector: &str, of: Of| {
         let api: Api<Pod> = Api::namespaced(kube.client.clone(), namespace);
         let what = format!("pods in {namespace} ({selector})");
@@ -400,7 +399,7 @@ async fn follow(kube: &Kube, args: &LogsArgs, operator: bool, shown: &mut Shown<
                     _ => continue,
                 };
                 let whole = !first && listed.contains(&of);
-                for container in lines::containers(&pod, Some("operator")) {
+                for container in pod_logs::containers(&pod, Some("operator")) {
                     let key = (pod.uid().unwrap_or_default(), container.name.clone(), container.restarts);
                     if !container.started || started.contains(&key) {
                         continue;

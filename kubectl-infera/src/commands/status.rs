@@ -11,6 +11,8 @@
 mod text;
 mod watch;
 
+pub use text::detail_text;
+
 use k8s_openapi::jiff::Timestamp;
 use kube::Api;
 

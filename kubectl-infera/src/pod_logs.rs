@@ -1,6 +1,7 @@
-//! The pure half of `logs`: where a line comes from (its prefix), the API server's timestamp in
-//! front of it, the tails of many containers merged into one timeline, passwords in URLs hidden,
-//! and the operator's lines about one deployment.
+//! Pods' logs as `logs` and `report` read them, pure: which containers a pod has to read, where a
+//! line comes from (its prefix), the API server's timestamp in front of it, the tails of many
+//! containers merged into one timeline, passwords in URLs hidden, and the operator's lines about
+//! one deployment.
 
 use std::borrow::Cow;
 
@@ -254,3 +255,6 @@ pub fn selector(name: &str, pools: &[String], rank: Option<u32>) -> String {
     }
     selector
 }
+
+#[cfg(test)]
+mod tests;
