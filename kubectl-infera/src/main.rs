@@ -14,6 +14,7 @@ mod duration;
 mod error;
 mod gateway_api;
 mod installed;
+mod load;
 mod plan;
 mod pod_logs;
 mod printer;

@@ -7,6 +7,7 @@
 mod fetch;
 mod gateway;
 pub(crate) mod listed;
+mod load;
 mod warnings;
 
 use infera_core::{
@@ -24,6 +25,7 @@ use crate::diagnose;
 pub use fetch::{deployment, gather, gather_gateway, list_summaries, not_found, pods_and_events};
 pub use gateway::{GatewaySection, Lookup, gateway_section};
 pub use listed::Listed;
+pub use load::{LoadSection, load};
 
 /// One row of the list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -98,7 +100,7 @@ pub struct WarningRow {
 }
 
 /// Everything `status NAME` shows.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Detail {
     #[serde(flatten)]
@@ -126,6 +128,10 @@ pub struct Detail {
     /// Filled in by `status NAME` ([`gateway_section`]), not by [`detail`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gateway: Option<GatewaySection>,
+    /// With `--load`: the pools' live load from their pods' metrics. Filled in by `status NAME`
+    /// ([`load()`]), not by [`detail`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load: Option<LoadSection>,
 }
 
 /// One `hf://` download of `status.models`.
@@ -285,6 +291,7 @@ pub fn detail(idep: &InferaDeployment, pods: &[Pod], events: &[Event], now: Time
         resolved_warnings: warnings.resolved,
         blocking,
         gateway: None,
+        load: None,
     }
 }
 

@@ -304,8 +304,78 @@ async fn tier3_seed_pd_example_answers_through_router_prefill_and_decode() -> an
             && answer.ends_with("you said: Say hello"),
         "{answer}"
     );
+    graph_load(&ns).await?;
     graph_logs(&ns).await?;
     ns.cleanup().await
+}
+
+/// `status --load=6s` while completions flow: the router's requests in flight and end-to-end
+/// percentiles (upstream's `infera_request_duration_seconds`), the engines' running requests and
+/// generated tokens per second (the stand-in's series, under SGLang's names), every pod read
+/// through the API server's proxy.
+async fn graph_load(ns: &TestNamespace) -> anyhow::Result<()> {
+    let n = ns.name().to_string();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let traffic = tokio::spawn({
+        let (n, stop) = (n.clone(), stop.clone());
+        async move {
+            let mut sent = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                complete(&n, "demo-server", MODEL, "load").await?;
+                sent += 1;
+            }
+            anyhow::Ok(sent)
+        }
+    });
+    let status = kubectl(&[
+        "infera",
+        "status",
+        "demo",
+        "-n",
+        &n,
+        "--load=6s",
+        "-o",
+        "json",
+    ])
+    .await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let sent = traffic.await??;
+    let status = status?.expect_code(0)?;
+    let detail: serde_json::Value = serde_json::from_str(&status.stdout)?;
+    let load = &detail["load"];
+    let pool = |name: &str| {
+        load["pools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|p| p["pool"] == name)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let (server, decode, prefill) = (pool("server"), pool("decode"), pool("prefill"));
+    let positive = |v: &serde_json::Value| v.as_f64().is_some_and(|v| v > 0.0);
+    anyhow::ensure!(
+        load["windowSeconds"] == 6.0
+            && sent > 0
+            && [&server, &decode, &prefill]
+                .iter()
+                .all(|p| p["answered"] == 1 && p["pods"] == 1)
+            && server["inFlight"].is_number()
+            && positive(&server["requestsPerSecond"])
+            && positive(&server["e2e"]["p50"])
+            && decode["running"].is_number()
+            && positive(&decode["tokensPerSecond"]),
+        "{sent} completions sent; the load:\n{load:#}"
+    );
+    let text = kubectl(&["infera", "status", "demo", "-n", &n, "--load"])
+        .await?
+        .expect_code(0)?;
+    anyhow::ensure!(
+        text.stdout.contains("Load (one sample;") && text.stdout.contains("  server   1/1 "),
+        "{}",
+        text.stdout
+    );
+    Ok(())
 }
 
 /// `kubectl infera logs` on the seed's graph: every pool's pods in one timeline, each line

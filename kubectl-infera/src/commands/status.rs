@@ -38,6 +38,11 @@ pub async fn run(args: &StatusArgs, global: &GlobalArgs, printer: &Printer) -> R
             let (idep, pods, events) = view::gather(&kube, &kube.namespace, name).await?;
             let mut detail = view::detail(&idep, &pods, &events, Timestamp::now());
             detail.gateway = view::gather_gateway(&kube, &idep).await;
+            if let Some(window) = args.load {
+                printer.progress("reading the pods' metrics");
+                detail.load = Some(view::load(&kube, &idep, &pods, window).await);
+                printer.clear_progress();
+            }
             print_detail(printer, args.output, &detail)
         }
         (None, false) => print_list(printer, args, &list(&kube, args).await?, &kube.namespace),

@@ -244,3 +244,58 @@ fn the_models_section_shows_each_download_and_its_resolved_revision() {
         !detail_text(&Printer::plain(), &detail(&ready_idep(), &[], &[], now)).contains("Models:")
     );
 }
+
+#[test]
+fn the_load_section_has_a_row_per_pool_and_says_which_pods_did_not_answer() {
+    use crate::{
+        load::{Percentiles, PoolLoad},
+        view::LoadSection,
+    };
+    let now = Timestamp::from_second(1_000 + 300).unwrap_or_default();
+    let mut d = detail(&idep("Ready"), &[], &[], now);
+    d.load = Some(LoadSection {
+        window_seconds: Some(10.0),
+        pools: vec![
+            PoolLoad {
+                pool: "server".into(),
+                pods: 1,
+                answered: 1,
+                in_flight: Some(4.0),
+                requests_per_second: Some(2.0),
+                e2e: Some(Percentiles {
+                    p50: 0.75,
+                    p95: 1.2345,
+                }),
+                ..PoolLoad::default()
+            },
+            PoolLoad {
+                pool: "decode".into(),
+                pods: 3,
+                answered: 2,
+                running: Some(5.0),
+                waiting: Some(2.0),
+                kv_usage: Some(0.5),
+                tokens_per_second: Some(100.0),
+                requests_per_second: Some(1.5),
+                unanswered: vec!["big-decode-2: no answer within 3s".into()],
+                ..PoolLoad::default()
+            },
+        ],
+    });
+    let text = detail_text(&Printer::plain(), &d);
+    let section: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Load"))
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(
+        section,
+        [
+            "Load (over 10 s):",
+            "  POOL     PODS   IN FLIGHT   RUNNING   WAITING   KV    TOKENS/S   REQ/S   E2E P50/P95   TTFT P50/P95   ITL P50/P95",
+            "  server   1/1    4           -         -         -     -          2.0     750ms/1.23s   -              -",
+            "  decode   2/3    -           5         2         50%   100.0      1.5     -             -              -",
+            "  decode: big-decode-2: no answer within 3s",
+        ]
+    );
+}

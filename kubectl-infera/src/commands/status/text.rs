@@ -5,8 +5,9 @@ use k8s_openapi::jiff::{Timestamp, Unit};
 
 use crate::{
     duration::age,
+    load::Percentiles,
     printer::{Cell, Printer, Style, columns, lines, table},
-    view::{Detail, GatewaySection, Lookup, Summary, WarningRow},
+    view::{Detail, GatewaySection, LoadSection, Lookup, Summary, WarningRow},
 };
 
 /// Colour of a state: Ready is good, on the way is a warning, Degraded and Failed are bad.
@@ -62,6 +63,10 @@ pub fn detail_text(printer: &Printer, d: &Detail) -> String {
     [
         header(printer, d),
         format!("\nServices:\n{}", services(printer, d)),
+        d.load
+            .as_ref()
+            .map(|l| load(printer, l))
+            .unwrap_or_default(),
         format!("\nPods:\n{}", pods(printer, d)),
         format!("\nConditions:\n{}", conditions(printer, d)),
         models(printer, d),
@@ -237,6 +242,83 @@ fn gateway(printer: &Printer, g: &GatewaySection) -> String {
         }
     }
     out
+}
+
+/// The pools' live load (`--load`): one row per pool, `-` for what its pods do not export; the
+/// pods that did not answer, and why, below.
+fn load(printer: &Printer, l: &LoadSection) -> String {
+    let heading = match l.window_seconds {
+        Some(seconds) => format!("\nLoad (over {seconds:.0} s):\n"),
+        None => "\nLoad (one sample; --load=10s adds rates and latencies over 10 s):\n".into(),
+    };
+    let count = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.0}"));
+    let rate = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.1}"));
+    let percentiles = |p: Option<Percentiles>| {
+        p.map_or("-".into(), |p| {
+            format!("{}/{}", seconds(p.p50), seconds(p.p95))
+        })
+    };
+    let rows = l.pools.iter().map(|p| {
+        let answered = Cell::styled(
+            format!("{}/{}", p.answered, p.pods),
+            Some(if p.answered == p.pods {
+                Style::Good
+            } else {
+                Style::Warn
+            }),
+        );
+        vec![
+            Cell::from(p.pool.as_str()),
+            answered,
+            Cell::from(count(p.in_flight)),
+            Cell::from(count(p.running)),
+            Cell::from(count(p.waiting)),
+            Cell::from(
+                p.kv_usage
+                    .map_or("-".into(), |u| format!("{:.0}%", u * 100.0)),
+            ),
+            Cell::from(rate(p.tokens_per_second)),
+            Cell::from(rate(p.requests_per_second)),
+            Cell::from(percentiles(p.e2e)),
+            Cell::from(percentiles(p.ttft)),
+            Cell::from(percentiles(p.itl)),
+        ]
+    });
+    let headers = [
+        "POOL",
+        "PODS",
+        "IN FLIGHT",
+        "RUNNING",
+        "WAITING",
+        "KV",
+        "TOKENS/S",
+        "REQ/S",
+        "E2E P50/P95",
+        "TTFT P50/P95",
+        "ITL P50/P95",
+    ];
+    let mut out = heading
+        + &section(
+            printer,
+            &headers,
+            rows.collect(),
+            "<no router or engine pod is Ready>",
+        );
+    for pool in &l.pools {
+        for why in &pool.unanswered {
+            out.push_str(&format!("  {}: {why}\n", pool.pool));
+        }
+    }
+    out
+}
+
+/// Seconds as people read latencies: `850ms`, `1.24s`.
+fn seconds(value: f64) -> String {
+    if value < 1.0 {
+        format!("{:.0}ms", value * 1000.0)
+    } else {
+        format!("{value:.2}s")
+    }
 }
 
 /// A section's table, indented under its heading; `empty` said instead when there are no rows.
