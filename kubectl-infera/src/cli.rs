@@ -505,8 +505,8 @@ Examples:
 
 Passwords in URLs are shown as ***. Needs get and list (and, with -f, watch) on pods and get on
 pods/log in the namespace, and the same in infera-system for --operator.
-Exit codes: 0 every log read · 1 the deployment does not exist, or a log could not be read (each
-says why on stderr) · 2 a pool or rank the deployment does not have · 130 interrupted (-f ends so).";
+Exit codes: 0 every log read · 1 the deployment or a pool does not exist, or a log could not be
+read (each says why on stderr) · 2 a rank the pools do not have · 130 interrupted (-f ends so).";
 
 #[derive(Debug, Args)]
 pub struct LogsArgs {

@@ -274,13 +274,14 @@ async fn init_doctor_deploy_status_and_rerun_changes_nothing() -> anyhow::Result
         list.stdout
     );
 
-    // logs: a pool or a rank the deployment does not have is a usage error that names what it
-    // has, a deployment that does not exist is not found (tier 3 reads real logs).
+    // logs: a pool the deployment does not have fails naming those it has (as scale), a rank it
+    // does not have is a usage error, a deployment that does not exist is not found (tier 3 reads
+    // real logs).
     for (args, code, message) in [
         (
             vec!["demo", "decode", "router"],
-            2,
-            "error: demo has no pool \"router\": its pools are decode, prefill, server, and nats, epp, model name the parts the operator adds",
+            1,
+            "has no pool router; its pools are decode, prefill, server, nats, epp, model",
         ),
         (
             vec!["demo", "--rank", "1"],

@@ -64,15 +64,24 @@ pub async fn run(args: &LogsArgs, global: &GlobalArgs, printer: &Printer) -> Res
 fn check_selection(idep: &InferaDeployment, pools: &[String], rank: Option<u32>) -> Result<()> {
     let name = idep.name_any();
     let services = &idep.spec.services;
-    for pool in pools {
-        if !services.contains_key(pool) && !ADDED.contains(&pool.as_str()) {
-            let known: Vec<&str> = services.keys().map(String::as_str).collect();
-            return Err(Error::Usage(format!(
-                "{name} has no pool {pool:?}: its pools are {}, and {} name the parts the operator adds",
-                known.join(", "),
-                ADDED.join(", ")
-            )));
-        }
+    let unknown: Vec<String> = pools
+        .iter()
+        .filter(|pool| !services.contains_key(*pool) && !ADDED.contains(&pool.as_str()))
+        .cloned()
+        .collect();
+    if !unknown.is_empty() {
+        return Err(Error::UnknownPools {
+            object: format!(
+                "InferaDeployment {}/{name}",
+                idep.namespace().unwrap_or_default()
+            ),
+            unknown,
+            pools: services
+                .keys()
+                .cloned()
+                .chain(ADDED.iter().map(|part| part.to_string()))
+                .collect(),
+        });
     }
     let Some(rank) = rank else { return Ok(()) };
     let ranks = services

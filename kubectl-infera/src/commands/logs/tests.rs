@@ -19,7 +19,7 @@ fn pools_and_ranks_are_checked_against_the_spec_with_what_there_is() {
         r#"
 apiVersion: infera.amd.com/v1alpha1
 kind: InferaDeployment
-metadata: {name: group}
+metadata: {name: group, namespace: team}
 spec:
   backendFramework: sglang
   services:
@@ -32,9 +32,10 @@ spec:
         other => panic!("not a usage error: {other:?}"),
     };
     assert!(check_selection(&group, &["worker".into(), "nats".into()], Some(1)).is_ok());
+    let unknown = check_selection(&group, &["decode".into(), "worker".into()], None);
     assert_eq!(
-        usage(check_selection(&group, &["decode".into()], None)),
-        "group has no pool \"decode\": its pools are server, worker, and nats, epp, model name the parts the operator adds"
+        unknown.map_err(|e| e.to_string()),
+        Err("InferaDeployment team/group has no pool decode; its pools are server, worker, nats, epp, model".into())
     );
     assert_eq!(
         usage(check_selection(&group, &[], Some(2))),
