@@ -160,6 +160,11 @@ pub struct Names {
 }
 
 impl Engine {
+    /// SGLang 0.5.15.post1 (`rocm/infera:sglang-v0.1.1`): `sglang/srt/observability/
+    /// metrics_collector.py` — `num_running_reqs` :268, `num_queue_reqs` :274, `token_usage` :308,
+    /// `generation_tokens_total` :1435, `num_requests_total` :1515, `time_to_first_token_seconds`
+    /// :1615, `inter_token_latency_seconds` :1622 (served with `--enable-metrics`, which upstream's
+    /// worker entry point injects).
     pub fn names(self) -> Names {
         match self {
             Self::Sglang => Names {
