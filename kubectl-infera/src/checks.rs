@@ -58,7 +58,7 @@ use serde::Serialize;
 pub use gaie::{GaieFacts, gateway_crd_name, gateway_namespace, needs_namespace_labels};
 pub use gpu::AMD_DRA;
 pub use kubectl::{Kubectl, PluginOnPath, parse_kubectl_version};
-pub use permissions::{Need, deploy_needs, init_needs};
+pub use permissions::{Need, day2_needs, deploy_needs, init_needs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -122,6 +122,8 @@ pub struct Facts {
     pub default_storage_classes: Option<Read<Vec<String>>>,
     pub init_access: Vec<(Need, Read<bool>)>,
     pub deploy_access: Vec<(Need, Read<bool>)>,
+    /// What `logs`, `report` and `status --load` need (INF403).
+    pub day2_access: Vec<(Need, Read<bool>)>,
     /// `--for FILE`.
     pub spec: Option<ValidDeployment>,
     /// `--for FILE`: the images it names by a mutable tag.

@@ -519,6 +519,21 @@ async fn doctor_as_an_unprivileged_user_names_the_missing_permissions() -> anyho
         check["hint"].as_str().is_some_and(|h| !h.is_empty()),
         "{check}"
     );
+    // The day-2 reads (logs, report, status --load), subresources included: a warning.
+    let day2 = report["checks"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["id"] == "INF403")
+        .cloned()
+        .unwrap_or_default();
+    anyhow::ensure!(
+        day2["severity"] == "warn"
+            && day2["details"].as_array().is_some_and(|d| d
+                .iter()
+                .any(|d| d == "missing: get pods/log in namespace default")),
+        "{day2}"
+    );
     // Table output: same exit code.
     let table = kubectl(&["infera", "doctor", "--context", "alice"])
         .await?

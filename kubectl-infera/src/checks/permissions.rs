@@ -1,4 +1,5 @@
-//! INF401, INF402: what `init` and `deploy` need, and SelfSubjectAccessReview answers for each.
+//! INF401, INF402, INF403: what `init`, `deploy` and the day-2 reads need, and SelfSubjectAccessReview
+//! answers for each.
 
 use super::{Check, Facts, Read, check};
 
@@ -7,6 +8,7 @@ use super::{Check, Facts, Read, check};
 pub struct Need {
     pub verb: &'static str,
     pub group: &'static str,
+    /// The resource, with its subresource after a slash (`pods/log`).
     pub resource: &'static str,
     /// `None`: cluster-scoped (or all namespaces).
     pub namespace: Option<String>,
@@ -91,23 +93,52 @@ pub fn deploy_needs(namespace: &str) -> Vec<Need> {
     .collect()
 }
 
-/// INF401, INF402.
+/// What `logs`, `report` and `status --load` need in a namespace beyond `status`: the pods'
+/// logs, their `/metrics` through the API server, and a watch of the pods (`logs -f`).
+pub fn day2_needs(namespace: &str) -> Vec<Need> {
+    [
+        ("get", "pods/log"),
+        ("get", "pods/proxy"),
+        ("watch", "pods"),
+    ]
+    .into_iter()
+    .map(|(verb, resource)| Need {
+        verb,
+        group: "",
+        resource,
+        namespace: Some(namespace.to_string()),
+    })
+    .collect()
+}
+
+/// INF401, INF402, INF403.
 pub(super) fn checks(f: &Facts, out: &mut Vec<Check>) {
     out.push(access_check(
         check("INF401", "permissions", "init-permissions"),
         "`kubectl infera init`",
         &f.init_access,
+        true,
     ));
     out.push(access_check(
         check("INF402", "permissions", "deploy-permissions"),
         &format!("`kubectl infera deploy -n {}`", f.namespace),
         &f.deploy_access,
+        true,
     ));
+    // Deploying works without them: missing ones are a warning.
+    if !f.day2_access.is_empty() {
+        out.push(access_check(
+            check("INF403", "permissions", "day2-permissions"),
+            "`kubectl infera logs`, `report` and `status --load`",
+            &f.day2_access,
+            false,
+        ));
+    }
 }
 
-/// Passes when every need is allowed; fails listing each one that is not. Skipped when nothing
-/// was asked (init's needs after Infera is installed).
-fn access_check(c: Check, what: &str, access: &[(Need, Read<bool>)]) -> Check {
+/// Passes when every need is allowed; fails (warns, when not `required`) listing each one that is
+/// not. Skipped when nothing was asked (init's needs after Infera is installed).
+fn access_check(c: Check, what: &str, access: &[(Need, Read<bool>)], required: bool) -> Check {
     if access.is_empty() {
         return c.skip("not needed: Infera is installed (use --pre to check them anyway)");
     }
@@ -131,10 +162,21 @@ fn access_check(c: Check, what: &str, access: &[(Need, Read<bool>)]) -> Check {
             access.len()
         ))
     } else {
-        c.fail(
-            format!("{what} needs {} permission(s) you do not have", missing.len()),
-            "ask a cluster admin to grant them (a Role/ClusterRole with these verbs), or run as a user who has them",
+        let message = format!(
+            "{what} needs {} permission(s) you do not have",
+            missing.len()
+        );
+        let hint = "ask a cluster admin to grant them (a Role/ClusterRole with these verbs), or run as a user who has them";
+        let c = if required {
+            c.fail(message, hint)
+        } else {
+            c.warn(message, hint)
+        };
+        c.details(
+            missing
+                .into_iter()
+                .map(|m| format!("missing: {m}"))
+                .collect(),
         )
-        .details(missing.into_iter().map(|m| format!("missing: {m}")).collect())
     }
 }

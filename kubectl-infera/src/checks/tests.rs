@@ -105,6 +105,7 @@ fn healthy() -> Facts {
         default_storage_classes: Some(Ok(vec!["standard".into()])),
         init_access: vec![],
         deploy_access: all(deploy_needs("default")),
+        day2_access: all(day2_needs("default")),
         spec: None,
         mutable_images: None,
         rdma_networks: None,
@@ -140,7 +141,8 @@ fn a_healthy_cluster_passes_with_free_gpus_per_node() {
         ids,
         [
             "INF001", "INF002", "INF003", "INF004", "INF101", "INF102", "INF103", "INF104",
-            "INF201", "INF202", "INF301", "INF302", "INF303", "INF401", "INF402", "INF501"
+            "INF201", "INF202", "INF301", "INF302", "INF303", "INF401", "INF402", "INF403",
+            "INF501"
         ]
     );
     assert_eq!(
@@ -268,10 +270,24 @@ fn an_unprivileged_user_is_told_which_permissions_are_missing() {
             .into_iter()
             .map(|n| (n.clone(), Ok(n.verb == "get")))
             .collect(),
+        day2_access: day2_needs("team-a")
+            .into_iter()
+            .map(|n| (n, Ok(false)))
+            .collect(),
         ..healthy()
     };
     let checks = evaluate(&facts);
     assert!(!success(&checks));
+    let day2 = by_id(&checks, "INF403");
+    assert_eq!(day2.severity, Severity::Warn);
+    assert_eq!(
+        day2.details,
+        [
+            "missing: get pods/log in namespace team-a",
+            "missing: get pods/proxy in namespace team-a",
+            "missing: watch pods in namespace team-a",
+        ]
+    );
     let deploy = by_id(&checks, "INF402");
     assert_eq!(deploy.severity, Severity::Fail);
     assert_eq!(
@@ -564,7 +580,7 @@ fn image_pinning_is_checked_only_for_a_spec() {
         [
             "INF001", "INF002", "INF003", "INF004", "INF101", "INF102", "INF103", "INF104",
             "INF201", "INF202", "INF301", "INF302", "INF303", "INF304", "INF401", "INF402",
-            "INF501"
+            "INF403", "INF501"
         ]
     );
     let pinning = by_id(&checks, "INF304");

@@ -63,7 +63,8 @@ async fn can(client: &Client, need: &Need) -> Read<bool> {
             resource_attributes: Some(ResourceAttributes {
                 verb: Some(need.verb.into()),
                 group: Some(need.group.into()),
-                resource: Some(need.resource.into()),
+                resource: Some(need.resource.split('/').next().unwrap_or_default().into()),
+                subresource: need.resource.split_once('/').map(|(_, sub)| sub.into()),
                 namespace: need.namespace.clone(),
                 ..Default::default()
             }),
@@ -384,12 +385,15 @@ async fn read_access(kube: &Kube, pre: bool, f: &mut Facts) {
         Vec::new()
     };
     let deploy_needs = checks::deploy_needs(&kube.namespace);
-    let (init_answers, deploy_answers) = tokio::join!(
+    let day2_needs = checks::day2_needs(&kube.namespace);
+    let (init_answers, deploy_answers, day2_answers) = tokio::join!(
         ask(&kube.client, &init_needs),
-        ask(&kube.client, &deploy_needs)
+        ask(&kube.client, &deploy_needs),
+        ask(&kube.client, &day2_needs)
     );
     f.init_access = init_needs.into_iter().zip(init_answers).collect();
     f.deploy_access = deploy_needs.into_iter().zip(deploy_answers).collect();
+    f.day2_access = day2_needs.into_iter().zip(day2_answers).collect();
 }
 
 /// Runs `doctor`: gathers, evaluates, prints; a failing check is [`Error::ChecksFailed`] (exit 1)

@@ -100,7 +100,7 @@ fn installed_gaie_crds_are_checked_at_cluster_level_only() {
         [
             "INF001", "INF002", "INF003", "INF004", "INF101", "INF102", "INF103", "INF104",
             "INF201", "INF202", "INF211", "INF212", "INF301", "INF302", "INF303", "INF401",
-            "INF402", "INF501"
+            "INF402", "INF403", "INF501"
         ]
     );
     assert_eq!(
