@@ -7,7 +7,7 @@ use std::time::Duration;
 use futures::{StreamExt, stream};
 use infera_core::{
     BackendFramework, InferaDeployment, PodHealth,
-    naming::{LABEL_COMPONENT, LABEL_SERVICE, LWS_LABEL_WORKER_INDEX},
+    naming::{ENGINE_CONTAINER, LABEL_COMPONENT, LABEL_SERVICE, LWS_LABEL_WORKER_INDEX},
     validate::main_container,
 };
 use k8s_openapi::api::core::v1::Pod;
@@ -41,7 +41,8 @@ struct Target {
 }
 
 /// The Ready router and engine pods (the leader of each multi-node group: the others serve no
-/// requests), with the port of their main container.
+/// requests), with the port of their engine container (`http`, as rendered), else of the main
+/// container of an `extraPodSpec`.
 fn targets(pods: &[Pod]) -> Vec<Target> {
     pods.iter()
         .filter(|pod| PodHealth::of(pod).ready)
@@ -58,8 +59,17 @@ fn targets(pods: &[Pod]) -> Vec<Target> {
                 _ => return None,
             };
             let spec = pod.spec.as_ref()?;
-            let container = spec.containers.get(main_container(spec))?;
-            let port = container.ports.as_ref()?.first()?.container_port;
+            let container = spec
+                .containers
+                .iter()
+                .find(|c| c.name == ENGINE_CONTAINER)
+                .or_else(|| spec.containers.get(main_container(spec)))?;
+            let ports = container.ports.as_deref().unwrap_or_default();
+            let port = ports
+                .iter()
+                .find(|p| p.name.as_deref() == Some("http"))
+                .or_else(|| ports.first())?
+                .container_port;
             Some(Target {
                 pool: labels.get(LABEL_SERVICE)?.clone(),
                 role,
@@ -141,3 +151,6 @@ pub async fn load(
         pools: load::pools(&scraped, engine, window),
     }
 }
+
+#[cfg(test)]
+mod tests;
