@@ -377,3 +377,90 @@ fn upstreams_parsers_refuse_wrong_flags() {
         "{results:?}"
     );
 }
+
+/// The directories of upstream's snapshot and of the pinned engines' sources, as
+/// `tests/upstream/env.sh` resolves them.
+fn upstream_dirs() -> (std::path::PathBuf, std::path::PathBuf) {
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "source {ROOT}/tests/upstream/env.sh && echo \"$INFERA_UPSTREAM_DIR\" && echo \"$UPSTREAM_ENGINES\""
+        ))
+        .output()
+        .expect("bash runs env.sh");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut lines = text.lines().map(std::path::PathBuf::from);
+    let upstream = lines.next().expect("the upstream directory");
+    let engines = lines.next().expect("the engines' directory");
+    assert!(
+        engines.join("sglang").is_dir() && engines.join("vllm").is_dir(),
+        "the pinned engines' sources are missing at {}: run tests/upstream/setup.sh",
+        engines.display()
+    );
+    (upstream, engines)
+}
+
+/// Every `.py` file under `dir`, as text.
+fn python_sources(dir: &std::path::Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "py") {
+                found.push(std::fs::read_to_string(&path).unwrap_or_default());
+            }
+        }
+    }
+    found
+}
+
+/// The metric names `status --load` reads (the string literals of `kubectl-infera/src/load.rs`)
+/// are defined by the versions the images run: each `sglang:` name in SGLang 0.5.15.post1's
+/// sources, each `vllm:` name in vLLM 0.25.1's, each `infera_` name in upstream's router — as a
+/// metric's name in quotes, a counter also without the `_total` that prometheus_client appends.
+#[test]
+fn every_metric_name_status_load_reads_is_defined_by_the_pinned_engines_and_router() {
+    let load =
+        std::fs::read_to_string(format!("{ROOT}/kubectl-infera/src/load.rs")).expect("load.rs");
+    let names: Vec<&str> = load
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .filter(|s| {
+            (s.starts_with("sglang:") || s.starts_with("vllm:") || s.starts_with("infera_"))
+                && !s.contains(' ')
+        })
+        .collect();
+    assert!(names.len() >= 15, "{names:?}");
+    let (upstream, engines) = upstream_dirs();
+    let sources = |prefix: &str| match prefix {
+        "sglang" => python_sources(&engines.join("sglang")),
+        "vllm" => python_sources(&engines.join("vllm")),
+        _ => python_sources(&upstream.join("infera")),
+    };
+    let trees: BTreeMap<&str, Vec<String>> = ["sglang", "vllm", "infera"]
+        .into_iter()
+        .map(|prefix| (prefix, sources(prefix)))
+        .collect();
+    let missing: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|name| {
+            let prefix = name.split([':', '_']).next().unwrap_or_default();
+            let spelled = [
+                format!("\"{name}\""),
+                format!("\"{}\"", name.trim_end_matches("_total")),
+            ];
+            !trees[prefix]
+                .iter()
+                .any(|text| spelled.iter().any(|s| text.contains(s.as_str())))
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "not defined by the pinned versions: {missing:?}"
+    );
+}
