@@ -87,11 +87,6 @@ fn sum(sample: &[Series], name: &str) -> Option<f64> {
     Some(found.map(|s| s.value).sum())
 }
 
-/// The first of `names` that the sample has, summed over its labels.
-fn first(sample: &[Series], names: &[&str]) -> Option<f64> {
-    names.iter().find_map(|name| sum(sample, name))
-}
-
 /// A histogram's cumulative buckets (`le` → count), summed over its other labels.
 fn buckets(sample: &[Series], name: &str) -> Vec<(f64, f64)> {
     let bucket = format!("{name}_bucket");
@@ -149,10 +144,10 @@ pub enum Engine {
 
 /// What an engine calls each figure.
 pub struct Names {
-    pub running: &'static [&'static str],
-    pub waiting: &'static [&'static str],
+    pub running: &'static str,
+    pub waiting: &'static str,
     /// KV-cache usage as a fraction of 1.
-    pub kv_usage: &'static [&'static str],
+    pub kv_usage: &'static str,
     pub generation_tokens: &'static str,
     pub requests_finished: &'static str,
     pub ttft: &'static str,
@@ -164,22 +159,28 @@ impl Engine {
     /// metrics_collector.py` — `num_running_reqs` :268, `num_queue_reqs` :274, `token_usage` :308,
     /// `generation_tokens_total` :1435, `num_requests_total` :1515, `time_to_first_token_seconds`
     /// :1615, `inter_token_latency_seconds` :1622 (served with `--enable-metrics`, which upstream's
-    /// worker entry point injects).
+    /// worker entry point injects). vLLM 0.25.1 (`rocm/infera:vllm-v0.1.1`):
+    /// `vllm/v1/metrics/loggers.py` — `num_requests_running` :457, `num_requests_waiting` :467,
+    /// `kv_cache_usage_perc` :525 (its older `gpu_cache_usage_perc`, which upstream's drain also
+    /// accepts, is not in this version), `generation_tokens` :668 and `request_success` :678
+    /// (counters: exported with `_total`), `time_to_first_token_seconds` :760,
+    /// `inter_token_latency_seconds` :793. `tests/tests/upstream_parsers.rs` checks every name
+    /// against those sources.
     pub fn names(self) -> Names {
         match self {
             Self::Sglang => Names {
-                running: &["sglang:num_running_reqs"],
-                waiting: &["sglang:num_queue_reqs"],
-                kv_usage: &["sglang:token_usage"],
+                running: "sglang:num_running_reqs",
+                waiting: "sglang:num_queue_reqs",
+                kv_usage: "sglang:token_usage",
                 generation_tokens: "sglang:generation_tokens_total",
                 requests_finished: "sglang:num_requests_total",
                 ttft: "sglang:time_to_first_token_seconds",
                 itl: "sglang:inter_token_latency_seconds",
             },
             Self::Vllm => Names {
-                running: &["vllm:num_requests_running"],
-                waiting: &["vllm:num_requests_waiting"],
-                kv_usage: &["vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"],
+                running: "vllm:num_requests_running",
+                waiting: "vllm:num_requests_waiting",
+                kv_usage: "vllm:kv_cache_usage_perc",
                 generation_tokens: "vllm:generation_tokens_total",
                 requests_finished: "vllm:request_success_total",
                 ttft: "vllm:time_to_first_token_seconds",
@@ -283,21 +284,21 @@ pub fn pools(scraped: &[Scraped], engine: Engine, window: Option<f64>) -> Vec<Po
             }
         }
         load.answered = latest.len();
-        let total = |role: Role, names: &[&str]| -> Option<f64> {
+        let total = |role: Role, name: &str| -> Option<f64> {
             let values: Vec<f64> = latest
                 .iter()
                 .filter(|(r, _)| *r == role)
-                .filter_map(|(_, sample)| first(sample, names))
+                .filter_map(|(_, sample)| sum(sample, name))
                 .collect();
             (!values.is_empty()).then(|| values.iter().sum())
         };
-        load.in_flight = total(Role::Router, &[ROUTER_IN_FLIGHT]);
+        load.in_flight = total(Role::Router, ROUTER_IN_FLIGHT);
         load.running = total(Role::Engine, names.running);
         load.waiting = total(Role::Engine, names.waiting);
         let usages: Vec<f64> = latest
             .iter()
             .filter(|(r, _)| *r == Role::Engine)
-            .filter_map(|(_, sample)| first(sample, names.kv_usage))
+            .filter_map(|(_, sample)| sum(sample, names.kv_usage))
             .collect();
         load.kv_usage =
             (!usages.is_empty()).then(|| usages.iter().sum::<f64>() / usages.len() as f64);
