@@ -286,6 +286,15 @@ impl Error {
     }
 }
 
+/// A kube error as a user reads it in a note: the API server's message (`forbidden: …` for a
+/// 403), else the error and its causes.
+pub fn kube_message(error: kube::Error) -> String {
+    match Error::kube(String::new(), error) {
+        Error::Api { message, .. } | Error::Unreachable { message, .. } => message,
+        other => chain(&other),
+    }
+}
+
 /// The exec credential plugin's command of the user in use, for [`chain`]: kube-rs reports a
 /// failing plugin with a debug dump of the whole command, environment included, so the error
 /// names the command from here instead (the client remembers it when it loads the kubeconfig).

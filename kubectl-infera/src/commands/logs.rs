@@ -25,7 +25,7 @@ use crate::{
     bundle,
     cli::{GlobalArgs, LogsArgs},
     client::{self, Kube},
-    error::{Error, Result},
+    error::{Error, Result, kube_message},
     pod_logs::{self, Container, Line, Source},
     printer::{Printer, Style},
     view, watch,
@@ -324,10 +324,7 @@ async fn tails(kube: &Kube, args: &LogsArgs, operator: bool, shown: &mut Shown<'
                 ));
             }
             Err(e) => {
-                shown.note(
-                    index,
-                    &format!("cannot read the log: {}", crate::error::chain(&e)),
-                );
+                shown.note(index, &format!("cannot read the log: {}", kube_message(e)));
                 failed.push(index);
             }
         }
@@ -438,7 +435,7 @@ async fn follow(kube: &Kube, args: &LogsArgs, operator: bool, shown: &mut Shown<
                     ));
                 }
                 Streamed::Failed(index, error) => {
-                    shown.note(index, &format!("cannot follow the log: {}", crate::error::chain(&error)));
+                    shown.note(index, &format!("cannot follow the log: {}", kube_message(error)));
                 }
                 Streamed::Broken(index, error) => {
                     shown.note(index, &format!("the log stream broke: {error}"));

@@ -32,7 +32,7 @@ use crate::{
     cli::{ColorChoice, GlobalArgs, ReportArgs},
     client::{self, Kube},
     commands::{doctor, status},
-    error::{Error, Result},
+    error::{Error, Result, chain, kube_message},
     pod_logs,
     printer::Printer,
     spec, view,
@@ -81,7 +81,7 @@ async fn collect(
     let name = idep.name_any();
     match kube.client.apiserver_version().await {
         Ok(version) => bundle.json("cluster/version.json", &version),
-        Err(e) => bundle.problem("cluster/version.json", &e),
+        Err(e) => bundle.problem("cluster/version.json", kube_message(e)),
     }
     bundle.yaml("deployment.yaml", &bare(idep.clone()));
     let selector = format!("{LABEL_DEPLOYMENT}={name}");
@@ -91,7 +91,7 @@ async fn collect(
     {
         Ok(list) => list.items.into_iter().map(bare).collect(),
         Err(e) => {
-            bundle.problem("pods.yaml", &e);
+            bundle.problem("pods.yaml", kube_message(e));
             Vec::new()
         }
     };
@@ -102,7 +102,7 @@ async fn collect(
     {
         Ok(list) => list.items,
         Err(e) => {
-            bundle.problem("events.yaml", &e);
+            bundle.problem("events.yaml", kube_message(e));
             Vec::new()
         }
     };
@@ -171,7 +171,7 @@ async fn children(kube: &Kube, selector: &str, bundle: &mut Bundle) -> Vec<Strin
             }
             // A kind the cluster does not serve (KEDA, GAIE, LeaderWorkerSet not installed).
             Err(kube::Error::Api(s)) if s.code == 404 => {}
-            Err(e) => bundle.problem(&file, &e),
+            Err(e) => bundle.problem(&file, kube_message(e)),
         }
     }
     match api::<ControllerRevision>(kube, namespace)
@@ -182,7 +182,7 @@ async fn children(kube: &Kube, selector: &str, bundle: &mut Bundle) -> Vec<Strin
             let items: Vec<ControllerRevision> = list.items.into_iter().map(bare).collect();
             bundle.yaml("children/controllerrevision-v1.yaml", &items);
         }
-        Err(e) => bundle.problem("children/controllerrevision-v1.yaml", &e),
+        Err(e) => bundle.problem("children/controllerrevision-v1.yaml", kube_message(e)),
     }
     match api::<Secret>(kube, namespace).list_metadata(&params).await {
         Ok(list) => {
@@ -190,7 +190,7 @@ async fn children(kube: &Kube, selector: &str, bundle: &mut Bundle) -> Vec<Strin
             let items: Vec<_> = list.items.into_iter().map(bare).collect();
             bundle.yaml("children/secret-v1.metadata.yaml", &items);
         }
-        Err(e) => bundle.problem("children/secret-v1.metadata.yaml", &e),
+        Err(e) => bundle.problem("children/secret-v1.metadata.yaml", kube_message(e)),
     }
     names
 }
@@ -242,7 +242,7 @@ async fn logs(
                 let lines: Vec<_> = text.lines().map(pod_logs::redact).collect();
                 bundle.text(&file, &lines.join("\n"));
             }
-            Err(e) => bundle.problem(&file, &e),
+            Err(e) => bundle.problem(&file, kube_message(e)),
         }
     }
 }
@@ -254,13 +254,13 @@ async fn doctor_report(idep: &InferaDeployment, global: &GlobalArgs, bundle: &mu
     let target = match spec::validate(&target) {
         Ok(valid) => Some((target, valid)),
         Err(e) => {
-            bundle.problem("doctor.json (the spec's own checks)", &e);
+            bundle.problem("doctor.json (the spec's own checks)", chain(&e));
             None
         }
     };
     match doctor::facts(target, false, global).await {
         Ok(facts) => bundle.json("doctor.json", &doctor::report(checks::evaluate(&facts))),
-        Err(e) => bundle.problem("doctor.json", &e),
+        Err(e) => bundle.problem("doctor.json", chain(&e)),
     }
 }
 
@@ -277,7 +277,7 @@ async fn operator(kube: &Kube, tail: i64, bundle: &mut Bundle) {
                 install::OPERATOR
             ),
         ),
-        Err(e) => bundle.problem("operator/deployment.yaml", &e),
+        Err(e) => bundle.problem("operator/deployment.yaml", kube_message(e)),
     }
     let params = ListParams::default().labels(install::OPERATOR_PODS);
     match api::<Pod>(kube, install::NAMESPACE).list(&params).await {
@@ -294,6 +294,6 @@ async fn operator(kube: &Kube, tail: i64, bundle: &mut Bundle) {
             )
             .await;
         }
-        Err(e) => bundle.problem("operator/pods.yaml", &e),
+        Err(e) => bundle.problem("operator/pods.yaml", kube_message(e)),
     }
 }

@@ -92,11 +92,16 @@ async fn read(kube: &Kube, namespace: &str, target: &Target) -> Result<Vec<Serie
     let why = |message: String| format!("{}: {message}", target.pod);
     match tokio::time::timeout(READ_TIMEOUT, kube.client.request_text(request)).await {
         Ok(Ok(text)) => Ok(load::parse(&text)),
-        Ok(Err(kube::Error::Api(s))) if s.code == 403 => Err(why(format!(
-            "no access (needs get on pods/proxy): {}",
-            s.message
-        ))),
-        Ok(Err(e)) => Err(why(crate::error::chain(&e))),
+        // RBAC's refusal, as opposed to the API server's own (a destination it does not proxy to).
+        Ok(Err(kube::Error::Api(s)))
+            if s.code == 403 && s.message.contains("cannot get resource") =>
+        {
+            Err(why(format!(
+                "no access (needs get on pods/proxy): {}",
+                s.message
+            )))
+        }
+        Ok(Err(e)) => Err(why(crate::error::kube_message(e))),
         Err(_) => Err(why(format!("no answer within {}s", READ_TIMEOUT.as_secs()))),
     }
 }

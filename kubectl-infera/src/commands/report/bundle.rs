@@ -35,20 +35,20 @@ impl Bundle {
     pub fn yaml<T: Serialize>(&mut self, path: &str, value: &T) {
         match infera_core::yaml::to_yaml(value) {
             Ok(text) => self.text(path, &text),
-            Err(e) => self.problem(path, &e),
+            Err(e) => self.problem(path, chain(&e)),
         }
     }
 
     pub fn json<T: Serialize>(&mut self, path: &str, value: &T) {
         match serde_json::to_string_pretty(value) {
             Ok(text) => self.text(path, &text),
-            Err(e) => self.problem(path, &e),
+            Err(e) => self.problem(path, chain(&e)),
         }
     }
 
     /// `part` could not be read (or written), and why.
-    pub fn problem(&mut self, part: &str, error: &(dyn std::error::Error + 'static)) {
-        self.problems.push(format!("{part}: {}", chain(error)));
+    pub fn problem(&mut self, part: &str, why: String) {
+        self.problems.push(format!("{part}: {why}"));
     }
 
     /// The README: when and by what the report was made, its files, and what is missing.

@@ -23,8 +23,10 @@ fn the_bundle_is_a_tar_gz_under_one_directory_with_a_readme_of_its_files_and_gap
     let mut bundle = Bundle::new("infera-report-team-demo".into());
     bundle.text("status.txt", "State: Ready");
     bundle.yaml("pods.yaml", &serde_json::json!([{"name": "demo-server-0"}]));
-    let refused = std::io::Error::other("forbidden: pods/log");
-    bundle.problem("logs/demo-decode-0/engine.log", &refused);
+    bundle.problem(
+        "logs/demo-decode-0/engine.log",
+        "forbidden: pods/log".into(),
+    );
     let now: Timestamp = "2026-12-06T07:30:00Z".parse().expect("time");
     let bytes = bundle.finish(now).expect("an archive");
     let found = entries(&bytes);
