@@ -410,7 +410,9 @@ async fn follow(kube: &Kube, args: &LogsArgs, operator: bool, shown: &mut Shown<
                     if !container.started || started.contains(&key) {
                         continue;
                     }
-                    if !whole && started.len() >= args.max_log_requests {
+                    // The cap is on what the first list starts; a rollout's pods and a re-list
+                    // after a watch desync come on top.
+                    if !listed.contains(&of) && started.len() >= args.max_log_requests {
                         return Err(Error::Usage(format!(
                             "more than {} logs to follow at once (--max-log-requests): name the pools to follow, or raise it",
                             args.max_log_requests
