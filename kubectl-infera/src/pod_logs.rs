@@ -212,7 +212,7 @@ const OPERATOR_SHOWN: [&str; 8] = [
 
 /// The operator's log line (without the API server's timestamp) when it is about the deployment
 /// `namespace/name`, as shown: a JSON line (the operator's default `--log-format json`) by its
-/// `namespace` and `deployment` fields, as `LEVEL message key=value…`; a text line by the
+/// `namespace` and `deployment` fields, as `LEVEL message key=value…` on one line; a text line by the
 /// `namespace=… deployment=…` in it, as it is. `None` for lines about anything else.
 pub fn operator_line(line: &str, namespace: &str, name: &str) -> Option<String> {
     let Ok(serde_json::Value::Object(fields)) = serde_json::from_str::<serde_json::Value>(line)
@@ -240,7 +240,9 @@ pub fn operator_line(line: &str, namespace: &str, name: &str) -> Option<String> 
             .map_or_else(|| value.to_string(), str::to_string);
         shown.push_str(&format!(" {key}={value}"));
     }
-    Some(shown)
+    // One line as the operator wrote one: a message of several lines (a state's, one per pool)
+    // keeps its lines, separated by `; `, behind the one prefix.
+    Some(shown.replace('\n', "; "))
 }
 
 /// The label selector of the graph's pods: the deployment's, then only the named pools, then only

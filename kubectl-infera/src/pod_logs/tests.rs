@@ -151,6 +151,13 @@ fn the_operators_lines_about_one_deployment_are_chosen_by_their_fields() {
         Some("WARN reconcile error attempt=3 error=quota exceeded")
     );
     assert_eq!(operator_line(json, "team", "demo2"), None);
+    let several = r#"{"level":"INFO","message":"Pending: pool decode: 1 pod unschedulable\npool nats: 1 pod unschedulable","namespace":"team","deployment":"demo","reason":"InsufficientCapacity"}"#;
+    assert_eq!(
+        operator_line(several, "team", "demo").as_deref(),
+        Some(
+            "INFO Pending: pool decode: 1 pod unschedulable; pool nats: 1 pod unschedulable reason=InsufficientCapacity"
+        )
+    );
     assert_eq!(operator_line(json, "other", "demo"), None);
     let about_nothing = r#"{"level":"INFO","message":"acquired leadership"}"#;
     assert_eq!(operator_line(about_nothing, "team", "demo"), None);
