@@ -284,22 +284,22 @@ pub fn pools(scraped: &[Scraped], engine: Engine, window: Option<f64>) -> Vec<Po
             }
         }
         load.answered = latest.len();
-        let total = |role: Role, name: &str| -> Option<f64> {
-            let values: Vec<f64> = latest
+        // Each pod's value of `name`, of the pods of `role` that export it.
+        let values = |role: Role, name: &str| -> Vec<f64> {
+            latest
                 .iter()
                 .filter(|(r, _)| *r == role)
                 .filter_map(|(_, sample)| sum(sample, name))
-                .collect();
-            (!values.is_empty()).then(|| values.iter().sum())
+                .collect()
+        };
+        let total = |role: Role, name: &str| {
+            let values = values(role, name);
+            (!values.is_empty()).then(|| values.iter().sum::<f64>())
         };
         load.in_flight = total(Role::Router, ROUTER_IN_FLIGHT);
         load.running = total(Role::Engine, names.running);
         load.waiting = total(Role::Engine, names.waiting);
-        let usages: Vec<f64> = latest
-            .iter()
-            .filter(|(r, _)| *r == Role::Engine)
-            .filter_map(|(_, sample)| sum(sample, names.kv_usage))
-            .collect();
+        let usages = values(Role::Engine, names.kv_usage);
         load.kv_usage =
             (!usages.is_empty()).then(|| usages.iter().sum::<f64>() / usages.len() as f64);
         if let Some(seconds) = window.filter(|s| *s > 0.0) {
