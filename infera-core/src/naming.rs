@@ -103,6 +103,15 @@ pub const MODEL_SOURCE_ANNOTATION: &str = "infera.amd.com/model-source";
 /// Volume of the model weights (`spec.model`) in the worker pods.
 pub const MODEL_VOLUME: &str = "model";
 
+/// Annotation in which upstream's wrapper registers its worker with the router (its own pod's,
+/// patched once the engine serves: `infera/common/registration_k8s.py:68-79`); the router routes
+/// to a Running pod that carries it (`infera/common/discovery_k8s.py:43, 240-300`).
+pub const WORKER_INFO_ANNOTATION: &str = "infera.amd.com/worker-info";
+/// Readiness gate of the worker pods that register (Kubernetes discovery, pods that serve): the
+/// operator sets it `True` once the pod carries [`WORKER_INFO_ANNOTATION`], so a worker is Ready
+/// (for rollouts, `status` and `deploy --wait`) only once the router can route to it.
+pub const REGISTERED_CONDITION: &str = "infera.amd.com/registered";
+
 /// Labels the LeaderWorkerSet controller puts on every pod of a group.
 pub const LWS_LABEL_NAME: &str = "leaderworkerset.sigs.k8s.io/name";
 /// The group a pod of a LeaderWorkerSet belongs to.

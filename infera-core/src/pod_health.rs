@@ -19,6 +19,10 @@ pub struct PodHealth {
     pub not_scheduled: Option<NotScheduled>,
     /// Containers (init containers first) that wait with a reason.
     pub waiting: Vec<Waiting>,
+    /// Every container is ready, a readiness gate is not: the kubelet's `Ready` reason
+    /// `ReadinessGatesNotReady` (kubernetes 1.36 `pkg/kubelet/status/generate.go:123-167`). Worker
+    /// pods wait there until the router has registered them (`naming::REGISTERED_CONDITION`).
+    pub gates_pending: bool,
 }
 
 /// Why a pod has no node yet.
@@ -128,6 +132,9 @@ pub enum Trouble {
     None,
 }
 
+/// The kubelet's reason for a pod whose containers are ready and a readiness gate is not.
+const READINESS_GATES_NOT_READY: &str = "ReadinessGatesNotReady";
+
 impl PodHealth {
     /// Reads a pod's status.
     pub fn of(pod: &Pod) -> PodHealth {
@@ -169,16 +176,20 @@ impl PodHealth {
                     }
                 }),
             waiting: statuses.into_iter().filter_map(Waiting::of).collect(),
+            gates_pending: condition("Ready").is_some_and(|c| {
+                c.status != "True" && c.reason.as_deref() == Some(READINESS_GATES_NOT_READY)
+            }),
         }
     }
 
-    /// The one word that best says why the pod is not running: the first waiting reason, else
-    /// why it is not scheduled; empty when neither applies.
+    /// The one word that best says why the pod is not running or not ready: the first waiting
+    /// reason, else why it is not scheduled, else a readiness gate; empty when none applies.
     pub fn reason(&self) -> &str {
         self.waiting
             .first()
             .map(|w| w.reason.as_str())
             .or_else(|| self.not_scheduled.as_ref().map(|n| n.reason.as_str()))
+            .or(self.gates_pending.then_some(READINESS_GATES_NOT_READY))
             .unwrap_or_default()
     }
 
@@ -333,9 +344,27 @@ mod tests {
                 restarts: 3,
                 not_scheduled: None,
                 waiting: vec![],
+                gates_pending: false,
             }
         );
         assert_eq!(health.reason(), "");
+    }
+
+    #[test]
+    fn a_pod_whose_readiness_gate_is_pending_says_so() {
+        let health = PodHealth::of(&pod(json!({
+            "spec": {"containers": [{"name": "engine"}],
+                "readinessGates": [{"conditionType": "infera.amd.com/registered"}]},
+            "status": {
+                "conditions": [{"type": "Ready", "status": "False", "reason": "ReadinessGatesNotReady"}],
+                "containerStatuses": [
+                    {"name": "engine", "image": "i", "imageID": "", "ready": true, "restartCount": 0}
+                ]
+            }
+        })));
+        assert!(!health.ready);
+        assert_eq!(health.ready_containers, 1);
+        assert_eq!(health.reason(), "ReadinessGatesNotReady");
     }
 
     #[test]

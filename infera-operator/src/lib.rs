@@ -21,6 +21,7 @@ pub mod models;
 pub mod observe;
 pub mod ownership;
 pub mod reconcile;
+pub mod registration;
 pub mod rollout;
 pub mod status;
 
@@ -77,6 +78,13 @@ pub enum Error {
         #[source]
         source: kube::Error,
     },
+    /// Setting a worker pod's readiness gate failed (see [`registration`]).
+    #[error("cannot mark pod {pod} registered with the router")]
+    MarkRegistered {
+        pod: String,
+        #[source]
+        source: kube::Error,
+    },
     /// The system gave no random bytes for a password.
     #[error("cannot generate a NATS password")]
     Random(#[source] getrandom::Error),
@@ -99,6 +107,7 @@ impl Error {
             | Self::Apply { .. }
             | Self::Delete { .. }
             | Self::Credentials { .. }
+            | Self::MarkRegistered { .. }
             | Self::Random(_) => "apply",
             Self::History { .. } => "history",
             Self::WriteStatus { .. } => "status",
@@ -116,6 +125,7 @@ impl Error {
             Self::Apply { source, .. }
             | Self::Delete { source, .. }
             | Self::Credentials { source, .. }
+            | Self::MarkRegistered { source, .. }
             | Self::History { source, .. }
             | Self::WriteStatus { source, .. } => source,
             Self::LeaseTaken { .. } | Self::LeaseNotRenewed { .. } => return false,

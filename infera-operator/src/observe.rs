@@ -18,7 +18,7 @@ use std::{
 use futures::{Stream, StreamExt, TryStreamExt};
 use infera_core::{
     ChildKind, InferaDeployment,
-    naming::{LABEL_DEPLOYMENT, LABEL_REVISION, managed_selector},
+    naming::{LABEL_DEPLOYMENT, LABEL_REVISION, WORKER_INFO_ANNOTATION, managed_selector},
 };
 use k8s_openapi::{
     api::apps::v1::ControllerRevision,
@@ -320,14 +320,20 @@ pub fn slim_revision(revision: &mut ControllerRevision) {
     revision.data = None;
 }
 
-/// Strips a pod to what status and the quota check read: its metadata without `managedFields`
-/// and annotations, the names of its containers (their count makes readiness) and the resources of
+/// Strips a pod to what status, the quota check and the registration step read: its metadata
+/// without `managedFields` and annotations but for whether the worker registered (the
+/// [`WORKER_INFO_ANNOTATION`] kept, its value dropped), its readiness gates, the names of its containers (their count makes readiness) and the resources of
 /// its containers and init containers (what a quota charges it, see `infera_core::quota`), the GPU
 /// product its node affinity requires (an unschedulable pod of a missing product lacks capacity),
 /// and its status.
 fn slim_pod(pod: &mut Pod) {
     pod.managed_fields_mut().clear();
+    let registered = pod.annotations().contains_key(WORKER_INFO_ANNOTATION);
     pod.annotations_mut().clear();
+    if registered {
+        pod.annotations_mut()
+            .insert(WORKER_INFO_ANNOTATION.into(), String::new());
+    }
     if let Some(spec) = &pod.spec {
         let slim = |containers: &[Container]| -> Vec<Container> {
             containers
@@ -343,6 +349,7 @@ fn slim_pod(pod: &mut Pod) {
             containers: slim(&spec.containers),
             init_containers: spec.init_containers.as_deref().map(slim),
             affinity: product_affinity(spec),
+            readiness_gates: spec.readiness_gates.clone(),
             ..PodSpec::default()
         });
     }
@@ -502,6 +509,29 @@ mod tests {
     fn pod(name: &str) -> Pod {
         serde_json::from_value(serde_json::json!({"metadata": {"name": name, "namespace": "ns"}}))
             .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_slim_pod_keeps_that_it_registered_and_its_readiness_gates_not_the_record() {
+        let mut pod: Pod = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "p", "annotations": {
+                "infera.amd.com/worker-info": "{\"worker_id\": \"10.0.0.7:8000\"}",
+                "kubectl.kubernetes.io/restartedAt": "2026-12-06T10:00:00Z"}},
+            "spec": {"containers": [{"name": "engine", "image": "rocm/infera"}],
+                "readinessGates": [{"conditionType": "infera.amd.com/registered"}]}
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        super::slim_pod(&mut pod);
+        assert_eq!(
+            pod.metadata.annotations,
+            Some([("infera.amd.com/worker-info".to_string(), String::new())].into())
+        );
+        let spec = pod.spec.unwrap_or_default();
+        assert_eq!(
+            serde_json::to_value(&spec.readiness_gates).ok(),
+            Some(serde_json::json!([{"conditionType": "infera.amd.com/registered"}]))
+        );
+        assert_eq!(spec.containers[0].image, None);
     }
 
     #[test]

@@ -74,7 +74,8 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
     Ok(Action::requeue(next_look(&ctx, &outcome, &new, &now)))
 }
 
-/// Brings the graph to a valid spec: the `hf://` downloads planned (the GPU pools of a model wait
+/// Brings the graph to a valid spec: the workers the router registered since the last look
+/// marked so ([`crate::registration`]), the `hf://` downloads planned (the GPU pools of a model wait
 /// for its download Job, rendered at zero), the children rendered, the rollout's next step
 /// planned on them, the whole applied, and the revision history kept. A failure to apply is
 /// returned; the history's, which is bookkeeping and holds back nothing else of the graph, comes
@@ -85,6 +86,7 @@ async fn converge(
     snapshot: &Snapshot,
     mut valid: ValidDeployment,
 ) -> Result<(Outcome, Result<()>)> {
+    crate::registration::mark(&ctx.client, &snapshot.pods).await?;
     let (downloads, model) = plan_downloads(&mut valid, snapshot);
     let installed = |kind| ctx.observed.installed(kind);
     let apis = Apis {

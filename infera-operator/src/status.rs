@@ -22,7 +22,7 @@ mod pods;
 #[cfg(test)]
 mod tests;
 
-use pods::{ready_groups, trouble, unschedulable};
+use pods::{ready_groups, trouble, unregistered, unschedulable};
 
 use crate::{
     apply::Applied,
@@ -470,7 +470,7 @@ fn summarize(
                 s.ready_groups.unwrap_or(s.ready_replicas),
                 s.desired_replicas
             );
-            match trouble(&snapshot.pods, name) {
+            match trouble(&snapshot.pods, name).or_else(|| unregistered(&snapshot.pods, name)) {
                 Some(trouble) => format!("{ready} ({trouble})"),
                 None => ready,
             }

@@ -8,8 +8,8 @@ use k8s_openapi::{
     api::core::v1::{
         Affinity, Capabilities, Container, ContainerPort, EmptyDirVolumeSource, EnvVar,
         EnvVarSource, Lifecycle, LifecycleHandler, NodeSelectorRequirement, NodeSelectorTerm,
-        ObjectFieldSelector, PodSpec, PodTemplateSpec, Probe, ResourceRequirements,
-        SecurityContext, SleepAction, Volume, VolumeMount,
+        ObjectFieldSelector, PodReadinessGate, PodSpec, PodTemplateSpec, Probe,
+        ResourceRequirements, SecurityContext, SleepAction, Volume, VolumeMount,
     },
     apimachinery::pkg::api::resource::Quantity,
 };
@@ -24,7 +24,7 @@ use crate::{
     gpu_product::{self, PRODUCT_LABEL},
     naming::{
         Component, ENGINE_CONTAINER, FRONTEND_CONTAINER, LABEL_ENDPOINT, LABEL_GAIE_FRONTEND,
-        LABEL_REVISION, REVISION_ENV, SHM_VOLUME,
+        LABEL_REVISION, REGISTERED_CONDITION, REVISION_ENV, SHM_VOLUME,
     },
     types::BackendFramework,
     validate::{Health, Pod, Rdma, Worker, merge_engine},
@@ -72,6 +72,7 @@ pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec 
         let mut template =
             extra_template(cx, component, &worker.pod, extra, Some((contract, rank)));
         worker_labels(cx, &mut template, serves);
+        gate_on_registration(cx, &mut template, serves);
         return template;
     }
     let mut args = worker.pod.args.clone();
@@ -133,6 +134,7 @@ pub fn worker(cx: &Context<'_>, worker: &Worker, rank: Rank) -> PodTemplateSpec 
             .insert(NETWORKS_ANNOTATION.into(), rdma.networks.join(", "));
     }
     worker_labels(cx, &mut template, serves);
+    gate_on_registration(cx, &mut template, serves);
     let engine = template.spec.as_mut().and_then(|spec| {
         spec.containers
             .iter_mut()
@@ -171,6 +173,28 @@ fn worker_labels(cx: &Context<'_>, template: &mut PodTemplateSpec, serves: bool)
         }
         if let Some(revision) = &cx.revision {
             labels.insert(LABEL_REVISION.into(), revision.clone());
+        }
+    }
+}
+
+/// A worker pod that registers with the router (one that serves, with Kubernetes discovery) is
+/// Ready only once it has: the readiness gate [`REGISTERED_CONDITION`], which the operator sets
+/// when the wrapper's registration appears on the pod. Without it a pod is Ready at the engine's
+/// `/health`, up to seconds before the router routes to it, and a rollout that counts it would
+/// drain the old pods while the router has no new one (docs/rollouts.md).
+fn gate_on_registration(cx: &Context<'_>, template: &mut PodTemplateSpec, serves: bool) {
+    if !serves || cx.deployment.discovery != flags::DiscoveryFlags::Kubernetes {
+        return;
+    }
+    if let Some(spec) = template.spec.as_mut() {
+        let gates = spec.readiness_gates.get_or_insert_default();
+        if !gates
+            .iter()
+            .any(|g| g.condition_type == REGISTERED_CONDITION)
+        {
+            gates.push(PodReadinessGate {
+                condition_type: REGISTERED_CONDITION.into(),
+            });
         }
     }
 }

@@ -5,11 +5,16 @@ use std::{collections::BTreeMap, sync::Arc};
 
 use infera_core::{
     PodHealth, ReadyReason, gpu_product,
-    naming::{LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME},
+    naming::{
+        LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_NAME, REGISTERED_CONDITION,
+        WORKER_INFO_ANNOTATION,
+    },
     pod_health::SchedulingCause,
 };
 use k8s_openapi::api::core::v1::Pod;
 use kube::ResourceExt;
+
+use crate::registration;
 
 /// Groups of a LeaderWorkerSet whose `size` pods are all Ready.
 pub(super) fn ready_groups(pods: &[Arc<Pod>], lws: &str, size: i32) -> i32 {
@@ -59,6 +64,26 @@ pub(super) fn trouble(pods: &[Arc<Pod>], service: &str) -> Option<String> {
                 line.push_str(&format!(": {}", waiting.message));
             }
             Some(line)
+        })
+}
+
+/// A pool's pod whose containers are ready but which the router has not registered yet (its
+/// readiness gate, see [`crate::registration`]): `pod demo-decode-x: its engine serves, not yet
+/// registered with the router (no infera.amd.com/worker-info annotation)`.
+pub(super) fn unregistered(pods: &[Arc<Pod>], service: &str) -> Option<String> {
+    pods.iter()
+        .find(|pod| {
+            pod.labels().get(LABEL_SERVICE).map(String::as_str) == Some(service)
+                && pod.metadata.deletion_timestamp.is_none()
+                && registration::gated(pod)
+                && !registration::condition_true(pod, REGISTERED_CONDITION)
+                && registration::condition_true(pod, "ContainersReady")
+        })
+        .map(|pod| {
+            format!(
+                "pod {}: its engine serves, not yet registered with the router (no {WORKER_INFO_ANNOTATION} annotation)",
+                pod.name_any()
+            )
         })
 }
 

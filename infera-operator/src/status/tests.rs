@@ -641,6 +641,37 @@ fn a_crash_looping_pod_says_why_its_pool_is_not_ready() {
 }
 
 #[test]
+fn a_serving_pod_the_router_has_not_registered_says_so() {
+    let waiting = |registered: &str| -> Arc<Pod> {
+        let pod = json!({
+            "metadata": {"name": "demo-decode-x", "labels": {LABEL_SERVICE: "decode"}},
+            "spec": {"containers": [{"name": "engine"}],
+                "readinessGates": [{"conditionType": "infera.amd.com/registered"}]},
+            "status": {"conditions": [
+                {"type": "ContainersReady", "status": "True"},
+                {"type": "Ready", "status": "False", "reason": "ReadinessGatesNotReady"},
+                {"type": "infera.amd.com/registered", "status": registered},
+            ]},
+        });
+        Arc::new(serde_json::from_value(pod).expect("a pod"))
+    };
+    let status = |pod| {
+        let snapshot = Snapshot {
+            children: [deployment("server", 1, 1), deployment("decode", 1, 0)].into(),
+            pods: vec![pod],
+            ..Snapshot::default()
+        };
+        ready_condition(&status_of(&snapshot)).2.to_string()
+    };
+    assert_eq!(
+        status(waiting("False")),
+        "decode: 0/1 ready (pod demo-decode-x: its engine serves, not yet registered with the router (no infera.amd.com/worker-info annotation))"
+    );
+    // Registered and marked, the pod waits for the kubelet to count it: nothing to add.
+    assert_eq!(status(waiting("True")), "decode: 0/1 ready");
+}
+
+#[test]
 fn unschedulable_pods_name_the_pool() {
     let snapshot = Snapshot {
         children: [deployment("decode", 1, 0)].into(),
