@@ -255,7 +255,8 @@ async fn complete(
 /// a real wait, behind real probes), register through the Kubernetes API, and a completion sent to
 /// the server's Service is routed by upstream's router to both legs with one bootstrap room; the
 /// decode engine fetches the prompt's state from the prefill engine at the address the prefill
-/// wrapper registered (its pod IP) and answers.
+/// wrapper registered (its pod IP) and answers. The workers are Ready only once registered (the
+/// readiness gate the operator sets from the registration).
 #[tokio::test]
 async fn tier3_seed_pd_example_answers_through_router_prefill_and_decode() -> anyhow::Result<()> {
     let (ns, path) = namespace_with("t3-pd", SEED).await?;
@@ -289,6 +290,33 @@ async fn tier3_seed_pd_example_answers_through_router_prefill_and_decode() -> an
         anyhow::ensure!(
             waited >= 5,
             "{role} Ready {waited}s after its container started"
+        );
+        // And only once the router can route to it: the operator set the readiness gate from
+        // the wrapper's registration, and Ready came no earlier.
+        anyhow::ensure!(
+            pod.annotations().contains_key("infera.amd.com/worker-info"),
+            "{role} is Ready without a registration"
+        );
+        let registered = status
+            .conditions
+            .iter()
+            .flatten()
+            .find(|c| c.type_ == "infera.amd.com/registered" && c.status == "True")
+            .and_then(|c| c.last_transition_time.clone())
+            .ok_or_else(|| anyhow::anyhow!("{role}'s readiness gate is not set"))?;
+        anyhow::ensure!(
+            ready.0 >= registered.0,
+            "{role} Ready at {} before its registration at {}",
+            ready.0,
+            registered.0
+        );
+        let marked_by_operator = pod.managed_fields().iter().any(|f| {
+            f.manager.as_deref() == Some("infera-operator")
+                && f.subresource.as_deref() == Some("status")
+        });
+        anyhow::ensure!(
+            marked_by_operator,
+            "{role}'s status has no field of infera-operator"
         );
     }
 
@@ -986,6 +1014,10 @@ async fn tier3_a_lockstep_rollout_under_steady_requests_loses_none() -> anyhow::
     tokio::time::sleep(Duration::from_secs(5)).await;
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let (answered, lost) = stream.await?;
+    eprintln!(
+        "{answered} answered, {} lost during the rollout",
+        lost.len()
+    );
     anyhow::ensure!(
         lost.is_empty(),
         "{} of {} requests lost: {lost:?}",

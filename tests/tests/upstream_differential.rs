@@ -4,8 +4,8 @@
 //! spec; the two sets of children are compared on what the images depend on.
 //!
 //! Compared, child by child (named by role: `<server>`, `<prefill>`, `<nats>`, …): which children
-//! exist; replicas, group size and update strategy; each pod's ServiceAccount, grace period and
-//! upstream's labels; each container's image, ports, env, probes, preStop, resources and mounts, and
+//! exist; replicas, group size and update strategy; each pod's ServiceAccount, grace period,
+//! readiness gates and upstream's labels; each container's image, ports, env, probes, preStop, resources and mounts, and
 //! its command line **by what upstream's own parser makes of it** (every option's value, defaults
 //! and environment included — `tests/upstream/check.sh`), so spelling and order do not count but
 //! every effective flag does; which pods the router's label selector and each Service select; the
@@ -288,6 +288,10 @@ fn facts_of(children: &[Value], roles: &Roles, namespace: &str, side: &str) -> F
                     facts.insert(
                         format!("{at} terminationGracePeriodSeconds"),
                         pod["terminationGracePeriodSeconds"].clone(),
+                    );
+                    facts.insert(
+                        format!("{at} readinessGates"),
+                        pod["readinessGates"].clone(),
                     );
                     pods.push((at.clone(), template["metadata"]["labels"].clone()));
                     let containers = pod["containers"].as_array().cloned().unwrap_or_default();
