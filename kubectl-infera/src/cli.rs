@@ -487,8 +487,9 @@ pub struct StatusArgs {
     /// With NAME: the pools' live load from each router and engine pod's /metrics, read through
     /// the API server (get on pods/proxy): requests in flight, running and waiting, KV-cache
     /// usage; `--load=10s` samples twice 10 s apart and adds tokens and requests per second and
-    /// latency p50/p95 (end to end, time to first token, between tokens) over that window.
-    #[arg(long, value_name = "WINDOW", num_args = 0..=1, require_equals = true, default_missing_value = "0s", value_parser = parse_duration, requires = "name", conflicts_with = "watch")]
+    /// latency p50/p95 (end to end, time to first token, between tokens) over that window. With
+    /// --watch, read every WINDOW (10s when none is given), the rates over the time between reads.
+    #[arg(long, value_name = "WINDOW", num_args = 0..=1, require_equals = true, default_missing_value = "0s", value_parser = parse_duration, requires = "name")]
     pub load: Option<Duration>,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]

@@ -340,7 +340,7 @@ async fn tier3_seed_pd_example_answers_through_router_prefill_and_decode() -> an
 /// `status --load=6s` while completions flow: the router's requests in flight and end-to-end
 /// percentiles (upstream's `infera_request_duration_seconds`), the engines' running requests and
 /// generated tokens per second (the stand-in's series, under SGLang's names), every pod read
-/// through the API server's proxy.
+/// through the API server's proxy; and under `--watch`, read again every window.
 async fn graph_load(ns: &TestNamespace) -> anyhow::Result<()> {
     let n = ns.name().to_string();
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -366,8 +366,36 @@ async fn graph_load(ns: &TestNamespace) -> anyhow::Result<()> {
         "json",
     ])
     .await;
+    // The same under --watch: read again every 3 s, the rates over the time between two reads.
+    let mut watch = Pty::spawn(&format!(
+        "kubectl infera status demo -n {n} --watch --load=3s -o json"
+    ))?;
+    let watched = watch
+        .expect("\"windowSeconds\"", Duration::from_secs(60))
+        .await;
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let sent = traffic.await??;
+    watched?;
+    let raw = watch.screen();
+    let watched: serde_json::Value = raw
+        .lines()
+        .find(|l| l.contains("\"windowSeconds\""))
+        .map(|l| serde_json::from_str(l.trim()))
+        .ok_or_else(|| anyhow::anyhow!("no document with a window: {raw}"))??;
+    let window = watched["load"]["windowSeconds"]
+        .as_f64()
+        .unwrap_or_default();
+    let server_rate = watched["load"]["pools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|p| p["pool"] == "server")
+        .and_then(|p| p["requestsPerSecond"].as_f64())
+        .unwrap_or_default();
+    anyhow::ensure!(
+        (3.0..10.0).contains(&window) && server_rate > 0.0,
+        "--watch --load=3s: {watched:#}"
+    );
     let status = status?.expect_code(0)?;
     let detail: serde_json::Value = serde_json::from_str(&status.stdout)?;
     let load = &detail["load"];

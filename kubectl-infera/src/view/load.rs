@@ -119,7 +119,66 @@ async fn read_all(
         .await
 }
 
-/// The load of `idep`'s pools from its `pods`: one sample, or two `window` apart.
+/// One reading of every target's `/metrics`.
+pub struct Reading {
+    targets: Vec<Target>,
+    samples: Vec<Result<Vec<Series>, String>>,
+}
+
+/// Reads the `/metrics` of the Ready router and engine pods among `pods`, eight at a time.
+pub async fn read_pods(kube: &Kube, namespace: &str, pods: &[Pod]) -> Reading {
+    let targets = targets(pods);
+    let samples = read_all(kube, namespace, &targets).await;
+    Reading { targets, samples }
+}
+
+/// The pools' load from the `later` reading, with rates and percentiles over the `window`
+/// seconds since the `earlier` one for the pods both read (matched by name; a pod read only
+/// later counts in the gauges alone).
+pub fn load_section(
+    engine: Engine,
+    earlier: Option<&Reading>,
+    later: &Reading,
+    window: Option<f64>,
+) -> LoadSection {
+    let scraped: Vec<Scraped> = later
+        .targets
+        .iter()
+        .zip(&later.samples)
+        .map(|(target, last)| {
+            let last = last.clone();
+            let first = earlier.and_then(|earlier| {
+                let at = earlier.targets.iter().position(|t| t.pod == target.pod)?;
+                earlier.samples.get(at).cloned()
+            });
+            let (first, second) = match first {
+                Some(first) => (first, Some(last)),
+                None => (last, None),
+            };
+            Scraped {
+                pool: target.pool.clone(),
+                role: target.role,
+                first,
+                second,
+            }
+        })
+        .collect();
+    let window = window.filter(|_| earlier.is_some());
+    LoadSection {
+        window_seconds: window,
+        pools: load::pools(&scraped, engine, window),
+    }
+}
+
+/// The engine whose metric names `idep`'s pods export.
+pub fn engine_of(idep: &InferaDeployment) -> Engine {
+    match idep.spec.backend_framework {
+        BackendFramework::Sglang => Engine::Sglang,
+        BackendFramework::Vllm => Engine::Vllm,
+    }
+}
+
+/// The load of `idep`'s pools from its `pods`: one reading, or two `window` apart.
 pub async fn load(
     kube: &Kube,
     idep: &InferaDeployment,
@@ -127,34 +186,18 @@ pub async fn load(
     window: Duration,
 ) -> LoadSection {
     let namespace = idep.namespace().unwrap_or_else(|| kube.namespace.clone());
-    let targets = targets(pods);
-    let first = read_all(kube, &namespace, &targets).await;
-    let second = if window.is_zero() {
-        None
-    } else {
-        tokio::time::sleep(window).await;
-        Some(read_all(kube, &namespace, &targets).await)
-    };
-    let mut second = second.map(Vec::into_iter);
-    let scraped: Vec<Scraped> = targets
-        .into_iter()
-        .zip(first)
-        .map(|(target, first)| Scraped {
-            pool: target.pool,
-            role: target.role,
-            first,
-            second: second.as_mut().and_then(Iterator::next),
-        })
-        .collect();
-    let engine = match idep.spec.backend_framework {
-        BackendFramework::Sglang => Engine::Sglang,
-        BackendFramework::Vllm => Engine::Vllm,
-    };
-    let window = (!window.is_zero()).then_some(window.as_secs_f64());
-    LoadSection {
-        window_seconds: window,
-        pools: load::pools(&scraped, engine, window),
+    let first = read_pods(kube, &namespace, pods).await;
+    if window.is_zero() {
+        return load_section(engine_of(idep), None, &first, None);
     }
+    tokio::time::sleep(window).await;
+    let second = read_pods(kube, &namespace, pods).await;
+    load_section(
+        engine_of(idep),
+        Some(&first),
+        &second,
+        Some(window.as_secs_f64()),
+    )
 }
 
 #[cfg(test)]

@@ -2,7 +2,10 @@
 //! on every change; otherwise one line, or one JSON document with `-o json`, per change that is
 //! more than time passing.
 
-use std::collections::BTreeMap;
+use std::{
+    collections::BTreeMap,
+    time::{Duration, Instant},
+};
 
 use futures::{StreamExt, TryStreamExt, future, stream};
 use infera_core::{InferaDeployment, naming};
@@ -24,7 +27,7 @@ use crate::{
     client::Kube,
     error::{Error, Result},
     printer::{Printer, Style},
-    view::{self, Detail, Listed, Summary},
+    view::{self, Detail, Listed, LoadSection, Reading, Summary},
 };
 
 /// `(namespace, name)`.
@@ -136,7 +139,12 @@ enum Update {
     Pods(bool),
     /// A warning event; `true` once the initial list is complete (or events cannot be read).
     Events(bool),
+    /// A reading of the pods' metrics (`--load`).
+    Load(Reading),
 }
+
+/// How often `--watch --load` reads the pods' metrics when `--load` names no window.
+const LOAD_EVERY: Duration = Duration::from_secs(10);
 
 /// Events are optional: a user who may not list them still gets the rest.
 fn forbidden<T>(item: &std::result::Result<T, watcher::Error>) -> bool {
@@ -149,12 +157,20 @@ fn forbidden<T>(item: &std::result::Result<T, watcher::Error>) -> bool {
 
 /// Three watches, no polling: the deployment (field selector metadata.name), its pods (label
 /// selector) and the namespace's warning events; redraws from the cached state on each change.
+/// With `--load`, the pods' metrics are read every window too (metrics are only ever read), and
+/// the rates and latencies are over the time since the previous reading.
 pub async fn detail(kube: &Kube, name: &str, args: &StatusArgs, printer: &Printer) -> Result<()> {
     let namespace = kube.namespace.clone();
     let (pod_store, pod_writer) = reflector::store::<Pod>();
     let (event_store, event_writer) = reflector::store::<Event>();
-    let mut updates = detail_updates(kube, name, pod_writer, event_writer);
+    let mut updates = detail_updates(kube, name, pod_writer, event_writer).boxed_local();
+    if let Some(window) = args.load {
+        let every = if window.is_zero() { LOAD_EVERY } else { window };
+        let readings = load_readings(kube.clone(), pod_store.clone(), every);
+        updates = stream::select(updates, readings).boxed_local();
+    }
     let (mut idep, mut pods_listed, mut events_listed) = (None, false, false);
+    let (mut earlier, mut load): (Option<(Reading, Instant)>, Option<LoadSection>) = (None, None);
     let mut last: Option<Detail> = None;
     let redraw = printer.stdout_is_tty() && matches!(args.output, Output::Table | Output::Wide);
     while let Some(update) = updates.next().await {
@@ -167,6 +183,16 @@ pub async fn detail(kube: &Kube, name: &str, args: &StatusArgs, printer: &Printe
             Update::Deployment(None) => return Err(view::not_found(&namespace, name)),
             Update::Pods(done) => pods_listed |= done,
             Update::Events(done) => events_listed |= done,
+            Update::Load(reading) => {
+                let now = Instant::now();
+                if let Some(current) = &idep {
+                    let window = earlier.as_ref().map(|(_, at)| (now - *at).as_secs_f64());
+                    let previous = earlier.as_ref().map(|(reading, _)| reading);
+                    let engine = view::engine_of(current);
+                    load = Some(view::load_section(engine, previous, &reading, window));
+                }
+                earlier = Some((reading, now));
+            }
         }
         let Some(current) = &idep else { continue };
         if !(pods_listed && events_listed) {
@@ -174,11 +200,20 @@ pub async fn detail(kube: &Kube, name: &str, args: &StatusArgs, printer: &Printe
         }
         let pods: Vec<Pod> = pod_store.state().iter().map(|p| (**p).clone()).collect();
         let events: Vec<Event> = event_store.state().iter().map(|e| (**e).clone()).collect();
-        let d = view::detail(current, &pods, &events, Timestamp::now());
+        let mut d = view::detail(current, &pods, &events, Timestamp::now());
+        d.load.clone_from(&load);
+        // A line of text says what the summary says: a new reading alone is no change there.
+        let compared = |d: &Detail| {
+            let mut d = ageless(d);
+            if args.output != Output::Json {
+                d.load = None;
+            }
+            d
+        };
         if redraw {
             printer.clear_screen();
             printer.out(&detail_text(printer, &d));
-        } else if last.as_ref().is_none_or(|l| ageless(l) != ageless(&d)) {
+        } else if last.as_ref().is_none_or(|l| compared(l) != compared(&d)) {
             match args.output {
                 Output::Json => printer.json_line(&d)?,
                 _ => printer.out(&change_line("MODIFIED", &d.summary)),
@@ -198,6 +233,29 @@ fn ageless(d: &Detail) -> Detail {
     d.pods.iter_mut().for_each(|p| p.age_seconds = 0);
     d.warnings.iter_mut().for_each(|w| w.age_seconds = 0);
     d
+}
+
+/// A reading of the `/metrics` of the pods in `pods` once its first list is in, then one every
+/// `every` after the last reading ended.
+fn load_readings(
+    kube: Kube,
+    pods: reflector::Store<Pod>,
+    every: Duration,
+) -> stream::LocalBoxStream<'static, Result<Update>> {
+    stream::unfold(true, move |first| {
+        let (kube, pods) = (kube.clone(), pods.clone());
+        async move {
+            if first {
+                pods.wait_until_ready().await.ok()?;
+            } else {
+                tokio::time::sleep(every).await;
+            }
+            let list: Vec<Pod> = pods.state().iter().map(|p| (**p).clone()).collect();
+            let reading = view::read_pods(&kube, &kube.namespace, &list).await;
+            Some((Ok(Update::Load(reading)), false))
+        }
+    })
+    .boxed_local()
 }
 
 /// Whether a watcher event completes the initial list.
