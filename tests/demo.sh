@@ -66,7 +66,8 @@ step "one completion through the server's Service (router -> prefill + decode)"
 request="$K8S_TEST_DIR/demo-request.json"
 echo '{"model": "Qwen/Qwen3-0.6B", "messages": [{"role": "user", "content": "Say hello"}], "max_tokens": 8}' >"$request"
 uri=/api/v1/namespaces/demo/services/http:demo-server:8000/proxy/v1/chat/completions
-# The router routes once a worker has registered, a few seconds after it is Ready.
+# Workers are Ready once registered with the router (docs/rollouts.md); the Service's endpoints
+# may take a moment more to list the server.
 for i in $(seq 60); do
   if answer="$(kubectl create --raw "$uri" -f "$request" 2>&1)"; then break; fi
   ((i < 60)) || { echo "no answer: $answer" >&2; exit 1; }
