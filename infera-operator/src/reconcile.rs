@@ -34,7 +34,8 @@ use crate::{
 /// Reconciles one InferaDeployment; the controller calls it whenever the deployment, one of its
 /// children or pods, or a CRD it may need changes, and again after the returned delay.
 ///
-/// The steps: observe (the watches' snapshot) → validate → [`converge`] (plan the downloads and
+/// The steps: observe (the watches' snapshot) → mark the workers the router registered
+/// ([`crate::registration`], whatever the spec) → validate → [`converge`] (plan the downloads and
 /// the rollout step, render, apply, keep the revision history) → [`report`] (the status) → when
 /// to look again.
 pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result<Action> {
@@ -50,6 +51,10 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
     }
     let _timer = ctx.metrics.reconcile_timer();
     let snapshot = ctx.observed.snapshot(&idep);
+    // Whatever the spec says now, the workers the router registered count as ready from now on.
+    if let Err(error) = crate::registration::mark(&ctx.client, &snapshot.pods).await {
+        return Err(show_failure(&ctx, &idep, error).await);
+    }
     let (outcome, history) = match validate(&idep) {
         Err(errors) => (Outcome::Invalid(errors), Ok(())),
         Ok(valid) => match converge(&ctx, &idep, &snapshot, valid).await {
@@ -74,8 +79,7 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
     Ok(Action::requeue(next_look(&ctx, &outcome, &new, &now)))
 }
 
-/// Brings the graph to a valid spec: the workers the router registered since the last look
-/// marked so ([`crate::registration`]), the `hf://` downloads planned (the GPU pools of a model wait
+/// Brings the graph to a valid spec: the `hf://` downloads planned (the GPU pools of a model wait
 /// for its download Job, rendered at zero), the children rendered, the rollout's next step
 /// planned on them, the whole applied, and the revision history kept. A failure to apply is
 /// returned; the history's, which is bookkeeping and holds back nothing else of the graph, comes
@@ -86,7 +90,6 @@ async fn converge(
     snapshot: &Snapshot,
     mut valid: ValidDeployment,
 ) -> Result<(Outcome, Result<()>)> {
-    crate::registration::mark(&ctx.client, &snapshot.pods).await?;
     let (downloads, model) = plan_downloads(&mut valid, snapshot);
     let installed = |kind| ctx.observed.installed(kind);
     let apis = Apis {
