@@ -25,6 +25,9 @@ _kubectl__infera() {
             kubectl__infera,completion)
                 cmd="kubectl__infera__subcmd__completion"
                 ;;
+            kubectl__infera,dashboard)
+                cmd="kubectl__infera__subcmd__dashboard"
+                ;;
             kubectl__infera,deploy)
                 cmd="kubectl__infera__subcmd__deploy"
                 ;;
@@ -69,6 +72,9 @@ _kubectl__infera() {
                 ;;
             kubectl__infera__subcmd__help,completion)
                 cmd="kubectl__infera__subcmd__help__subcmd__completion"
+                ;;
+            kubectl__infera__subcmd__help,dashboard)
+                cmd="kubectl__infera__subcmd__help__subcmd__dashboard"
                 ;;
             kubectl__infera__subcmd__help,deploy)
                 cmd="kubectl__infera__subcmd__help__subcmd__deploy"
@@ -164,7 +170,7 @@ _kubectl__infera() {
 
     case "${cmd}" in
         kubectl__infera)
-            opts="-n -v -h -V --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --color --v --help --version init uninstall doctor deploy status scale rollout logs report render version completion __complete __generate help"
+            opts="-n -v -h -V --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --color --v --help --version init uninstall doctor deploy status scale rollout logs report render dashboard version completion __complete __generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -357,6 +363,76 @@ _kubectl__infera() {
             fi
             case "${prev}" in
                 --install-shim)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kubeconfig)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --context)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cluster)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --namespace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --as-group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -v)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__infera__subcmd__dashboard)
+            opts="-f -n -v -h -V --filename --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --color --v --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -688,7 +764,7 @@ _kubectl__infera() {
             return 0
             ;;
         kubectl__subcmd__infera__subcmd__help)
-            opts="init uninstall doctor deploy status scale rollout logs report render version completion __complete __generate help"
+            opts="init uninstall doctor deploy status scale rollout logs report render dashboard version completion __complete __generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -730,6 +806,20 @@ _kubectl__infera() {
             return 0
             ;;
         kubectl__subcmd__infera__subcmd__help__subcmd__completion)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kubectl__subcmd__infera__subcmd__help__subcmd__dashboard)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -1,5 +1,6 @@
 //! Types of the foreign CRDs we render into, generated with kopium from the schemas their projects
-//! publish (see `generate.sh`). Never edited by hand, nor reformatted.
+//! publish (see `generate.sh`). Never edited by hand, nor reformatted — but for `pod_monitor`, a
+//! hand-written subset of a far larger API.
 
 #[rustfmt::skip]
 pub mod http_route;
@@ -9,5 +10,6 @@ pub mod inference_pool;
 pub mod inference_pool_v1alpha2;
 #[rustfmt::skip]
 pub mod lws;
+pub mod pod_monitor;
 #[rustfmt::skip]
 pub mod scaled_object;

@@ -10,12 +10,14 @@
 pub mod condition;
 pub mod conflict;
 pub mod crd;
+pub mod dashboard;
 pub mod external;
 pub mod flags;
 pub mod gpu_product;
 pub mod hash;
 pub mod history;
 pub mod lockstep;
+pub mod metrics;
 pub mod naming;
 pub mod pod_health;
 pub mod pod_security;

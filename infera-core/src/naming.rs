@@ -95,6 +95,10 @@ pub fn is_owned_label(key: &str) -> bool {
 pub const ENGINE_CONTAINER: &str = "engine";
 /// Name of the GAIE frontend sidecar.
 pub const FRONTEND_CONTAINER: &str = "infera-frontend";
+/// Name of the port the router and the engines serve requests and `/metrics` on.
+pub const HTTP_PORT: &str = "http";
+/// Name of the port the GAIE frontend sidecar serves requests and `/metrics` on.
+pub const FRONTEND_PORT: &str = "frontend";
 /// Name of the memory-backed volume mounted at `/dev/shm`.
 pub const SHM_VOLUME: &str = "dshm";
 /// Annotation of an `hf://` download Job: the source it downloads, as `model.source` spells it.
@@ -147,6 +151,8 @@ pub enum Component<'a> {
     Model,
     /// The graph's NetworkPolicies.
     NetworkPolicy,
+    /// The graph's PodMonitor.
+    Monitoring,
 }
 
 impl Component<'_> {
@@ -161,6 +167,7 @@ impl Component<'_> {
             Self::Gateway => "gateway",
             Self::Model => "model",
             Self::NetworkPolicy => "network-policy",
+            Self::Monitoring => "monitoring",
         }
     }
 

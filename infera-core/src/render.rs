@@ -8,6 +8,7 @@ mod gaie;
 mod injection;
 mod meta;
 mod model;
+mod monitoring;
 mod nats;
 mod network_policy;
 mod pod;
@@ -37,7 +38,7 @@ use injection::Injection;
 use crate::{
     external::{
         http_route::HttpRoute, inference_pool::InferencePool, inference_pool_v1alpha2,
-        lws::LeaderWorkerSet, scaled_object::ScaledObject,
+        lws::LeaderWorkerSet, pod_monitor::PodMonitor, scaled_object::ScaledObject,
     },
     naming,
     validate::{Nats, ValidDeployment},
@@ -67,6 +68,7 @@ pub enum Child {
     PersistentVolumeClaim(PersistentVolumeClaim),
     Job(Job),
     NetworkPolicy(NetworkPolicy),
+    PodMonitor(PodMonitor),
 }
 
 /// The kinds of [`Child`], for API discovery, RBAC and watches; each variant is the kind it names.
@@ -90,11 +92,13 @@ pub enum ChildKind {
     PersistentVolumeClaim,
     Job,
     NetworkPolicy,
+    /// The Prometheus Operator's PodMonitor (`monitoring.coreos.com/v1`).
+    PodMonitor,
 }
 
 impl ChildKind {
     /// Every kind, in the order children are rendered and watched.
-    pub const ALL: [ChildKind; 15] = [
+    pub const ALL: [ChildKind; 16] = [
         Self::ServiceAccount,
         Self::Role,
         Self::RoleBinding,
@@ -110,6 +114,7 @@ impl ChildKind {
         Self::PersistentVolumeClaim,
         Self::Job,
         Self::NetworkPolicy,
+        Self::PodMonitor,
     ];
 
     /// Group, version, kind and plural, from the type's `Resource` impl.
@@ -132,6 +137,7 @@ impl ChildKind {
             Self::PersistentVolumeClaim => ApiResource::erase::<PersistentVolumeClaim>(&()),
             Self::Job => ApiResource::erase::<Job>(&()),
             Self::NetworkPolicy => ApiResource::erase::<NetworkPolicy>(&()),
+            Self::PodMonitor => ApiResource::erase::<PodMonitor>(&()),
         }
     }
 
@@ -163,6 +169,11 @@ impl ChildKind {
                 "Gateway API",
                 "spec.gaie",
                 "install the Gateway API CRDs (https://gateway-api.sigs.k8s.io/guides/)",
+            ),
+            Self::PodMonitor => (
+                "Prometheus Operator",
+                "spec.monitoring",
+                "install the Prometheus Operator's CRDs (https://prometheus-operator.dev/docs/getting-started/installation/), or set monitoring.enabled: false",
             ),
             _ => return None,
         };
@@ -218,6 +229,7 @@ impl Child {
             Self::PersistentVolumeClaim(_) => ChildKind::PersistentVolumeClaim,
             Self::Job(_) => ChildKind::Job,
             Self::NetworkPolicy(_) => ChildKind::NetworkPolicy,
+            Self::PodMonitor(_) => ChildKind::PodMonitor,
         }
     }
 
@@ -239,6 +251,7 @@ impl Child {
             Self::PersistentVolumeClaim(o) => &o.metadata,
             Self::Job(o) => &o.metadata,
             Self::NetworkPolicy(o) => &o.metadata,
+            Self::PodMonitor(o) => &o.metadata,
         }
     }
 
@@ -427,6 +440,9 @@ pub fn render_for(deployment: &ValidDeployment, apis: Apis) -> Vec<Child> {
     }
     if let Some(gaie) = &deployment.gaie {
         children.extend(gaie::objects(&cx, gaie));
+    }
+    if let Some(monitoring) = &deployment.monitoring {
+        children.push(monitoring::pod_monitor(&cx, monitoring));
     }
     children
 }

@@ -146,6 +146,11 @@ pub struct InferaDeploymentSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network_policy: Option<NetworkPolicySpec>,
 
+    /// Metrics collection by the Prometheus Operator: a PodMonitor that scrapes the router's and
+    /// the engines' `/metrics` (`kubectl infera dashboard NAME` prints a Grafana dashboard of it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub monitoring: Option<MonitoringSpec>,
+
     /// How the worker pools roll out to a new revision.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollout: Option<RolloutSpec>,
@@ -360,6 +365,36 @@ pub struct NetworkPolicySpec {
 
 impl NetworkPolicySpec {
     /// Whether NetworkPolicies are rendered: unless `enabled: false`.
+    pub fn is_enabled(&self) -> bool {
+        self.enabled != Some(false)
+    }
+}
+
+/// Metrics collection by the Prometheus Operator (its PodMonitor CRD must be installed).
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[x_kube(
+    validation = cel::scrape_interval_range(),
+    validation = cel::monitoring_labels_not_ours()
+)]
+#[serde(rename_all = "camelCase")]
+pub struct MonitoringSpec {
+    /// `false` renders no PodMonitor (default true once `monitoring` is set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// How often Prometheus scrapes each pod: a whole number of seconds or minutes such as `15s`
+    /// or `1m`, from 1s to 1h. Default: the Prometheus's own scrape interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = MAX_DURATION_LENGTH), regex(pattern = DURATION_PATTERN))]
+    pub interval: Option<String>,
+    /// Labels of the PodMonitor, for a Prometheus that picks monitors by label (its
+    /// `podMonitorSelector`), e.g. `{release: kube-prometheus-stack}`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schemars(extend("maxProperties" = MAX_OVERLAY_ENTRIES))]
+    pub labels: BTreeMap<String, String>,
+}
+
+impl MonitoringSpec {
+    /// Whether a PodMonitor is rendered: unless `enabled: false`.
     pub fn is_enabled(&self) -> bool {
         self.enabled != Some(false)
     }

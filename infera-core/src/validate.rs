@@ -14,6 +14,7 @@ mod health;
 mod images;
 pub mod limits;
 mod model;
+mod monitoring;
 mod names;
 mod nats;
 mod network;
@@ -37,6 +38,7 @@ use k8s_openapi::{
 };
 use kube::Resource;
 pub use model::{DEFAULT_MOUNT_PATH, Model, ModelSource, model_flag, parse_source};
+pub use monitoring::Monitoring;
 pub use network::Rdma;
 pub use network_policy::NetworkPolicy;
 pub use overlay::{PodOverlay, merge_engine};
@@ -119,6 +121,8 @@ pub struct ValidDeployment {
     pub rollout: Rollout,
     /// The graph's NetworkPolicies; `None` when turned off.
     pub network_policy: Option<NetworkPolicy>,
+    /// The graph's PodMonitor; `None` without `spec.monitoring`, or when turned off.
+    pub monitoring: Option<Monitoring>,
 }
 
 /// The KV-event plane.
@@ -369,6 +373,7 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
     model::overlay_collisions(&mut errors, spec, &models);
     let rollout = rollout::graph(&mut errors, spec);
     let network_policy = network_policy::policy(&mut errors, spec.network_policy.as_ref());
+    let monitoring = monitoring::monitoring(&mut errors, spec.monitoring.as_ref());
     let (server, mut workers) = services::server_and_workers(&mut errors, spec);
     for worker in &mut workers {
         let model = models.remove(&worker.pod.service);
@@ -399,6 +404,7 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
             workers,
             rollout,
             network_policy,
+            monitoring,
         })
     } else {
         Err(errors.into_sorted())

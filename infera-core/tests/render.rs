@@ -696,3 +696,31 @@ fn an_external_nats_url_from_a_secret_reaches_the_pods_by_reference() {
     }
     assert_eq!(pods, 3, "server, prefill and decode");
 }
+
+/// `spec.monitoring` adds one PodMonitor, last, and changes no other child (nor the revision:
+/// the worker pods do not roll).
+#[test]
+fn monitoring_adds_a_pod_monitor_of_the_serving_pods_and_changes_nothing_else() {
+    let base = load("pd.yaml");
+    let mut monitored = base.clone();
+    monitored.spec.monitoring = Some(
+        serde_json::from_value(
+            serde_json::json!({"interval": "15s", "labels": {"release": "kps"}}),
+        )
+        .expect("monitoring"),
+    );
+    let before = render(&validate(&base).expect("valid"));
+    let mut after = render(&validate(&monitored).expect("valid"));
+    let monitor = after.pop().expect("a child");
+    assert_eq!(after, before);
+    assert_eq!(monitor.kind(), infera_core::ChildKind::PodMonitor);
+    insta::assert_snapshot!(yaml::to_yaml_stream(&[monitor]).expect("yaml"));
+    let off = {
+        let mut off = monitored.clone();
+        if let Some(m) = off.spec.monitoring.as_mut() {
+            m.enabled = Some(false);
+        }
+        off
+    };
+    assert_eq!(render(&validate(&off).expect("valid")), before);
+}

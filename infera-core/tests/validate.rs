@@ -903,6 +903,26 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
             "spec.gaie.hostnames: at most 16 hostnames are allowed",
         ),
         (
+            "spec.monitoring.interval maxLength",
+            json!(MAX_DURATION_LENGTH),
+            json!({"spec": {"monitoring": {"interval": "1000000s"}}}),
+            "spec.monitoring.interval: must be at most 7 characters",
+        ),
+        (
+            "spec.monitoring.interval pattern",
+            json!(DURATION_PATTERN),
+            json!({"spec": {"monitoring": {"interval": "1d"}}}),
+            "spec.monitoring.interval: \"1d\" is not a duration",
+        ),
+        (
+            "spec.monitoring.labels maxProperties",
+            json!(MAX_OVERLAY_ENTRIES),
+            json!({"spec": {"monitoring": {"labels": (0..=MAX_OVERLAY_ENTRIES)
+                .map(|i| (format!("k{i}"), json!("v")))
+                .collect::<serde_json::Map<_, _>>()}}}),
+            "spec.monitoring.labels: at most 64",
+        ),
+        (
             "spec.networkPolicy.metricsFrom maxItems",
             json!(MAX_METRICS_FROM),
             json!({"spec": {"networkPolicy": {"metricsFrom": vec![json!({"namespaceSelector": {}}); MAX_METRICS_FROM + 1]}}}),

@@ -137,6 +137,9 @@ pub enum Command {
     Report(ReportArgs),
     /// Print every object the operator would create for a spec (offline).
     Render(RenderArgs),
+    /// Print a Grafana dashboard of a deployment's metrics (with `spec.monitoring`).
+    #[command(after_help = DASHBOARD_EXAMPLES)]
+    Dashboard(DashboardArgs),
     /// Show the plugin, CRD and operator versions.
     Version(VersionArgs),
     /// Print a shell completion script (or install the kubectl completion shim).
@@ -147,6 +150,22 @@ pub enum Command {
     /// Regenerate crds/ and completions/ in a repository checkout.
     #[command(name = "__generate", hide = true)]
     Generate(GenerateArgs),
+}
+
+const DASHBOARD_EXAMPLES: &str = "Examples:
+  # Import into Grafana (Dashboards > New > Import), or provision it from a ConfigMap
+  kubectl infera dashboard demo > demo.json
+  # Offline, from the spec
+  kubectl infera dashboard -f examples/pd.yaml";
+
+#[derive(Debug, Args)]
+pub struct DashboardArgs {
+    /// The InferaDeployment.
+    #[arg(required_unless_present = "file", conflicts_with = "file")]
+    pub name: Option<String>,
+    /// Its spec instead (YAML or JSON, one InferaDeployment; `-` reads stdin): no cluster needed.
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    pub file: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -1,6 +1,7 @@
 //! One module and one entry function per subcommand.
 
 pub mod completion;
+pub mod dashboard;
 pub mod deploy;
 pub mod doctor;
 pub mod generate;
@@ -39,5 +40,6 @@ pub async fn run(cli: Cli, printer: &Printer) -> Result<()> {
         Command::Rollout(args) => rollout::run(args, global, printer).await,
         Command::Logs(args) => logs::run(args, global, printer).await,
         Command::Report(args) => report::run(args, global, printer).await,
+        Command::Dashboard(args) => dashboard::run(args, global, printer).await,
     }
 }

@@ -3,15 +3,14 @@
 //! sample), and over a window between two samples tokens and requests per second and latency
 //! percentiles from the histograms' buckets, as Prometheus's `histogram_quantile` computes them.
 //!
-//! The names are those the images export. The router: `infera/server/metrics.py` of upstream
-//! (`infera_request_inflight` :92, `infera_request_duration_seconds` :69, server-observed end to
-//! end). The engines: requests running and waiting and KV usage as upstream's own drain reads them
-//! (`infera/common/engine_metrics.py:44-63`, verified there against SGLang 0.5.15 and vLLM); the
-//! counters and histograms from the engines' sources at the versions in the images, cited at
-//! [`Engine::names`].
+//! The names are those the images export, from [`infera_core::metrics`] (cited there).
 
 use std::collections::BTreeMap;
 
+use infera_core::{
+    BackendFramework,
+    metrics::{EngineMetrics, ROUTER_DURATION, ROUTER_IN_FLIGHT},
+};
 use serde::Serialize;
 
 /// One sample of a series: `name{labels} value`.
@@ -135,65 +134,6 @@ pub fn quantile(q: f64, buckets: &[(f64, f64)]) -> Option<f64> {
     None
 }
 
-/// The engine of a deployment's workers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Engine {
-    Sglang,
-    Vllm,
-}
-
-/// What an engine calls each figure.
-pub struct Names {
-    pub running: &'static str,
-    pub waiting: &'static str,
-    /// KV-cache usage as a fraction of 1.
-    pub kv_usage: &'static str,
-    pub generation_tokens: &'static str,
-    pub requests_finished: &'static str,
-    pub ttft: &'static str,
-    pub itl: &'static str,
-}
-
-impl Engine {
-    /// SGLang 0.5.15.post1 (`rocm/infera:sglang-v0.1.1`): `sglang/srt/observability/
-    /// metrics_collector.py` — `num_running_reqs` :268, `num_queue_reqs` :274, `token_usage` :308,
-    /// `generation_tokens_total` :1435, `num_requests_total` :1515, `time_to_first_token_seconds`
-    /// :1615, `inter_token_latency_seconds` :1622 (served with `--enable-metrics`, which upstream's
-    /// worker entry point injects). vLLM 0.25.1 (`rocm/infera:vllm-v0.1.1`):
-    /// `vllm/v1/metrics/loggers.py` — `num_requests_running` :457, `num_requests_waiting` :467,
-    /// `kv_cache_usage_perc` :525 (its older `gpu_cache_usage_perc`, which upstream's drain also
-    /// accepts, is not in this version), `generation_tokens` :668 and `request_success` :678
-    /// (counters: exported with `_total`), `time_to_first_token_seconds` :760,
-    /// `inter_token_latency_seconds` :793. `tests/tests/upstream_parsers.rs` checks every name
-    /// against those sources.
-    pub fn names(self) -> Names {
-        match self {
-            Self::Sglang => Names {
-                running: "sglang:num_running_reqs",
-                waiting: "sglang:num_queue_reqs",
-                kv_usage: "sglang:token_usage",
-                generation_tokens: "sglang:generation_tokens_total",
-                requests_finished: "sglang:num_requests_total",
-                ttft: "sglang:time_to_first_token_seconds",
-                itl: "sglang:inter_token_latency_seconds",
-            },
-            Self::Vllm => Names {
-                running: "vllm:num_requests_running",
-                waiting: "vllm:num_requests_waiting",
-                kv_usage: "vllm:kv_cache_usage_perc",
-                generation_tokens: "vllm:generation_tokens_total",
-                requests_finished: "vllm:request_success_total",
-                ttft: "vllm:time_to_first_token_seconds",
-                itl: "vllm:inter_token_latency_seconds",
-            },
-        }
-    }
-}
-
-/// The router's series (upstream `infera/server/metrics.py`).
-const ROUTER_IN_FLIGHT: &str = "infera_request_inflight";
-const ROUTER_DURATION: &str = "infera_request_duration_seconds";
-
 /// Whether a pod serves as the router or as an engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
@@ -256,8 +196,8 @@ pub struct PoolLoad {
 
 /// The figures of each pool (in the order pools first appear) from its pods' samples, with
 /// rates and percentiles over `window` seconds when there is a second sample.
-pub fn pools(scraped: &[Scraped], engine: Engine, window: Option<f64>) -> Vec<PoolLoad> {
-    let names = engine.names();
+pub fn pools(scraped: &[Scraped], backend: BackendFramework, window: Option<f64>) -> Vec<PoolLoad> {
+    let names = EngineMetrics::of(backend);
     let mut pools: Vec<PoolLoad> = Vec::new();
     for pool in scraped.iter().map(|s| &s.pool) {
         if pools.iter().any(|p| p.pool == *pool) {

@@ -426,6 +426,7 @@ impl Plan {
             envs: Vec::new(),
             gaie: None,
             network_policy: None,
+            monitoring: None,
             image_policy: None,
             pod_template: None,
             model: self.model_spec(),

@@ -7,6 +7,7 @@ KWOK_VERSION=v0.8.0
 LWS_VERSION=v0.9.0            # v0.10.0 is not served by the module proxy here
 GATEWAY_API_VERSION=v1.6.3
 GAIE_VERSION=v1.3.0
+PROMETHEUS_OPERATOR_VERSION=v0.85.0  # the PodMonitor CRD of spec.monitoring (tests only)
 KREW_VERSION=v0.4.3
 # Tier 3 (nodes that run containers; tests/cluster/build.sh COMPONENTS=node)
 CONTAINERD_VERSION=v2.4.2

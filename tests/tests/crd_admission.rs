@@ -149,6 +149,16 @@ async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> a
             "spec.networkPolicy.metricsFrom: every entry names a podSelector and/or a namespaceSelector, or an ipBlock alone; fix the entry",
         ),
         (
+            "scrape interval out of range",
+            json!({"spec": {"monitoring": {"interval": "2h"}}}),
+            "interval: must be from 1s to 1h; set how often Prometheus scrapes each pod, e.g. 15s or 1m",
+        ),
+        (
+            "monitoring labels of ours",
+            json!({"spec": {"monitoring": {"labels": {"infera.amd.com/deployment": "x"}}}}),
+            "labels: app.kubernetes.io/name, instance, component, managed-by and every infera.amd.com/ label are the operator's",
+        ),
+        (
             "nats url twice",
             json!({"spec": {"nats": {"url": "nats://x:4222", "deploy": false, "urlSecretRef": {"name": "nats-url"}}}}),
             "spec.nats.urlSecretRef: names the URL that url names too; keep one",

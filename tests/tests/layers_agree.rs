@@ -29,6 +29,22 @@ fn mutations() -> Vec<(&'static str, Value)> {
     let trigger = json!({"type": "cpu", "metricType": "Utilization", "metadata": {"value": "60"}});
     vec![
         ("injected flag", decode(json!({"args": ["--port=1"]}))),
+        (
+            "monitoring",
+            json!({"spec": {"monitoring": {"interval": "30s", "labels": {"release": "kps"}}}}),
+        ),
+        (
+            "scrape interval too long",
+            json!({"spec": {"monitoring": {"interval": "61m"}}}),
+        ),
+        (
+            "scrape interval not a duration",
+            json!({"spec": {"monitoring": {"interval": "1m30s"}}}),
+        ),
+        (
+            "monitoring label of ours",
+            json!({"spec": {"monitoring": {"labels": {"app.kubernetes.io/name": "x"}}}}),
+        ),
         ("negative replicas", decode(json!({"replicas": -1}))),
         ("too many replicas", decode(json!({"replicas": 1001}))),
         (

@@ -417,24 +417,57 @@ fn python_sources(dir: &std::path::Path) -> Vec<String> {
     found
 }
 
-/// The metric names `status --load` reads (the string literals of `kubectl-infera/src/load.rs`)
-/// are defined by the versions the images run: each `sglang:` name in SGLang 0.5.15.post1's
-/// sources, each `vllm:` name in vLLM 0.25.1's, each `infera_` name in upstream's router — as a
-/// metric's name in quotes, a counter also without the `_total` that prometheus_client appends.
+/// The metric names `status --load` reads and every series a query of the dashboard names
+/// (`infera_core::metrics`, `infera_core::dashboard`) are defined by the versions the images run:
+/// each `sglang:` name in SGLang 0.5.15.post1's sources, each `vllm:` name in vLLM 0.25.1's, each
+/// `infera_` name in upstream's router — as a metric's name in quotes, a counter also without the
+/// `_total` that prometheus_client appends, a histogram's series without `_bucket` or `_count`.
+/// Prometheus's own `up` is the one exception.
 #[test]
-fn every_metric_name_status_load_reads_is_defined_by_the_pinned_engines_and_router() {
-    let load =
-        std::fs::read_to_string(format!("{ROOT}/kubectl-infera/src/load.rs")).expect("load.rs");
-    let names: Vec<&str> = load
-        .split('"')
-        .skip(1)
-        .step_by(2)
-        .filter(|s| {
-            (s.starts_with("sglang:") || s.starts_with("vllm:") || s.starts_with("infera_"))
-                && !s.contains(' ')
-        })
-        .collect();
-    assert!(names.len() >= 15, "{names:?}");
+fn every_metric_name_load_and_the_dashboard_read_is_defined_by_the_pinned_versions() {
+    use infera_core::{BackendFramework, metrics};
+    let mut names: Vec<String> = vec![
+        metrics::ROUTER_IN_FLIGHT.into(),
+        metrics::ROUTER_DURATION.into(),
+    ];
+    for backend in [BackendFramework::Sglang, BackendFramework::Vllm] {
+        names.extend(
+            metrics::EngineMetrics::of(backend)
+                .names()
+                .map(String::from),
+        );
+        let dashboard = infera_core::dashboard::dashboard("ns", "d", backend);
+        let exprs: Vec<&str> = dashboard["panels"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|p| p["targets"].as_array().into_iter().flatten())
+            .filter_map(|t| t["expr"].as_str())
+            .collect();
+        assert_eq!(exprs.len(), 13, "{exprs:?}");
+        for expr in exprs {
+            // A series is the identifier right before a `{`.
+            let mut found = 0;
+            for (at, _) in expr.match_indices('{') {
+                let start = expr[..at]
+                    .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+                    .map_or(0, |i| i + 1);
+                let series = &expr[start..at];
+                found += 1;
+                if series != "up" {
+                    let name = ["_bucket", "_count"]
+                        .iter()
+                        .find_map(|suffix| series.strip_suffix(suffix))
+                        .unwrap_or(series);
+                    names.push(name.to_string());
+                }
+            }
+            assert!(found > 0, "no series in {expr}");
+        }
+    }
+    names.sort();
+    names.dedup();
+    assert!(names.len() >= 16, "{names:?}");
     let (upstream, engines) = upstream_dirs();
     let sources = |prefix: &str| match prefix {
         "sglang" => python_sources(&engines.join("sglang")),
@@ -447,7 +480,7 @@ fn every_metric_name_status_load_reads_is_defined_by_the_pinned_engines_and_rout
         .collect();
     let missing: Vec<&str> = names
         .iter()
-        .copied()
+        .map(String::as_str)
         .filter(|name| {
             let prefix = name.split([':', '_']).next().unwrap_or_default();
             let spelled = [

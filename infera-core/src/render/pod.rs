@@ -23,8 +23,8 @@ use crate::{
     flags::{self, Rank, SERVER_MODULE},
     gpu_product::{self, PRODUCT_LABEL},
     naming::{
-        Component, ENGINE_CONTAINER, FRONTEND_CONTAINER, LABEL_ENDPOINT, LABEL_GAIE_FRONTEND,
-        LABEL_REVISION, REGISTERED_CONDITION, REVISION_ENV, SHM_VOLUME,
+        Component, ENGINE_CONTAINER, FRONTEND_CONTAINER, FRONTEND_PORT, HTTP_PORT, LABEL_ENDPOINT,
+        LABEL_GAIE_FRONTEND, LABEL_REVISION, REGISTERED_CONDITION, REVISION_ENV, SHM_VOLUME,
     },
     types::BackendFramework,
     validate::{Health, Pod, Rdma, Worker, merge_engine},
@@ -494,7 +494,7 @@ fn engine(
         env: Some(env),
         ports: contract.map(|_| {
             vec![ContainerPort {
-                name: Some("http".into()),
+                name: Some(HTTP_PORT.into()),
                 container_port: port,
                 protocol: Some("TCP".into()),
                 ..Default::default()
@@ -590,7 +590,7 @@ fn frontend(cx: &Context<'_>, drain: i64) -> Option<Container> {
         args: Some(cx.injection.frontend(port, &gaie.tokenizer_path)),
         env: Some(injected_env(cx, true)),
         ports: Some(vec![ContainerPort {
-            name: Some("frontend".into()),
+            name: Some(FRONTEND_PORT.into()),
             container_port: port,
             protocol: Some("TCP".into()),
             ..Default::default()

@@ -5,7 +5,7 @@
 
 use kube::core::{Message, Rule};
 
-use super::limits::{DURATION_PATTERN, MAX_STARTUP_SECONDS};
+use super::limits::{DURATION_PATTERN, MAX_SCRAPE_INTERVAL_SECONDS, MAX_STARTUP_SECONDS};
 use super::rules::{
     CACHE_WITH_HF, CANNOT_PROGRESS, DEFAULT_GPU_TYPE, DEFAULT_MAX_SURGE, DEFAULT_MAX_UNAVAILABLE,
     DIGEST_PATTERN, ENGINE_FIELD_OURS, ENGINE_OWNED_FIELDS, EXTERNAL_ONLY, EXTRA_POD_SPEC_ALONE,
@@ -16,7 +16,8 @@ use super::rules::{
     SERVER_GPU_PRODUCT, SERVER_MODEL, SERVER_NODES, SERVER_ROLE, SERVER_ROLLOUT, SERVER_TOKENIZER,
     SERVICE_ACCOUNT_OURS, SHM_OURS, SKIP_PROBES_HEALTH, TOKENIZER_FLAG, TOKENIZER_REQUIRED,
     TRIGGERS_WITHOUT_KEDA, UNPINNED, URL_TWICE, WORKER_GPU, name_not_a_dns_label, name_too_long,
-    names_too_long, service_name_not_a_dns_label, service_name_reserved, startup_out_of_range,
+    names_too_long, scrape_interval_out_of_range, service_name_not_a_dns_label,
+    service_name_reserved, startup_out_of_range,
 };
 use crate::{
     flags,
@@ -656,6 +657,33 @@ pub(crate) fn startup_timeout_range() -> Rule {
         &startup_out_of_range(),
     )
     .field_path(".startupTimeout")
+}
+
+/// `monitoring.interval` is within 1s to [`MAX_SCRAPE_INTERVAL_SECONDS`] (its form is the
+/// schema's pattern).
+pub(crate) fn scrape_interval_range() -> Rule {
+    let interval = "duration(self.interval)";
+    rule(
+        format!(
+            "!has(self.interval) || !self.interval.matches('{DURATION_PATTERN}') || ({interval} >= duration('1s') && {interval} <= duration('{MAX_SCRAPE_INTERVAL_SECONDS}s'))"
+        ),
+        "interval",
+        &scrape_interval_out_of_range(),
+    )
+    .field_path(".interval")
+}
+
+/// `monitoring.labels` sets none of the operator's labels (the PodMonitor carries them).
+pub(crate) fn monitoring_labels_not_ours() -> Rule {
+    rule(
+        format!(
+            "!has(self.labels) || self.labels.all(k, !k.startsWith('{OWNED_LABEL_PREFIX}') && !(k in {}))",
+            list(&OWNED_STANDARD_LABELS)
+        ),
+        "labels",
+        LABEL_OURS,
+    )
+    .field_path(".labels")
 }
 
 /// `condition` holds for every item `c` of the overlay's `list` (`self` is the overlay).

@@ -40,6 +40,8 @@ pub const DURATION_PATTERN: &str = "^[0-9]{1,6}[smh]$";
 pub const MAX_DURATION_LENGTH: usize = 7;
 /// Longest startup budget, in seconds (24h).
 pub const MAX_STARTUP_SECONDS: i32 = 24 * 60 * 60;
+/// Longest `monitoring.interval`, in seconds.
+pub const MAX_SCRAPE_INTERVAL_SECONDS: i32 = 60 * 60;
 /// An HTTP path a probe calls (`health.readinessPath`): `/`, then printable ASCII without spaces.
 pub const PROBE_PATH_PATTERN: &str = "^/[!-~]*$";
 /// `health.livenessPath`: such a path, or `none` for no liveness probe.

@@ -3,7 +3,7 @@
 //! ([`super::cel`]) both say, so admission and the operator cannot drift. Imports nothing that
 //! imports the spec types: the types' CEL attributes read it.
 
-use super::limits::MAX_STARTUP_SECONDS;
+use super::limits::{MAX_SCRAPE_INTERVAL_SECONDS, MAX_STARTUP_SECONDS};
 use crate::naming::{
     MAX_DEPLOYMENT_NAME, MAX_DEPLOYMENT_PLUS_SERVICE, MAX_DNS_LABEL, RESERVED_SERVICE_NAMES,
 };
@@ -44,6 +44,14 @@ pub fn startup_out_of_range() -> String {
     format!(
         "must be from 1s to {}h; set how long a cold start may take, e.g. 30m or 2h",
         MAX_STARTUP_SECONDS / 3600
+    )
+}
+
+/// `monitoring.interval` out of range.
+pub fn scrape_interval_out_of_range() -> String {
+    format!(
+        "must be from 1s to {}h; set how often Prometheus scrapes each pod, e.g. 15s or 1m",
+        MAX_SCRAPE_INTERVAL_SECONDS / 3600
     )
 }
 

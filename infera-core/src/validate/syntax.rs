@@ -4,7 +4,7 @@ use std::ops::RangeInclusive;
 
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
-use super::Errors;
+use super::{Errors, limits::MAX_DURATION_LENGTH};
 use crate::naming::{MAX_DNS_LABEL, MAX_DNS_SUBDOMAIN};
 
 /// True when `s` has the form of [`crate::naming::DNS_LABEL_PATTERN`], whatever its length: the
@@ -170,9 +170,71 @@ pub(super) fn check_range(
     range.contains(&value)
 }
 
+/// Seconds of a duration at `path` of the form of [`super::limits::DURATION_PATTERN`] (a whole
+/// number of seconds, minutes or hours), when inside `range`; otherwise `None` after reporting
+/// why, with `out_of_range` when the duration is well formed.
+pub(super) fn check_duration(
+    errors: &mut Errors,
+    path: &str,
+    value: &str,
+    range: RangeInclusive<i32>,
+    out_of_range: &str,
+) -> Option<i32> {
+    if value.chars().count() > MAX_DURATION_LENGTH {
+        check_max_length(errors, path, value, MAX_DURATION_LENGTH);
+        return None;
+    }
+    let Some(seconds) = duration_seconds(value) else {
+        errors.push(
+            path,
+            format!(
+                "{value:?} is not a duration; write a whole number of seconds, minutes or hours such as 90s, 30m or 2h"
+            ),
+        );
+        return None;
+    };
+    match i32::try_from(seconds) {
+        Ok(seconds) if range.contains(&seconds) => Some(seconds),
+        _ => {
+            errors.push(path, out_of_range);
+            None
+        }
+    }
+}
+
+/// Seconds of a duration of the form of [`super::limits::DURATION_PATTERN`]: one to six digits
+/// and `s`, `m` or `h`.
+fn duration_seconds(value: &str) -> Option<i64> {
+    let unit = match value.chars().last()? {
+        's' => 1,
+        'm' => 60,
+        'h' => 3600,
+        _ => return None,
+    };
+    // The unit is one ASCII byte.
+    let digits = &value[..value.len() - 1];
+    let number_ok = (1..=6).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit());
+    number_ok
+        .then(|| digits.parse::<i64>().ok())
+        .flatten()
+        .map(|n| n * unit)
+}
+
 #[cfg(test)]
 mod tests {
     use super::{super::found, *};
+
+    #[test]
+    fn durations_are_whole_seconds_minutes_or_hours() {
+        for (value, seconds) in [("90s", 90), ("30m", 1800), ("2h", 7200), ("24h", 86400)] {
+            assert_eq!(duration_seconds(value), Some(seconds), "{value}");
+        }
+        for bad in [
+            "", "h", "30", "1h30m", "1.5h", "-1h", "30 m", "1234567s", "3é", "2H",
+        ] {
+            assert_eq!(duration_seconds(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn dns_label_form_is_the_pattern_whatever_the_length() {

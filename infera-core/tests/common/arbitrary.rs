@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use infera_core::{
     BackendFramework, ComponentType, DiscoveryBackend, HealthSpec, InferaDeployment,
-    InferaDeploymentSpec, NatsSpec, PodTemplateOverlay, ResourcesSpec, Role, SecretKeyRef,
-    ServiceSpec,
+    InferaDeploymentSpec, MonitoringSpec, NatsSpec, PodTemplateOverlay, ResourcesSpec, Role,
+    SecretKeyRef, ServiceSpec,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use proptest::prelude::*;
@@ -140,6 +140,25 @@ pub fn overlay() -> impl Strategy<Value = PodTemplateOverlay> {
     ]
 }
 
+/// `spec.monitoring`, its interval well formed or not, in range or not.
+fn monitoring() -> impl Strategy<Value = MonitoringSpec> {
+    (
+        proptest::option::of(any::<bool>()),
+        proptest::option::of(prop_oneof![
+            Just("30s".to_string()),
+            Just("0s".to_string()),
+            Just("2h".to_string()),
+            Just("1m30s".to_string())
+        ]),
+        proptest::collection::btree_map("[a-z]{1,8}", "[a-z]{0,8}", 0..3),
+    )
+        .prop_map(|(enabled, interval, labels)| MonitoringSpec {
+            enabled,
+            interval,
+            labels,
+        })
+}
+
 pub fn deployment() -> impl Strategy<Value = InferaDeployment> {
     (
         name(),
@@ -156,9 +175,10 @@ pub fn deployment() -> impl Strategy<Value = InferaDeployment> {
             any::<bool>(),
         )),
         proptest::option::of(overlay()),
+        proptest::option::of(monitoring()),
     )
         .prop_map(
-            |(name, services, backend, discovery, etcd, nats, pod_template)| {
+            |(name, services, backend, discovery, etcd, nats, pod_template, monitoring)| {
                 let mut idep = InferaDeployment::new(
                     &name,
                     InferaDeploymentSpec {
@@ -186,6 +206,7 @@ pub fn deployment() -> impl Strategy<Value = InferaDeployment> {
                         model: None,
                         network: None,
                         network_policy: None,
+                        monitoring,
                         services,
                     },
                 );

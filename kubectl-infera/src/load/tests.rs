@@ -105,7 +105,7 @@ fn one_sample_gives_the_gauges_and_two_give_rates_and_percentiles_per_pool() {
             second: None,
         },
     ];
-    let pools = pools(&scraped, Engine::Sglang, Some(10.0));
+    let pools = pools(&scraped, BackendFramework::Sglang, Some(10.0));
     let server = &pools[0];
     assert_eq!((server.pods, server.answered), (1, 1));
     assert_eq!(server.in_flight, Some(4.0));
@@ -134,7 +134,7 @@ fn one_sample_gives_the_gauges_and_two_give_rates_and_percentiles_per_pool() {
         .into_iter()
         .map(|s| Scraped { second: None, ..s })
         .collect();
-    let pools = super::pools(&one, Engine::Sglang, None);
+    let pools = super::pools(&one, BackendFramework::Sglang, None);
     assert_eq!(pools[0].in_flight, Some(1.0));
     assert_eq!((pools[0].e2e, pools[0].requests_per_second), (None, None));
     assert_eq!(pools[1].running, Some(1.0));
@@ -149,6 +149,6 @@ fn a_counter_that_went_back_is_a_restart_and_left_out_of_the_rate() {
         first: Ok(engine(0.0, 0.0, 900.0, 9.0)),
         second: Some(Ok(engine(0.0, 0.0, 50.0, 1.0))),
     }];
-    let pools = pools(&scraped, Engine::Sglang, Some(5.0));
+    let pools = pools(&scraped, BackendFramework::Sglang, Some(5.0));
     assert_eq!(pools[0].tokens_per_second, None);
 }

@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::{
     client::Kube,
-    load::{self, Engine, PoolLoad, Role, Scraped, Series},
+    load::{self, PoolLoad, Role, Scraped, Series},
 };
 
 /// How long one pod's `/metrics` may take.
@@ -136,7 +136,7 @@ pub async fn read_pods(kube: &Kube, namespace: &str, pods: &[Pod]) -> Reading {
 /// seconds since the `earlier` one for the pods both read (matched by name; a pod read only
 /// later counts in the gauges alone).
 pub fn load_section(
-    engine: Engine,
+    backend: BackendFramework,
     earlier: Option<&Reading>,
     later: &Reading,
     window: Option<f64>,
@@ -166,15 +166,7 @@ pub fn load_section(
     let window = window.filter(|_| earlier.is_some());
     LoadSection {
         window_seconds: window,
-        pools: load::pools(&scraped, engine, window),
-    }
-}
-
-/// The engine whose metric names `idep`'s pods export.
-pub fn engine_of(idep: &InferaDeployment) -> Engine {
-    match idep.spec.backend_framework {
-        BackendFramework::Sglang => Engine::Sglang,
-        BackendFramework::Vllm => Engine::Vllm,
+        pools: load::pools(&scraped, backend, window),
     }
 }
 
@@ -188,12 +180,12 @@ pub async fn load(
     let namespace = idep.namespace().unwrap_or_else(|| kube.namespace.clone());
     let first = read_pods(kube, &namespace, pods).await;
     if window.is_zero() {
-        return load_section(engine_of(idep), None, &first, None);
+        return load_section(idep.spec.backend_framework, None, &first, None);
     }
     tokio::time::sleep(window).await;
     let second = read_pods(kube, &namespace, pods).await;
     load_section(
-        engine_of(idep),
+        idep.spec.backend_framework,
         Some(&first),
         &second,
         Some(window.as_secs_f64()),

@@ -188,8 +188,8 @@ pub async fn detail(kube: &Kube, name: &str, args: &StatusArgs, printer: &Printe
                 if let Some(current) = &idep {
                     let window = earlier.as_ref().map(|(_, at)| (now - *at).as_secs_f64());
                     let previous = earlier.as_ref().map(|(reading, _)| reading);
-                    let engine = view::engine_of(current);
-                    load = Some(view::load_section(engine, previous, &reading, window));
+                    let backend = current.spec.backend_framework;
+                    load = Some(view::load_section(backend, previous, &reading, window));
                 }
                 earlier = Some((reading, now));
             }

@@ -87,22 +87,22 @@ fn reading(pods: &[(&str, Result<f64, &str>)]) -> super::Reading {
 
 #[test]
 fn rates_are_over_the_pods_both_readings_have_matched_by_name() {
-    use crate::load::Engine;
+    use infera_core::BackendFramework;
     let earlier = reading(&[("d-old", Ok(500.0)), ("d-1", Ok(100.0))]);
     // d-old is gone, d-new came: only d-1 has two readings; d-new counts in the gauges.
     let later = reading(&[("d-new", Ok(40.0)), ("d-1", Ok(400.0))]);
-    let section = super::load_section(Engine::Sglang, Some(&earlier), &later, Some(10.0));
+    let section = super::load_section(BackendFramework::Sglang, Some(&earlier), &later, Some(10.0));
     assert_eq!(section.window_seconds, Some(10.0));
     let decode = &section.pools[0];
     assert_eq!((decode.pods, decode.answered), (2, 2));
     assert_eq!(decode.running, Some(2.0));
     assert_eq!(decode.tokens_per_second, Some(30.0));
     // The first reading of a watch has no window and no rates.
-    let first = super::load_section(Engine::Sglang, None, &earlier, Some(10.0));
+    let first = super::load_section(BackendFramework::Sglang, None, &earlier, Some(10.0));
     assert_eq!(first.window_seconds, None);
     assert_eq!(first.pools[0].tokens_per_second, None);
     // A pod that does not answer now is named, whatever it said before.
     let later = reading(&[("d-1", Err("d-1: no answer within 3s"))]);
-    let section = super::load_section(Engine::Sglang, Some(&earlier), &later, Some(10.0));
+    let section = super::load_section(BackendFramework::Sglang, Some(&earlier), &later, Some(10.0));
     assert_eq!(section.pools[0].unanswered, ["d-1: no answer within 3s"]);
 }
