@@ -19,6 +19,7 @@
 //! | INF214 | `--for FILE` with `gaie`: a listener allows HTTPRoutes from the namespace |
 //! | INF215 | `--for FILE` with `gaie`: server dry run of the HTTPRoute and InferencePool |
 //! | INF221 | `--for FILE` with a `provider: keda` pool: KEDA's ScaledObject CRD serves v1alpha1 |
+//! | INF222 | `--for FILE` with `monitoring`: the Prometheus Operator's PodMonitor CRD serves v1 |
 //! | INF301 | nodes with allocatable AMD GPUs (partition names and DRA recognised) |
 //! | INF302 | free GPUs per node |
 //! | INF303 | `--for FILE`: every pool fits the free GPUs now |
@@ -39,6 +40,7 @@ pub(crate) mod keda;
 mod kubectl;
 mod kubernetes;
 mod lws;
+mod monitoring;
 pub(crate) mod network;
 pub(crate) mod network_policy;
 mod permissions;
@@ -113,6 +115,8 @@ pub struct Facts {
     pub lws_probe: Option<Read<()>>,
     /// `--for FILE` with a `provider: keda` pool: KEDA's ScaledObject CRD.
     pub keda_crd: Option<Read<Option<CustomResourceDefinition>>>,
+    /// `--for FILE` with `monitoring`: the Prometheus Operator's PodMonitor CRD.
+    pub monitoring_crd: Option<Read<Option<CustomResourceDefinition>>>,
     pub nodes: Option<Read<Vec<Node>>>,
     /// Pods that hold resources (not Succeeded/Failed), all namespaces.
     pub pods: Option<Read<Vec<Pod>>>,
@@ -189,6 +193,41 @@ impl Check {
     }
 }
 
+/// Check `c` of an optional CRD a `--for` spec needs (`crd`, as infera-core names it, which
+/// the operator reports a missing dependency with), used for `users`: passes when `found` serves
+/// its version and is Established, fails with `hint` when it is missing or does not.
+fn crd_serves(
+    c: Check,
+    crd: &infera_core::Crd,
+    found: &Option<Read<Option<CustomResourceDefinition>>>,
+    users: &str,
+    hint: String,
+) -> Check {
+    match found {
+        Some(Ok(Some(found))) => {
+            let served = found
+                .spec
+                .versions
+                .iter()
+                .any(|v| v.name == crd.version && v.served);
+            if served && crd_established(found) {
+                c.pass(format!("{} serves {} ({users})", crd.name, crd.version))
+            } else {
+                c.fail(
+                    format!(
+                        "the {} CRD does not serve an Established {}",
+                        crd.project, crd.version
+                    ),
+                    hint,
+                )
+            }
+        }
+        Some(Ok(None)) => c.fail(format!("{crd} is not installed"), hint),
+        Some(Err(e)) => c.unreadable("reading CustomResourceDefinitions", e),
+        None => c.skip("not checked"),
+    }
+}
+
 /// Whether the API server has accepted a CRD's names and serves it.
 fn crd_established(crd: &CustomResourceDefinition) -> bool {
     crd.status
@@ -213,6 +252,7 @@ pub fn evaluate(f: &Facts) -> Vec<Check> {
     lws::checks(f, &mut out);
     gaie::checks(f, &mut out);
     keda::checks(f, &mut out);
+    monitoring::checks(f, &mut out);
     gpu::checks(f, &mut out);
     out.extend(images::pinned(f));
     out.extend(network::networks(f));

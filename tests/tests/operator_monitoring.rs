@@ -5,7 +5,8 @@
 //! with the rest of the graph deployed; once it is installed the operator, with exactly the
 //! shipped RBAC, creates a PodMonitor the real API server accepts (its schema, its interval
 //! pattern) whose selector matches exactly the pods that serve `/metrics` (the router and every
-//! engine, not NATS); `kubectl infera dashboard` prints the dashboard of it, from the cluster and
+//! engine, not NATS); `doctor --for` fails INF222 without the CRD and passes with it;
+//! `kubectl infera dashboard` prints the dashboard of it, from the cluster and
 //! offline alike; `enabled: false` removes the PodMonitor.
 //!
 //! In a test binary of its own: it installs and removes a cluster-wide CRD.
@@ -63,6 +64,19 @@ async fn remove_crd(crds: &Api<CustomResourceDefinition>) -> anyhow::Result<()> 
     .await
 }
 
+/// `kubectl infera doctor --for FILE -o json`'s INF222 (the exit code may be non-zero for checks
+/// this cluster fails on purpose).
+async fn doctor_inf222(file: &str) -> anyhow::Result<serde_json::Value> {
+    let run = kubectl(&["infera", "doctor", "--for", file, "-o", "json"]).await?;
+    let report: serde_json::Value = serde_json::from_str(&run.stdout)
+        .with_context(|| format!("one JSON document:\n{}\n{}", run.stdout, run.stderr))?;
+    report["checks"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["id"] == "INF222"))
+        .cloned()
+        .with_context(|| format!("no INF222 in {report}"))
+}
+
 /// The Ready reason and message of deployment `md`.
 async fn ready(ideps: &Api<InferaDeployment>) -> anyhow::Result<(Option<State>, String, String)> {
     let status = ideps.get("md").await?.status.unwrap_or_default();
@@ -91,6 +105,20 @@ async fn a_pod_monitor_is_missing_its_dependency_until_the_crd_then_selects_the_
     let result = async {
         let mut operator = Operator::start_in(&identity, n).await?;
         let spec = spec(n);
+        let dir = target_dir().join("e2e-logs");
+        std::fs::create_dir_all(&dir)?;
+        let file = dir.join(format!("operator-monitoring-{n}.json"));
+        std::fs::write(&file, serde_json::to_string_pretty(&spec)?)?;
+        let file = file.display().to_string();
+
+        // Without the CRD: doctor says so before anything is deployed ...
+        let check = doctor_inf222(&file).await?;
+        anyhow::ensure!(
+            check["severity"] == "fail"
+                && check["message"] == format!("the Prometheus Operator CRD ({CRD}) is not installed"),
+            "{check}"
+        );
+        // ... and so does the operator, once it is.
         apply_yaml_in(&admin, n, &spec.to_string()).await?;
         let ideps: Api<InferaDeployment> = ns.api();
 
@@ -201,11 +229,9 @@ async fn a_pod_monitor_is_missing_its_dependency_until_the_crd_then_selects_the_
 
         // The dashboard, from the cluster and from the spec offline: the same document.
         let live = kubectl(&["infera", "dashboard", "md", "-n", n]).await?.expect_code(0)?;
-        let dir = target_dir().join("e2e-logs");
-        std::fs::create_dir_all(&dir)?;
-        let file = dir.join(format!("operator-monitoring-{n}.json"));
-        std::fs::write(&file, serde_json::to_string_pretty(&spec)?)?;
-        let offline = kubectl(&["infera", "dashboard", "-f", &file.display().to_string()])
+        let check = doctor_inf222(&file).await?;
+        anyhow::ensure!(check["severity"] == "pass", "{check}");
+        let offline = kubectl(&["infera", "dashboard", "-f", &file])
             .await?
             .expect_code(0)?;
         let dashboard: serde_json::Value = serde_json::from_str(&live.stdout)

@@ -4,7 +4,7 @@
 
 use infera_core::{ChildKind, ValidDeployment, validate::Scaler};
 
-use super::{Check, Facts, check, crd_established};
+use super::{Check, Facts, check, crd_serves};
 
 /// The services of `spec` that autoscale with KEDA, in spec order.
 pub fn keda_pools(spec: &ValidDeployment) -> Vec<&str> {
@@ -29,7 +29,6 @@ pub(super) fn checks(f: &Facts, out: &mut Vec<Check>) {
     if pools.is_empty() {
         return;
     }
-    let c = check("INF221", "autoscaling", "keda-crd");
     let hint = format!(
         "{}; {} scale{} with {}",
         crd.install,
@@ -37,32 +36,7 @@ pub(super) fn checks(f: &Facts, out: &mut Vec<Check>) {
         if pools.len() == 1 { "s" } else { "" },
         crd.needed_for
     );
-    out.push(match &f.keda_crd {
-        Some(Ok(Some(found))) => {
-            let served = found
-                .spec
-                .versions
-                .iter()
-                .any(|v| v.name == crd.version && v.served);
-            if served && crd_established(found) {
-                c.pass(format!(
-                    "{} serves {} (the ScaledObjects of {})",
-                    crd.name,
-                    crd.version,
-                    pools.join(", ")
-                ))
-            } else {
-                c.fail(
-                    format!(
-                        "the {} CRD does not serve an Established {}",
-                        crd.project, crd.version
-                    ),
-                    hint,
-                )
-            }
-        }
-        Some(Ok(None)) => c.fail(format!("{crd} is not installed"), hint),
-        Some(Err(e)) => c.unreadable("reading CustomResourceDefinitions", e),
-        None => c.skip("not checked"),
-    });
+    let users = format!("the ScaledObjects of {}", pools.join(", "));
+    let c = check("INF221", "autoscaling", "keda-crd");
+    out.push(crd_serves(c, &crd, &f.keda_crd, &users, hint));
 }

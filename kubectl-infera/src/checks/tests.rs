@@ -96,6 +96,7 @@ fn healthy() -> Facts {
         lws_webhooks: Some(Ok(true)),
         lws_probe: Some(Ok(())),
         keda_crd: None,
+        monitoring_crd: None,
         nodes: Some(Ok(vec![
             node("gpu-node-0", &[("amd.com/gpu", "8")]),
             node("gpu-node-1", &[("amd.com/gpu", "8")]),
@@ -848,4 +849,49 @@ fn an_available_operator_is_reconciling_only_while_its_lease_is_renewed() {
     );
     // Without leader election there is no Lease to read.
     assert_eq!(inf103(operator(), Some(Ok(None))).0, Severity::Pass);
+}
+
+#[test]
+fn the_pod_monitor_crd_is_checked_only_for_a_spec_with_monitoring() {
+    let pd = Facts {
+        spec: Some(spec("pd.yaml")),
+        monitoring_crd: Some(Ok(None)),
+        ..healthy()
+    };
+    assert!(evaluate(&pd).iter().all(|c| c.id != "INF222"));
+
+    let mut monitored = spec("pd.yaml");
+    monitored.monitoring = Some(infera_core::validate::Monitoring::default());
+    let missing = Facts {
+        spec: Some(monitored),
+        monitoring_crd: Some(Ok(None)),
+        ..healthy()
+    };
+    let checks = evaluate(&missing);
+    assert!(!success(&checks));
+    let c = by_id(&checks, "INF222");
+    assert_eq!(
+        (c.category, c.name, c.severity),
+        ("monitoring", "pod-monitor-crd", Severity::Fail)
+    );
+    assert_eq!(
+        c.message,
+        "the Prometheus Operator CRD (podmonitors.monitoring.coreos.com) is not installed"
+    );
+    assert_eq!(
+        c.hint.as_deref(),
+        Some(
+            "install the Prometheus Operator's CRDs (https://prometheus-operator.dev/docs/getting-started/installation/), or set monitoring.enabled: false"
+        )
+    );
+    let installed = Facts {
+        monitoring_crd: Some(Ok(Some(crd("podmonitors.monitoring.coreos.com", "v1")))),
+        ..missing
+    };
+    let c = by_id(&evaluate(&installed), "INF222").clone();
+    assert_eq!(c.severity, Severity::Pass);
+    assert_eq!(
+        c.message,
+        "podmonitors.monitoring.coreos.com serves v1 (the PodMonitor demo)"
+    );
 }

@@ -27,7 +27,9 @@ use kube::{
 mod needs;
 mod report;
 
-use needs::{read_gaie, read_keda, read_networks, read_pod_security, read_policy_engines};
+use needs::{
+    read_gaie, read_keda, read_monitoring, read_networks, read_pod_security, read_policy_engines,
+};
 pub use report::{report, text};
 
 use crate::{
@@ -199,6 +201,7 @@ pub async fn facts(
         read_gaie(&kube.client, &mut f).await;
         read_networks(&kube.client, &mut f).await;
         read_keda(&kube.client, &mut f).await;
+        read_monitoring(&kube.client, &mut f).await;
         read_pod_security(&kube.client, &mut f).await;
         read_policy_engines(&kube.client, &mut f).await;
         read_access(&kube, pre, &mut f).await;

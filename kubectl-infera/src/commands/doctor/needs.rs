@@ -99,6 +99,18 @@ pub(super) async fn read_keda(client: &Client, f: &mut Facts) {
     f.keda_crd = Some(optional(crds.get_opt(&crd.name).await));
 }
 
+/// For a `--for` spec with `monitoring`: the PodMonitor CRD (one GET).
+pub(super) async fn read_monitoring(client: &Client, f: &mut Facts) {
+    let (Some(spec), Some(crd)) = (&f.spec, ChildKind::PodMonitor.crd()) else {
+        return;
+    };
+    if spec.monitoring.is_none() {
+        return;
+    }
+    let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
+    f.monitoring_crd = Some(optional(crds.get_opt(&crd.name).await));
+}
+
 /// For a `--for` spec: its namespace's `enforce` label and a server-side dry run of a Pod from
 /// each pod template it renders (see [`checks::pod_security`]). The Pods run as the namespace's
 /// default ServiceAccount, as the spec's own may not exist yet (and Pod Security does not read it).
