@@ -205,12 +205,7 @@ fn crd_serves(
 ) -> Check {
     match found {
         Some(Ok(Some(found))) => {
-            let served = found
-                .spec
-                .versions
-                .iter()
-                .any(|v| v.name == crd.version && v.served);
-            if served && crd_established(found) {
+            if serves(found, &crd.version) {
                 c.pass(format!("{} serves {} ({users})", crd.name, crd.version))
             } else {
                 c.fail(
@@ -226,6 +221,16 @@ fn crd_serves(
         Some(Err(e)) => c.unreadable("reading CustomResourceDefinitions", e),
         None => c.skip("not checked"),
     }
+}
+
+/// Whether a CRD is Established and serves `version`.
+fn serves(crd: &CustomResourceDefinition, version: &str) -> bool {
+    crd_established(crd)
+        && crd
+            .spec
+            .versions
+            .iter()
+            .any(|v| v.name == version && v.served)
 }
 
 /// Whether the API server has accepted a CRD's names and serves it.

@@ -21,7 +21,7 @@ use infera_e2e::{
         api::{DeleteParams, DynamicObject, Patch, PatchParams},
     },
     operator::{Operator, install},
-    plugin::kubectl,
+    plugin::{doctor_check, kubectl},
     target_dir,
 };
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -56,19 +56,6 @@ fn spec(namespace: &str) -> serde_json::Value {
             },
         }},
     })
-}
-
-/// `kubectl infera doctor --for FILE -o json`'s INF221 (the exit code may be non-zero for checks
-/// this cluster fails on purpose, e.g. an Infera install no other test made).
-async fn doctor_keda(file: &str) -> anyhow::Result<serde_json::Value> {
-    let run = kubectl(&["infera", "doctor", "--for", file, "-o", "json"]).await?;
-    let report: serde_json::Value = serde_json::from_str(&run.stdout)
-        .with_context(|| format!("one JSON document:\n{}\n{}", run.stdout, run.stderr))?;
-    report["checks"]
-        .as_array()
-        .and_then(|c| c.iter().find(|c| c["id"] == "INF221"))
-        .cloned()
-        .with_context(|| format!("no INF221 in {report}"))
 }
 
 /// Deletes the KEDA CRD, if installed, and waits until it is gone.
@@ -106,7 +93,7 @@ async fn a_keda_pool_is_missing_its_dependency_until_the_crd_then_gets_scaled_ob
         let file = file.display().to_string();
 
         // Without the CRD: doctor says so before anything is deployed.
-        let check = doctor_keda(&file).await?;
+        let check = doctor_check(&["--for", &file], "INF221").await?;
         anyhow::ensure!(check["severity"] == "fail", "{check}");
         anyhow::ensure!(
             check["message"] == format!("the KEDA CRD ({KEDA_CRD}) is not installed"),
@@ -189,7 +176,7 @@ async fn a_keda_pool_is_missing_its_dependency_until_the_crd_then_gets_scaled_ob
             anyhow::Ok(())
         })
         .await?;
-        let check = doctor_keda(&file).await?;
+        let check = doctor_check(&["--for", &file], "INF221").await?;
         anyhow::ensure!(check["severity"] == "pass", "{check}");
 
         // Handed over at minReplicaCount, and a scale through the subresource (as KEDA's HPA or

@@ -22,7 +22,7 @@ use infera_e2e::{
         api::{DeleteParams, DynamicObject, ListParams},
     },
     operator::{Operator, install},
-    plugin::kubectl,
+    plugin::{doctor_check, kubectl},
     target_dir, test_bin_dir,
 };
 use k8s_openapi::{
@@ -64,19 +64,6 @@ async fn remove_crd(crds: &Api<CustomResourceDefinition>) -> anyhow::Result<()> 
     .await
 }
 
-/// `kubectl infera doctor --for FILE -o json`'s INF222 (the exit code may be non-zero for checks
-/// this cluster fails on purpose).
-async fn doctor_inf222(file: &str) -> anyhow::Result<serde_json::Value> {
-    let run = kubectl(&["infera", "doctor", "--for", file, "-o", "json"]).await?;
-    let report: serde_json::Value = serde_json::from_str(&run.stdout)
-        .with_context(|| format!("one JSON document:\n{}\n{}", run.stdout, run.stderr))?;
-    report["checks"]
-        .as_array()
-        .and_then(|c| c.iter().find(|c| c["id"] == "INF222"))
-        .cloned()
-        .with_context(|| format!("no INF222 in {report}"))
-}
-
 /// The Ready reason and message of deployment `md`.
 async fn ready(ideps: &Api<InferaDeployment>) -> anyhow::Result<(Option<State>, String, String)> {
     let status = ideps.get("md").await?.status.unwrap_or_default();
@@ -112,7 +99,7 @@ async fn a_pod_monitor_is_missing_its_dependency_until_the_crd_then_selects_the_
         let file = file.display().to_string();
 
         // Without the CRD: doctor says so before anything is deployed ...
-        let check = doctor_inf222(&file).await?;
+        let check = doctor_check(&["--for", &file], "INF222").await?;
         anyhow::ensure!(
             check["severity"] == "fail"
                 && check["message"] == format!("the Prometheus Operator CRD ({CRD}) is not installed"),
@@ -229,7 +216,7 @@ async fn a_pod_monitor_is_missing_its_dependency_until_the_crd_then_selects_the_
 
         // The dashboard, from the cluster and from the spec offline: the same document.
         let live = kubectl(&["infera", "dashboard", "md", "-n", n]).await?.expect_code(0)?;
-        let check = doctor_inf222(&file).await?;
+        let check = doctor_check(&["--for", &file], "INF222").await?;
         anyhow::ensure!(check["severity"] == "pass", "{check}");
         let offline = kubectl(&["infera", "dashboard", "-f", &file])
             .await?

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use infera_core::{ChildKind, ValidDeployment, validate::Gaie};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
-use super::{Check, Facts, Read, check, crd_established};
+use super::{Check, Facts, Read, check, serves};
 use crate::gateway_api::{self, Admission, Gateway, condition};
 
 /// The InferencePool CRD of Inference Extension releases before v1.0 (v1alpha2), which Infera
@@ -131,16 +131,6 @@ fn annotation<'a>(crd: &'a CustomResourceDefinition, key: &str) -> Option<&'a st
         .as_ref()
         .and_then(|a| a.get(key))
         .map(String::as_str)
-}
-
-/// Whether a CRD is Established and serves `version`.
-fn serves(crd: &CustomResourceDefinition, version: &str) -> bool {
-    crd_established(crd)
-        && crd
-            .spec
-            .versions
-            .iter()
-            .any(|v| v.name == version && v.served)
 }
 
 /// The versions a CRD serves, comma-separated.

@@ -4,7 +4,7 @@
 
 use infera_core::{ChildKind, Crd};
 
-use super::{Check, Facts, check, crd_established};
+use super::{Check, Facts, check, serves};
 
 /// INF201, INF202.
 pub(super) fn checks(f: &Facts, out: &mut Vec<Check>) {
@@ -25,12 +25,7 @@ fn crd_check(crd: &Crd, f: &Facts, out: &mut Vec<Check>) -> bool {
     );
     match &f.lws_crd {
         Some(Ok(Some(c))) => {
-            let served = c
-                .spec
-                .versions
-                .iter()
-                .any(|v| v.name == crd.version && v.served)
-                && crd_established(c);
+            let served = serves(c, &crd.version);
             out.push(if served {
                 lws.pass(format!("{} serves {}", crd.name, crd.version))
             } else {
