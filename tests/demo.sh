@@ -27,20 +27,14 @@ mkdir -p target
 standin_log="$ROOT/target/demo-standin.log"
 tests/upstream/image.sh sglang >"$standin_log" 2>&1 &
 standin_pid=$!
-# This platform's Krew archive and the operator and NATS images for this arch, built as `make
-# release` builds them (each index lists one arch, so its digest is not the release's; the binaries
-# pin these); the plugin is used from the archive, as `kubectl krew install` would place it.
-# Beside the control plane's build: on a cold machine both wait on downloads (modules, crates) and
-# spend long stretches on one core (a Go binary's link, a crate's last codegen unit and its LTO).
-release_log="$ROOT/target/demo-release.log"
-release/build.sh --local >"$release_log" 2>&1 &
-release_pid=$!
-trap 'kill "$standin_pid" "$release_pid" 2>/dev/null || true' EXIT
+trap 'kill "$standin_pid" 2>/dev/null || true' EXIT
 # What tier 3 runs: no kwok (tier 2's fake nodes), no NetworkPolicy engine (the demo shows none).
 COMPONENTS="k8s etcd lws crds node" tests/cluster/build.sh >&2
 source tests/cluster/versions.sh
-wait "$release_pid" || { cat "$release_log" >&2; echo "the release build failed: $release_log" >&2; exit 1; }
-tail -n 1 "$release_log" >&2
+# This platform's Krew archive and the operator and NATS images for this arch, built as `make
+# release` builds them (each index lists one arch, so its digest is not the release's; the binaries
+# pin these); the plugin is used from the archive, as `kubectl krew install` would place it.
+release/build.sh --local >&2
 source release/versions.sh
 wait "$standin_pid" || { cat "$standin_log" >&2; echo "the stand-in image failed: $standin_log" >&2; exit 1; }
 standin="$(tail -n1 "$standin_log")"
