@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # The end-to-end suite: builds the local control plane if needed (cached under ~/.cache), builds the
-# binaries the tests spawn and the test binaries (before the cluster starts: 2 cores), brings up a
-# tier-2 cluster, runs `cargo test -p infera-e2e` but the tier-3 tests, and always brings the cluster
-# down; then the same on a tier-3 cluster (real nodes, root) for the tests named `tier3_*`, with the
-# operator and NATS images of release/build.sh (target/image, target/nats-image; `make test` builds
-# them first) and the stand-in
-# for the rocm/infera images (tests/upstream/image.sh) in its registry. Exits non-zero if either
-# run failed.
+# binaries the tests spawn and the four test executables of infera-e2e (before the cluster starts:
+# 2 cores), brings up a tier-2 cluster and runs there the tests of tests/tests/shared, one module at
+# a time (each module's tests side by side), while the library's own tests and those of
+# tests/tests/isolated (no shared cluster) run beside them; then brings up a tier-3 cluster (real
+# nodes, root) for tests/tests/tier3, with the operator and NATS images of release/build.sh
+# (target/image, target/nats-image; `make test` builds them first) and the stand-in for the
+# rocm/infera images (tests/upstream/image.sh) in its registry. Clusters always come down. Exits
+# non-zero if any test failed.
 #
 #   tests/run-e2e.sh [-- <extra libtest args, e.g. a test name filter>]
 #
-# Environment: CARGO (default cargo); E2E_TEST_THREADS (default 4); K8S_TEST_DIR (default
+# Environment: CARGO (default cargo); E2E_TEST_THREADS (default 4; E2E_ISOLATED_THREADS, default 2,
+# for the isolated tests beside them); K8S_TEST_DIR (default
 # /tmp/infera-e2e, separate from `make cluster-up`'s /tmp/infera-cluster so a developer's cluster is
 # left alone); E2E_KEEP_CLUSTER=1 leaves the cluster running afterwards.
 set -euo pipefail
@@ -18,6 +20,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 CARGO="${CARGO:-cargo}"
 THREADS="${E2E_TEST_THREADS:-4}"
+ISOLATED_THREADS="${E2E_ISOLATED_THREADS:-2}"
 export K8S_TEST_DIR="${K8S_TEST_DIR:-/tmp/infera-e2e}"
 extra=()
 [[ ${1:-} == "--" ]] && { shift; extra=("$@"); }
@@ -43,7 +46,27 @@ standin_vllm="$(tests/upstream/image.sh vllm | tail -n1)"
 
 log "building infera-operator, kubectl-infera and the e2e tests"
 "$CARGO" build --locked -p infera-operator -p kubectl-infera
-"$CARGO" test --locked -p infera-e2e --no-run
+# The test executables by target name: infera_e2e (the library's unit tests), shared, isolated, tier3.
+declare -A exe
+while read -r name path; do exe[$name]=$path; done < <(
+  "$CARGO" test --locked -p infera-e2e --no-run --message-format=json-render-diagnostics |
+    python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable"):
+        print(m["target"]["name"], m["executable"])')
+for name in infera_e2e shared isolated tier3; do
+  [[ -n ${exe[$name]:-} ]] || { echo "run-e2e.sh: cargo built no test executable $name" >&2; exit 1; }
+done
+# Runs a test executable as cargo would (from the package's directory).
+run_tests() { (cd tests && "$@"); }
+# Stops a process and everything it started.
+# shellcheck disable=SC2317  # run by finish
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1"); do kill_tree "$child"; done
+  kill "$1" 2>/dev/null || true
+}
 
 log "starting a tier-2 cluster in $K8S_TEST_DIR"
 up_out="$(tests/cluster/up.sh --tier 2)"
@@ -64,6 +87,7 @@ finish() {
     local logs="${CARGO_TARGET_DIR:-$ROOT/target}/e2e-logs"
     [[ -d $logs ]] && echo "logs of processes the tests spawned: $logs" >&2
   fi
+  [[ -z ${isolated_pid:-} ]] || kill_tree "$isolated_pid"
   if [[ ${E2E_KEEP_CLUSTER:-} == 1 ]]; then
     echo "run-e2e.sh: cluster left running (E2E_KEEP_CLUSTER=1): export KUBECONFIG=$KUBECONFIG; stop it with K8S_TEST_DIR=$K8S_TEST_DIR tests/cluster/down.sh" >&2
   else
@@ -75,10 +99,28 @@ finish() {
 trap finish EXIT
 trap 'exit 130' INT TERM
 
-log "running the e2e suite ($THREADS test threads)"
-# --no-fail-fast: a failing test binary does not hide the results of the ones after it.
+log "the library's and the isolated tests beside the shared ones ($ISOLATED_THREADS test threads; their output follows theirs)"
+isolated_log="$(mktemp)"
+(
+  irc=0
+  run_tests "${exe[infera_e2e]}" "${extra[@]}" || irc=$?
+  run_tests "${exe[isolated]}" --test-threads="$ISOLATED_THREADS" "${extra[@]}" || irc=$?
+  exit "$irc"
+) >"$isolated_log" 2>&1 &
+isolated_pid=$!
+
+log "the shared cluster's tests, one module at a time ($THREADS test threads)"
 rc=0
-"$CARGO" test --locked --no-fail-fast -p infera-e2e -- --test-threads="$THREADS" --skip tier3_ "${extra[@]}" || rc=$?
+mapfile -t names < <(run_tests "${exe[shared]}" --list --format terse "${extra[@]}" | sed -n 's/: test$//p')
+mapfile -t modules < <(printf '%s\n' "${names[@]}" | sed -n 's/::.*//p' | uniq)
+for module in "${modules[@]}"; do
+  mapfile -t these < <(printf '%s\n' "${names[@]}" | grep "^$module::")
+  run_tests "${exe[shared]}" --exact --test-threads="$THREADS" "${these[@]}" || rc=$?
+done
+wait "$isolated_pid" || rc=$?
+isolated_pid=
+cat "$isolated_log"
+rm -f "$isolated_log"
 [[ ${E2E_KEEP_CLUSTER:-} == 1 ]] || tests/cluster/down.sh || true
 
 T3=$SECONDS
@@ -93,8 +135,8 @@ tests/cluster/load-image.sh "$ROOT/target/nats-image" "$NATS_IMAGE_REPO:${NATS_S
 tests/cluster/load-image.sh "$standin_sglang" rocm/infera:sglang-v0.1.1
 tests/cluster/load-image.sh "$standin_vllm" rocm/infera:vllm-v0.1.1
 log "running the tier-3 tests"
-"$CARGO" test --locked --no-fail-fast -p infera-e2e -- --test-threads="$THREADS" tier3_ --skip tier3_helm_ "${extra[@]}" || rc=$?
+run_tests "${exe[tier3]}" --test-threads="$THREADS" --skip tier3_helm_ "${extra[@]}" || rc=$?
 log "the Helm install on tier 3, alone (it replaces the operator init installed)"
-"$CARGO" test --locked --no-fail-fast -p infera-e2e --test helm -- tier3_helm_ "${extra[@]}" || rc=$?
+run_tests "${exe[tier3]}" tier3_helm_ "${extra[@]}" || rc=$?
 log "tier 3 took $((SECONDS - T3))s"
 exit "$rc"

@@ -133,7 +133,7 @@ fi
 # --- The pre-1.0 InferencePool CRD (v1alpha2): not installed by up.sh; a test installs it -------
 promop="$BIN/share/prometheus-operator"
 if want crds && [[ "$(cat "$promop/.done" 2>/dev/null)" != "$PROMETHEUS_OPERATOR_VERSION" ]]; then
-  # The PodMonitor CRD of `spec.monitoring` (tests/tests/operator_monitoring.rs installs it).
+  # The PodMonitor CRD of `spec.monitoring` (tests/tests/shared/operator_monitoring.rs installs it).
   log "fetching the Prometheus Operator $PROMETHEUS_OPERATOR_VERSION PodMonitor CRD"
   rm -rf "$promop"; mkdir -p "$promop"
   cp "$(moddir "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION")/example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml" "$promop/"

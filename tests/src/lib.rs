@@ -3,7 +3,8 @@
 //! The tests run against the local control plane that `tests/cluster/up.sh` starts (see
 //! `tests/cluster/README.md`); they find it through `$KUBECONFIG`, whose contexts are `admin`
 //! (system:masters), `alice` and `bob` (authenticated, no RBAC bindings). `tests/run-e2e.sh` and
-//! `make e2e` bring a tier-2 cluster up and down around `cargo test -p infera-e2e`.
+//! `make e2e` bring a tier-2 cluster up and down around the tests of `tests/tests/shared` and
+//! `isolated`, then a tier-3 one around `tests/tests/tier3`.
 //!
 //! * [`admin`], [`user`], [`impersonating`] — clients as the admin, an unprivileged user, or a
 //!   ServiceAccount through impersonation;

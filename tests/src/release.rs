@@ -111,6 +111,13 @@ pub fn release_tool(name: &str) -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
+/// `helm ARGS…` (the release's Helm, `release/tools.sh`) in the repository; its stdout.
+pub fn helm(args: &[&str]) -> anyhow::Result<String> {
+    run(Command::new(release_tool("helm")?)
+        .args(args)
+        .current_dir(repo()))
+}
+
 /// Runs `command`; its stdout, or an error with the command, its status, stdout and stderr.
 pub fn run(command: &mut Command) -> anyhow::Result<String> {
     let out = command

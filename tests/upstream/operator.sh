@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds upstream Infera's Go operator (deploy/operator of the pinned snapshot, its modules from the
 # Go module proxy at the versions its go.sum pins) for the differential test
-# (tests/tests/upstream_differential.rs). The source is read in place through a copy in a temporary
+# (tests/tests/isolated/upstream_differential.rs). The source is read in place through a copy in a temporary
 # directory (the snapshot stays untouched, nothing enters this tree); the binary is cached under
 # ~/.cache/infera-upstream/operator-<commit>-<go version>/manager. Idempotent, quiet when cached.
 # Prints the binary's path on its last line.

@@ -3,7 +3,7 @@
 //! conflicts, RBAC, ServiceAccount tokens and volume binding.
 //!
 //! Needs a tier-2 cluster (`tests/run-e2e.sh`, or `eval "$(tests/cluster/up.sh)"` then
-//! `cargo test -p infera-e2e`). Tests run in parallel: each has its own namespace, and the one that
+//! `cargo test -p infera-e2e --test shared -- cluster_smoke::`). Tests run in parallel: each has its own namespace, and the one that
 //! fills a node with GPUs creates a tainted node of its own.
 
 use std::collections::BTreeSet;

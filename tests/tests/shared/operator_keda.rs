@@ -28,7 +28,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use serde_json::json;
 
 const KEDA_CRD: &str = "scaledobjects.keda.sh";
-const KEDA_CRD_YAML: &str = include_str!("../fixtures/keda/keda.sh_scaledobjects.yaml");
+const KEDA_CRD_YAML: &str = include_str!("../../fixtures/keda/keda.sh_scaledobjects.yaml");
 const TIMEOUT: Duration = Duration::from_secs(120);
 
 /// A deployment whose single-node pool `worker` and multi-node pool `wide` (a LeaderWorkerSet of

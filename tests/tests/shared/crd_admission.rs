@@ -3,12 +3,7 @@
 //! reject what they can express with the same wording as infera-core, and `kubectl get idep`
 //! prints the documented columns.
 
-// The seed and the merge patches infera-core's validation tests use, so both layers are tested
-// with the same specs.
-#[path = "../../infera-core/tests/common/mod.rs"]
-mod common;
-
-use common::{merge, seed};
+use crate::common::{merge, seed};
 use infera_e2e::{TestNamespace, admin, kube::api::PostParams, operator::install};
 use serde_json::{Value, json};
 

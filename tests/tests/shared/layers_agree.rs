@@ -7,10 +7,7 @@
 //! `INFERA_DIFFERENTIAL_CASES` (default 300) and `INFERA_DIFFERENTIAL_SEED` (default 1) choose the
 //! run; a failure prints the seed, the case number and the spec.
 
-#[path = "../../infera-core/tests/common/mod.rs"]
-mod common;
-
-use common::{merge, seed};
+use crate::common::{merge, seed};
 use infera_e2e::{TestNamespace, admin, operator::install, rng::Rng};
 use serde_json::{Value, json};
 

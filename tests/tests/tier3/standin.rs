@@ -75,8 +75,8 @@ async fn deploy_ready(ns: &TestNamespace, path: &str) -> anyhow::Result<()> {
 }
 
 /// The seed's PD example and the README's MI300X worked example, as users apply them.
-const SEED: &str = include_str!("../../examples/pd.yaml");
-const MI300X: &str = include_str!("../../examples/pd-mi300x.yaml");
+const SEED: &str = include_str!("../../../examples/pd.yaml");
+const MI300X: &str = include_str!("../../../examples/pd-mi300x.yaml");
 
 /// Waits for a Ready pod of `component` (the Deployment `router-<component>`), then checks that
 /// its log holds every one of `lines`; the containers' states say why when it is not Ready.

@@ -1,6 +1,6 @@
 //! Benchmark, not a timed test (ignored by default; run it on purpose):
 //!
-//!   KUBECONFIG=... cargo test -p infera-e2e --test plugin_bench -- --ignored --nocapture
+//!   KUBECONFIG=... cargo test -p infera-e2e --test shared -- plugin_bench:: --ignored --nocapture
 //!
 //! Creates 200 InferaDeployments (with a Ready status) in a namespace, then runs
 //! `kubectl infera status -A` and `kubectl get idep -A` through the real kubectl, several times

@@ -24,7 +24,7 @@ use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use serde_json::{Value, json};
 
-#[path = "../../infera-core/tests/common/arbitrary.rs"]
+#[path = "../../../infera-core/tests/common/arbitrary.rs"]
 mod arbitrary;
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");

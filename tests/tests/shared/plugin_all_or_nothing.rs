@@ -156,7 +156,7 @@ async fn deploy_refuses_a_field_the_cluster_crd_does_not_know_and_writes_nothing
     let cluster = infera_e2e::cluster::PrivateCluster::up(1)?;
     let admin = cluster.admin().await?;
     let mut crd: serde_json::Value = serde_saphyr::from_str(include_str!(
-        "../../crds/inferadeployments.infera.amd.com.yaml"
+        "../../../crds/inferadeployments.infera.amd.com.yaml"
     ))?;
     let spec = &mut crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"];
     if let Some(properties) = spec["properties"].as_object_mut() {

@@ -3,12 +3,9 @@
 //! user adds — a model PVC mounted in the engine, labels, an annotation, a command, a node
 //! affinity the real scheduler honours, a priority class — reaches the live pods.
 
-#[path = "../../infera-core/tests/common/mod.rs"]
-mod common;
-
 use std::time::Duration;
 
-use common::{merge, seed};
+use crate::common::{merge, seed};
 use infera_core::InferaDeployment;
 use infera_e2e::{
     TestNamespace, admin, apply_yaml, apply_yaml_in,

@@ -4,12 +4,9 @@
 //! has its port and probes, rank 1 has none and runs its engine `--headless` (with the wrapper's
 //! wait for `/health` out of reach), and both outlive the drain.
 
-#[path = "../../infera-core/tests/common/mod.rs"]
-mod common;
-
 use std::time::Duration;
 
-use common::{merge, seed};
+use crate::common::{merge, seed};
 use infera_core::InferaDeployment;
 use infera_e2e::{
     TestNamespace, admin, apply_yaml_in,

@@ -34,7 +34,7 @@ use infera_e2e::upstream::{self, PodContext, Process, process, templates};
 use infera_e2e::{Process as Spawned, apply_yaml, eventually, test_bin_dir};
 use serde_json::{Value, json};
 
-#[path = "../../infera-core/tests/common/snapshot.rs"]
+#[path = "../../../infera-core/tests/common/snapshot.rs"]
 mod snapshot;
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");

@@ -1,0 +1,6 @@
+//! The tests on a tier-3 cluster (real nodes, the operator and the stand-in images in its
+//! registry): every test's name starts with `tier3_`, as `tests/run-e2e.sh` selects them.
+
+mod helm;
+mod operator;
+mod standin;
