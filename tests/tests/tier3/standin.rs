@@ -355,17 +355,28 @@ async fn graph_load(ns: &TestNamespace) -> anyhow::Result<()> {
             anyhow::Ok(sent)
         }
     });
-    let status = kubectl(&[
-        "infera",
-        "status",
-        "demo",
-        "-n",
-        &n,
-        "--load=6s",
-        "-o",
-        "json",
-    ])
-    .await;
+    // Under a saturated CPU (four tier-3 tests on two cores) a pod may miss its 3 s read, which
+    // status reports as it should (`unanswered`): the figures are checked on the first of at most
+    // three reads where every pod answered.
+    let mut load = serde_json::Value::Null;
+    for _ in 0..3 {
+        let status = kubectl(&[
+            "infera",
+            "status",
+            "demo",
+            "-n",
+            &n,
+            "--load=6s",
+            "-o",
+            "json",
+        ])
+        .await?
+        .expect_code(0)?;
+        load = serde_json::from_str::<serde_json::Value>(&status.stdout)?["load"].take();
+        if every_pod_answered(&load) {
+            break;
+        }
+    }
     // The same under --watch: read again every 3 s, the rates over the time between two reads.
     // A window can see no request at the router (a busy pod may miss the 3 s read), so the
     // documents are read until one shows the server's rate, for at most 90 s.
@@ -373,9 +384,6 @@ async fn graph_load(ns: &TestNamespace) -> anyhow::Result<()> {
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let sent = traffic.await??;
     watched?;
-    let status = status?.expect_code(0)?;
-    let detail: serde_json::Value = serde_json::from_str(&status.stdout)?;
-    let load = &detail["load"];
     let pool = |name: &str| {
         load["pools"]
             .as_array()
@@ -390,9 +398,10 @@ async fn graph_load(ns: &TestNamespace) -> anyhow::Result<()> {
     anyhow::ensure!(
         load["windowSeconds"] == 6.0
             && sent > 0
+            && every_pod_answered(&load)
             && [&server, &decode, &prefill]
                 .iter()
-                .all(|p| p["answered"] == p["pods"] && p["pods"].as_u64() >= Some(1))
+                .all(|p| p["pods"].as_u64() >= Some(1))
             && server["inFlight"].is_number()
             && positive(&server["requestsPerSecond"])
             && positive(&server["e2e"]["p50"])
@@ -400,19 +409,36 @@ async fn graph_load(ns: &TestNamespace) -> anyhow::Result<()> {
             && positive(&decode["tokensPerSecond"]),
         "{sent} completions sent; the load:\n{load:#}"
     );
-    let text = kubectl(&["infera", "status", "demo", "-n", &n, "--load"])
-        .await?
-        .expect_code(0)?;
+    // One sample, as text: the server line counts both routers as answered (again at most three
+    // reads).
+    let mut text = String::new();
+    for _ in 0..3 {
+        text = kubectl(&["infera", "status", "demo", "-n", &n, "--load"])
+            .await?
+            .expect_code(0)?
+            .stdout;
+        if text
+            .lines()
+            .any(|l| l.trim_start().starts_with("server ") && l.contains(" 2/2 "))
+        {
+            break;
+        }
+    }
     anyhow::ensure!(
-        text.stdout.contains("Load (one sample;")
+        text.contains("Load (one sample;")
             && text
-                .stdout
                 .lines()
                 .any(|l| l.trim_start().starts_with("server ") && l.contains(" 2/2 ")),
-        "{}",
-        text.stdout
+        "{text}"
     );
     Ok(())
+}
+
+/// Whether every pool of a `status -o json` document's `load` has as many pods answered as it has.
+fn every_pod_answered(load: &serde_json::Value) -> bool {
+    load["pools"]
+        .as_array()
+        .is_some_and(|pools| !pools.is_empty() && pools.iter().all(|p| p["answered"] == p["pods"]))
 }
 
 /// Follows `status --watch --load=3s -o json` (one document per line) until a document's window
