@@ -6,7 +6,7 @@
 #                   [--bin PLATFORM=PATH]... [--base-uri URI]
 #
 # For each platform (default: all five of krew/infera.yaml) it takes the binary given with --bin,
-# or the one release/build.sh left in $RELEASE_TARGET_DIR/<triple>/release/. Each archive is
+# or the one release/build.sh left (release_binary in release/versions.sh). Each archive is
 # DIR/kubectl-infera_<version>_<platform>.tar.gz holding the binary and LICENSE (Krew's index
 # rejects plugins without one), reproducibly: sorted, owner 0:0, mode 0755/0644, mtime 0, gzip -n.
 # DIR/infera.yaml is the manifest with every sha256 filled in and only the platforms packaged; its
@@ -46,7 +46,7 @@ for platform in $PLATFORMS; do
   exe=kubectl-infera
   [[ $platform == windows_* ]] && exe=kubectl-infera.exe
   bin="${BIN[$platform]:-}"
-  [[ -n $bin ]] || bin="$RELEASE_TARGET_DIR/$(triple "$platform")/release/$exe"
+  [[ -n $bin ]] || bin="$(release_binary "$platform" "$exe")"
   [[ -f $bin ]] || { echo "package.sh: $bin does not exist: run release/build.sh or pass --bin $platform=PATH" >&2; exit 1; }
   stage="$(mktemp -d)"
   install -m 0755 "$bin" "$stage/$exe"

@@ -40,5 +40,8 @@ RUST_TARGETS="$(for p in $KREW_PLATFORMS; do triple "$p"; done | xargs)"
 RELEASE_CACHE="${RELEASE_CACHE:-$HOME/.cache/infera-release}"
 RELEASE_BIN="$RELEASE_CACHE/bin-crane-$CRANE_VERSION-registry-$DISTRIBUTION_VERSION-actionlint-$ACTIONLINT_VERSION-helm-$HELM_VERSION"
 ZIG_VENV="$RELEASE_CACHE/venv-zig-$ZIG_VERSION-zigbuild-$CARGO_ZIGBUILD_VERSION"
-# The release builds' own cargo target dir: under ~/.cache so a warm CI run reuses it.
-RELEASE_TARGET_DIR="${RELEASE_TARGET_DIR:-$RELEASE_CACHE/target}"
+# The release builds' own cargo target dirs, one per Rust target (release/build.sh builds two
+# targets at a time): under ~/.cache so a warm CI run reuses them.
+RELEASE_TARGET_DIR="${RELEASE_TARGET_DIR:-$RELEASE_CACHE/targets}"
+# Where release/build.sh leaves EXE (kubectl-infera, kubectl-infera.exe, infera-operator) for PLATFORM.
+release_binary() { echo "$RELEASE_TARGET_DIR/$(triple "$1")/$(triple "$1")/release/$2"; }
