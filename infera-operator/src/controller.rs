@@ -60,14 +60,18 @@ pub async fn run(
         |ns| Api::namespaced(client.clone(), ns),
     );
     // The controller's own cache of InferaDeployments, slimmed like the others.
-    let (deployments, writer) = reflector::store();
+    let (deployments, mut writer) = reflector::store();
     let refused = deployments.clone();
     let deployment_watch = watcher(ideps, paged()).modify(slim_deployment);
     // Reconciles that ended, for the gate that keeps a burst from queueing ahead of a change.
     let (ended, ended_rx) = futures::channel::mpsc::unbounded();
     let mut controller = Controller::for_stream(
         fairness::gate(
-            crate::observe::reflect(writer, deployment_watch, "inferadeployments".into()),
+            crate::observe::reflect(
+                move |event| writer.apply_watcher_event(event),
+                deployment_watch,
+                "inferadeployments".into(),
+            ),
             ended_rx,
             deployments.clone(),
             usize::from(settings.concurrency),

@@ -20,7 +20,12 @@ use kube::{
 };
 use serde_json::{Value, json};
 
-use crate::{context::Context, live::Live, metrics::Metrics, observe};
+use crate::{
+    context::Context,
+    live::Live,
+    metrics::Metrics,
+    observe::{self, CacheWriter},
+};
 
 type Handle = tower_test::mock::Handle<Request<Body>, Response<Body>>;
 
@@ -40,30 +45,35 @@ pub struct Sent {
 
 /// The watch caches of a test [`Context`], written by hand as watches would.
 pub struct Caches {
-    children: BTreeMap<ChildKind, Writer<Live>>,
-    _pods: Writer<Pod>,
+    children: BTreeMap<ChildKind, CacheWriter<Live>>,
+    pods: CacheWriter<Pod>,
     _crds: Writer<PartialObjectMeta<CustomResourceDefinition>>,
-    _quotas: Writer<ResourceQuota>,
-    revisions: Writer<ControllerRevision>,
+    _quotas: CacheWriter<ResourceQuota>,
+    revisions: CacheWriter<ControllerRevision>,
 }
 
 impl Caches {
     /// A child was created or changed.
     pub fn apply(&mut self, kind: ChildKind, object: DynamicObject) {
         if let Some(writer) = self.children.get_mut(&kind) {
-            writer.apply_watcher_event(&Event::Apply(Live::from(object)));
+            writer.apply(&Event::Apply(Live::from(object)));
         }
     }
 
     /// A ControllerRevision of the history was created or changed.
     pub fn apply_revision(&mut self, revision: ControllerRevision) {
-        self.revisions.apply_watcher_event(&Event::Apply(revision));
+        self.revisions.apply(&Event::Apply(revision));
+    }
+
+    /// A pod of ours was created or changed.
+    pub fn apply_pod(&mut self, pod: Pod) {
+        self.pods.apply(&Event::Apply(pod));
     }
 
     /// A child was deleted.
     pub fn delete(&mut self, kind: ChildKind, object: DynamicObject) {
         if let Some(writer) = self.children.get_mut(&kind) {
-            writer.apply_watcher_event(&Event::Delete(Live::from(object)));
+            writer.apply(&Event::Delete(Live::from(object)));
         }
     }
 }
@@ -80,27 +90,27 @@ pub async fn context(
     let (mut observed, _) = observe::watch(&client, Some("demo"));
     let mut writers = BTreeMap::new();
     for kind in ChildKind::ALL {
-        let mut writer = Writer::new(kind);
+        let mut writer = observe::child_cache(kind);
         observed.children.insert(kind, writer.as_reader());
-        writer.apply_watcher_event(&Event::Init);
+        writer.apply(&Event::Init);
         for (_, object) in children.iter().filter(|(k, _)| *k == kind) {
-            writer.apply_watcher_event(&Event::InitApply(Live::from(object.clone())));
+            writer.apply(&Event::InitApply(Live::from(object.clone())));
         }
-        writer.apply_watcher_event(&Event::InitDone);
+        writer.apply(&Event::InitDone);
         writers.insert(kind, writer);
     }
-    let mut pods = Writer::default();
+    let mut pods = observe::pod_cache();
     observed.pods = pods.as_reader();
-    pods.apply_watcher_event(&Event::InitDone);
+    pods.apply(&Event::InitDone);
     let mut crds = Writer::default();
     observed.crds = crds.as_reader();
     crds.apply_watcher_event(&Event::InitDone);
-    let mut quotas = Writer::default();
+    let mut quotas = observe::quota_cache();
     observed.quotas = quotas.as_reader();
-    quotas.apply_watcher_event(&Event::InitDone);
-    let mut revisions = Writer::default();
+    quotas.apply(&Event::InitDone);
+    let mut revisions = observe::revision_cache();
     observed.revisions = revisions.as_reader();
-    revisions.apply_watcher_event(&Event::InitDone);
+    revisions.apply(&Event::InitDone);
     observed.track_sync();
     let synced = async {
         while !observed.synced() {
@@ -119,7 +129,7 @@ pub async fn context(
     );
     let caches = Caches {
         children: writers,
-        _pods: pods,
+        pods,
         _crds: crds,
         _quotas: quotas,
         revisions,

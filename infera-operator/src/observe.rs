@@ -34,7 +34,7 @@ use kube::{
     api::PartialObjectMeta,
     runtime::{
         WatchStreamExt,
-        reflector::{self, ObjectRef, Store, store::Writer},
+        reflector::{self, ObjectRef, Store},
         utils::ResetTimerBackoff,
         watcher,
         watcher::ExponentialBackoff,
@@ -43,6 +43,9 @@ use kube::{
 use tracing::{debug, warn};
 
 use crate::live::Live;
+
+mod cache;
+pub use cache::{Cache, CacheWriter};
 
 /// Objects per page of a watch's initial LIST. kube-runtime 5.0 reads pages of 500 by default
 /// (`page_size: Some(500)` in kube-runtime-5.0.0/src/watcher.rs); a page is held whole, as
@@ -57,15 +60,18 @@ pub fn paged() -> watcher::Config {
     watcher::Config::default().page_size(PAGE)
 }
 
-/// The watch caches the controller reads instead of the API.
+/// The watch caches the controller reads instead of the API, each object filed under what a
+/// reconcile looks it up by: children and revisions under their controller's uid
+/// ([`controller_uid`]), pods under their deployment ([`deployment_of`]), quotas under their
+/// namespace.
 #[derive(Clone)]
 pub struct Observed {
-    pub children: BTreeMap<ChildKind, Store<Live>>,
-    pub pods: Store<Pod>,
+    pub children: BTreeMap<ChildKind, Cache<Live>>,
+    pub pods: Cache<Pod>,
     pub crds: Store<PartialObjectMeta<CustomResourceDefinition>>,
-    pub quotas: Store<ResourceQuota>,
+    pub quotas: Cache<ResourceQuota>,
     /// The ControllerRevisions of the revision history (see [`slim_revision`]).
-    pub revisions: Store<ControllerRevision>,
+    pub revisions: Cache<ControllerRevision>,
     synced: Arc<Synced>,
 }
 
@@ -102,7 +108,7 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
     let mut stores = BTreeMap::new();
     let mut streams = Vec::new();
     for kind in ChildKind::ALL {
-        let writer = Writer::new(kind);
+        let writer = child_cache(kind);
         stores.insert(kind, writer.as_reader());
         let what = kind.api_resource().plural;
         let stream = if reads_status(kind) {
@@ -110,7 +116,7 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
                 Some(ns) => Api::<Live>::namespaced_with(client.clone(), ns, &kind),
                 None => Api::<Live>::all_with(client.clone(), &kind),
             };
-            reflect(writer, watcher(api, managed.clone()), what)
+            reflect(cached(writer), watcher(api, managed.clone()), what)
         } else {
             // `Api<PartialObjectMeta<_>>` sends metadata-only requests (kube-core 5.0,
             // `Resource::metadata_api`); the metadata goes into the same kind of store.
@@ -121,23 +127,25 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
                 None => Api::<PartialObjectMeta<Live>>::all_with(client.clone(), &kind),
             };
             let objects = watcher(api, managed.clone()).map_ok(metadata_only);
-            reflect(writer, objects, what)
+            reflect(cached(writer), objects, what)
         };
         streams.push((kind, stream));
     }
-    let (pods, pod_writer) = reflector::store();
+    let pod_writer = pod_cache();
+    let pods = pod_writer.as_reader();
     let pod_api = namespace.map_or_else(
         || Api::all(client.clone()),
         |ns| Api::namespaced(client.clone(), ns),
     );
     let pod_watch = watcher(pod_api, paged().labels(LABEL_DEPLOYMENT));
-    let (crds, crd_writer) = reflector::store();
+    let (crds, mut crd_writer) = reflector::store();
     let crd_watch = watcher(
         Api::<PartialObjectMeta<CustomResourceDefinition>>::all(client.clone()),
         paged(),
     )
     .modify(|crd| crd.metadata = name_only(&crd.metadata));
-    let (quotas, quota_writer) = reflector::store();
+    let quota_writer = quota_cache();
+    let quotas = quota_writer.as_reader();
     let quota_api = namespace.map_or_else(
         || Api::all(client.clone()),
         |ns| Api::namespaced(client.clone(), ns),
@@ -148,7 +156,8 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
     });
     // Ours only, like the children: the label selector keeps other controllers' revisions
     // (every StatefulSet's and DaemonSet's) out of the LIST and the cache.
-    let (revisions, revision_writer) = reflector::store();
+    let revision_writer = revision_cache();
+    let revisions = revision_writer.as_reader();
     let revision_api = namespace.map_or_else(
         || Api::all(client.clone()),
         |ns| Api::namespaced(client.clone(), ns),
@@ -171,11 +180,19 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
         },
         Watches {
             children: streams,
-            pods: reflect(pod_writer, pod_watch.modify(slim_pod), "pods".into()),
-            crds: reflect(crd_writer, crd_watch, "customresourcedefinitions".into()),
-            quotas: reflect(quota_writer, quota_watch, "resourcequotas".into()),
+            pods: reflect(
+                cached(pod_writer),
+                pod_watch.modify(slim_pod),
+                "pods".into(),
+            ),
+            crds: reflect(
+                move |event| crd_writer.apply_watcher_event(event),
+                crd_watch,
+                "customresourcedefinitions".into(),
+            ),
+            quotas: reflect(cached(quota_writer), quota_watch, "resourcequotas".into()),
             revisions: reflect(
-                revision_writer,
+                cached(revision_writer),
                 revision_watch,
                 "controllerrevisions".into(),
             ),
@@ -183,8 +200,9 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
     )
 }
 
-/// A reflector over `stream`, filling `writer`, that yields the objects it stores. The watch
-/// retries on its own (with backoff); its errors are logged here, as `what`'s, and never passed on.
+/// A reflector over `stream`, giving each event to `apply` (a cache's writer), that yields the
+/// objects it stores. The watch retries on its own (with backoff); its errors are logged here, as
+/// `what`'s, and never passed on.
 ///
 /// Passing them on stalls the controller: kube-runtime 5.0's applier splits its trigger stream
 /// into the objects and the errors through one shared `Peekable` (`trystream_split_result` in
@@ -194,7 +212,7 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
 /// cluster without the LeaderWorkerSet CRD, and after the API server came back from a crash it
 /// never reconciled again (compare kube-rs issue #1316).
 pub fn reflect<K>(
-    writer: Writer<K>,
+    mut apply: impl FnMut(&watcher::Event<K>) + Send + 'static,
     stream: impl Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send + 'static,
     what: String,
 ) -> futures::stream::BoxStream<'static, Result<K, watcher::Error>>
@@ -204,7 +222,7 @@ where
 {
     stream
         .backoff(retry())
-        .reflect(writer)
+        .inspect_ok(move |event| apply(event))
         .touched_objects()
         .filter_map(move |result| {
             match &result {
@@ -222,6 +240,15 @@ where
             std::future::ready(result.ok().map(Ok))
         })
         .boxed()
+}
+
+/// The writing side of a [`Cache`], as [`reflect`] takes it.
+fn cached<K>(mut writer: CacheWriter<K>) -> impl FnMut(&watcher::Event<K>) + Send + 'static
+where
+    K: Resource + Clone + Send + Sync + 'static,
+    K::DynamicType: Eq + std::hash::Hash + Clone + Send + Sync,
+{
+    move |event| writer.apply(event)
 }
 
 /// How a failed watch retries: kube-runtime's default (`DefaultBackoff` in
@@ -418,29 +445,18 @@ impl Observed {
     /// Everything the cache knows about one deployment; no API calls.
     pub fn snapshot(&self, idep: &InferaDeployment) -> Snapshot {
         let namespace = idep.namespace().unwrap_or_default();
-        let name = idep.name_any();
-        let uid = idep.uid();
+        let uid = idep.uid().unwrap_or_default();
         let mut snapshot = Snapshot::default();
-        for (kind, store) in &self.children {
-            let ours = store.state_filter(|object| {
-                object.namespace().as_deref() == Some(namespace.as_str())
-                    && is_ours(object, uid.as_deref())
-            });
-            for object in ours {
+        for (kind, cache) in &self.children {
+            for object in cache.filed_under(&uid) {
                 snapshot.children.insert((*kind, object.name_any()), object);
             }
         }
-        snapshot.pods = self.pods.state_filter(|pod| {
-            pod.namespace().as_deref() == Some(namespace.as_str())
-                && pod.labels().get(LABEL_DEPLOYMENT) == Some(&name)
-        });
-        snapshot.quotas = self
-            .quotas
-            .state_filter(|quota| quota.namespace().as_deref() == Some(namespace.as_str()));
-        snapshot.revisions = self.revisions.state_filter(|revision| {
-            revision.namespace().as_deref() == Some(namespace.as_str())
-                && is_ours(revision, uid.as_deref())
-        });
+        snapshot.pods = self
+            .pods
+            .filed_under(&format!("{namespace}/{}", idep.name_any()));
+        snapshot.quotas = self.quotas.filed_under(&namespace);
+        snapshot.revisions = self.revisions.filed_under(&uid);
         snapshot
     }
 
@@ -473,12 +489,12 @@ impl Observed {
                 }
             });
         }
-        track(self.pods.clone(), self.synced.pods.clone());
+        track(self.pods.store.clone(), self.synced.pods.clone());
         track(self.crds.clone(), self.synced.crds.clone());
-        track(self.quotas.clone(), self.synced.quotas.clone());
-        track(self.revisions.clone(), self.synced.revisions.clone());
-        for (kind, store) in &self.children {
-            track(store.clone(), self.synced.kinds[kind].clone());
+        track(self.quotas.store.clone(), self.synced.quotas.clone());
+        track(self.revisions.store.clone(), self.synced.revisions.clone());
+        for (kind, cache) in &self.children {
+            track(cache.store.clone(), self.synced.kinds[kind].clone());
         }
     }
 
@@ -489,20 +505,54 @@ impl Observed {
     }
 }
 
-/// Ours: its controller reference is this deployment (by uid, unique in the cluster). Every
-/// cached child and revision carries our labels: the watches select on them.
-fn is_ours(object: &impl ResourceExt, uid: Option<&str>) -> bool {
+/// The cache of one child kind, filed by controller.
+pub fn child_cache(kind: ChildKind) -> CacheWriter<Live> {
+    CacheWriter::new(kind, controller_uid)
+}
+
+/// The cache of our pods, filed by deployment.
+pub fn pod_cache() -> CacheWriter<Pod> {
+    CacheWriter::new((), deployment_of)
+}
+
+/// The cache of ResourceQuotas, filed by namespace.
+pub fn quota_cache() -> CacheWriter<ResourceQuota> {
+    CacheWriter::new((), |quota| quota.namespace())
+}
+
+/// The cache of our ControllerRevisions, filed by controller.
+pub fn revision_cache() -> CacheWriter<ControllerRevision> {
+    CacheWriter::new((), controller_uid)
+}
+
+/// A child's or revision's key: the uid of its controller, which is ours when it is one of our
+/// deployments (a uid is unique in the cluster; every cached child and revision carries our labels:
+/// the watches select on them).
+fn controller_uid<K: Resource>(object: &K) -> Option<String> {
     object
-        .owner_references()
+        .meta()
+        .owner_references
         .iter()
-        .any(|owner| owner.controller == Some(true) && Some(owner.uid.as_str()) == uid)
+        .flatten()
+        .find(|owner| owner.controller == Some(true))
+        .map(|owner| owner.uid.clone())
+}
+
+/// A pod's key: `namespace/deployment`, from its [`LABEL_DEPLOYMENT`] label.
+fn deployment_of(pod: &Pod) -> Option<String> {
+    Some(format!(
+        "{}/{}",
+        pod.namespace()?,
+        pod.labels().get(LABEL_DEPLOYMENT)?
+    ))
 }
 
 #[cfg(test)]
 mod tests {
     use futures::StreamExt;
+    use infera_core::{ChildKind, InferaDeployment};
     use k8s_openapi::api::core::v1::Pod;
-    use kube::runtime::{reflector::store::Writer, watcher};
+    use kube::{ResourceExt, runtime::watcher};
 
     use super::reflect;
 
@@ -575,6 +625,64 @@ mod tests {
         }
     }
 
+    /// A child, revision or pod of `deployment` (whose uid is `<deployment>-uid`) in `demo`.
+    fn of(deployment: &str, name: &str) -> serde_json::Value {
+        serde_json::json!({
+            "metadata": {
+                "name": name, "namespace": "demo", "uid": format!("{name}-uid"),
+                "labels": {infera_core::naming::LABEL_DEPLOYMENT: deployment},
+                "ownerReferences": [{"apiVersion": "infera.amd.com/v1alpha1",
+                    "kind": "InferaDeployment", "name": deployment,
+                    "uid": format!("{deployment}-uid"), "controller": true}],
+            },
+        })
+    }
+
+    #[tokio::test]
+    async fn a_snapshot_holds_its_own_deployments_objects_and_no_others() {
+        let idep = |name: &str| {
+            serde_json::json!({
+                "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+                "metadata": {"name": name, "namespace": "demo", "uid": format!("{name}-uid")},
+                "spec": {"backendFramework": "sglang", "services": {}},
+            })
+        };
+        let object = |deployment: &str, name: &str| {
+            serde_json::from_value::<kube::api::DynamicObject>(of(deployment, name))
+                .expect("an object")
+        };
+        let children = vec![
+            (ChildKind::Deployment, object("calm", "calm-worker")),
+            (ChildKind::Service, object("calm", "calm-server")),
+            (ChildKind::Deployment, object("busy", "busy-worker")),
+        ];
+        let (ctx, mut caches, _server) = crate::fixtures::context(idep("calm"), children).await;
+        for (deployment, name) in [("calm", "calm-abc"), ("busy", "busy-abc")] {
+            caches
+                .apply_revision(serde_json::from_value(of(deployment, name)).expect("a revision"));
+        }
+        for (deployment, name) in [("calm", "calm-worker-1"), ("busy", "busy-worker-1")] {
+            caches.apply_pod(serde_json::from_value(of(deployment, name)).expect("a pod"));
+        }
+        // Gone: dropped from the snapshot as from the cache.
+        caches.delete(ChildKind::Service, object("calm", "calm-server"));
+
+        for (deployment, other) in [("calm", "busy"), ("busy", "calm")] {
+            let idep: InferaDeployment =
+                serde_json::from_value(idep(deployment)).expect("an InferaDeployment");
+            let snapshot = ctx.observed.snapshot(&idep);
+            let children: Vec<(ChildKind, String)> = snapshot.children.keys().cloned().collect();
+            assert_eq!(
+                children,
+                [(ChildKind::Deployment, format!("{deployment}-worker"))]
+            );
+            let revisions: Vec<String> = snapshot.revisions.iter().map(|r| r.name_any()).collect();
+            assert_eq!(revisions, [format!("{deployment}-abc")], "not {other}'s");
+            let pods: Vec<String> = snapshot.pods.iter().map(|p| p.name_any()).collect();
+            assert_eq!(pods, [format!("{deployment}-worker-1")], "not {other}'s");
+        }
+    }
+
     #[tokio::test]
     async fn a_failing_watch_passes_on_its_objects_and_never_its_errors() {
         let events = futures::stream::iter([
@@ -582,14 +690,16 @@ mod tests {
             Err(watcher::Error::NoResourceVersion),
             Ok(watcher::Event::Apply(pod("b"))),
         ]);
-        let writer = Writer::<Pod>::default();
-        let store = writer.as_reader();
-        let passed: Vec<_> = reflect(writer, events, "pods".into()).collect().await;
+        let writer = super::pod_cache();
+        let cache = writer.as_reader();
+        let passed: Vec<_> = reflect(super::cached(writer), events, "pods".into())
+            .collect()
+            .await;
         let names: Vec<_> = passed
             .iter()
             .map(|result| result.as_ref().map(|pod| pod.metadata.name.clone()).ok())
             .collect();
         assert_eq!(names, [Some(Some("a".into())), Some(Some("b".into()))]);
-        assert_eq!(store.state().len(), 2);
+        assert_eq!(cache.store.state().len(), 2);
     }
 }

@@ -19,7 +19,7 @@
 //! Environment: `INFERA_BENCH_SIZES` (default `1000,5000`), `INFERA_BENCH_SOAK_SECONDS` (default
 //! 120), `INFERA_BENCH_RESYNC_SECONDS` (the operator's `--resync-seconds` during the soak, default
 //! 30), `INFERA_E2E_OPERATOR` (another operator binary to measure, e.g. the release's static
-//! build in `~/.cache/infera-release/target/x86_64-unknown-linux-musl/release/`),
+//! build, `release_binary linux_amd64 infera-operator` after `source release/versions.sh`),
 //! `INFERA_E2E_PLUGIN` (likewise for kubectl-infera: the debug build's JSON parsing is several
 //! times slower than the release's, so measure the release build).
 //!
