@@ -1,7 +1,7 @@
 //! The Prometheus series the images export, by the names the pinned versions give them: what
 //! `kubectl infera status --load` reads and what the monitoring pack's dashboard queries
-//! ([`crate::dashboard`]). `tests/tests/upstream_parsers.rs` checks every name against the
-//! sources of those versions.
+//! ([`crate::dashboard`]). `tests/tests/isolated/upstream_parsers.rs` checks every name against
+//! the sources of those versions.
 
 use crate::types::BackendFramework;
 

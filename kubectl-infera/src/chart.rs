@@ -3,7 +3,7 @@
 //! Namespace (Helm's `--create-namespace` makes it) becomes a template, the CRD goes under `crds/`
 //! (Helm installs it and never deletes it), and the values change only what `values.yaml`
 //! documents. Rendered with its default values into `infera-system`, the chart gives exactly the
-//! bundle's objects (tests/tests/helm.rs checks it with Helm itself).
+//! bundle's objects (tests/tests/shared/helm.rs checks it with Helm itself).
 //!
 //! How a template is made: the bundle object is written as YAML with markers (`@@name@@`) in place
 //! of the values the chart sets, then each marker's line is replaced by its template text at that

@@ -2,8 +2,8 @@
 //! fields the operator sets, from the CRD of github.com/prometheus-operator/prometheus-operator
 //! v0.85.0 (`example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml`). The whole
 //! generated API (authorization, TLS, OAuth2, …) would add its serializers to both binaries for
-//! fields we never write. `tests/tests/operator_monitoring.rs` has the real CRD accept what we
-//! render.
+//! fields we never write. `tests/tests/shared/operator_monitoring.rs` has the real CRD accept
+//! what we render.
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use kube::CustomResource;

@@ -1,5 +1,5 @@
 //! The property tests' generator of arbitrary InferaDeployments, shared by `properties.rs` and,
-//! through `#[path]`, by the upstream-parser proof in `tests/tests/upstream_parsers.rs`.
+//! through `#[path]`, by the upstream-parser proof in `tests/tests/isolated/upstream_parsers.rs`.
 
 #![allow(clippy::expect_used, reason = "a test fails by panicking")]
 #![allow(dead_code, reason = "each including test uses its part")]

@@ -1,6 +1,6 @@
 //! The pinned upstream snapshot (AMD-AGI/Infera at 5890f7f), read in place by the tests that hold
 //! our work against upstream's: `infera-core/tests/upstream_fields.rs` and
-//! `tests/tests/upstream_differential.rs` (included there with `#[path]`).
+//! `tests/tests/isolated/upstream_differential.rs` (included there with `#[path]`).
 
 use std::path::{Path, PathBuf};
 
