@@ -11,7 +11,9 @@
 //! - a restart (SIGTERM, a new process, as in an upgrade): the writes the new process sends for the
 //!   unchanged deployments (expected: none) and its peak RSS over the cold start;
 //! - a soak of that process with a shortened resync period: the writes it sends (expected: none)
-//!   and the slope of its resident memory.
+//!   and the slope of its resident memory;
+//!
+//! and then fails when a goal of docs/performance.md ("Goals") is missed, naming each miss.
 //!
 //!   cargo build --release -p infera-operator
 //!   KUBECONFIG=... cargo bench -p infera-e2e --bench operator_apply   # needs a tier-2 cluster
@@ -66,6 +68,7 @@ async fn main() -> anyhow::Result<()> {
         "operator_apply: {} cores, soak {soak:?} with --resync-seconds={resync}",
         std::thread::available_parallelism().map_or(0, usize::from)
     );
+    let mut missed = Vec::new();
     for size in sizes {
         let direct = direct(&admin, &identity, size).await?;
         println!("{size} InferaDeployments ({} children):", direct.1);
@@ -73,9 +76,78 @@ async fn main() -> anyhow::Result<()> {
             "  direct client ({CONCURRENCY} concurrent SSA):  {:>8.2?}",
             direct.0
         );
-        operator(&admin, &identity, size, direct.0, soak, resync).await?;
+        let figures = operator(&admin, &identity, size, direct.0, soak, resync).await?;
+        missed.extend(figures.missed(size));
     }
+    anyhow::ensure!(
+        missed.is_empty(),
+        "goals of docs/performance.md missed:\n  {}",
+        missed.join("\n  ")
+    );
     Ok(())
+}
+
+/// What the benchmark measured of the operator at one size, for the goals.
+struct Figures {
+    peak_rss_mib: f64,
+    cold_start_rss_mib: f64,
+    restart: Duration,
+    restart_writes: u64,
+    soak_writes: u64,
+    status_ratio: f64,
+}
+
+impl Figures {
+    /// The goals of docs/performance.md ("Goals") this run missed, each with its figure.
+    fn missed(&self, size: usize) -> Vec<String> {
+        let mut missed = Vec::new();
+        let mut check = |met: bool, what: String| {
+            if !met {
+                missed.push(format!("{size}: {what}"));
+            }
+        };
+        let memory = match size {
+            ..=1000 => 40.0,
+            ..=5000 => 120.0,
+            _ => f64::INFINITY,
+        };
+        check(
+            self.peak_rss_mib <= memory,
+            format!(
+                "peak RSS converging {:.1} MiB > {memory} MiB",
+                self.peak_rss_mib
+            ),
+        );
+        check(
+            self.cold_start_rss_mib <= memory,
+            format!(
+                "peak RSS of a cold start {:.1} MiB > {memory} MiB",
+                self.cold_start_rss_mib
+            ),
+        );
+        check(
+            self.restart <= Duration::from_secs(5),
+            format!(
+                "a restart reconciled every deployment after {:.2?} > 5 s",
+                self.restart
+            ),
+        );
+        check(
+            self.restart_writes == 0 && self.soak_writes == 0,
+            format!(
+                "{} writes after the restart and {} in the soak, not 0",
+                self.restart_writes, self.soak_writes
+            ),
+        );
+        check(
+            size < 5000 || self.status_ratio <= 0.5,
+            format!(
+                "kubectl infera status -A took {:.2}x kubectl get idep -A's time > 0.5x",
+                self.status_ratio
+            ),
+        );
+        missed
+    }
 }
 
 /// The direct client: renders `size` deployments locally and server-side applies every child,
@@ -132,7 +204,7 @@ async fn operator(
     direct: Duration,
     soak: Duration,
     resync: u64,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Figures> {
     let ns = TestNamespace::new(admin, "bench-operator").await?;
     // Converging with the default resync period: a shortened one would requeue every converged
     // deployment while the rest still wait, and measure that instead.
@@ -163,15 +235,13 @@ async fn operator(
         writes(&metrics),
         sum(&metrics, "infera_reconcile_errors_total{")
     );
-    println!(
-        "  operator peak RSS converging: {:.1} MiB",
-        mib(operator.peak_rss_kib())
-    );
+    let peak_rss_mib = mib(operator.peak_rss_kib());
+    println!("  operator peak RSS converging: {peak_rss_mib:.1} MiB");
     let (waited, backlog) = probe.await??;
     println!(
         "  a deployment changed while {backlog} others were being created or converging: reconciled {waited:.2?} after the change"
     );
-    plugin_vs_kubectl(ns.name(), size).await?;
+    let status_ratio = plugin_vs_kubectl(ns.name(), size).await?;
 
     // Restart, as an upgrade does: a new process over the converged deployments, with the
     // shortened resync period for the soak that follows.
@@ -193,10 +263,10 @@ async fn operator(
     }
     let all_reconciled = restarted_at.elapsed();
     tokio::time::sleep(Duration::from_secs(5)).await;
+    let restart_writes = operator.writes().await?;
+    let cold_start_rss_mib = mib(operator.peak_rss_kib());
     println!(
-        "  restart: every deployment reconciled {all_reconciled:.2?} after the restart, {} writes; peak RSS of the cold start {:.1} MiB",
-        operator.writes().await?,
-        mib(operator.peak_rss_kib())
+        "  restart: every deployment reconciled {all_reconciled:.2?} after the restart, {restart_writes} writes; peak RSS of the cold start {cold_start_rss_mib:.1} MiB",
     );
 
     // Soak of the restarted process: nothing changes; every resync reconciles every deployment again.
@@ -214,22 +284,30 @@ async fn operator(
         }
     }
     let metrics = operator.metrics().await?;
+    let soak_writes = writes(&metrics) - before;
     println!(
-        "  soak {soak:?}: {:.0} reconciles, {} writes, RSS {:.1}..{:.1} MiB, slope {:+.2} MiB/min",
+        "  soak {soak:?}: {:.0} reconciles, {soak_writes} writes, RSS {:.1}..{:.1} MiB, slope {:+.2} MiB/min",
         sample(&metrics, "infera_reconciles_total") - reconciles,
-        writes(&metrics) - before,
         samples.iter().map(|s| s.1).fold(f64::MAX, f64::min),
         samples.iter().map(|s| s.1).fold(0.0, f64::max),
         slope(&samples)
     );
     drop(operator);
-    ns.cleanup_and_wait(Duration::from_secs(900)).await
+    ns.cleanup_and_wait(Duration::from_secs(900)).await?;
+    Ok(Figures {
+        peak_rss_mib,
+        cold_start_rss_mib,
+        restart: all_reconciled,
+        restart_writes,
+        soak_writes,
+        status_ratio,
+    })
 }
 
 /// `kubectl infera status -A` against `kubectl get idep -A`, through the real kubectl, over the
 /// converged deployments (median of three runs each), and the plugin's peak RSS (run directly, so
 /// kubectl's own memory before its exec of the plugin is not counted).
-async fn plugin_vs_kubectl(namespace: &str, size: usize) -> anyhow::Result<()> {
+async fn plugin_vs_kubectl(namespace: &str, size: usize) -> anyhow::Result<f64> {
     const RUNS: usize = 3;
     let mut medians = Vec::new();
     for args in [["infera", "status", "-A"], ["get", "idep", "-A"]] {
@@ -273,7 +351,7 @@ async fn plugin_vs_kubectl(namespace: &str, size: usize) -> anyhow::Result<()> {
         medians[0].as_secs_f64() / medians[1].as_secs_f64(),
         kib / 1024.0
     );
-    Ok(())
+    Ok(medians[0].as_secs_f64() / medians[1].as_secs_f64())
 }
 
 /// Runs `argv[1:]` with its stdout discarded and prints the child's peak RSS in KiB (Linux

@@ -3,7 +3,7 @@
 //! own deployment's objects without looking at every other deployment's.
 
 use std::{
-    collections::{HashMap, HashSet},
+    collections::HashMap,
     hash::Hash,
     sync::{Arc, PoisonError, RwLock},
 };
@@ -23,7 +23,8 @@ where
     K::DynamicType: Eq + Hash + Clone,
 {
     pub store: Store<K>,
-    index: Arc<RwLock<Index<K>>>,
+    index: Arc<RwLock<Index>>,
+    dyntype: K::DynamicType,
 }
 
 /// The writing side: applies each watch event to the store and to the index.
@@ -33,22 +34,70 @@ where
 {
     writer: Writer<K>,
     store: Store<K>,
-    index: Arc<RwLock<Index<K>>>,
+    index: Arc<RwLock<Index>>,
     key_of: KeyOf<K>,
     dyntype: K::DynamicType,
 }
 
-/// The references of the cached objects by key: a name and namespace each (no uid or
-/// resourceVersion), about 100 bytes per object. An object's previous key is read from its
-/// previous version in the store, so there is no map back from objects to keys.
-struct Index<K: Lookup>
-where
-    K::DynamicType: Eq + Hash,
-{
-    filed: HashMap<String, HashSet<ObjectRef<K>>>,
+/// The namespace and name of each object filed under a key: what the store's reference needs
+/// back. About 200 bytes per key of one object (a deployment's child of one kind). An object's
+/// previous key is read from its previous version in the store, so nothing maps objects back to
+/// keys. (Sets of kube's `ObjectRef`s, with its uid and resourceVersion slots and a set's table of
+/// at least four, took about 1 KB per key: 22 MiB more over 5,000 deployments.)
+#[derive(Default)]
+struct Index {
+    filed: HashMap<String, Vec<Entry>>,
     /// A relist in progress, which replaces `filed` when it ends, as the store's objects are
     /// replaced (`Writer::apply_watcher_event` in kube-runtime-5.0.0's store.rs).
-    relist: HashMap<String, HashSet<ObjectRef<K>>>,
+    relist: HashMap<String, Vec<Entry>>,
+}
+
+#[derive(PartialEq, Eq)]
+struct Entry {
+    namespace: Option<Box<str>>,
+    name: Box<str>,
+}
+
+impl Entry {
+    fn of<K: Lookup>(object: &K) -> Self {
+        Self {
+            namespace: object.namespace().map(|n| n.into()),
+            name: object.name().unwrap_or_default().into(),
+        }
+    }
+
+    /// The store's reference of the object (its uid and resourceVersion, which the store's
+    /// lookup ignores, left out).
+    fn reference<K: Lookup>(&self, dyntype: &K::DynamicType) -> ObjectRef<K>
+    where
+        K::DynamicType: Clone,
+    {
+        let reference = ObjectRef::new_with(&self.name, dyntype.clone());
+        match &self.namespace {
+            Some(namespace) => reference.within(namespace),
+            None => reference,
+        }
+    }
+}
+
+/// Files `entry` under `key`; a new key's list holds exactly one.
+fn file(filed: &mut HashMap<String, Vec<Entry>>, key: String, entry: Entry) {
+    match filed.entry(key) {
+        std::collections::hash_map::Entry::Occupied(mut entries) => entries.get_mut().push(entry),
+        std::collections::hash_map::Entry::Vacant(slot) => {
+            slot.insert(vec![entry]);
+        }
+    }
+}
+
+/// Takes `entry` out of `key`'s objects, and the key out when none is left.
+fn unfile(filed: &mut HashMap<String, Vec<Entry>>, key: &str, entry: &Entry) {
+    if let Some(entries) = filed.get_mut(key) {
+        entries.retain(|e| e != entry);
+        if entries.is_empty() {
+            filed.remove(key);
+        }
+    }
 }
 
 impl<K: Lookup + Clone + 'static> CacheWriter<K>
@@ -60,10 +109,7 @@ where
         Self {
             store: writer.as_reader(),
             writer,
-            index: Arc::new(RwLock::new(Index {
-                filed: HashMap::new(),
-                relist: HashMap::new(),
-            })),
+            index: Arc::default(),
             key_of,
             dyntype,
         }
@@ -73,6 +119,7 @@ where
         Cache {
             store: self.store.clone(),
             index: self.index.clone(),
+            dyntype: self.dyntype.clone(),
         }
     }
 
@@ -82,37 +129,28 @@ where
             let mut index = self.index.write().unwrap_or_else(PoisonError::into_inner);
             match event {
                 Event::Apply(object) => {
-                    let reference = self.reference(object);
+                    let entry = Entry::of(object);
                     let key = (self.key_of)(object);
-                    let before = self
-                        .store
-                        .get(&reference)
-                        .and_then(|old| (self.key_of)(&old));
+                    let before = self.key_in_store(&entry);
                     if before != key {
                         if let Some(before) = before {
-                            remove(&mut index.filed, &before, &reference);
+                            unfile(&mut index.filed, &before, &entry);
                         }
                         if let Some(key) = key {
-                            index.filed.entry(key).or_default().insert(reference);
+                            file(&mut index.filed, key, entry);
                         }
                     }
                 }
                 Event::Delete(object) => {
-                    let reference = self.reference(object);
-                    let stored = self.store.get(&reference);
-                    let key = match stored {
-                        Some(stored) => (self.key_of)(&stored),
-                        None => (self.key_of)(object),
-                    };
-                    if let Some(key) = key {
-                        remove(&mut index.filed, &key, &reference);
+                    let entry = Entry::of(object);
+                    if let Some(key) = self.key_in_store(&entry).or_else(|| (self.key_of)(object)) {
+                        unfile(&mut index.filed, &key, &entry);
                     }
                 }
                 Event::Init => index.relist.clear(),
                 Event::InitApply(object) => {
                     if let Some(key) = (self.key_of)(object) {
-                        let reference = self.reference(object);
-                        index.relist.entry(key).or_default().insert(reference);
+                        file(&mut index.relist, key, Entry::of(object));
                     }
                 }
                 Event::InitDone => index.filed = std::mem::take(&mut index.relist),
@@ -121,30 +159,10 @@ where
         self.writer.apply_watcher_event(event);
     }
 
-    /// `object`'s reference as the store keys it, without the uid and resourceVersion it ignores.
-    fn reference(&self, object: &K) -> ObjectRef<K> {
-        let name = object.name().unwrap_or_default();
-        let reference = ObjectRef::new_with(&name, self.dyntype.clone());
-        match object.namespace() {
-            Some(namespace) => reference.within(&namespace),
-            None => reference,
-        }
-    }
-}
-
-/// Takes `reference` out of `key`'s objects, and the key out when none is left.
-fn remove<K: Lookup>(
-    filed: &mut HashMap<String, HashSet<ObjectRef<K>>>,
-    key: &str,
-    reference: &ObjectRef<K>,
-) where
-    K::DynamicType: Eq + Hash,
-{
-    if let Some(objects) = filed.get_mut(key) {
-        objects.remove(reference);
-        if objects.is_empty() {
-            filed.remove(key);
-        }
+    /// The key of the object's version in the store, if it is there and has one.
+    fn key_in_store(&self, entry: &Entry) -> Option<String> {
+        let stored = self.store.get(&entry.reference(&self.dyntype))?;
+        (self.key_of)(&stored)
     }
 }
 
@@ -160,7 +178,7 @@ where
             .unwrap_or_else(PoisonError::into_inner)
             .filed
             .get(key)
-            .map(|filed| filed.iter().cloned().collect())
+            .map(|entries| entries.iter().map(|e| e.reference(&self.dyntype)).collect())
             .unwrap_or_default();
         references
             .iter()
