@@ -108,7 +108,7 @@ impl Figures {
         };
         let memory = match size {
             ..=1000 => 40.0,
-            ..=5000 => 120.0,
+            1001..=5000 => 120.0,
             _ => f64::INFINITY,
         };
         check(
