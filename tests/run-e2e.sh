@@ -112,6 +112,8 @@ isolated_pid=$!
 log "the shared cluster's tests, one module at a time ($THREADS test threads)"
 rc=0
 mapfile -t names < <(run_tests "${exe[shared]}" --list --format terse "${extra[@]}" | sed -n 's/: test$//p')
+# Without a filter, an empty list is a broken executable, not a pass.
+((${#names[@]} || ${#extra[@]})) || { echo "run-e2e.sh: ${exe[shared]} lists no tests" >&2; exit 1; }
 mapfile -t modules < <(printf '%s\n' "${names[@]}" | sed -n 's/::.*//p' | uniq)
 for module in "${modules[@]}"; do
   mapfile -t these < <(printf '%s\n' "${names[@]}" | grep "^$module::")
