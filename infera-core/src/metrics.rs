@@ -23,6 +23,8 @@ pub struct EngineMetrics {
     pub kv_usage: &'static str,
     /// Output tokens generated (a counter).
     pub generation_tokens: &'static str,
+    /// Prompt tokens processed (a counter).
+    pub prompt_tokens: &'static str,
     /// Requests finished (a counter).
     pub requests_finished: &'static str,
     /// Time to first token (a histogram).
@@ -34,12 +36,12 @@ pub struct EngineMetrics {
 impl EngineMetrics {
     /// SGLang 0.5.15.post1 (`rocm/infera:sglang-v0.1.1`): `sglang/srt/observability/
     /// metrics_collector.py` — `num_running_reqs` :268, `num_queue_reqs` :274, `token_usage` :308,
-    /// `generation_tokens_total` :1435, `num_requests_total` :1515, `time_to_first_token_seconds`
+    /// `prompt_tokens_total` :1430, `generation_tokens_total` :1435, `num_requests_total` :1515, `time_to_first_token_seconds`
     /// :1615, `inter_token_latency_seconds` :1622 (served with `--enable-metrics`, which upstream's
     /// worker entry point injects). vLLM 0.25.1 (`rocm/infera:vllm-v0.1.1`):
     /// `vllm/v1/metrics/loggers.py` — `num_requests_running` :457, `num_requests_waiting` :467,
     /// `kv_cache_usage_perc` :525 (its older `gpu_cache_usage_perc`, which upstream's drain also
-    /// accepts, is not in this version), `generation_tokens` :668 and `request_success` :678
+    /// accepts, is not in this version), `prompt_tokens` :634, `generation_tokens` :668 and `request_success` :678
     /// (counters: exported with `_total`), `time_to_first_token_seconds` :760,
     /// `inter_token_latency_seconds` :793. Requests running and waiting and KV usage are also what
     /// upstream's own drain reads (`infera/common/engine_metrics.py:44-63`).
@@ -50,6 +52,7 @@ impl EngineMetrics {
                 waiting: "sglang:num_queue_reqs",
                 kv_usage: "sglang:token_usage",
                 generation_tokens: "sglang:generation_tokens_total",
+                prompt_tokens: "sglang:prompt_tokens_total",
                 requests_finished: "sglang:num_requests_total",
                 ttft: "sglang:time_to_first_token_seconds",
                 itl: "sglang:inter_token_latency_seconds",
@@ -59,6 +62,7 @@ impl EngineMetrics {
                 waiting: "vllm:num_requests_waiting",
                 kv_usage: "vllm:kv_cache_usage_perc",
                 generation_tokens: "vllm:generation_tokens_total",
+                prompt_tokens: "vllm:prompt_tokens_total",
                 requests_finished: "vllm:request_success_total",
                 ttft: "vllm:time_to_first_token_seconds",
                 itl: "vllm:inter_token_latency_seconds",
@@ -67,12 +71,13 @@ impl EngineMetrics {
     }
 
     /// Every name, for the checks against the engines' sources.
-    pub fn names(&self) -> [&'static str; 7] {
+    pub fn names(&self) -> [&'static str; 8] {
         [
             self.running,
             self.waiting,
             self.kv_usage,
             self.generation_tokens,
+            self.prompt_tokens,
             self.requests_finished,
             self.ttft,
             self.itl,

@@ -32,6 +32,8 @@ pub const DNS_LABEL_PATTERN: &str = "^[a-z]([-a-z0-9]*[a-z0-9])?$";
 
 /// Field manager of the operator's server-side applies.
 pub const OPERATOR_MANAGER: &str = "infera-operator";
+/// The `app.kubernetes.io/name` of the operator's own pods (`init`'s and the Helm chart's).
+pub const OPERATOR_APP_NAME: &str = "infera-operator";
 /// The Lease the operator's replicas elect a leader with (its `--lease-name` default, in its
 /// namespace); the bundle's leader-election Role names it, and `doctor` reads it.
 pub const LEADER_LEASE: &str = "infera-operator";
@@ -46,6 +48,9 @@ pub const PLUGIN_MANAGER: &str = "kubectl-infera";
 pub const SCALE_MANAGER: &str = "kubectl-infera-scale";
 /// Field manager of `kubectl infera rollout pause|resume`'s merge patches.
 pub const ROLLOUT_MANAGER: &str = "kubectl-infera-rollout";
+/// Field manager of the SLO planner: `status.planner`, and in `Act` the planned pools'
+/// `replicas`.
+pub const PLANNER_MANAGER: &str = "infera-operator-planner";
 
 /// `infera` on every child.
 pub const LABEL_NAME: &str = "app.kubernetes.io/name";

@@ -20,6 +20,13 @@ use kube::{CustomResource, KubeSchema};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 
+mod planner;
+
+pub use planner::{
+    PlannerDecision, PlannerMode, PlannerPool, PlannerPoolStatus, PlannerSlo, PlannerSpec,
+    PlannerStatus,
+};
+
 pub use crate::role::Role;
 use crate::{
     naming::{MAX_DNS_LABEL, MAX_DNS_SUBDOMAIN},
@@ -84,6 +91,8 @@ use crate::{
     validation = cel::deployment_overlay_model_volume(),
     validation = cel::lockstep_needs_prefill_and_decode(),
     validation = cel::rollout_can_progress(),
+    validation = cel::planner_pools_are_workers(),
+    validation = cel::planner_pools_not_autoscaled(),
 )]
 #[serde(rename_all = "camelCase")]
 pub struct InferaDeploymentSpec {
@@ -154,6 +163,11 @@ pub struct InferaDeploymentSpec {
     /// How the worker pools roll out to a new revision.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rollout: Option<RolloutSpec>,
+
+    /// The SLO planner: sizes the prefill and decode (or aggregated) pools to latency targets
+    /// from the engines' metrics, recommending counts (`Advise`) or setting them (`Act`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planner: Option<PlannerSpec>,
 
     /// Earlier revisions of the worker pods kept for `kubectl infera rollout history` and `undo`,
     /// as ControllerRevisions owned by the deployment (default 10). The oldest beyond it that no
@@ -1046,6 +1060,9 @@ pub struct InferaDeploymentStatus {
     /// what each downloads and the commit it got.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub models: BTreeMap<String, ModelStatus>,
+    /// What the SLO planner saw and decided, with `spec.planner`; written by the planner alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planner: Option<PlannerStatus>,
 }
 
 /// Summary state in upstream Infera's values (its `status.state`).

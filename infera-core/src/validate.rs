@@ -21,6 +21,7 @@ mod network;
 mod network_policy;
 mod overlay;
 mod parallelism;
+mod planner;
 mod rollout;
 mod rules;
 mod services;
@@ -123,6 +124,8 @@ pub struct ValidDeployment {
     pub network_policy: Option<NetworkPolicy>,
     /// The graph's PodMonitor; `None` without `spec.monitoring`, or when turned off.
     pub monitoring: Option<Monitoring>,
+    /// The SLO planner; `None` without `spec.planner`, or when `Off`.
+    pub planner: Option<crate::planner::Planner>,
 }
 
 /// The KV-event plane.
@@ -374,6 +377,7 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
     let rollout = rollout::graph(&mut errors, spec);
     let network_policy = network_policy::policy(&mut errors, spec.network_policy.as_ref());
     let monitoring = monitoring::monitoring(&mut errors, spec.monitoring.as_ref());
+    let planner = planner::planner(&mut errors, spec);
     let (server, mut workers) = services::server_and_workers(&mut errors, spec);
     for worker in &mut workers {
         let model = models.remove(&worker.pod.service);
@@ -405,6 +409,7 @@ pub fn validate(idep: &InferaDeployment) -> Result<ValidDeployment, ValidationEr
             rollout,
             network_policy,
             monitoring,
+            planner,
         })
     } else {
         Err(errors.into_sorted())

@@ -17,10 +17,11 @@ use infera_core::{
         LIVENESS_PATH_PATTERN, MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS, MAX_DURATION_LENGTH,
         MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_HOSTNAMES, MAX_IB_DEVICE_LENGTH, MAX_METRICS,
         MAX_METRICS_FROM, MAX_NETWORK_NAME_LENGTH, MAX_NODES, MAX_OVERLAY_CONTAINERS,
-        MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT,
-        MAX_PROGRESS_DEADLINE_SECONDS, MAX_RDMA_NETWORKS, MAX_REFERENCE_LENGTH, MAX_REPLICAS,
-        MAX_REVISION_HISTORY_LIMIT, MAX_SERVICES, MAX_STARTUP_SECONDS, MAX_TRIGGER_METADATA,
-        MAX_TRIGGER_TYPE_LENGTH, MAX_TRIGGERS, MIN_SERVICES, MODEL_SOURCE_PATTERN,
+        MAX_OVERLAY_ENTRIES, MAX_PLANNER_COOLDOWN_SECONDS, MAX_PLANNER_INTERVAL_SECONDS,
+        MAX_PROBE_PATH_LENGTH, MAX_PROBE_TIMEOUT, MAX_PROGRESS_DEADLINE_SECONDS, MAX_RDMA_NETWORKS,
+        MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_REVISION_HISTORY_LIMIT, MAX_SERVICES,
+        MAX_SLO_MILLISECONDS, MAX_STARTUP_SECONDS, MAX_TRIGGER_METADATA, MAX_TRIGGER_TYPE_LENGTH,
+        MAX_TRIGGERS, MIN_PLANNER_INTERVAL_SECONDS, MIN_SERVICES, MODEL_SOURCE_PATTERN,
         MOUNT_PATH_PATTERN, NETWORK_NAME_PATTERN, PROBE_PATH_PATTERN, RESOURCE_NAME_PATTERN,
     },
     yaml,
@@ -521,6 +522,18 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
         trigger
     };
     let health = |health| worker(json!({ "health": health }));
+    let planner = |fields: Value| {
+        let mut planner = json!({
+            "mode": "Advise",
+            "slo": {"ttftP95Milliseconds": 800, "itlP95Milliseconds": 40},
+            "pools": {"decode": {"min": 1, "max": 4}},
+        });
+        merge(&mut planner, fields);
+        json!({"spec": {"planner": planner}})
+    };
+    let too_many_pools: serde_json::Map<String, Value> = (0..=MAX_SERVICES)
+        .map(|i| (format!("p{i}"), json!({"min": 1, "max": 1})))
+        .collect();
     let long_path = format!("/{}", "p".repeat(MAX_PROBE_PATH_LENGTH));
     let many_services: serde_json::Map<String, Value> = (0..MAX_SERVICES)
         .map(|i| {
@@ -1073,6 +1086,102 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
             json!(MAX_REPLICAS),
             worker(json!({"rollout": {"maxUnavailable": MAX_REPLICAS + 1}})),
             "spec.services.decode.rollout.maxUnavailable: must be at most 1000",
+        ),
+        (
+            "spec.planner.cooldownSeconds maximum",
+            json!(MAX_PLANNER_COOLDOWN_SECONDS),
+            planner(json!({"cooldownSeconds": MAX_PLANNER_COOLDOWN_SECONDS + 1})),
+            "spec.planner.cooldownSeconds: must be at most 86400",
+        ),
+        (
+            "spec.planner.cooldownSeconds minimum",
+            json!(0),
+            planner(json!({"cooldownSeconds": -1})),
+            "spec.planner.cooldownSeconds: must be 0 or more",
+        ),
+        (
+            "spec.planner.intervalSeconds maximum",
+            json!(MAX_PLANNER_INTERVAL_SECONDS),
+            planner(json!({"intervalSeconds": MAX_PLANNER_INTERVAL_SECONDS + 1})),
+            "spec.planner.intervalSeconds: must be at most 3600",
+        ),
+        (
+            "spec.planner.intervalSeconds minimum",
+            json!(MIN_PLANNER_INTERVAL_SECONDS),
+            planner(json!({"intervalSeconds": MIN_PLANNER_INTERVAL_SECONDS - 1})),
+            "spec.planner.intervalSeconds: must be 5 or more",
+        ),
+        (
+            "spec.planner.maxStep maximum",
+            json!(MAX_REPLICAS),
+            planner(json!({"maxStep": MAX_REPLICAS + 1})),
+            "spec.planner.maxStep: must be at most 1000",
+        ),
+        (
+            "spec.planner.maxStep minimum",
+            json!(1),
+            planner(json!({"maxStep": 0})),
+            "spec.planner.maxStep: must be 1 or more",
+        ),
+        (
+            "spec.planner.pools maxProperties",
+            json!(MAX_SERVICES),
+            planner(json!({"pools": Value::Object(too_many_pools)})),
+            "spec.planner.pools: must name at most 32 pools",
+        ),
+        (
+            "spec.planner.pools minProperties",
+            json!(1),
+            json!({"spec": {"planner": {"slo": {"ttftP95Milliseconds": 800, "itlP95Milliseconds": 40}, "pools": {}}}}),
+            "spec.planner.pools: must name at least one worker pool",
+        ),
+        (
+            "spec.planner.pools.*.max maximum",
+            json!(MAX_REPLICAS),
+            planner(json!({"pools": {"decode": {"max": MAX_REPLICAS + 1}}})),
+            "spec.planner.pools.decode.max: must be at most 1000",
+        ),
+        (
+            "spec.planner.pools.*.max minimum",
+            json!(1),
+            planner(json!({"pools": {"decode": {"min": 0, "max": 0}}})),
+            "spec.planner.pools.decode.max: must be 1 or more",
+        ),
+        (
+            "spec.planner.pools.*.min maximum",
+            json!(MAX_REPLICAS),
+            planner(json!({"pools": {"decode": {"min": MAX_REPLICAS + 1}}})),
+            "spec.planner.pools.decode.min: must be at most 1000",
+        ),
+        (
+            "spec.planner.pools.*.min minimum",
+            json!(1),
+            planner(json!({"pools": {"decode": {"min": 0}}})),
+            "spec.planner.pools.decode.min: must be 1 or more",
+        ),
+        (
+            "spec.planner.slo.itlP95Milliseconds maximum",
+            json!(MAX_SLO_MILLISECONDS),
+            planner(json!({"slo": {"itlP95Milliseconds": MAX_SLO_MILLISECONDS + 1}})),
+            "spec.planner.slo.itlP95Milliseconds: must be at most 600000",
+        ),
+        (
+            "spec.planner.slo.itlP95Milliseconds minimum",
+            json!(1),
+            planner(json!({"slo": {"itlP95Milliseconds": 0}})),
+            "spec.planner.slo.itlP95Milliseconds: must be 1 or more",
+        ),
+        (
+            "spec.planner.slo.ttftP95Milliseconds maximum",
+            json!(MAX_SLO_MILLISECONDS),
+            planner(json!({"slo": {"ttftP95Milliseconds": MAX_SLO_MILLISECONDS + 1}})),
+            "spec.planner.slo.ttftP95Milliseconds: must be at most 600000",
+        ),
+        (
+            "spec.planner.slo.ttftP95Milliseconds minimum",
+            json!(1),
+            planner(json!({"slo": {"ttftP95Milliseconds": 0}})),
+            "spec.planner.slo.ttftP95Milliseconds: must be 1 or more",
         ),
         (
             "spec.revisionHistoryLimit minimum",

@@ -62,6 +62,7 @@ pub async fn run(
     // The controller's own cache of InferaDeployments, slimmed like the others.
     let (deployments, mut writer) = reflector::store();
     let refused = deployments.clone();
+    let planned = deployments.clone();
     let deployment_watch = watcher(ideps, paged()).modify(slim_deployment);
     // Reconciles that ended, for the gate that keeps a burst from queueing ahead of a change.
     let (ended, ended_rx) = futures::channel::mpsc::unbounded();
@@ -122,6 +123,7 @@ pub async fn run(
     });
     // After an outage of the API every deployment is looked at at once, instead of each waiting
     // out the backoff its failures during the outage earned.
+    let planner = tokio::spawn(crate::planner::run(ctx.clone(), planned));
     let api_back = metrics.api_returns();
     controller
         .reconcile_all_on(futures::stream::select(crds, api_back))
@@ -135,6 +137,7 @@ pub async fn run(
             std::future::ready(())
         })
         .await;
+    planner.abort();
     info!("controller stopped");
 }
 

@@ -20,6 +20,7 @@ pub mod metrics;
 pub mod models;
 pub mod observe;
 pub mod ownership;
+pub mod planner;
 pub mod reconcile;
 pub mod registration;
 pub mod rollout;
@@ -61,6 +62,13 @@ pub enum Error {
     #[error("cannot {action} ControllerRevision {name}")]
     History {
         action: &'static str,
+        name: String,
+        #[source]
+        source: kube::Error,
+    },
+    /// The planner's change of a pool's replicas failed (see [`planner`]).
+    #[error("cannot set the replicas of InferaDeployment {name}")]
+    Scale {
         name: String,
         #[source]
         source: kube::Error,
@@ -111,6 +119,7 @@ impl Error {
             | Self::Random(_) => "apply",
             Self::History { .. } => "history",
             Self::WriteStatus { .. } => "status",
+            Self::Scale { .. } => "planner",
             Self::LeaseTaken { .. } | Self::LeaseNotRenewed { .. } => "leader_election",
         }
     }
@@ -127,7 +136,8 @@ impl Error {
             | Self::Credentials { source, .. }
             | Self::MarkRegistered { source, .. }
             | Self::History { source, .. }
-            | Self::WriteStatus { source, .. } => source,
+            | Self::WriteStatus { source, .. }
+            | Self::Scale { source, .. } => source,
             Self::LeaseTaken { .. } | Self::LeaseNotRenewed { .. } => return false,
         };
         matches!(source, kube::Error::Api(status)

@@ -273,7 +273,12 @@ async fn write_status(
         .ok_or_else(|| Error::NoNamespace { name: name.clone() })?;
     let api = Api::<InferaDeployment>::namespaced(ctx.client.clone(), &namespace);
     // Server-side apply, so fields that are gone (a removed service, the endpoint of an invalid
-    // spec) are removed too. The status is the operator's alone: it takes it back by force.
+    // spec) are removed too. The status is the operator's alone, but for `planner`, which the
+    // planner writes as its own manager: it takes the rest back by force.
+    let status = InferaDeploymentStatus {
+        planner: None,
+        ..status.clone()
+    };
     let patch = Patch::Apply(json!({
         "apiVersion": "infera.amd.com/v1alpha1",
         "kind": "InferaDeployment",

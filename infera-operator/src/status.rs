@@ -181,6 +181,9 @@ pub fn compute(
         update_revision: revisions.update,
         models,
         rollout_start_time: revisions.start,
+        // The planner's own (`crate::planner`), carried so that it is no change here;
+        // `reconcile::write_status` leaves it out.
+        planner: previous.and_then(|p| p.planner.clone()),
     }
 }
 

@@ -137,6 +137,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Print every object the operator would create for a spec (offline).
     Render(RenderArgs),
+    /// Explain what the SLO planner (`spec.planner`) recommends and why, with its last decisions.
+    Planner(PlannerArgs),
     /// Print a Grafana dashboard of a deployment's metrics (with `spec.monitoring`).
     #[command(after_help = DASHBOARD_EXAMPLES)]
     Dashboard(DashboardArgs),
@@ -490,6 +492,25 @@ pub enum RolloutAction {
         /// The revision to return to (see `rollout history`).
         #[arg(long, value_parser = clap::value_parser!(i64).range(1..))]
         to_revision: Option<i64>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct PlannerArgs {
+    #[command(subcommand)]
+    pub action: PlannerAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PlannerAction {
+    /// The latencies the planner last saw against their targets, each pool's load, learned
+    /// capacity and recommended replicas with the reason, and the last decisions.
+    Explain {
+        /// The InferaDeployment.
+        name: String,
+        /// Output format (table, json or yaml).
+        #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]
+        output: Output,
     },
 }
 

@@ -7,6 +7,7 @@ pub mod doctor;
 pub mod generate;
 pub mod init;
 pub mod logs;
+pub mod planner;
 pub mod render;
 pub mod report;
 pub mod revisions;
@@ -41,5 +42,6 @@ pub async fn run(cli: Cli, printer: &Printer) -> Result<()> {
         Command::Logs(args) => logs::run(args, global, printer).await,
         Command::Report(args) => report::run(args, global, printer).await,
         Command::Dashboard(args) => dashboard::run(args, global, printer).await,
+        Command::Planner(args) => planner::run(args, global, printer).await,
     }
 }

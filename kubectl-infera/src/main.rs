@@ -14,7 +14,6 @@ mod duration;
 mod error;
 mod gateway_api;
 mod installed;
-mod load;
 mod plan;
 mod pod_logs;
 mod printer;

@@ -427,6 +427,7 @@ impl Plan {
             gaie: None,
             network_policy: None,
             monitoring: None,
+            planner: None,
             image_policy: None,
             pod_template: None,
             model: self.model_spec(),

@@ -132,6 +132,37 @@ pub struct Detail {
     /// ([`load()`]), not by [`detail`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub load: Option<LoadSection>,
+    /// With `spec.planner`: its targets and what it last saw and decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub planner: Option<PlannerSection>,
+}
+
+/// The SLO planner: the spec's mode and targets, and `status.planner`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlannerSection {
+    /// `Off`, `Advise` or `Act`, as the spec says.
+    pub mode: infera_core::PlannerMode,
+    /// TTFT target at p95, in seconds.
+    pub ttft_p95_target_seconds: f64,
+    /// Inter-token latency target at p95, in seconds.
+    pub itl_p95_target_seconds: f64,
+    /// What the planner last saw and decided; `None` before its first decision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<infera_core::PlannerStatus>,
+}
+
+impl PlannerSection {
+    /// The planner of `idep`, when its spec has one.
+    pub fn of(idep: &InferaDeployment) -> Option<Self> {
+        let planner = idep.spec.planner.as_ref()?;
+        Some(Self {
+            mode: planner.mode(),
+            ttft_p95_target_seconds: f64::from(planner.slo.ttft_p95_milliseconds) / 1000.0,
+            itl_p95_target_seconds: f64::from(planner.slo.itl_p95_milliseconds) / 1000.0,
+            status: idep.status.as_ref().and_then(|s| s.planner.clone()),
+        })
+    }
 }
 
 /// One `hf://` download of `status.models`.
@@ -292,6 +323,7 @@ pub fn detail(idep: &InferaDeployment, pods: &[Pod], events: &[Event], now: Time
         blocking,
         gateway: None,
         load: None,
+        planner: PlannerSection::of(idep),
     }
 }
 

@@ -11,7 +11,9 @@
 //!   name a Gateway's pods without knowing its implementation, so those two ports accept the
 //!   Gateway's namespace;
 //! - `metricsFrom` reaches the engines' ports (they serve `/metrics` where they serve requests)
-//!   and NATS's monitoring port.
+//!   and NATS's monitoring port;
+//! - with `spec.planner`, the operator's pods (`app.kubernetes.io/name: infera-operator`, in any
+//!   namespace) reach the engines' ports: the planner reads their `/metrics`.
 //!
 //! The router Service is the graph's front door and has no policy. Kubelet probes come from the
 //! node, which NetworkPolicies do not restrict.
@@ -62,6 +64,9 @@ pub fn policies(cx: &Context<'_>, settings: &Settings) -> Vec<Child> {
         rules.push(from(gateway.clone(), &[gaie.frontend_port]));
     }
     rules.extend(metrics(settings, &engine_ports));
+    if d.planner.is_some() {
+        rules.push(from(vec![operator_pods()], &engine_ports));
+    }
     let workers = BTreeMap::from([
         (naming::LABEL_DEPLOYMENT.into(), d.name.clone()),
         (naming::LABEL_COMPONENT.into(), "worker".into()),
@@ -129,6 +134,21 @@ fn graph_pods(deployment: &str) -> NetworkPolicyPeer {
             match_labels: Some(BTreeMap::from([(
                 naming::LABEL_DEPLOYMENT.into(),
                 deployment.into(),
+            )])),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// The operator's pods, in whichever namespace it runs.
+fn operator_pods() -> NetworkPolicyPeer {
+    NetworkPolicyPeer {
+        namespace_selector: Some(LabelSelector::default()),
+        pod_selector: Some(LabelSelector {
+            match_labels: Some(BTreeMap::from([(
+                naming::LABEL_NAME.into(),
+                naming::OPERATOR_APP_NAME.into(),
             )])),
             ..Default::default()
         }),

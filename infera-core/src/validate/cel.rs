@@ -12,7 +12,8 @@ use super::rules::{
     EXTRA_POD_SPEC_CONTAINER, FRONTEND_OURS, GPU_OURS, HF_ONLY, IB_DEVICE_IN_ARGS,
     IB_DEVICE_ON_VLLM, IMAGE_REQUIRED, INIT_NAME_OURS, LABEL_OURS, LOCKSTEP_WITHOUT_PD,
     MANAGED_ONLY, METRICS_WITH_KEDA, MIN_ABOVE_MAX, MODEL_VOLUME_OURS, NO_IMAGE, NO_METRIC,
-    NO_TRIGGER, NO_WORKER, PEER_FORM, RDMA_NOT_ACROSS_NODES, REPLICAS_AND_AUTOSCALING, SERVER_GPU,
+    NO_TRIGGER, NO_WORKER, PEER_FORM, PLANNER_AND_AUTOSCALING, PLANNER_MIN_ABOVE_MAX,
+    PLANNER_NOT_A_POOL, RDMA_NOT_ACROSS_NODES, REPLICAS_AND_AUTOSCALING, SERVER_GPU,
     SERVER_GPU_PRODUCT, SERVER_MODEL, SERVER_NODES, SERVER_ROLE, SERVER_ROLLOUT, SERVER_TOKENIZER,
     SERVICE_ACCOUNT_OURS, SHM_OURS, SKIP_PROBES_HEALTH, TOKENIZER_FLAG, TOKENIZER_REQUIRED,
     TRIGGERS_WITHOUT_KEDA, UNPINNED, URL_TWICE, WORKER_GPU, name_not_a_dns_label, name_too_long,
@@ -522,6 +523,31 @@ pub(crate) fn autoscaling_min_not_above_max() -> Rule {
         MIN_ABOVE_MAX,
     )
     .field_path(".minReplicas")
+}
+
+/// A planned pool's `min` is not above its `max`.
+pub(crate) fn planner_min_not_above_max() -> Rule {
+    rule("self.min <= self.max", "min", PLANNER_MIN_ABOVE_MAX).field_path(".min")
+}
+
+/// Every planned pool is a worker pool of the spec.
+pub(crate) fn planner_pools_are_workers() -> Rule {
+    rule(
+        "!has(self.planner) || self.planner.pools.all(p, p in self.services && self.services[p].componentType == 'worker')",
+        "spec.planner.pools",
+        PLANNER_NOT_A_POOL,
+    )
+    .field_path(".planner.pools")
+}
+
+/// No planned pool has `autoscaling`.
+pub(crate) fn planner_pools_not_autoscaled() -> Rule {
+    rule(
+        "!has(self.planner) || self.planner.pools.all(p, !(p in self.services) || !has(self.services[p].autoscaling))",
+        "spec.planner.pools",
+        PLANNER_AND_AUTOSCALING,
+    )
+    .field_path(".planner.pools")
 }
 
 /// CEL for `provider: keda` (absent means `hpa`).

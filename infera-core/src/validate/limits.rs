@@ -21,6 +21,17 @@ pub const MAX_OVERLAY_CONTAINERS: usize = 16;
 pub const MAX_OVERLAY_ENTRIES: usize = 64;
 /// Most replicas (groups, for multi-node pools) of one service.
 pub const MAX_REPLICAS: i32 = 1000;
+/// Shortest `planner.intervalSeconds`: engines' metrics are read once per interval, and a
+/// window much shorter than a few requests says little.
+pub const MIN_PLANNER_INTERVAL_SECONDS: i32 = 5;
+/// Longest `planner.intervalSeconds`.
+pub const MAX_PLANNER_INTERVAL_SECONDS: i32 = 3600;
+/// Longest `planner.cooldownSeconds`: a day.
+pub const MAX_PLANNER_COOLDOWN_SECONDS: i32 = 24 * 60 * 60;
+/// Longest latency target (`planner.slo`), in milliseconds: ten minutes.
+pub const MAX_SLO_MILLISECONDS: i32 = 600_000;
+/// Most decisions `status.planner` keeps.
+pub const MAX_PLANNER_DECISIONS: usize = 10;
 /// Most `autoscaling.metrics` entries of a service.
 pub const MAX_METRICS: usize = 8;
 /// Most `autoscaling.triggers` entries of a service.

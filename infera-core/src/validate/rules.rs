@@ -26,6 +26,16 @@ pub const NO_METRIC: &str = "needs at least one metric (the HorizontalPodAutosca
 pub const MIN_ABOVE_MAX: &str =
     "must not be above maxReplicas; lower minReplicas or raise maxReplicas";
 
+/// A planned pool's `min` above its `max`.
+pub const PLANNER_MIN_ABOVE_MAX: &str = "must not be above max; lower min or raise max";
+
+/// A planned pool that is not a worker pool of the spec.
+pub const PLANNER_NOT_A_POOL: &str =
+    "must name a worker pool of spec.services; name one, or remove it from spec.planner.pools";
+
+/// A planned pool that also has `autoscaling`.
+pub const PLANNER_AND_AUTOSCALING: &str = "names a pool with autoscaling: an autoscaler and the planner cannot both own its replicas; remove the pool's autoscaling (set replicas instead) or remove it from spec.planner.pools";
+
 /// `metrics` with `provider: keda`.
 pub const METRICS_WITH_KEDA: &str = "are the HorizontalPodAutoscaler's; with provider: keda, say what to scale on in triggers and remove metrics";
 

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use infera_core::{
     BackendFramework, ComponentType, DiscoveryBackend, HealthSpec, InferaDeployment,
-    InferaDeploymentSpec, MonitoringSpec, NatsSpec, PodTemplateOverlay, ResourcesSpec, Role,
-    SecretKeyRef, ServiceSpec,
+    InferaDeploymentSpec, MonitoringSpec, NatsSpec, PlannerMode, PlannerPool, PlannerSlo,
+    PlannerSpec, PodTemplateOverlay, ResourcesSpec, Role, SecretKeyRef, ServiceSpec,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use proptest::prelude::*;
@@ -159,6 +159,48 @@ fn monitoring() -> impl Strategy<Value = MonitoringSpec> {
         })
 }
 
+/// A planner on pools that may or may not exist, with values in and out of range.
+fn planner() -> impl Strategy<Value = PlannerSpec> {
+    (
+        proptest::option::of(prop_oneof![
+            Just(PlannerMode::Off),
+            Just(PlannerMode::Advise),
+            Just(PlannerMode::Act)
+        ]),
+        (-1..700_000i32, -1..700_000i32),
+        proptest::collection::btree_map(
+            prop_oneof![
+                Just("decode".to_string()),
+                Just("prefill".to_string()),
+                name()
+            ],
+            (-1..1_002i32, -1..1_002i32),
+            0..3,
+        ),
+        proptest::option::of(-1..4_000i32),
+        proptest::option::of(-1..100_000i32),
+        proptest::option::of(-1..1_002i32),
+    )
+        .prop_map(
+            |(mode, (ttft, itl), pools, interval_seconds, cooldown_seconds, max_step)| {
+                PlannerSpec {
+                    mode,
+                    slo: PlannerSlo {
+                        ttft_p95_milliseconds: ttft,
+                        itl_p95_milliseconds: itl,
+                    },
+                    pools: pools
+                        .into_iter()
+                        .map(|(pool, (min, max))| (pool, PlannerPool { min, max }))
+                        .collect(),
+                    interval_seconds,
+                    cooldown_seconds,
+                    max_step,
+                }
+            },
+        )
+}
+
 pub fn deployment() -> impl Strategy<Value = InferaDeployment> {
     (
         name(),
@@ -176,9 +218,20 @@ pub fn deployment() -> impl Strategy<Value = InferaDeployment> {
         )),
         proptest::option::of(overlay()),
         proptest::option::of(monitoring()),
+        proptest::option::of(planner()),
     )
         .prop_map(
-            |(name, services, backend, discovery, etcd, nats, pod_template, monitoring)| {
+            |(
+                name,
+                services,
+                backend,
+                discovery,
+                etcd,
+                nats,
+                pod_template,
+                monitoring,
+                planner,
+            )| {
                 let mut idep = InferaDeployment::new(
                     &name,
                     InferaDeploymentSpec {
@@ -207,6 +260,7 @@ pub fn deployment() -> impl Strategy<Value = InferaDeployment> {
                         network: None,
                         network_policy: None,
                         monitoring,
+                        planner,
                         services,
                     },
                 );

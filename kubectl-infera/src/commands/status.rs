@@ -8,7 +8,7 @@
 //! What is shown is built by [`crate::view`]; [`text`] renders it for people and [`watch`]
 //! follows it.
 
-mod text;
+pub(crate) mod text;
 mod watch;
 
 pub use text::detail_text;

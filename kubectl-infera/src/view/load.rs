@@ -7,6 +7,7 @@ use std::time::Duration;
 use futures::{StreamExt, stream};
 use infera_core::{
     BackendFramework, InferaDeployment, PodHealth,
+    load::{self, PoolLoad, Role, Scraped, Series},
     naming::{ENGINE_CONTAINER, LABEL_COMPONENT, LABEL_SERVICE, LWS_LABEL_WORKER_INDEX},
     validate::main_container,
 };
@@ -14,10 +15,7 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::ResourceExt;
 use serde::Serialize;
 
-use crate::{
-    client::Kube,
-    load::{self, PoolLoad, Role, Scraped, Series},
-};
+use crate::client::Kube;
 
 /// How long one pod's `/metrics` may take.
 const READ_TIMEOUT: Duration = Duration::from_secs(3);

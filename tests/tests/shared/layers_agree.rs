@@ -24,6 +24,14 @@ fn mutations() -> Vec<(&'static str, Value)> {
         "target": {"type": "AverageValue", "averageValue": "4"},
     }});
     let trigger = json!({"type": "cpu", "metricType": "Utilization", "metadata": {"value": "60"}});
+    let planner = |planner: Value| {
+        let mut planner = planner;
+        merge(
+            &mut planner,
+            json!({"slo": {"ttftP95Milliseconds": 800, "itlP95Milliseconds": 40}}),
+        );
+        json!({"spec": {"planner": planner}})
+    };
     vec![
         ("injected flag", decode(json!({"args": ["--port=1"]}))),
         (
@@ -337,6 +345,37 @@ fn mutations() -> Vec<(&'static str, Value)> {
         (
             "shm volume",
             json!({"spec": {"podTemplate": {"spec": {"volumes": [{"name": "dshm", "emptyDir": {}}]}}}}),
+        ),
+        (
+            "planner",
+            planner(json!({"mode": "Act", "pools": {"decode": {"min": 1, "max": 4}}})),
+        ),
+        (
+            "planner on two pools",
+            planner(
+                json!({"pools": {"prefill": {"min": 1, "max": 2}, "decode": {"min": 2, "max": 8}}, "intervalSeconds": 60, "cooldownSeconds": 0, "maxStep": 2}),
+            ),
+        ),
+        (
+            "planner on the server",
+            planner(json!({"pools": {"server": {"min": 1, "max": 2}}})),
+        ),
+        (
+            "planner on no such pool",
+            planner(json!({"pools": {"nope": {"min": 1, "max": 2}}})),
+        ),
+        ("planner without pools", planner(json!({"pools": {}}))),
+        (
+            "planner min above max",
+            planner(json!({"pools": {"decode": {"min": 3, "max": 2}}})),
+        ),
+        (
+            "planner interval too short",
+            planner(json!({"pools": {"decode": {"min": 1, "max": 2}}, "intervalSeconds": 1})),
+        ),
+        (
+            "planner SLO 0",
+            json!({"spec": {"planner": {"slo": {"ttftP95Milliseconds": 0}}}}),
         ),
         (
             "gateway",

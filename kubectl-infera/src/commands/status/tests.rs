@@ -247,10 +247,9 @@ fn the_models_section_shows_each_download_and_its_resolved_revision() {
 
 #[test]
 fn the_load_section_has_a_row_per_pool_and_says_which_pods_did_not_answer() {
-    use crate::{
-        load::{Percentiles, PoolLoad},
-        view::LoadSection,
-    };
+    use infera_core::load::{Percentiles, PoolLoad};
+
+    use crate::view::LoadSection;
     let now = Timestamp::from_second(1_000 + 300).unwrap_or_default();
     let mut d = detail(&idep("Ready"), &[], &[], now);
     d.load = Some(LoadSection {

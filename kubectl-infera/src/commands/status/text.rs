@@ -1,13 +1,13 @@
 //! `status` for people: the list as a kubectl-style table, the detail as sections, and the one
 //! line per change that `--watch` appends when stdout is not a terminal.
 
+use infera_core::load::Percentiles;
 use k8s_openapi::jiff::{Timestamp, Unit};
 
 use crate::{
     duration::age,
-    load::Percentiles,
     printer::{Cell, Printer, Style, columns, lines, table},
-    view::{Detail, GatewaySection, LoadSection, Lookup, Summary, WarningRow},
+    view::{Detail, GatewaySection, LoadSection, Lookup, PlannerSection, Summary, WarningRow},
 };
 
 /// Colour of a state: Ready is good, on the way is a warning, Degraded and Failed are bad.
@@ -66,6 +66,10 @@ pub fn detail_text(printer: &Printer, d: &Detail) -> String {
         d.load
             .as_ref()
             .map(|l| load(printer, l))
+            .unwrap_or_default(),
+        d.planner
+            .as_ref()
+            .map(|p| planner(printer, p, None))
             .unwrap_or_default(),
         format!("\nPods:\n{}", pods(printer, d)),
         format!("\nConditions:\n{}", conditions(printer, d)),
@@ -319,6 +323,96 @@ fn seconds(value: f64) -> String {
     } else {
         format!("{value:.2}s")
     }
+}
+
+/// The SLO planner: its mode, the latencies it last saw against their targets, and per pool the
+/// replicas it recommends with why; with `decisions` (at `now`), its last changes, newest first.
+pub fn planner(printer: &Printer, p: &PlannerSection, decisions: Option<Timestamp>) -> String {
+    let observed = |value: Option<f64>, target: f64| {
+        let text = value.map_or("-".into(), seconds);
+        let style = match value {
+            Some(v) if v > target => Some(Style::Bad),
+            Some(_) => Some(Style::Good),
+            None => None,
+        };
+        format!(
+            "{} of {}",
+            match style {
+                Some(style) => printer.paint(style, &text),
+                None => text,
+            },
+            seconds(target)
+        )
+    };
+    let status = p.status.as_ref();
+    let mut out = format!(
+        "\nPlanner ({:?}; TTFT p95 {}, ITL p95 {}):\n",
+        p.mode,
+        observed(
+            status.and_then(|s| s.ttft_p95_seconds),
+            p.ttft_p95_target_seconds
+        ),
+        observed(
+            status.and_then(|s| s.itl_p95_seconds),
+            p.itl_p95_target_seconds
+        ),
+    );
+    let figure = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.1}"));
+    let rows = status
+        .into_iter()
+        .flat_map(|s| &s.pools)
+        .map(|(pool, s)| {
+            let recommended = Cell::styled(
+                s.recommended.to_string(),
+                (s.recommended != s.replicas).then_some(Style::Warn),
+            );
+            vec![
+                Cell::from(pool.as_str()),
+                Cell::from(s.replicas.to_string()),
+                recommended,
+                Cell::from(format!("{} {}", figure(s.load), s.unit)),
+                Cell::from(figure(s.capacity)),
+                Cell::from(s.reason.as_str()),
+            ]
+        })
+        .collect();
+    let headers = [
+        "POOL",
+        "REPLICAS",
+        "RECOMMENDED",
+        "LOAD",
+        "PER REPLICA",
+        "REASON",
+    ];
+    out.push_str(&section(
+        printer,
+        &headers,
+        rows,
+        "<no decision yet: the planner decides one interval after its first reading>",
+    ));
+    if let Some(now) = decisions {
+        let rows: Vec<Vec<Cell>> = status
+            .into_iter()
+            .flat_map(|s| &s.decisions)
+            .map(|d| {
+                vec![
+                    Cell::from(age(now.as_second() - d.time.0.as_second())),
+                    Cell::from(d.pool.as_str()),
+                    Cell::from(format!("{} → {}", d.from, d.to)),
+                    Cell::from(if d.acted { "scaled" } else { "recommended" }),
+                    Cell::from(d.reason.as_str()),
+                ]
+            })
+            .collect();
+        out.push_str("\nDecisions (newest first):\n");
+        out.push_str(&section(
+            printer,
+            &["AGE", "POOL", "REPLICAS", "ACTION", "REASON"],
+            rows,
+            "<none yet>",
+        ));
+    }
+    out
 }
 
 /// A section's table, indented under its heading; `empty` said instead when there are no rows.

@@ -1,7 +1,7 @@
 use k8s_openapi::api::core::v1::Pod;
 
 use super::targets;
-use crate::load::Role;
+use infera_core::load::Role;
 
 fn pod(name: &str, labels: &str, ready: bool, containers: &str) -> Pod {
     let ready = if ready { "True" } else { "False" };
@@ -76,7 +76,7 @@ fn reading(pods: &[(&str, Result<f64, &str>)]) -> super::Reading {
         samples: pods
             .iter()
             .map(|(_, tokens)| match tokens {
-                Ok(tokens) => Ok(crate::load::parse(&format!(
+                Ok(tokens) => Ok(infera_core::load::parse(&format!(
                     "sglang:num_running_reqs 1\nsglang:generation_tokens_total {tokens}\n"
                 ))),
                 Err(why) => Err((*why).into()),

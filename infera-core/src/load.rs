@@ -3,21 +3,25 @@
 //! sample), and over a window between two samples tokens and requests per second and latency
 //! percentiles from the histograms' buckets, as Prometheus's `histogram_quantile` computes them.
 //!
-//! The names are those the images export, from [`infera_core::metrics`] (cited there).
+//! The names are those the images export, from [`crate::metrics`] (cited there).
 
 use std::collections::BTreeMap;
 
-use infera_core::{
+use serde::Serialize;
+
+use crate::{
     BackendFramework,
     metrics::{EngineMetrics, ROUTER_DURATION, ROUTER_IN_FLIGHT},
 };
-use serde::Serialize;
 
 /// One sample of a series: `name{labels} value`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Series {
+    /// The series' name.
     pub name: String,
+    /// Its labels.
     pub labels: BTreeMap<String, String>,
+    /// The sample's value.
     pub value: f64,
 }
 
@@ -137,24 +141,31 @@ pub fn quantile(q: f64, buckets: &[(f64, f64)]) -> Option<f64> {
 /// Whether a pod serves as the router or as an engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
+    /// The router (server pods, or a worker's frontend sidecar).
     Router,
+    /// An engine.
     Engine,
 }
 
 /// The samples of one pod: the first, and the second at the end of the window.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scraped {
+    /// The pod's pool (its service in the spec).
     pub pool: String,
+    /// What the pod serves as.
     pub role: Role,
     /// The samples, or why the pod did not answer.
     pub first: Result<Vec<Series>, String>,
+    /// The samples at the end of the window, if there is one.
     pub second: Option<Result<Vec<Series>, String>>,
 }
 
 /// p50 and p95, in seconds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Percentiles {
+    /// The median.
     pub p50: f64,
+    /// The 95th percentile.
     pub p95: f64,
 }
 
@@ -162,31 +173,40 @@ pub struct Percentiles {
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct PoolLoad {
+    /// The pool.
     pub pool: String,
-    /// Pods scraped, and how many answered.
+    /// Pods scraped.
     pub pods: usize,
+    /// Pods that answered.
     pub answered: usize,
     /// Requests in flight at the router (server pools).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub in_flight: Option<f64>,
+    /// Requests the engines run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub running: Option<f64>,
+    /// Requests waiting in the engines' queues.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub waiting: Option<f64>,
     /// Mean KV-cache usage of the pool's engines, a fraction of 1.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kv_usage: Option<f64>,
-    /// Over the window: generated tokens per second (engines), requests per second.
+    /// Over the window: generated tokens per second (engines).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tokens_per_second: Option<f64>,
+    /// Over the window: prompt tokens per second (engines).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_tokens_per_second: Option<f64>,
+    /// Over the window: requests finished per second (engines, else the router).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub requests_per_second: Option<f64>,
-    /// Over the window: end to end at the router; time to first token and between tokens at the
-    /// engines.
+    /// Over the window: end to end at the router.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub e2e: Option<Percentiles>,
+    /// Over the window: time to first token at the engines.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ttft: Option<Percentiles>,
+    /// Over the window: time between tokens at the engines.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub itl: Option<Percentiles>,
     /// Why pods did not answer, one line each.
@@ -253,6 +273,7 @@ pub fn pools(scraped: &[Scraped], backend: BackendFramework, window: Option<f64>
                 (!deltas.is_empty()).then(|| deltas.iter().sum::<f64>() / seconds)
             };
             load.tokens_per_second = rate(Role::Engine, names.generation_tokens);
+            load.prompt_tokens_per_second = rate(Role::Engine, names.prompt_tokens);
             load.requests_per_second = rate(Role::Engine, names.requests_finished)
                 .or_else(|| rate(Role::Router, &format!("{ROUTER_DURATION}_count")));
             let percentiles = |role: Role, name: &str| -> Option<Percentiles> {

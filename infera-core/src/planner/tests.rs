@@ -1,0 +1,337 @@
+use proptest::prelude::*;
+
+use super::*;
+
+fn planner(max_step: i32, cooldown_seconds: i64) -> Planner {
+    Planner {
+        acts: true,
+        ttft_p95: 1.0,
+        itl_p95: 0.05,
+        interval_seconds: 30,
+        cooldown_seconds,
+        max_step,
+        pools: Vec::new(),
+    }
+}
+
+fn pool(role: Role, min: i32, max: i32) -> PlannedPool {
+    PlannedPool {
+        name: role.to_string(),
+        role,
+        min,
+        max,
+    }
+}
+
+fn decode(output_tokens: f64, itl_p95: f64) -> Observed {
+    Observed {
+        output_tokens: Some(output_tokens),
+        prompt_tokens: Some(0.0),
+        itl_p95: Some(itl_p95),
+        ttft_p95: Some(0.1),
+    }
+}
+
+#[test]
+fn a_missed_itl_raises_decode_to_what_the_learned_capacity_needs() {
+    // 300 output tokens/s on 2 replicas misses ITL (60 ms of 50): a replica carries less than
+    // 150, so 135 (BACKOFF), and 300 needs ceil(300 / (135 × 0.9)) = 3.
+    let plan = plan(
+        &planner(4, 300),
+        &pool(Role::Decode, 1, 8),
+        2,
+        &decode(300.0, 0.06),
+        Memory::default(),
+        1_000,
+    );
+    assert_eq!(plan.replicas, 3);
+    assert_eq!(
+        plan.reason.to_string(),
+        "ITL p95 misses its target (120% of it)"
+    );
+    assert_eq!(plan.load, Some(300.0));
+    assert_eq!(
+        plan.memory,
+        Memory {
+            capacity: Some(135.0),
+            last_change: Some(1_000)
+        }
+    );
+}
+
+#[test]
+fn a_miss_raises_by_at_least_one_and_at_most_max_step() {
+    // Learned 1,000 per replica before: the model alone would hold, a miss adds one anyway.
+    let learned = Memory {
+        capacity: Some(1_000.0),
+        last_change: None,
+    };
+    let held = plan(
+        &planner(1, 300),
+        &pool(Role::Decode, 1, 8),
+        2,
+        &decode(300.0, 0.06),
+        learned,
+        0,
+    );
+    assert_eq!((held.replicas, held.memory.capacity), (3, Some(135.0)));
+    // On 10 replicas a miss at 300 each learns 270: 3,000 needs ceil(3000 / 243) = 13; a step
+    // of 1 allows 11.
+    let stepped = plan(
+        &planner(1, 300),
+        &pool(Role::Decode, 1, 20),
+        10,
+        &decode(3_000.0, 0.5),
+        Memory::default(),
+        0,
+    );
+    assert_eq!(stepped.replicas, 11);
+}
+
+#[test]
+fn missing_metrics_hold_the_count_and_say_which() {
+    let no_tokens = Observed {
+        output_tokens: None,
+        ..decode(0.0, 0.06)
+    };
+    let held = plan(
+        &planner(1, 0),
+        &pool(Role::Decode, 1, 8),
+        3,
+        &no_tokens,
+        Memory::default(),
+        0,
+    );
+    assert_eq!(
+        (held.replicas, held.reason.to_string()),
+        (
+            3,
+            "holding: the pool's token counters did not answer".into()
+        )
+    );
+    let no_latency = Observed {
+        itl_p95: None,
+        ..decode(200.0, 0.0)
+    };
+    let held = plan(
+        &planner(1, 0),
+        &pool(Role::Decode, 1, 8),
+        3,
+        &no_latency,
+        Memory::default(),
+        0,
+    );
+    assert_eq!(
+        (held.replicas, held.reason.to_string()),
+        (3, "holding: no latency was observed under load".into())
+    );
+    assert_eq!(held.memory, Memory::default());
+}
+
+#[test]
+fn no_load_lowers_to_min_a_step_at_a_time_after_the_cool_down() {
+    let cooling = Memory {
+        capacity: Some(100.0),
+        last_change: Some(900),
+    };
+    let pool = pool(Role::Prefill, 1, 8);
+    let idle = Observed {
+        prompt_tokens: Some(0.0),
+        ..Observed::default()
+    };
+    let held = plan(&planner(2, 300), &pool, 5, &idle, cooling, 1_000);
+    assert_eq!(
+        (held.replicas, held.reason.to_string()),
+        (5, "would lower to 3 after the cool-down".into())
+    );
+    let lowered = plan(&planner(2, 300), &pool, 5, &idle, cooling, 1_200);
+    assert_eq!((lowered.replicas, lowered.reason), (3, Reason::Idle));
+    assert_eq!(lowered.memory.last_change, Some(1_200));
+    let at_min = plan(&planner(2, 300), &pool, 1, &idle, cooling, 2_000);
+    assert_eq!((at_min.replicas, at_min.reason), (1, Reason::Steady));
+}
+
+#[test]
+fn a_met_slo_with_room_lowers_to_what_the_load_needs() {
+    // Learned 200 per replica; 300 prompt tokens/s needs ceil(300 / 180) = 2 of 4, TTFT at half
+    // its target.
+    let learned = Memory {
+        capacity: Some(200.0),
+        last_change: None,
+    };
+    let observed = Observed {
+        prompt_tokens: Some(300.0),
+        ttft_p95: Some(0.5),
+        ..Observed::default()
+    };
+    let lowered = plan(
+        &planner(4, 300),
+        &pool(Role::Prefill, 1, 8),
+        4,
+        &observed,
+        learned,
+        0,
+    );
+    assert_eq!((lowered.replicas, lowered.reason), (2, Reason::Fits));
+    // At 90% of the target there is no room: it holds.
+    let tight = Observed {
+        ttft_p95: Some(0.9),
+        ..observed
+    };
+    let held = plan(
+        &planner(4, 300),
+        &pool(Role::Prefill, 1, 8),
+        4,
+        &tight,
+        learned,
+        0,
+    );
+    assert_eq!((held.replicas, held.reason), (4, Reason::Steady));
+}
+
+#[test]
+fn bounds_come_first_and_max_says_what_was_needed() {
+    let pool = pool(Role::Decode, 2, 4);
+    let outside = plan(
+        &planner(1, 0),
+        &pool,
+        7,
+        &decode(10.0, 0.01),
+        Memory::default(),
+        0,
+    );
+    assert_eq!((outside.replicas, outside.reason), (4, Reason::Bounds));
+    let at_max = plan(
+        &planner(1, 0),
+        &pool,
+        4,
+        &decode(400.0, 0.1),
+        Memory::default(),
+        0,
+    );
+    // 100 per replica missed at 200%: 90 each, 400 needs ceil(400 / 81) = 5.
+    assert_eq!(
+        (at_max.replicas, at_max.reason.to_string()),
+        (4, "needs 5, held at max".into())
+    );
+}
+
+#[test]
+fn an_aggregated_pool_is_bound_by_the_worse_of_its_two_slos() {
+    let observed = Observed {
+        prompt_tokens: Some(100.0),
+        output_tokens: Some(100.0),
+        ttft_p95: Some(1.5),
+        itl_p95: Some(0.1),
+    };
+    let raised = plan(
+        &planner(1, 0),
+        &pool(Role::Mixed, 1, 8),
+        1,
+        &observed,
+        Memory::default(),
+        0,
+    );
+    assert_eq!(raised.load, Some(200.0));
+    assert_eq!(raised.reason, Reason::Missed(Slo::Itl, 2.0));
+    assert_eq!(raised.replicas, 2);
+}
+
+/// A decode pool whose replicas each carry `capacity` output tokens/s within the ITL target:
+/// ITL grows with the square of the per-replica load.
+fn itl_at(load: f64, replicas: i32, capacity: f64) -> f64 {
+    0.05 * (load / f64::from(replicas.max(1)) / capacity).powi(2)
+}
+
+/// Runs the planner over `loads` (one per interval of 30 s) on a pool whose true capacity is
+/// `capacity`, from `start` replicas; the count after each interval.
+fn run(
+    loads: &[f64],
+    capacity: f64,
+    start: i32,
+    planner: &Planner,
+    pool: &PlannedPool,
+) -> Vec<i32> {
+    let (mut replicas, mut memory) = (start, Memory::default());
+    let mut counts = Vec::new();
+    for (i, &load) in loads.iter().enumerate() {
+        let observed = decode(load, itl_at(load, replicas, capacity));
+        let plan = plan(planner, pool, replicas, &observed, memory, 30 * i as i64);
+        (replicas, memory) = (plan.replicas, plan.memory);
+        counts.push(replicas);
+    }
+    counts
+}
+
+#[test]
+fn a_step_of_load_adds_decode_replicas_and_the_fall_removes_them_after_the_cool_down() {
+    // 100 output tokens/s per replica within the SLO; 150, then 450 for ten intervals, then 150.
+    let mut loads = vec![150.0; 4];
+    loads.extend([450.0; 10]);
+    loads.extend([150.0; 16]);
+    let counts = run(
+        &loads,
+        100.0,
+        2,
+        &planner(2, 120),
+        &pool(Role::Decode, 1, 8),
+    );
+    assert_eq!(
+        counts,
+        [
+            // 75 each: met, a replica carries at least 75.
+            2, 2, 2, 2,
+            // 225 each misses: 67.5 learned, 450 needs 8, 2 at a time; at 112.5 each it misses
+            // again (60.75); at 75 each on 6 it is met: 75 again, and 6 hold.
+            4, 6, 6, 6, 6, 6, 6, 6, 6, 6,
+            // 25 each: 150 needs ceil(150 / 67.5) = 3, lowered by 2, then by 1 once the
+            // cool-down of 120 s (4 intervals) after that change has passed.
+            4, 4, 4, 4, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+        ]
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn the_count_is_always_within_min_and_max_and_moves_at_most_max_step(
+        (min, max) in (1..=20i32).prop_flat_map(|min| (Just(min), min..=40)),
+        current in 0..=60i32,
+        max_step in 1..=5i32,
+        role in prop_oneof![Just(Role::Prefill), Just(Role::Decode), Just(Role::Mixed)],
+        tokens in proptest::option::of(0.0..5_000.0f64),
+        ttft in proptest::option::of(0.0..5.0f64),
+        itl in proptest::option::of(0.0..0.5f64),
+        capacity in proptest::option::of(0.001..1_000.0f64),
+        last_change in proptest::option::of(0..1_000i64),
+    ) {
+        let observed = Observed { prompt_tokens: tokens, output_tokens: tokens, ttft_p95: ttft, itl_p95: itl };
+        let memory = Memory { capacity, last_change };
+        let plan = plan(&planner(max_step, 300), &pool(role, min, max), current, &observed, memory, 1_000);
+        prop_assert!((min..=max).contains(&plan.replicas), "{plan:?}");
+        if (min..=max).contains(&current) {
+            prop_assert!((plan.replicas - current).abs() <= max_step, "{plan:?}");
+        }
+    }
+
+    #[test]
+    fn a_steady_load_settles_without_oscillating(
+        load in 1.0..2_000.0f64,
+        capacity in 10.0..500.0f64,
+        start in 1..=20i32,
+        max_step in 1..=3i32,
+        cooldown_intervals in 0..=4i64,
+    ) {
+        let pool = pool(Role::Decode, 1, 20);
+        let counts = run(&[load; 60], capacity, start, &planner(max_step, 30 * cooldown_intervals), &pool);
+        let directions: Vec<i32> = counts
+            .windows(2)
+            .map(|w| (w[1] - w[0]).signum())
+            .filter(|d| *d != 0)
+            .collect();
+        let reversals = directions.windows(2).filter(|d| d[0] != d[1]).count();
+        prop_assert_eq!(reversals, 0, "{:?}", counts);
+        prop_assert!(counts[40..].iter().all(|c| *c == counts[59]), "{:?}", counts);
+    }
+}

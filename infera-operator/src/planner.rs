@@ -1,0 +1,432 @@
+//! The SLO planner's loop: for each deployment whose `spec.planner` is on, once per interval, it
+//! reads the `/metrics` of the deployment's Ready engine pods (the leader of each multi-node
+//! group) straight from their pod IPs, pairs the reading with the one an interval before, runs
+//! [`infera_core::planner::plan`] for each planned pool, and writes what it saw and decided to
+//! `status.planner` (server-side apply as [`PLANNER_MANAGER`], which owns that field alone; a look
+//! that sees nothing new writes nothing). In
+//! `Act` it sets the pools' `replicas` as `kubectl infera scale` does — one JSON merge patch
+//! guarded by the resourceVersion read — except while a Lockstep rollout is under way, whose
+//! steps a new count would break. Each change recommended or made is an Event.
+//!
+//! Readings live in memory: after a restart (or a leader change) the first decision comes one
+//! interval after the first reading. What the planner learned (each pool's capacity, its last
+//! change) is in the status and survives both.
+
+use std::{
+    collections::{HashMap, HashSet},
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use bytes::Bytes;
+use futures::{StreamExt, stream};
+use http_body_util::{BodyExt, Empty, Limited};
+use hyper_util::{
+    client::legacy::{Client as HttpClient, connect::HttpConnector},
+    rt::TokioExecutor,
+};
+use infera_core::{
+    InferaDeployment, PlannerDecision, PlannerMode, PlannerPoolStatus, PlannerStatus,
+    RolloutStrategy,
+    load::{self, Role, Scraped, Series},
+    naming::{LABEL_COMPONENT, LABEL_SERVICE, LWS_LABEL_WORKER_INDEX, PLANNER_MANAGER},
+    planner::{self, Memory, Observed, Planner},
+    validate::{ValidDeployment, limits::MAX_PLANNER_DECISIONS},
+};
+use k8s_openapi::{api::core::v1::Pod, apimachinery::pkg::apis::meta::v1::Time, jiff::Timestamp};
+use kube::{
+    Api, Resource, ResourceExt,
+    api::{Patch, PatchParams},
+    runtime::{
+        events::{Event, EventType},
+        reflector::{ObjectRef, Store},
+    },
+};
+use serde_json::json;
+use tracing::{info, warn};
+
+use crate::{Error, Result, chain, context::Context};
+
+/// How often the loop checks which deployments are due (the shortest interval allowed).
+const TICK: Duration = Duration::from_secs(5);
+/// How long one pod's `/metrics` may take.
+const READ_TIMEOUT: Duration = Duration::from_secs(3);
+/// The largest `/metrics` body read.
+const MAX_BODY: usize = 16 << 20;
+
+type Http = HttpClient<HttpConnector, Empty<Bytes>>;
+
+/// One reading of a deployment's engine pods.
+struct Reading {
+    at: Instant,
+    /// Each pod's name, pool and samples (or why it did not answer).
+    pods: Vec<(String, String, std::result::Result<Vec<Series>, String>)>,
+}
+
+/// Runs until dropped: the controller holds it while it leads.
+pub async fn run(ctx: Arc<Context>, deployments: Store<InferaDeployment>) {
+    let http: Http = HttpClient::builder(TokioExecutor::new()).build_http();
+    let mut readings: HashMap<ObjectRef<InferaDeployment>, Reading> = HashMap::new();
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        if !ctx.observed.synced() {
+            continue;
+        }
+        let mut planned = HashSet::new();
+        for idep in deployments.state() {
+            let key = ObjectRef::from(idep.as_ref());
+            let valid = infera_core::validate(&idep).ok();
+            let Some((valid, planner)) =
+                valid.and_then(|v| v.planner.clone().map(|planner| (v, planner)))
+            else {
+                if idep.status.as_ref().is_some_and(|s| s.planner.is_some())
+                    && let Err(error) = write(&ctx, &idep, None).await
+                {
+                    warn!(deployment = idep.name_any(), error = %chain(&error), "cannot clear status.planner");
+                }
+                continue;
+            };
+            planned.insert(key.clone());
+            let interval = Duration::from_secs(planner.interval_seconds.unsigned_abs());
+            if readings
+                .get(&key)
+                .is_some_and(|r| r.at.elapsed() < interval)
+            {
+                continue;
+            }
+            let pods = ctx.observed.snapshot(&idep).pods;
+            let reading = read(&http, &valid, &pods).await;
+            // A reading more than two intervals old (a lost lead, a slow loop) is no window.
+            let earlier = readings
+                .remove(&key)
+                .filter(|e| e.at.elapsed() < interval * 2 + TICK);
+            if let Some(earlier) = earlier
+                && let Err(error) = look(&ctx, &idep, &valid, &planner, &earlier, &reading).await
+            {
+                warn!(
+                    namespace = idep.namespace().unwrap_or_default(),
+                    deployment = idep.name_any(),
+                    error = %chain(&error),
+                    "the planner could not act"
+                );
+            }
+            readings.insert(key, reading);
+        }
+        readings.retain(|key, _| planned.contains(key));
+    }
+}
+
+/// Reads the Ready engine pods of `valid` (a multi-node group's leader alone), eight at a time.
+async fn read(http: &Http, valid: &ValidDeployment, pods: &[Arc<Pod>]) -> Reading {
+    let at = Instant::now();
+    let targets: Vec<(String, String, String, i32)> = pods
+        .iter()
+        .filter(|pod| infera_core::PodHealth::of(pod).ready)
+        .filter(|pod| pod.labels().get(LABEL_COMPONENT).map(String::as_str) == Some("worker"))
+        .filter(|pod| {
+            pod.labels()
+                .get(LWS_LABEL_WORKER_INDEX)
+                .is_none_or(|rank| rank == "0")
+        })
+        .filter_map(|pod| {
+            let pool = pod.labels().get(LABEL_SERVICE)?;
+            let port = valid
+                .workers
+                .iter()
+                .find(|w| &w.pod.service == pool)?
+                .pod
+                .port;
+            let ip = pod.status.as_ref()?.pod_ip.clone()?;
+            Some((pod.name_any(), pool.clone(), ip, port))
+        })
+        .collect();
+    let pods = stream::iter(targets)
+        .map(|(name, pool, ip, port)| async move {
+            let samples = metrics(http, &ip, port)
+                .await
+                .map_err(|why| format!("{name}: {why}"));
+            (name, pool, samples)
+        })
+        .buffered(8)
+        .collect()
+        .await;
+    Reading { at, pods }
+}
+
+/// The samples of `http://ip:port/metrics`.
+async fn metrics(http: &Http, ip: &str, port: i32) -> std::result::Result<Vec<Series>, String> {
+    let host = if ip.contains(':') {
+        format!("[{ip}]")
+    } else {
+        ip.to_string()
+    };
+    let uri: http::Uri = format!("http://{host}:{port}/metrics")
+        .parse()
+        .map_err(|e| format!("{e}"))?;
+    let answer = async {
+        let response = http.get(uri).await.map_err(|e| format!("{e}"))?;
+        if !response.status().is_success() {
+            return Err(format!("HTTP {}", response.status()));
+        }
+        let body = Limited::new(response.into_body(), MAX_BODY)
+            .collect()
+            .await
+            .map_err(|e| format!("{e}"))?
+            .to_bytes();
+        Ok(load::parse(&String::from_utf8_lossy(&body)))
+    };
+    tokio::time::timeout(READ_TIMEOUT, answer)
+        .await
+        .map_err(|_| format!("no answer within {}s", READ_TIMEOUT.as_secs()))?
+}
+
+/// The window from `earlier` to `later`, in the pairs [`load::pools`] reads: each pod `later`
+/// read, with its `earlier` sample if it had one; labelled `pool`, or every pod as one when
+/// `pool` is `None`.
+fn scraped(earlier: &Reading, later: &Reading, whole: bool) -> Vec<Scraped> {
+    later
+        .pods
+        .iter()
+        .map(|(name, pool, last)| {
+            let first = earlier
+                .pods
+                .iter()
+                .find(|(n, _, _)| n == name)
+                .map(|(_, _, s)| s.clone());
+            let (first, second) = match first {
+                Some(first) => (first, Some(last.clone())),
+                None => (last.clone(), None),
+            };
+            Scraped {
+                pool: if whole { String::new() } else { pool.clone() },
+                role: Role::Engine,
+                first,
+                second,
+            }
+        })
+        .collect()
+}
+
+/// One look: decide for each planned pool, write the status, and in `Act` set the replicas.
+async fn look(
+    ctx: &Context,
+    idep: &InferaDeployment,
+    valid: &ValidDeployment,
+    planner: &Planner,
+    earlier: &Reading,
+    later: &Reading,
+) -> Result<()> {
+    let window = later.at.duration_since(earlier.at).as_secs_f64();
+    let pools = load::pools(&scraped(earlier, later, false), valid.backend, Some(window));
+    let whole = load::pools(&scraped(earlier, later, true), valid.backend, Some(window));
+    let whole = whole.first();
+    let ttft = whole.and_then(|w| w.ttft).map(|p| p.p95);
+    let itl = whole.and_then(|w| w.itl).map(|p| p.p95);
+    let now = Timestamp::now();
+    let previous = idep.status.as_ref().and_then(|s| s.planner.as_ref());
+    let status = idep.status.as_ref();
+    // A new revision runs other pods: what was learned of the old one no longer holds.
+    let revision = status.and_then(|s| s.update_revision.clone());
+    let same_revision = previous.is_some_and(|p| p.revision == revision);
+    let lockstep_rolling = valid.rollout.strategy == RolloutStrategy::Lockstep
+        && status.is_some_and(|s| s.rollout_start_time.is_some());
+    let mut next = PlannerStatus {
+        mode: if planner.acts {
+            PlannerMode::Act
+        } else {
+            PlannerMode::Advise
+        },
+        last_look_time: Some(Time(now)),
+        ttft_p95_seconds: ttft,
+        itl_p95_seconds: itl,
+        revision: revision.clone(),
+        pools: Default::default(),
+        decisions: previous.map(|p| p.decisions.clone()).unwrap_or_default(),
+    };
+    let mut changes = Vec::new();
+    for pool in &planner.pools {
+        let current = idep
+            .spec
+            .services
+            .get(&pool.name)
+            .and_then(|s| s.replicas)
+            .unwrap_or(1);
+        let before = previous.and_then(|p| p.pools.get(&pool.name));
+        let memory = Memory {
+            capacity: before.and_then(|b| b.capacity).filter(|_| same_revision),
+            last_change: before
+                .and_then(|b| b.last_change_time.as_ref())
+                .map(|t| t.0.as_second()),
+        };
+        let load = pools.iter().find(|l| l.pool == pool.name);
+        let observed = Observed {
+            prompt_tokens: load.and_then(|l| l.prompt_tokens_per_second),
+            output_tokens: load.and_then(|l| l.tokens_per_second),
+            ttft_p95: ttft,
+            itl_p95: itl,
+        };
+        let plan = planner::plan(planner, pool, current, &observed, memory, now.as_second());
+        let mut reason = plan.reason.to_string();
+        // Advise changes nothing: its "last change" is when the recommendation last changed.
+        let recommended_before = before.map_or(current, |b| b.recommended);
+        let changed = if planner.acts {
+            plan.replicas != current
+        } else {
+            plan.replicas != recommended_before
+        };
+        if plan.replicas != current && planner.acts && lockstep_rolling {
+            reason = format!(
+                "holding at {current} while a Lockstep rollout is under way (would set {}: {reason})",
+                plan.replicas
+            );
+        } else if changed {
+            changes.push((pool.name.clone(), current, plan.replicas, reason.clone()));
+        }
+        let last_change = if changed && !(planner.acts && lockstep_rolling) {
+            Some(Time(now))
+        } else {
+            before.and_then(|b| b.last_change_time.clone())
+        };
+        next.pools.insert(
+            pool.name.clone(),
+            PlannerPoolStatus {
+                replicas: current,
+                recommended: plan.replicas,
+                reason,
+                load: plan.load,
+                unit: planner::unit(pool.role).into(),
+                capacity: plan.memory.capacity,
+                last_change_time: last_change,
+            },
+        );
+    }
+    if planner.acts && !changes.is_empty() && !lockstep_rolling {
+        scale(ctx, idep, &changes).await?;
+    }
+    for (pool, from, to, reason) in changes.iter().rev() {
+        next.decisions.insert(
+            0,
+            PlannerDecision {
+                time: Time(now),
+                pool: pool.clone(),
+                from: *from,
+                to: *to,
+                reason: reason.clone(),
+                acted: planner.acts,
+            },
+        );
+        publish(ctx, idep, planner.acts, pool, *from, *to, reason).await;
+    }
+    next.decisions.truncate(MAX_PLANNER_DECISIONS);
+    if previous.is_none_or(|p| !same_but_time(p, &next)) {
+        write(ctx, idep, Some(&next)).await?;
+    }
+    Ok(())
+}
+
+/// Whether two statuses differ only in when they were looked at: then nothing is written.
+fn same_but_time(a: &PlannerStatus, b: &PlannerStatus) -> bool {
+    let timeless = |s: &PlannerStatus| PlannerStatus {
+        last_look_time: None,
+        ..s.clone()
+    };
+    timeless(a) == timeless(b)
+}
+
+/// Sets the pools' replicas: one merge patch as [`PLANNER_MANAGER`], guarded by the
+/// resourceVersion read (a conflict waits for the next interval).
+async fn scale(
+    ctx: &Context,
+    idep: &InferaDeployment,
+    changes: &[(String, i32, i32, String)],
+) -> Result<()> {
+    let name = idep.name_any();
+    let namespace = idep
+        .namespace()
+        .ok_or_else(|| Error::NoNamespace { name: name.clone() })?;
+    let services: serde_json::Map<String, serde_json::Value> = changes
+        .iter()
+        .map(|(pool, _, to, _)| (pool.clone(), json!({"replicas": to})))
+        .collect();
+    let patch = json!({
+        "metadata": {"resourceVersion": idep.metadata.resource_version},
+        "spec": {"services": services},
+    });
+    let params = PatchParams {
+        field_manager: Some(PLANNER_MANAGER.into()),
+        ..PatchParams::default()
+    };
+    Api::<InferaDeployment>::namespaced(ctx.client.clone(), &namespace)
+        .patch(&name, &params, &Patch::Merge(patch))
+        .await
+        .map_err(|source| Error::Scale { name, source })?;
+    Ok(())
+}
+
+/// Writes `status.planner` (server-side apply, as the field's only manager); `None` removes it.
+async fn write(
+    ctx: &Context,
+    idep: &InferaDeployment,
+    status: Option<&PlannerStatus>,
+) -> Result<()> {
+    let name = idep.name_any();
+    let namespace = idep
+        .namespace()
+        .ok_or_else(|| Error::NoNamespace { name: name.clone() })?;
+    let status = match status {
+        Some(planner) => json!({"planner": planner}),
+        None => json!({}),
+    };
+    let patch = Patch::Apply(json!({
+        "apiVersion": "infera.amd.com/v1alpha1",
+        "kind": "InferaDeployment",
+        "status": status,
+    }));
+    Api::<InferaDeployment>::namespaced(ctx.client.clone(), &namespace)
+        .patch_status(&name, &PatchParams::apply(PLANNER_MANAGER), &patch)
+        .await
+        .map_err(|source| Error::WriteStatus { name, source })?;
+    Ok(())
+}
+
+/// The Event of one change: `PlannerScaled` (`Act`) or `PlannerRecommends` (`Advise`).
+async fn publish(
+    ctx: &Context,
+    idep: &InferaDeployment,
+    acted: bool,
+    pool: &str,
+    from: i32,
+    to: i32,
+    reason: &str,
+) {
+    let note = if acted {
+        format!("scaled {pool} from {from} to {to}: {reason}")
+    } else {
+        format!("recommends {pool} {to} (now {from}): {reason}")
+    };
+    info!(
+        namespace = idep.namespace().unwrap_or_default(),
+        deployment = idep.name_any(),
+        pool,
+        from,
+        to,
+        "planner {note}"
+    );
+    let event = Event {
+        type_: EventType::Normal,
+        reason: if acted {
+            "PlannerScaled"
+        } else {
+            "PlannerRecommends"
+        }
+        .into(),
+        note: Some(note.chars().take(1000).collect()),
+        action: "Plan".into(),
+        secondary: None,
+    };
+    if let Err(error) = ctx.recorder.publish(&event, &idep.object_ref(&())).await {
+        warn!(deployment = idep.name_any(), %error, "cannot publish event");
+    }
+}
