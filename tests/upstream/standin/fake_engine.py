@@ -15,6 +15,13 @@ as it fails there. Then, as the engines do:
   (infera/common/engine_metrics.py);
 - /v1/completions, /v1/chat/completions (also streamed) and SGLang's /generate answer with
   deterministic text, $INFERA_STANDIN_TOKEN_SECONDS (default 0.02) per output token;
+- a latency model for the SLO planner: with $INFERA_STANDIN_DECODE_SLOTS (default 0: off) a token
+  takes that per-token time times the requests running per slot (at least 1), so inter-token
+  latency grows with the decode batch; with $INFERA_STANDIN_PREFILL_SECONDS_PER_TOKEN (default 0)
+  one prompt at a time is "prefilled" for that long per prompt word, so time to first token grows
+  with the prefill queue. /metrics carries both as the engines' histograms
+  (time_to_first_token_seconds and inter_token_latency_seconds, names in
+  infera-core/src/metrics.rs): a prefill engine observes TTFT, a decode engine ITL, a mixed one both;
 - in SGLang's prefill/decode mode the request body carries bootstrap_host/port/room (the router's
   sglang-bootstrap protocol, infera/router/disagg_protocols/sglang_bootstrap.py): the prefill
   engine serves the prompt's "KV" on its bootstrap port and the decode engine fetches it from the
@@ -105,6 +112,33 @@ def load_tokenizer(source: str):
         sys.exit(f"stand-in engine: cannot load the tokenizer {source!r}: {exc}")
 
 
+LATENCY_BUCKETS = (0.005, 0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3,
+                   0.5, 0.75, 1.0, 2.0, 5.0, 10.0, 20.0, 60.0)
+
+
+@dataclass
+class Histogram:
+    counts: list[int] = field(default_factory=lambda: [0] * len(LATENCY_BUCKETS))
+    count: int = 0
+    total: float = 0.0
+
+    def observe(self, seconds: float) -> None:
+        self.count += 1
+        self.total += seconds
+        for i, bound in enumerate(LATENCY_BUCKETS):
+            if seconds <= bound:
+                self.counts[i] += 1
+
+    def lines(self, name: str, labels: str) -> list[str]:
+        out = [f"# TYPE {name} histogram"]
+        for bound, count in zip(LATENCY_BUCKETS, self.counts):
+            out.append(f'{name}_bucket{{{labels},le="{bound}"}} {count}')
+        out.append(f'{name}_bucket{{{labels},le="+Inf"}} {self.count}')
+        out.append(f"{name}_sum{{{labels}}} {self.total}")
+        out.append(f"{name}_count{{{labels}}} {self.count}")
+        return out
+
+
 @dataclass
 class Engine:
     kind: str  # "sglang" | "vllm"
@@ -125,6 +159,9 @@ class Engine:
     rooms: dict[int, dict] = field(default_factory=dict)
     room_ready: dict[int, asyncio.Event] = field(default_factory=dict)
     kv: KvEvents | None = None  # with --kv-events-config
+    ttft: Histogram = field(default_factory=Histogram)
+    itl: Histogram = field(default_factory=Histogram)
+    prefill_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     block_size: int | None = None  # vLLM's resolved block size, in vllm:cache_config_info
 
 
@@ -161,6 +198,8 @@ async def _kv_from_prefill(body: dict) -> dict:
 def build_app(engine: Engine):
     app = FastAPI()
     per_token = _seconds("INFERA_STANDIN_TOKEN_SECONDS", 0.02)
+    decode_slots = _seconds("INFERA_STANDIN_DECODE_SLOTS", 0)
+    prefill_per_word = _seconds("INFERA_STANDIN_PREFILL_SECONDS_PER_TOKEN", 0)
     me = socket.gethostname()
 
     @app.get("/health")
@@ -213,6 +252,8 @@ def build_app(engine: Engine):
         for kind, series in (("gauge", gauges), ("counter", counters)):
             for name, value in series.items():
                 lines += [f"# TYPE {name} {kind}", f"{name}{label} {value}"]
+        lines += engine.ttft.lines(f"{engine.kind}:time_to_first_token_seconds", f'model_name="{engine.model}"')
+        lines += engine.itl.lines(f"{engine.kind}:inter_token_latency_seconds", f'model_name="{engine.model}"')
         if engine.block_size:
             # vLLM's resolved block size, which upstream's vLLM wrapper reads and registers for the
             # router (infera/engine/vllm/worker.py:101-155), as vLLM exports it
@@ -222,6 +263,7 @@ def build_app(engine: Engine):
         return Response("\n".join(lines) + "\n", media_type="text/plain; version=0.0.4")
 
     async def answer(body: dict, chat: bool, path: str):
+        arrived = time.monotonic()
         prompt = _prompt(body)
         n_prompt = len(prompt.split())
         max_tokens = int(body.get("max_tokens") or body.get("max_new_tokens") or 16)
@@ -256,9 +298,20 @@ def build_app(engine: Engine):
 
         async def tokens():
             try:
+                if prefill_per_word > 0 and engine.mode != "decode":
+                    async with engine.prefill_lock:
+                        await asyncio.sleep(prefill_per_word * n_prompt)
+                last = None
                 for _ in range(max_tokens):
-                    await asyncio.sleep(per_token)
+                    batch = engine.running / decode_slots if decode_slots > 0 else 1
+                    await asyncio.sleep(per_token * max(1.0, batch))
                     engine.generation_tokens += 1
+                    now = time.monotonic()
+                    if last is None and engine.mode != "decode":
+                        engine.ttft.observe(now - arrived)
+                    elif last is not None and engine.mode != "prefill":
+                        engine.itl.observe(now - last)
+                    last = now
             finally:
                 engine.running -= 1
                 engine.finished += 1
