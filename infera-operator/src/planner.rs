@@ -76,14 +76,22 @@ pub async fn run(ctx: Arc<Context>, deployments: Store<InferaDeployment>) {
         }
         let mut planned = HashSet::new();
         for idep in deployments.state() {
+            let on = idep
+                .spec
+                .planner
+                .as_ref()
+                .is_some_and(|p| p.mode() != PlannerMode::Off);
+            let reported = idep.status.as_ref().is_some_and(|s| s.planner.is_some());
+            if !on && !reported {
+                // The common case at fleet scale: no validation, nothing to do.
+                continue;
+            }
             let key = ObjectRef::from(idep.as_ref());
-            let valid = infera_core::validate(&idep).ok();
+            let valid = on.then(|| infera_core::validate(&idep).ok()).flatten();
             let Some((valid, planner)) =
                 valid.and_then(|v| v.planner.clone().map(|planner| (v, planner)))
             else {
-                if idep.status.as_ref().is_some_and(|s| s.planner.is_some())
-                    && let Err(error) = write(&ctx, &idep, None).await
-                {
+                if reported && let Err(error) = write(&ctx, &idep, None).await {
                     warn!(deployment = idep.name_any(), error = %chain(&error), "cannot clear status.planner");
                 }
                 continue;

@@ -3,4 +3,5 @@
 
 mod helm;
 mod operator;
+mod planner;
 mod standin;

@@ -42,7 +42,10 @@ spec:
 
 /// `kubectl infera init --wait`, then a fresh namespace and `spec` (YAML) in a file for `deploy -f`;
 /// returns the namespace and the file's path.
-async fn namespace_with(prefix: &str, spec: &str) -> anyhow::Result<(TestNamespace, String)> {
+pub(crate) async fn namespace_with(
+    prefix: &str,
+    spec: &str,
+) -> anyhow::Result<(TestNamespace, String)> {
     let admin = admin().await?;
     kubectl(&["infera", "init", "--wait", "--timeout", "3m"])
         .await?
@@ -57,7 +60,7 @@ async fn namespace_with(prefix: &str, spec: &str) -> anyhow::Result<(TestNamespa
 }
 
 /// `kubectl infera deploy -f PATH -n NS --wait`, expected to end Ready.
-async fn deploy_ready(ns: &TestNamespace, path: &str) -> anyhow::Result<()> {
+pub(crate) async fn deploy_ready(ns: &TestNamespace, path: &str) -> anyhow::Result<()> {
     kubectl(&[
         "infera",
         "deploy",
@@ -210,11 +213,11 @@ async fn tier3_upstreams_router_runs_from_the_standin_image_as_rendered() -> any
 }
 
 /// The model the examples' workers serve, as they register it (`--model-path`).
-const MODEL: &str = "Qwen/Qwen3-0.6B";
+pub(crate) const MODEL: &str = "Qwen/Qwen3-0.6B";
 
 /// POSTs `body` (JSON) to `path` of `server`'s port 8000 (a Service) through the API server's service
 /// proxy and returns the answer.
-async fn post(
+pub(crate) async fn post(
     namespace: &str,
     server: &str,
     path: &str,

@@ -1,0 +1,236 @@
+//! Tier 3 (issue 29): the SLO planner on real pods. The stand-in engine's latency model
+//! (`INFERA_STANDIN_DECODE_SLOTS`: each token takes longer with more requests running) makes the
+//! inter-token latency miss its target under a step of load, on metrics the operator reads from
+//! the engines' pod IPs; `Advise` recommends and changes nothing, `Act` adds the replica, and once
+//! the load stops it removes it after the cool-down.
+
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::Duration,
+};
+
+use infera_core::{InferaDeployment, naming::PLANNER_MANAGER};
+use infera_e2e::{
+    TestNamespace, eventually_every,
+    k8s_openapi::api::{apps::v1::Deployment, core::v1::Event},
+    kube::{Api, ResourceExt, api::ListParams},
+    plugin::kubectl,
+};
+
+use crate::standin::{MODEL, deploy_ready, namespace_with};
+
+/// One aggregated pool on the stand-in whose tokens slow down with every request running (one
+/// decode slot): one request at a time keeps ITL at the stand-in's 20 ms per token, four at once
+/// take 80 ms each, against a 30 ms target.
+const SPEC: &str = r#"
+apiVersion: infera.amd.com/v1alpha1
+kind: InferaDeployment
+metadata: {name: plan}
+spec:
+  backendFramework: sglang
+  image: rocm/infera:sglang-v0.1.1
+  services:
+    server:
+      componentType: server
+    worker:
+      componentType: worker
+      resources: {gpu: 1}
+      args: [--model-path, Qwen/Qwen3-0.6B]
+      env:
+      - {name: INFERA_STANDIN_DECODE_SLOTS, value: "1"}
+  planner:
+    mode: Advise
+    slo: {ttftP95Milliseconds: 10000, itlP95Milliseconds: 30}
+    pools:
+      worker: {min: 1, max: 2}
+    intervalSeconds: 10
+    cooldownSeconds: 30
+"#;
+
+/// Completions of 32 tokens, one after another, from `loops` concurrent senders through the API
+/// server's service proxy, until `stop`.
+fn load(
+    namespace: &str,
+    loops: usize,
+    stop: &Arc<AtomicBool>,
+) -> Vec<tokio::task::JoinHandle<anyhow::Result<usize>>> {
+    (0..loops)
+        .map(|i| {
+            let (namespace, stop) = (namespace.to_string(), stop.clone());
+            tokio::spawn(async move {
+                let file = infera_e2e::target_dir()
+                    .join("e2e-logs")
+                    .join(format!("{namespace}-load-{i}.json"));
+                std::fs::create_dir_all(file.parent().unwrap_or(&file))?;
+                let body = serde_json::json!({
+                    "model": MODEL,
+                    "messages": [{"role": "user", "content": format!("sender {i}")}],
+                    "max_tokens": 32,
+                });
+                std::fs::write(&file, body.to_string())?;
+                let uri =
+                    format!("/api/v1/namespaces/{namespace}/services/http:plan-server:8000/proxy/v1/chat/completions");
+                let mut sent = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    let run = kubectl(&["create", "--raw", &uri, "-f", &file.display().to_string()]).await?;
+                    if run.code == 0 {
+                        sent += 1;
+                    }
+                }
+                anyhow::Ok(sent)
+            })
+        })
+        .collect()
+}
+
+/// The planner's view of the pool `worker`, and the spec's replicas.
+async fn planned(api: &Api<InferaDeployment>) -> anyhow::Result<(serde_json::Value, i32)> {
+    let idep = api.get("plan").await?;
+    let replicas = idep.spec.services["worker"].replicas.unwrap_or(1);
+    let planner = serde_json::to_value(idep.status.and_then(|s| s.planner))?;
+    Ok((planner, replicas))
+}
+
+/// The Events of the deployment with `reason`.
+async fn events(ns: &TestNamespace, reason: &str) -> anyhow::Result<Vec<String>> {
+    let events: Api<Event> = ns.api();
+    Ok(events
+        .list(&ListParams::default())
+        .await?
+        .items
+        .into_iter()
+        .filter(|e| e.reason.as_deref() == Some(reason))
+        .filter_map(|e| e.message)
+        .collect())
+}
+
+#[tokio::test]
+async fn tier3_the_planner_advises_then_scales_up_under_load_and_back_after_the_cool_down()
+-> anyhow::Result<()> {
+    let (ns, path) = namespace_with("t3-plan", SPEC).await?;
+    deploy_ready(&ns, &path).await?;
+    let api: Api<InferaDeployment> = ns.api();
+    let workers: Api<Deployment> = ns.api();
+    let stop = Arc::new(AtomicBool::new(false));
+    let senders = load(ns.name(), 4, &stop);
+
+    // Advise: the ITL miss is seen on the engine's own histogram and a second replica recommended;
+    // nothing else changes.
+    let every = Duration::from_secs(2);
+    let advised = eventually_every(Duration::from_secs(180), every, || async {
+        let (planner, replicas) = planned(&api).await?;
+        let pool = &planner["pools"]["worker"];
+        anyhow::ensure!(
+            pool["recommended"] == 2 && replicas == 1,
+            "replicas {replicas}, the planner: {planner:#}"
+        );
+        Ok(planner)
+    })
+    .await?;
+    let reason = advised["pools"]["worker"]["reason"]
+        .as_str()
+        .unwrap_or_default();
+    anyhow::ensure!(
+        reason.starts_with("ITL p95 misses its target"),
+        "{advised:#}"
+    );
+    anyhow::ensure!(
+        advised["itlP95Seconds"].as_f64().unwrap_or_default() > 0.03,
+        "{advised:#}"
+    );
+    let idep = api.get("plan").await?;
+    let spec_writers: Vec<_> = idep
+        .managed_fields()
+        .iter()
+        .filter(|f| f.manager.as_deref() == Some(PLANNER_MANAGER) && f.subresource.is_none())
+        .collect();
+    anyhow::ensure!(
+        spec_writers.is_empty(),
+        "Advise wrote the spec: {spec_writers:?}"
+    );
+    let worker = workers.get("plan-worker").await?;
+    anyhow::ensure!(
+        worker.spec.and_then(|s| s.replicas) == Some(1),
+        "Advise changed the worker Deployment"
+    );
+    let recommended = events(&ns, "PlannerRecommends").await?;
+    anyhow::ensure!(
+        recommended
+            .iter()
+            .any(|m| m.starts_with("recommends worker 2 (now 1)")),
+        "{recommended:?}"
+    );
+
+    // Act: the planner sets the replicas itself, as its own field manager.
+    kubectl(&[
+        "patch",
+        "inferadeployment",
+        "plan",
+        "-n",
+        ns.name(),
+        "--type",
+        "merge",
+        "-p",
+        r#"{"spec": {"planner": {"mode": "Act"}}}"#,
+    ])
+    .await?
+    .expect_code(0)?;
+    eventually_every(Duration::from_secs(120), every, || async {
+        let (planner, replicas) = planned(&api).await?;
+        anyhow::ensure!(
+            replicas == 2,
+            "replicas {replicas}, the planner: {planner:#}"
+        );
+        Ok(())
+    })
+    .await?;
+    let scaled = events(&ns, "PlannerScaled").await?;
+    anyhow::ensure!(
+        scaled
+            .iter()
+            .any(|m| m.starts_with("scaled worker from 1 to 2: ITL p95")),
+        "{scaled:?}"
+    );
+
+    // The load stops: after the cool-down the pool is back at its minimum.
+    stop.store(true, Ordering::Relaxed);
+    let mut sent = 0;
+    for sender in senders {
+        sent += sender.await??;
+    }
+    anyhow::ensure!(sent > 0, "no completion was answered");
+    let back = eventually_every(Duration::from_secs(180), every, || async {
+        let (planner, replicas) = planned(&api).await?;
+        anyhow::ensure!(
+            replicas == 1,
+            "replicas {replicas}, the planner: {planner:#}"
+        );
+        Ok(planner)
+    })
+    .await?;
+    let last = &back["decisions"][0];
+    anyhow::ensure!(
+        last["from"] == 2 && last["to"] == 1 && last["acted"] == true,
+        "{back:#}"
+    );
+    let explain = kubectl(&["infera", "planner", "explain", "plan", "-n", ns.name()])
+        .await?
+        .expect_code(0)?;
+    for line in [
+        "Planner (Act;",
+        "Decisions (newest first):",
+        "2 → 1",
+        "1 → 2",
+        "scaled",
+    ] {
+        anyhow::ensure!(
+            explain.stdout.contains(line),
+            "no {line:?} in\n{}",
+            explain.stdout
+        );
+    }
+    ns.cleanup().await
+}
