@@ -47,8 +47,8 @@ use tracing::{info, warn};
 
 use crate::{Error, Result, chain, context::Context};
 
-/// How often the loop checks which deployments are due (the shortest interval allowed).
-const TICK: Duration = Duration::from_secs(5);
+/// How often the loop checks which deployments are due (a fraction of the shortest interval).
+const TICK: Duration = Duration::from_secs(1);
 /// How long one pod's `/metrics` may take.
 const READ_TIMEOUT: Duration = Duration::from_secs(3);
 /// The largest `/metrics` body read.
