@@ -5,7 +5,7 @@
 //! prefill pool, output tokens per second for a decode pool, both for an aggregated (mixed)
 //! pool. Its SLO ratio is the p95 latency over the interval divided by its target: TTFT for a
 //! prefill pool, inter-token latency for a decode pool, the larger of both ratios for an
-//! aggregated pool. A ratio above 1 misses the SLO.
+//! aggregated pool (or the one observed, when only one is). A ratio above 1 misses the SLO.
 //!
 //! The planner learns one figure per pool, its **capacity**: the load one replica carries
 //! within the SLO. When the SLO is met at a per-replica load `x`, the capacity is at least `x`;
@@ -230,9 +230,11 @@ fn model(
     let binding = match role {
         Role::Prefill => ttft,
         Role::Decode => itl,
+        // The worse of the two; one alone when the interval observed only one (the last
+        // tokens of requests that started before it, say).
         Role::Mixed => match (ttft, itl) {
             (Some(t), Some(i)) => Some(if i.1 > t.1 { i } else { t }),
-            _ => None,
+            (t, i) => t.or(i),
         },
     };
     let Some((slo, ratio)) = binding.filter(|(_, r)| r.is_finite()) else {

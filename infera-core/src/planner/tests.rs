@@ -235,6 +235,21 @@ fn an_aggregated_pool_is_bound_by_the_worse_of_its_two_slos() {
     assert_eq!(raised.load, Some(200.0));
     assert_eq!(raised.reason, Reason::Missed(Slo::Itl, 2.0));
     assert_eq!(raised.replicas, 2);
+    // No request started in the interval: the tokens of those running still show ITL.
+    let only_itl = Observed {
+        ttft_p95: None,
+        itl_p95: Some(0.02),
+        ..observed
+    };
+    let held = plan(
+        &planner(1, 0),
+        &pool(Role::Mixed, 1, 8),
+        2,
+        &only_itl,
+        Memory::default(),
+        0,
+    );
+    assert_eq!((held.replicas, held.reason), (2, Reason::Steady));
 }
 
 /// A decode pool whose replicas each carry `capacity` output tokens/s within the ITL target:

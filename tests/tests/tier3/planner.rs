@@ -35,6 +35,7 @@ spec:
   services:
     server:
       componentType: server
+      args: [--router-policy, round-robin, --router-tokenizer-path, Qwen/Qwen3-0.6B]
     worker:
       componentType: worker
       resources: {gpu: 1}
