@@ -25,6 +25,7 @@ pub mod pod_health;
 pub mod pod_security;
 pub mod quota;
 pub mod render;
+pub mod replicas;
 pub mod role;
 pub mod types;
 pub mod validate;

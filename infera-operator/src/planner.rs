@@ -354,14 +354,10 @@ async fn scale(
     let namespace = idep
         .namespace()
         .ok_or_else(|| Error::NoNamespace { name: name.clone() })?;
-    let services: serde_json::Map<String, serde_json::Value> = changes
-        .iter()
-        .map(|(pool, _, to, _)| (pool.clone(), json!({"replicas": to})))
-        .collect();
-    let patch = json!({
-        "metadata": {"resourceVersion": idep.metadata.resource_version},
-        "spec": {"services": services},
-    });
+    let patch = infera_core::replicas::patch(
+        idep.metadata.resource_version.as_deref(),
+        changes.iter().map(|(pool, _, to, _)| (pool.as_str(), *to)),
+    );
     let params = PatchParams {
         field_manager: Some(PLANNER_MANAGER.into()),
         ..PatchParams::default()
@@ -436,5 +432,62 @@ async fn publish(
     };
     if let Err(error) = ctx.recorder.publish(&event, &idep.object_ref(&())).await {
         warn!(deployment = idep.name_any(), %error, "cannot publish event");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(value: f64) -> std::result::Result<Vec<Series>, String> {
+        Ok(load::parse(&format!(
+            "sglang:generation_tokens_total {value}\n"
+        )))
+    }
+
+    #[test]
+    fn a_window_pairs_each_pod_with_its_earlier_sample_by_name() {
+        let at = Instant::now();
+        let earlier = Reading {
+            at,
+            pods: vec![
+                ("a".into(), "decode".into(), sample(10.0)),
+                ("gone".into(), "decode".into(), sample(99.0)),
+            ],
+        };
+        let later = Reading {
+            at,
+            pods: vec![
+                ("a".into(), "decode".into(), sample(30.0)),
+                (
+                    "new".into(),
+                    "prefill".into(),
+                    Err("new: no answer within 3s".into()),
+                ),
+            ],
+        };
+        let pools = scraped(&earlier, &later, false);
+        assert_eq!(
+            pools,
+            [
+                Scraped {
+                    pool: "decode".into(),
+                    role: Role::Engine,
+                    first: sample(10.0),
+                    second: Some(sample(30.0)),
+                },
+                Scraped {
+                    pool: "prefill".into(),
+                    role: Role::Engine,
+                    first: Err("new: no answer within 3s".into()),
+                    second: None,
+                },
+            ]
+        );
+        let whole = scraped(&earlier, &later, true);
+        assert!(whole.iter().all(|s| s.pool.is_empty()), "{whole:?}");
+        // 20 tokens in 10 s on the one pod read twice.
+        let rates = load::pools(&pools, infera_core::BackendFramework::Sglang, Some(10.0));
+        assert_eq!(rates[0].tokens_per_second, Some(2.0));
     }
 }

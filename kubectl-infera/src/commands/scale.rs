@@ -166,14 +166,10 @@ fn summary(changes: &[Change]) -> String {
 
 /// The merge patch: the new replicas of each pool, guarded by the resourceVersion read.
 fn patch(idep: &InferaDeployment, changes: &[Change]) -> serde_json::Value {
-    let services: serde_json::Map<String, serde_json::Value> = changes
-        .iter()
-        .map(|c| (c.pool.clone(), serde_json::json!({"replicas": c.to})))
-        .collect();
-    serde_json::json!({
-        "metadata": {"resourceVersion": idep.metadata.resource_version},
-        "spec": {"services": services},
-    })
+    infera_core::replicas::patch(
+        idep.metadata.resource_version.as_deref(),
+        changes.iter().map(|c| (c.pool.as_str(), c.to)),
+    )
 }
 
 #[cfg(test)]
