@@ -191,8 +191,8 @@ async fn metrics(http: &Http, ip: &str, port: i32) -> std::result::Result<Vec<Se
 }
 
 /// The window from `earlier` to `later`, in the pairs [`load::pools`] reads: each pod `later`
-/// read, with its `earlier` sample if it had one; labelled `pool`, or every pod as one when
-/// `pool` is `None`.
+/// read, with its `earlier` sample if it had one; each under its pool, or all under one when
+/// `whole` (for the deployment's latencies).
 fn scraped(earlier: &Reading, later: &Reading, whole: bool) -> Vec<Scraped> {
     later
         .pods
