@@ -38,6 +38,8 @@ lint-workflows:
 
 ## Regenerate crds/, completions/ and the Helm chart (deploy/helm/).
 generate:
+	$(CARGO) run --quiet --locked -p infera-core --example crd > crds/.crd.yaml.tmp
+	@cmp -s crds/.crd.yaml.tmp crds/inferadeployments.infera.amd.com.yaml && rm crds/.crd.yaml.tmp || { mv crds/.crd.yaml.tmp crds/inferadeployments.infera.amd.com.yaml; echo "wrote crds/inferadeployments.infera.amd.com.yaml"; }
 	$(CARGO) run --quiet --locked -p kubectl-infera -- __generate .
 
 cluster-build:

@@ -138,10 +138,18 @@ fn to_bundle_object(source: &'static str, value: serde_json::Value) -> Result<Bu
     })
 }
 
+/// The InferaDeployment CRD as committed (`make generate` writes it from the types; a test checks
+/// it is current): embedded rather than generated at run time, which keeps the schema generator
+/// and every Kubernetes type's schema out of the binary.
+pub const CRD_YAML: &str = include_str!("../../crds/inferadeployments.infera.amd.com.yaml");
+
 /// Every object `init` applies, in order: CRD, namespace, ServiceAccount, RBAC, Service, Deployment.
 pub fn objects() -> Result<Vec<BundleObject>> {
-    let crd = serde_json::to_value(infera_core::crd::crd())
-        .map_err(|e| Error::serialize("the InferaDeployment CRD", "JSON", e))?;
+    let crd: serde_json::Value = serde_saphyr::from_str(CRD_YAML).map_err(|e| Error::Bundle {
+        file: "crds/inferadeployments.infera.amd.com.yaml".into(),
+        problem: "not valid YAML".into(),
+        source: Some(Box::new(e)),
+    })?;
     let mut objects = vec![to_bundle_object("crd", crd)?];
     for (source, text) in FILES {
         let documents: Vec<serde_json::Value> =

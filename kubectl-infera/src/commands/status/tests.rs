@@ -298,3 +298,70 @@ fn the_load_section_has_a_row_per_pool_and_says_which_pods_did_not_answer() {
         ]
     );
 }
+
+#[test]
+fn the_planner_section_shows_latencies_against_targets_pools_and_decisions() {
+    use infera_core::{PlannerDecision, PlannerMode, PlannerPoolStatus, PlannerStatus};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+
+    use crate::view::PlannerSection;
+    let now = Timestamp::from_second(1_000 + 300).unwrap_or_default();
+    let at = Time(Timestamp::from_second(1_000 + 269).unwrap_or_default());
+    let section = PlannerSection {
+        mode: PlannerMode::Act,
+        ttft_p95_target_seconds: 0.8,
+        itl_p95_target_seconds: 0.04,
+        status: Some(PlannerStatus {
+            mode: PlannerMode::Act,
+            ttft_p95_seconds: Some(0.41),
+            itl_p95_seconds: Some(0.052),
+            pools: [(
+                "decode".to_string(),
+                PlannerPoolStatus {
+                    replicas: 2,
+                    recommended: 3,
+                    reason: "ITL p95 misses its target (130% of it)".into(),
+                    load: Some(1210.0),
+                    unit: "output tokens/s".into(),
+                    capacity: Some(502.25),
+                    last_change_time: Some(at.clone()),
+                },
+            )]
+            .into(),
+            decisions: vec![PlannerDecision {
+                time: at,
+                pool: "decode".into(),
+                from: 1,
+                to: 2,
+                reason: "ITL p95 misses its target (145% of it)".into(),
+                acted: true,
+            }],
+            ..PlannerStatus::default()
+        }),
+    };
+    let text = super::text::planner(&Printer::plain(), &section, Some(now));
+    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    assert_eq!(
+        lines,
+        [
+            "",
+            "Planner (Act; TTFT p95 410ms of 800ms, ITL p95 52ms of 40ms):",
+            "  POOL     REPLICAS   RECOMMENDED   LOAD                     PER REPLICA   REASON",
+            "  decode   2          3             1210.0 output tokens/s   502.2         ITL p95 misses its target (130% of it)",
+            "",
+            "Decisions (newest first):",
+            "  AGE   POOL     REPLICAS   ACTION   REASON",
+            "  31s   decode   1 → 2      scaled   ITL p95 misses its target (145% of it)",
+        ]
+    );
+    // Without a status yet: the section says when the first decision comes.
+    let empty = PlannerSection {
+        status: None,
+        ..section
+    };
+    assert!(
+        super::text::planner(&Printer::plain(), &empty, None).contains(
+            "<no decision yet: the planner decides one interval after its first reading>"
+        )
+    );
+}
