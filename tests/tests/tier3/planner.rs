@@ -23,8 +23,8 @@ use infera_e2e::{
 use crate::standin::{MODEL, deploy_ready, namespace_with};
 
 /// One aggregated pool on the stand-in whose tokens slow down with every request running (one
-/// decode slot): one request at a time keeps ITL at the stand-in's 20 ms per token, four at once
-/// take 80 ms each, against a 30 ms target.
+/// decode slot): one request at a time keeps ITL at the stand-in's 20 ms per token, three at once
+/// take 60 ms each, against a 30 ms target.
 const SPEC: &str = r#"
 apiVersion: infera.amd.com/v1alpha1
 kind: InferaDeployment
@@ -51,8 +51,9 @@ spec:
     cooldownSeconds: 30
 "#;
 
-/// Completions of 32 tokens, one after another, from `loops` concurrent senders through the API
-/// server's service proxy, until `stop`.
+/// Completions of 64 tokens, one after another, from `loops` concurrent senders through the API
+/// server's service proxy, until `stop`. Long completions keep the engine busy with few `kubectl`
+/// processes (the other tier-3 tests share the two cores).
 fn load(
     namespace: &str,
     loops: usize,
@@ -69,7 +70,7 @@ fn load(
                 let body = serde_json::json!({
                     "model": MODEL,
                     "messages": [{"role": "user", "content": format!("sender {i}")}],
-                    "max_tokens": 32,
+                    "max_tokens": 64,
                 });
                 std::fs::write(&file, body.to_string())?;
                 let uri =
@@ -116,7 +117,7 @@ async fn tier3_the_planner_advises_then_scales_up_under_load_and_back_after_the_
     let api: Api<InferaDeployment> = ns.api();
     let workers: Api<Deployment> = ns.api();
     let stop = Arc::new(AtomicBool::new(false));
-    let senders = load(ns.name(), 4, &stop);
+    let senders = load(ns.name(), 3, &stop);
 
     // Advise: the ITL miss is seen on the engine's own histogram and a second replica recommended;
     // nothing else changes.
