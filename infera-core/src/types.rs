@@ -706,14 +706,16 @@ pub struct AutoscalingSpec {
     /// `spec.metrics` (see the `autoscaling/v2` API reference). At least one: the HPA's own
     /// default, 80% CPU, says nothing about a GPU engine's load. For a multi-node pool, `Pods`
     /// and `Resource` metrics are averaged over the leader pods, one per group.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    // An `Option`, not an empty `Vec`: `metrics: []` is present to admission (`has()`, `minItems`)
+    // and must be so here too; the schema is the list's, not `nullable`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "bare_list::<MetricSpec, MAX_METRICS>", extend("minItems" = 1))]
-    pub metrics: Vec<MetricSpec>,
+    pub metrics: Option<Vec<MetricSpec>>,
     /// With `provider: keda`, the ScaledObject's `spec.triggers`, passed on as written: each a
     /// KEDA scaler (`type`) and its settings (`metadata`); see KEDA's scaler documentation.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(length(min = 1, max = MAX_TRIGGERS))]
-    pub triggers: Vec<KedaTrigger>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "list::<KedaTrigger, 1, MAX_TRIGGERS>")]
+    pub triggers: Option<Vec<KedaTrigger>>,
 }
 
 /// One KEDA trigger, shaped as KEDA's `ScaleTriggers` (kedacore/keda v2.20.2,
@@ -888,6 +890,17 @@ fn bare<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
     if let Some(object) = schema.as_object_mut() {
         trim(object);
     }
+    schema
+}
+
+/// A list of `MIN` to `MAX` `T`s: the schema of an `Option<Vec<T>>` field whose presence counts
+/// (an empty list is refused, not read as absent) without `nullable`.
+fn list<T: JsonSchema, const MIN: usize, const MAX: usize>(
+    generator: &mut SchemaGenerator,
+) -> Schema {
+    let mut schema = generator.subschema_for::<Vec<T>>();
+    schema.insert("minItems".into(), MIN.into());
+    schema.insert("maxItems".into(), MAX.into());
     schema
 }
 

@@ -11,10 +11,8 @@ use super::rules::{
 };
 use super::{
     Errors,
-    limits::{
-        MAX_METRICS, MAX_REPLICAS, MAX_TRIGGER_METADATA, MAX_TRIGGER_TYPE_LENGTH, MAX_TRIGGERS,
-    },
-    syntax::{check_length, check_max_length, check_range},
+    limits::{MAX_METRICS, MAX_TRIGGER_METADATA, MAX_TRIGGER_TYPE_LENGTH, MAX_TRIGGERS},
+    syntax::{check_length, check_max_length, check_replica_bounds},
 };
 use crate::naming::MAX_DNS_SUBDOMAIN;
 use crate::types::{AutoscalingProvider, AutoscalingSpec, KedaTrigger};
@@ -52,59 +50,51 @@ pub(super) fn settings(
     if replicas.is_some() {
         errors.push(format!("{path}.replicas"), REPLICAS_AND_AUTOSCALING);
     }
-    let min = spec.min_replicas.unwrap_or(1);
-    let below = "must be 1 or more; set the fewest replicas to keep";
-    let min_ok = check_range(
+    let (min, max) = (spec.min_replicas.unwrap_or(1), spec.max_replicas);
+    check_replica_bounds(
         errors,
-        &path_of("minReplicas"),
-        min,
-        1..=MAX_REPLICAS,
-        below,
+        (&path_of("minReplicas"), min),
+        (&path_of("maxReplicas"), max),
+        MIN_ABOVE_MAX,
     );
-    let max = spec.max_replicas;
-    let max_ok = check_range(
-        errors,
-        &path_of("maxReplicas"),
-        max,
-        1..=MAX_REPLICAS,
-        below,
-    );
-    if min_ok && max_ok && min > max {
-        errors.push(path_of("minReplicas"), MIN_ABOVE_MAX);
-    }
+    // Present means written, as admission's `has()` reads it: `metrics: []` with KEDA is refused.
+    let metrics = spec.metrics.as_deref();
+    let triggers = spec.triggers.as_deref();
     let scaler = match spec.provider.unwrap_or_default() {
         AutoscalingProvider::Hpa => {
-            if !spec.triggers.is_empty() {
+            if triggers.is_some() {
                 errors.push(path_of("triggers"), TRIGGERS_WITHOUT_KEDA);
             }
-            if spec.metrics.is_empty() {
+            let metrics = metrics.unwrap_or_default();
+            if metrics.is_empty() {
                 errors.push(path_of("metrics"), NO_METRIC);
             }
             check_count(
                 errors,
                 &path_of("metrics"),
                 "metrics",
-                spec.metrics.len(),
+                metrics.len(),
                 MAX_METRICS,
             );
-            Scaler::Hpa(spec.metrics.clone())
+            Scaler::Hpa(metrics.to_vec())
         }
         AutoscalingProvider::Keda => {
-            if !spec.metrics.is_empty() {
+            if metrics.is_some() {
                 errors.push(path_of("metrics"), METRICS_WITH_KEDA);
             }
-            if spec.triggers.is_empty() {
+            let triggers = triggers.unwrap_or_default();
+            if triggers.is_empty() {
                 errors.push(path_of("triggers"), NO_TRIGGER);
             }
             check_count(
                 errors,
                 &path_of("triggers"),
                 "triggers",
-                spec.triggers.len(),
+                triggers.len(),
                 MAX_TRIGGERS,
             );
-            check_triggers(errors, &path_of("triggers"), &spec.triggers);
-            Scaler::Keda(spec.triggers.clone())
+            check_triggers(errors, &path_of("triggers"), triggers);
+            Scaler::Keda(triggers.to_vec())
         }
     };
     Some(Autoscaling {
@@ -309,6 +299,46 @@ mod tests {
                 "spec.services.decode.autoscaling.triggers[1].useCachedMetrics: KEDA does not cache the cpu scaler's metric; remove useCachedMetrics".into(),
                 "spec.services.decode.autoscaling.triggers[2].name: \"load\" names another trigger too; trigger names must be unique".into(),
             ]
+        );
+    }
+
+    /// Admission reads an empty list as written (`has()`, `minItems: 1`), so the rules here do:
+    /// `metrics: []` beside KEDA's triggers and `triggers: []` beside an HPA's metrics are refused
+    /// (found by `layers_agree`, seed 2, where an empty list passed as absent).
+    #[test]
+    fn an_empty_list_of_the_other_provider_is_written_and_refused() {
+        let trigger = serde_json::json!({"type": "cpu", "metadata": {"value": "60"}});
+        let errors = found(|errors| {
+            settings(
+                errors,
+                "spec.services.decode",
+                None,
+                Some(&spec(serde_json::json!({
+                    "provider": "keda", "maxReplicas": 4, "metrics": [], "triggers": [trigger],
+                }))),
+            );
+        });
+        assert_eq!(
+            errors,
+            [format!(
+                "spec.services.decode.autoscaling.metrics: {METRICS_WITH_KEDA}"
+            )]
+        );
+        let errors = found(|errors| {
+            settings(
+                errors,
+                "spec.services.decode",
+                None,
+                Some(&spec(serde_json::json!({
+                    "maxReplicas": 4, "metrics": [metric()], "triggers": [],
+                }))),
+            );
+        });
+        assert_eq!(
+            errors,
+            [format!(
+                "spec.services.decode.autoscaling.triggers: {TRIGGERS_WITHOUT_KEDA}"
+            )]
         );
     }
 

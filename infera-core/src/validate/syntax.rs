@@ -4,7 +4,10 @@ use std::ops::RangeInclusive;
 
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
-use super::{Errors, limits::MAX_DURATION_LENGTH};
+use super::{
+    Errors,
+    limits::{MAX_DURATION_LENGTH, MAX_REPLICAS},
+};
 use crate::naming::{MAX_DNS_LABEL, MAX_DNS_SUBDOMAIN};
 
 /// True when `s` has the form of [`crate::naming::DNS_LABEL_PATTERN`], whatever its length: the
@@ -168,6 +171,22 @@ pub(super) fn check_range(
         );
     }
     range.contains(&value)
+}
+
+/// A pair of replica bounds, each within `1..=MAX_REPLICAS` and `min` not above `max`: each
+/// out-of-range bound is reported at its path, a `min` above `max` at `min`'s with `above`.
+pub(super) fn check_replica_bounds(
+    errors: &mut Errors,
+    (min_path, min): (&str, i32),
+    (max_path, max): (&str, i32),
+    above: &str,
+) {
+    let below = "must be 1 or more; set the fewest replicas to keep";
+    let min_ok = check_range(errors, min_path, min, 1..=MAX_REPLICAS, below);
+    let max_ok = check_range(errors, max_path, max, 1..=MAX_REPLICAS, below);
+    if min_ok && max_ok && min > max {
+        errors.push(min_path, above);
+    }
 }
 
 /// Seconds of a duration at `path` of the form of [`super::limits::DURATION_PATTERN`] (a whole

@@ -210,6 +210,16 @@ fn mutations() -> Vec<(&'static str, Value)> {
             autoscale(json!({"maxReplicas": 4, "metrics": []})),
         ),
         (
+            "autoscaling with keda and empty metrics",
+            autoscale(
+                json!({"provider": "keda", "maxReplicas": 4, "metrics": [], "triggers": [trigger.clone()]}),
+            ),
+        ),
+        (
+            "autoscaling with empty triggers",
+            autoscale(json!({"maxReplicas": 4, "metrics": [metric.clone()], "triggers": []})),
+        ),
+        (
             "autoscaling to zero",
             autoscale(json!({"minReplicas": 0, "maxReplicas": 4, "metrics": [metric.clone()]})),
         ),
