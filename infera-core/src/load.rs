@@ -7,11 +7,14 @@
 
 use std::collections::BTreeMap;
 
+use k8s_openapi::api::core::v1::Pod;
+use kube::ResourceExt;
 use serde::Serialize;
 
 use crate::{
-    BackendFramework,
+    BackendFramework, PodHealth,
     metrics::{EngineMetrics, ROUTER_DURATION, ROUTER_IN_FLIGHT},
+    naming::{LABEL_COMPONENT, LABEL_SERVICE, LWS_LABEL_WORKER_INDEX},
 };
 
 /// One sample of a series: `name{labels} value`.
@@ -145,6 +148,30 @@ pub enum Role {
     Router,
     /// An engine.
     Engine,
+}
+
+/// The pods whose `/metrics` tell a graph's load, each with its pool and role: the Ready router
+/// and engine pods, a multi-node group's leader alone (the others serve no requests). Where the
+/// port is read differs (the pod's spec for `status --load`, the validated spec for the
+/// operator, whose cache keeps no ports), so it is the caller's.
+pub fn serving_pods<'a>(pods: impl IntoIterator<Item = &'a Pod>) -> Vec<(&'a Pod, &'a str, Role)> {
+    pods.into_iter()
+        .filter(|pod| PodHealth::of(pod).ready)
+        .filter(|pod| {
+            pod.labels()
+                .get(LWS_LABEL_WORKER_INDEX)
+                .is_none_or(|rank| rank == "0")
+        })
+        .filter_map(|pod| {
+            let labels = pod.labels();
+            let role = match labels.get(LABEL_COMPONENT).map(String::as_str) {
+                Some("server") => Role::Router,
+                Some("worker") => Role::Engine,
+                _ => return None,
+            };
+            Some((pod, labels.get(LABEL_SERVICE)?.as_str(), role))
+        })
+        .collect()
 }
 
 /// The samples of one pod: the first, and the second at the end of the window.

@@ -21,7 +21,10 @@
 //! - otherwise hold.
 //!
 //! A change is at most `maxStep` replicas, and the result is always within `min` and `max` (a
-//! count outside them comes back at once). Raising waits only for the next interval; lowering
+//! count outside them comes back at once). A pool is never raised while one of its pods waits for
+//! capacity the cluster lacks (the scheduler's `Insufficient amd.com/gpu`): the status says so,
+//! and the replica that waits is placed when GPUs free up, or removed first when the pool is
+//! lowered (a ReplicaSet deletes pods without a node first, a LeaderWorkerSet its newest group). Raising waits only for the next interval; lowering
 //! waits for the cool-down; the capacity only falls on a miss, so a steady load settles and does
 //! not oscillate (the property tests check all three).
 //!
@@ -29,9 +32,18 @@
 //! spreads load evenly); the latency of an interval reflects that interval's load; a pool's
 //! capacity changes only with its spec (a new revision, other GPUs), which resets it.
 
-use std::fmt;
+use std::{collections::BTreeMap, fmt};
 
-use crate::types::Role;
+use k8s_openapi::{api::core::v1::Pod, apimachinery::pkg::apis::meta::v1::Time, jiff::Timestamp};
+use kube::ResourceExt;
+
+use crate::{
+    load::PoolLoad,
+    naming::LABEL_SERVICE,
+    pod_health::{PodHealth, SchedulingCause},
+    types::{PlannerDecision, PlannerMode, PlannerPoolStatus, PlannerStatus, Role},
+    validate::limits::MAX_PLANNER_DECISIONS,
+};
 
 /// Capacity after a miss, as a fraction of the per-replica load it missed at.
 pub const BACKOFF: f64 = 0.9;
@@ -83,6 +95,9 @@ pub struct Observed {
     pub ttft_p95: Option<f64>,
     /// The deployment's inter-token latency p95, seconds; `None` without observations.
     pub itl_p95: Option<f64>,
+    /// The pool's pods the scheduler cannot place for lack of capacity (GPUs, most often): while
+    /// there are any, the pool is not raised.
+    pub unplaced: usize,
 }
 
 /// What the planner carries from one interval to the next for a pool.
@@ -109,6 +124,9 @@ pub enum Reason {
     Steady,
     /// Lower is wanted (to this count), but the cool-down has not passed.
     Cooldown(i32),
+    /// More is wanted (this count), but this many of the pool's pods cannot be scheduled for
+    /// lack of capacity.
+    NoRoom(i32, usize),
     /// More is wanted (this count) than `max`.
     AtMax(i32),
     /// The count was outside `min`..=`max`.
@@ -143,6 +161,11 @@ impl fmt::Display for Reason {
             Self::Idle => f.write_str("no load: down to min"),
             Self::Steady => f.write_str("the SLO is met at this count"),
             Self::Cooldown(to) => write!(f, "would lower to {to} after the cool-down"),
+            Self::NoRoom(wanted, pods) => write!(
+                f,
+                "needs {wanted}, held: {pods} pod(s) of the pool cannot be scheduled for lack of \
+                 capacity (GPUs), so the cluster has none for more"
+            ),
             Self::AtMax(wanted) => write!(f, "needs {wanted}, held at max"),
             Self::Bounds => f.write_str("brought within min and max"),
         }
@@ -189,7 +212,13 @@ pub fn plan(
             .map(|(p, o)| p + o),
     };
     let (wanted, reason, memory) = model(planner, pool.role, current, load, observed, memory);
-    let (replicas, reason) = limit(planner, pool, current, wanted, reason, memory, now);
+    let (replicas, reason) = match limit(planner, pool, current, wanted, reason, memory, now) {
+        // Never beyond what the cluster can place: a pod already waiting for capacity says so.
+        (to, reason) if to > current && observed.unplaced > 0 && reason != Reason::Bounds => {
+            (current, Reason::NoRoom(wanted, observed.unplaced))
+        }
+        limited => limited,
+    };
     let memory = Memory {
         last_change: if replicas == current {
             memory.last_change
@@ -204,6 +233,157 @@ pub fn plan(
         load,
         memory,
     }
+}
+
+/// What one look saw of a deployment, over the window between two readings.
+#[derive(Clone, Debug)]
+pub struct Window<'a> {
+    /// When the look is.
+    pub now: Timestamp,
+    /// The deployment's update revision: what was learned of another one no longer holds.
+    pub revision: Option<String>,
+    /// Whether a Lockstep rollout is under way: `Act` holds the counts, whose change would
+    /// break its steps.
+    pub rolling: bool,
+    /// Each pool's load over the window.
+    pub pools: &'a [PoolLoad],
+    /// The deployment's TTFT p95 over the window, seconds, over every engine.
+    pub ttft_p95: Option<f64>,
+    /// The deployment's inter-token latency p95 over the window, seconds.
+    pub itl_p95: Option<f64>,
+    /// Per pool, its pods the scheduler cannot place for lack of capacity ([`unplaced`]).
+    pub unplaced: BTreeMap<String, usize>,
+}
+
+/// Per pool (the pods' `infera.amd.com/service` label), the pods the scheduler found no node
+/// for because no node has the resources they request.
+pub fn unplaced<'a>(pods: impl IntoIterator<Item = &'a Pod>) -> BTreeMap<String, usize> {
+    let mut unplaced = BTreeMap::new();
+    for pod in pods {
+        let short = matches!(
+            PodHealth::of(pod).unschedulable(),
+            Some((SchedulingCause::Capacity, _))
+        );
+        if let Some(pool) = pod.labels().get(LABEL_SERVICE).filter(|_| short) {
+            *unplaced.entry(pool.clone()).or_default() += 1;
+        }
+    }
+    unplaced
+}
+
+/// A change of one pool's count, recommended (`Advise`) or to be made (`Act`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    /// The pool.
+    pub pool: String,
+    /// Its count now.
+    pub from: i32,
+    /// The count recommended.
+    pub to: i32,
+    /// Why.
+    pub reason: String,
+}
+
+/// One look at a deployment: [`plan`] for each planned pool, whose count in the spec is
+/// `replicas(pool)`, from what `previous` (the status the last look wrote) learned. Returns the
+/// status to write (the changes added to its decisions, newest first) and the changes to make
+/// (`Act`) or announce (`Advise`). While `window.rolling`, `Act` changes nothing and says so.
+pub fn look(
+    planner: &Planner,
+    replicas: impl Fn(&str) -> i32,
+    previous: Option<&PlannerStatus>,
+    window: &Window<'_>,
+) -> (PlannerStatus, Vec<Change>) {
+    let now = window.now.as_second();
+    let same_revision = previous.is_some_and(|p| p.revision == window.revision);
+    let holding = planner.acts && window.rolling;
+    let observed = |pool: &str| {
+        let load = window.pools.iter().find(|l| l.pool == pool);
+        Observed {
+            prompt_tokens: load.and_then(|l| l.prompt_tokens_per_second),
+            output_tokens: load.and_then(|l| l.tokens_per_second),
+            ttft_p95: window.ttft_p95,
+            itl_p95: window.itl_p95,
+            unplaced: window.unplaced.get(pool).copied().unwrap_or_default(),
+        }
+    };
+    let mut next = PlannerStatus {
+        mode: if planner.acts {
+            PlannerMode::Act
+        } else {
+            PlannerMode::Advise
+        },
+        last_look_time: Some(Time(window.now)),
+        revision: window.revision.clone(),
+        ttft_p95_seconds: window.ttft_p95,
+        itl_p95_seconds: window.itl_p95,
+        pools: Default::default(),
+        decisions: Vec::new(),
+    };
+    let mut changes = Vec::new();
+    for pool in &planner.pools {
+        let current = replicas(&pool.name);
+        let before = previous.and_then(|p| p.pools.get(&pool.name));
+        let memory = Memory {
+            capacity: before.and_then(|b| b.capacity).filter(|_| same_revision),
+            last_change: before
+                .and_then(|b| b.last_change_time.as_ref())
+                .map(|t| t.0.as_second()),
+        };
+        let plan = plan(planner, pool, current, &observed(&pool.name), memory, now);
+        let mut reason = plan.reason.to_string();
+        // Advise changes nothing: its "last change" is when the recommendation last changed.
+        let changed = if planner.acts {
+            plan.replicas != current
+        } else {
+            plan.replicas != before.map_or(current, |b| b.recommended)
+        };
+        let mut last_change_time = before.and_then(|b| b.last_change_time.clone());
+        if changed && holding {
+            reason = format!(
+                "holding at {current} while a Lockstep rollout is under way (would set {}: {reason})",
+                plan.replicas
+            );
+        } else if changed {
+            last_change_time = Some(Time(window.now));
+            changes.push(Change {
+                pool: pool.name.clone(),
+                from: current,
+                to: plan.replicas,
+                reason: reason.clone(),
+            });
+        }
+        next.pools.insert(
+            pool.name.clone(),
+            PlannerPoolStatus {
+                replicas: current,
+                recommended: plan.replicas,
+                reason,
+                load: plan.load,
+                unit: unit(pool.role).into(),
+                capacity: plan.memory.capacity,
+                last_change_time,
+            },
+        );
+    }
+    next.decisions = changes
+        .iter()
+        .map(|change| PlannerDecision {
+            time: Time(window.now),
+            pool: change.pool.clone(),
+            from: change.from,
+            to: change.to,
+            reason: change.reason.clone(),
+            acted: planner.acts,
+        })
+        .chain(
+            previous
+                .into_iter()
+                .flat_map(|p| p.decisions.iter().cloned()),
+        )
+        .take(MAX_PLANNER_DECISIONS)
+        .collect();
+    (next, changes)
 }
 
 /// What the load and latency alone ask for, and the capacity learned from them.

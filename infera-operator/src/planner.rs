@@ -26,14 +26,13 @@ use hyper_util::{
     rt::TokioExecutor,
 };
 use infera_core::{
-    InferaDeployment, PlannerDecision, PlannerMode, PlannerPoolStatus, PlannerStatus,
-    RolloutStrategy,
+    InferaDeployment, PlannerMode, PlannerStatus, RolloutStrategy,
     load::{self, Role, Scraped, Series},
-    naming::{LABEL_COMPONENT, LABEL_SERVICE, LWS_LABEL_WORKER_INDEX, PLANNER_MANAGER},
-    planner::{self, Memory, Observed, Planner},
-    validate::{ValidDeployment, limits::MAX_PLANNER_DECISIONS},
+    naming::PLANNER_MANAGER,
+    planner::{self, Change, Planner, Window},
+    validate::ValidDeployment,
 };
-use k8s_openapi::{api::core::v1::Pod, apimachinery::pkg::apis::meta::v1::Time, jiff::Timestamp};
+use k8s_openapi::{api::core::v1::Pod, jiff::Timestamp};
 use kube::{
     Api, Resource, ResourceExt,
     api::{Patch, PatchParams},
@@ -111,7 +110,8 @@ pub async fn run(ctx: Arc<Context>, deployments: Store<InferaDeployment>) {
                 .remove(&key)
                 .filter(|e| e.at.elapsed() < interval * 2 + TICK);
             if let Some(earlier) = earlier
-                && let Err(error) = look(&ctx, &idep, &valid, &planner, &earlier, &reading).await
+                && let Err(error) =
+                    look(&ctx, &idep, &valid, &planner, &earlier, &reading, &pods).await
             {
                 warn!(
                     namespace = idep.namespace().unwrap_or_default(),
@@ -129,27 +129,21 @@ pub async fn run(ctx: Arc<Context>, deployments: Store<InferaDeployment>) {
 /// Reads the Ready engine pods of `valid` (a multi-node group's leader alone), eight at a time.
 async fn read(http: &Http, valid: &ValidDeployment, pods: &[Arc<Pod>]) -> Reading {
     let at = Instant::now();
-    let targets: Vec<(String, String, String, i32)> = pods
-        .iter()
-        .filter(|pod| infera_core::PodHealth::of(pod).ready)
-        .filter(|pod| pod.labels().get(LABEL_COMPONENT).map(String::as_str) == Some("worker"))
-        .filter(|pod| {
-            pod.labels()
-                .get(LWS_LABEL_WORKER_INDEX)
-                .is_none_or(|rank| rank == "0")
-        })
-        .filter_map(|pod| {
-            let pool = pod.labels().get(LABEL_SERVICE)?;
-            let port = valid
-                .workers
-                .iter()
-                .find(|w| &w.pod.service == pool)?
-                .pod
-                .port;
-            let ip = pod.status.as_ref()?.pod_ip.clone()?;
-            Some((pod.name_any(), pool.clone(), ip, port))
-        })
-        .collect();
+    let targets: Vec<(String, String, String, i32)> =
+        load::serving_pods(pods.iter().map(AsRef::as_ref))
+            .into_iter()
+            .filter(|(_, _, role)| *role == Role::Engine)
+            .filter_map(|(pod, pool, _)| {
+                let port = valid
+                    .workers
+                    .iter()
+                    .find(|w| w.pod.service == pool)?
+                    .pod
+                    .port;
+                let ip = pod.status.as_ref()?.pod_ip.clone()?;
+                Some((pod.name_any(), pool.to_string(), ip, port))
+            })
+            .collect();
     let pods = stream::iter(targets)
         .map(|(name, pool, ip, port)| async move {
             let samples = metrics(http, &ip, port)
@@ -217,7 +211,9 @@ fn scraped(earlier: &Reading, later: &Reading, whole: bool) -> Vec<Scraped> {
         .collect()
 }
 
-/// One look: decide for each planned pool, write the status, and in `Act` set the replicas.
+/// One look: [`planner::look`] over the window from `earlier` to `later` (and `pods`, the
+/// deployment's, for those that wait for capacity); in `Act` the counts are set, then each change
+/// is an Event and the status is written when it changed.
 async fn look(
     ctx: &Context,
     idep: &InferaDeployment,
@@ -225,109 +221,42 @@ async fn look(
     planner: &Planner,
     earlier: &Reading,
     later: &Reading,
+    pods: &[Arc<Pod>],
 ) -> Result<()> {
-    let window = later.at.duration_since(earlier.at).as_secs_f64();
-    let pools = load::pools(&scraped(earlier, later, false), valid.backend, Some(window));
-    let whole = load::pools(&scraped(earlier, later, true), valid.backend, Some(window));
+    let seconds = later.at.duration_since(earlier.at).as_secs_f64();
+    let pools = load::pools(
+        &scraped(earlier, later, false),
+        valid.backend,
+        Some(seconds),
+    );
+    let whole = load::pools(&scraped(earlier, later, true), valid.backend, Some(seconds));
     let whole = whole.first();
-    let ttft = whole.and_then(|w| w.ttft).map(|p| p.p95);
-    let itl = whole.and_then(|w| w.itl).map(|p| p.p95);
-    let now = Timestamp::now();
-    let previous = idep.status.as_ref().and_then(|s| s.planner.as_ref());
     let status = idep.status.as_ref();
-    // A new revision runs other pods: what was learned of the old one no longer holds.
-    let revision = status.and_then(|s| s.update_revision.clone());
-    let same_revision = previous.is_some_and(|p| p.revision == revision);
-    let lockstep_rolling = valid.rollout.strategy == RolloutStrategy::Lockstep
-        && status.is_some_and(|s| s.rollout_start_time.is_some());
-    let mut next = PlannerStatus {
-        mode: if planner.acts {
-            PlannerMode::Act
-        } else {
-            PlannerMode::Advise
-        },
-        last_look_time: Some(Time(now)),
-        ttft_p95_seconds: ttft,
-        itl_p95_seconds: itl,
-        revision: revision.clone(),
-        pools: Default::default(),
-        decisions: previous.map(|p| p.decisions.clone()).unwrap_or_default(),
+    let window = Window {
+        now: Timestamp::now(),
+        revision: status.and_then(|s| s.update_revision.clone()),
+        rolling: valid.rollout.strategy == RolloutStrategy::Lockstep
+            && status.is_some_and(|s| s.rollout_start_time.is_some()),
+        pools: &pools,
+        ttft_p95: whole.and_then(|w| w.ttft).map(|p| p.p95),
+        itl_p95: whole.and_then(|w| w.itl).map(|p| p.p95),
+        unplaced: planner::unplaced(pods.iter().map(AsRef::as_ref)),
     };
-    let mut changes = Vec::new();
-    for pool in &planner.pools {
-        let current = idep
-            .spec
+    let replicas = |pool: &str| {
+        idep.spec
             .services
-            .get(&pool.name)
+            .get(pool)
             .and_then(|s| s.replicas)
-            .unwrap_or(1);
-        let before = previous.and_then(|p| p.pools.get(&pool.name));
-        let memory = Memory {
-            capacity: before.and_then(|b| b.capacity).filter(|_| same_revision),
-            last_change: before
-                .and_then(|b| b.last_change_time.as_ref())
-                .map(|t| t.0.as_second()),
-        };
-        let load = pools.iter().find(|l| l.pool == pool.name);
-        let observed = Observed {
-            prompt_tokens: load.and_then(|l| l.prompt_tokens_per_second),
-            output_tokens: load.and_then(|l| l.tokens_per_second),
-            ttft_p95: ttft,
-            itl_p95: itl,
-        };
-        let plan = planner::plan(planner, pool, current, &observed, memory, now.as_second());
-        let mut reason = plan.reason.to_string();
-        // Advise changes nothing: its "last change" is when the recommendation last changed.
-        let recommended_before = before.map_or(current, |b| b.recommended);
-        let changed = if planner.acts {
-            plan.replicas != current
-        } else {
-            plan.replicas != recommended_before
-        };
-        if plan.replicas != current && planner.acts && lockstep_rolling {
-            reason = format!(
-                "holding at {current} while a Lockstep rollout is under way (would set {}: {reason})",
-                plan.replicas
-            );
-        } else if changed {
-            changes.push((pool.name.clone(), current, plan.replicas, reason.clone()));
-        }
-        let last_change = if changed && !(planner.acts && lockstep_rolling) {
-            Some(Time(now))
-        } else {
-            before.and_then(|b| b.last_change_time.clone())
-        };
-        next.pools.insert(
-            pool.name.clone(),
-            PlannerPoolStatus {
-                replicas: current,
-                recommended: plan.replicas,
-                reason,
-                load: plan.load,
-                unit: planner::unit(pool.role).into(),
-                capacity: plan.memory.capacity,
-                last_change_time: last_change,
-            },
-        );
-    }
-    if planner.acts && !changes.is_empty() && !lockstep_rolling {
+            .unwrap_or(1)
+    };
+    let previous = status.and_then(|s| s.planner.as_ref());
+    let (next, changes) = planner::look(planner, replicas, previous, &window);
+    if planner.acts && !changes.is_empty() {
         scale(ctx, idep, &changes).await?;
     }
-    for (pool, from, to, reason) in changes.iter().rev() {
-        next.decisions.insert(
-            0,
-            PlannerDecision {
-                time: Time(now),
-                pool: pool.clone(),
-                from: *from,
-                to: *to,
-                reason: reason.clone(),
-                acted: planner.acts,
-            },
-        );
-        publish(ctx, idep, planner.acts, pool, *from, *to, reason).await;
+    for change in &changes {
+        publish(ctx, idep, planner.acts, change).await;
     }
-    next.decisions.truncate(MAX_PLANNER_DECISIONS);
     if previous.is_none_or(|p| !same_but_time(p, &next)) {
         write(ctx, idep, Some(&next)).await?;
     }
@@ -345,18 +274,14 @@ fn same_but_time(a: &PlannerStatus, b: &PlannerStatus) -> bool {
 
 /// Sets the pools' replicas: one merge patch as [`PLANNER_MANAGER`], guarded by the
 /// resourceVersion read (a conflict waits for the next interval).
-async fn scale(
-    ctx: &Context,
-    idep: &InferaDeployment,
-    changes: &[(String, i32, i32, String)],
-) -> Result<()> {
+async fn scale(ctx: &Context, idep: &InferaDeployment, changes: &[Change]) -> Result<()> {
     let name = idep.name_any();
     let namespace = idep
         .namespace()
         .ok_or_else(|| Error::NoNamespace { name: name.clone() })?;
     let patch = infera_core::replicas::patch(
         idep.metadata.resource_version.as_deref(),
-        changes.iter().map(|(pool, _, to, _)| (pool.as_str(), *to)),
+        changes.iter().map(|c| (c.pool.as_str(), c.to)),
     );
     let params = PatchParams {
         field_manager: Some(PLANNER_MANAGER.into()),
@@ -396,15 +321,13 @@ async fn write(
 }
 
 /// The Event of one change: `PlannerScaled` (`Act`) or `PlannerRecommends` (`Advise`).
-async fn publish(
-    ctx: &Context,
-    idep: &InferaDeployment,
-    acted: bool,
-    pool: &str,
-    from: i32,
-    to: i32,
-    reason: &str,
-) {
+async fn publish(ctx: &Context, idep: &InferaDeployment, acted: bool, change: &Change) {
+    let Change {
+        pool,
+        from,
+        to,
+        reason,
+    } = change;
     let note = if acted {
         format!("scaled {pool} from {from} to {to}: {reason}")
     } else {

@@ -158,8 +158,8 @@ impl PlannerSection {
         let planner = idep.spec.planner.as_ref()?;
         Some(Self {
             mode: planner.mode(),
-            ttft_p95_target_seconds: f64::from(planner.slo.ttft_p95_milliseconds) / 1000.0,
-            itl_p95_target_seconds: f64::from(planner.slo.itl_p95_milliseconds) / 1000.0,
+            ttft_p95_target_seconds: planner.slo.ttft_p95_seconds(),
+            itl_p95_target_seconds: planner.slo.itl_p95_seconds(),
             status: idep.status.as_ref().and_then(|s| s.planner.clone()),
         })
     }
@@ -182,7 +182,6 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-/// Seconds from `t` to `now`; 0 when unknown.
 /// Seconds an operator may take to report on a new generation before `status` and `deploy --wait`
 /// say that none has.
 pub const UNREPORTED_AFTER_SECONDS: i64 = 30;
@@ -220,6 +219,7 @@ pub fn unreported_reason(generation: i64, seconds: i64) -> String {
     )
 }
 
+/// Seconds from `t` to `now`; 0 when unknown.
 fn seconds_since(t: Option<&Time>, now: Timestamp) -> i64 {
     t.map(|t| now.as_second() - t.0.as_second())
         .unwrap_or_default()

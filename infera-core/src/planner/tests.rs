@@ -29,6 +29,7 @@ fn decode(output_tokens: f64, itl_p95: f64) -> Observed {
         prompt_tokens: Some(0.0),
         itl_p95: Some(itl_p95),
         ttft_p95: Some(0.1),
+        unplaced: 0,
     }
 }
 
@@ -223,6 +224,7 @@ fn an_aggregated_pool_is_bound_by_the_worse_of_its_two_slos() {
         output_tokens: Some(100.0),
         ttft_p95: Some(1.5),
         itl_p95: Some(0.1),
+        unplaced: 0,
     };
     let raised = plan(
         &planner(1, 0),
@@ -254,6 +256,253 @@ fn an_aggregated_pool_is_bound_by_the_worse_of_its_two_slos() {
 
 /// A decode pool whose replicas each carry `capacity` output tokens/s within the ITL target:
 /// ITL grows with the square of the per-replica load.
+#[test]
+fn a_pod_waiting_for_gpus_holds_a_raise_and_says_so_but_not_a_lowering_or_min() {
+    let short = Observed {
+        unplaced: 1,
+        ..decode(300.0, 0.06)
+    };
+    let held = plan(
+        &planner(4, 300),
+        &pool(Role::Decode, 1, 8),
+        2,
+        &short,
+        Memory::default(),
+        0,
+    );
+    assert_eq!(held.replicas, 2);
+    assert_eq!(
+        held.reason.to_string(),
+        "needs 3, held: 1 pod(s) of the pool cannot be scheduled for lack of capacity (GPUs), so the cluster has none for more"
+    );
+    // The capacity is still learned from the miss.
+    assert_eq!(held.memory.capacity, Some(135.0));
+    // Room to lower: lowered (the waiting pod goes first).
+    let idle = Observed {
+        unplaced: 1,
+        ..decode(0.0, 0.01)
+    };
+    let lowered = plan(
+        &planner(1, 0),
+        &pool(Role::Decode, 1, 8),
+        3,
+        &idle,
+        Memory::default(),
+        0,
+    );
+    assert_eq!(lowered.replicas, 2);
+    // Below min: min is a promise, raised anyway.
+    let raised = plan(
+        &planner(1, 0),
+        &pool(Role::Decode, 2, 8),
+        1,
+        &short,
+        Memory::default(),
+        0,
+    );
+    assert_eq!((raised.replicas, raised.reason), (2, Reason::Bounds));
+}
+
+#[test]
+fn unplaced_counts_a_pools_pods_short_of_capacity_only() {
+    let pod = |pool: &str, message: &str| -> Pod {
+        serde_json::from_value(serde_json::json!({
+            "metadata": {"name": format!("{pool}-x"), "labels": {"infera.amd.com/service": pool}},
+            "status": {"phase": "Pending", "conditions": [{
+                "type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": message,
+            }]},
+        }))
+        .expect("a pod")
+    };
+    let pods = [
+        pod(
+            "decode",
+            "0/2 nodes are available: 2 Insufficient amd.com/gpu.",
+        ),
+        pod(
+            "decode",
+            "0/2 nodes are available: 2 Insufficient amd.com/gpu.",
+        ),
+        pod(
+            "prefill",
+            "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.",
+        ),
+        pod(
+            "prefill",
+            "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims.",
+        ),
+    ];
+    assert_eq!(unplaced(&pods), BTreeMap::from([("decode".to_string(), 2)]));
+}
+
+/// A decode pool at 300 output tokens/s, its ITL p95 at 60 ms (of 50: missed), at `second`.
+fn missed_window(pools: &[PoolLoad], second: i64, rolling: bool) -> Window<'_> {
+    Window {
+        now: Timestamp::from_second(second).expect("a time"),
+        revision: Some("r1".into()),
+        rolling,
+        pools,
+        ttft_p95: Some(0.1),
+        itl_p95: Some(0.06),
+        unplaced: BTreeMap::new(),
+    }
+}
+
+fn decode_load(output_tokens: f64) -> Vec<PoolLoad> {
+    vec![PoolLoad {
+        pool: "decode".into(),
+        tokens_per_second: Some(output_tokens),
+        prompt_tokens_per_second: Some(0.0),
+        ..PoolLoad::default()
+    }]
+}
+
+fn planned(acts: bool) -> Planner {
+    Planner {
+        acts,
+        pools: vec![pool(Role::Decode, 1, 8)],
+        ..planner(1, 300)
+    }
+}
+
+#[test]
+fn a_look_acts_on_a_miss_and_records_the_change_newest_first() {
+    let load = decode_load(300.0);
+    let (first, changes) = look(
+        &planned(true),
+        |_| 2,
+        None,
+        &missed_window(&load, 1_000, false),
+    );
+    let change = Change {
+        pool: "decode".into(),
+        from: 2,
+        to: 3,
+        reason: "ITL p95 misses its target (120% of it)".into(),
+    };
+    assert_eq!(changes, [change]);
+    let status = &first.pools["decode"];
+    assert_eq!(
+        (status.replicas, status.recommended, status.capacity),
+        (2, 3, Some(135.0))
+    );
+    assert_eq!(
+        status.last_change_time,
+        Some(Time(Timestamp::from_second(1_000).expect("a time")))
+    );
+    assert_eq!(
+        (first.mode, first.itl_p95_seconds),
+        (PlannerMode::Act, Some(0.06))
+    );
+    // The next look, the spec at 3 and still missing: one more, the newer decision first, and
+    // what was learned carried (135 per replica at most, now 100 × 0.9).
+    let (second, changes) = look(
+        &planned(true),
+        |_| 3,
+        Some(&first),
+        &missed_window(&load, 1_030, false),
+    );
+    assert_eq!(changes.len(), 1);
+    assert_eq!(
+        second
+            .decisions
+            .iter()
+            .map(|d| (d.from, d.to, d.acted))
+            .collect::<Vec<_>>(),
+        [(3, 4, true), (2, 3, true)]
+    );
+    assert_eq!(second.pools["decode"].capacity, Some(90.0));
+}
+
+#[test]
+fn a_look_in_act_holds_during_a_lockstep_rollout_and_says_what_it_would_set() {
+    let load = decode_load(300.0);
+    let (status, changes) = look(
+        &planned(true),
+        |_| 2,
+        None,
+        &missed_window(&load, 1_000, true),
+    );
+    assert_eq!(changes, []);
+    let pool = &status.pools["decode"];
+    assert_eq!(
+        (
+            pool.replicas,
+            pool.recommended,
+            pool.last_change_time.as_ref()
+        ),
+        (2, 3, None)
+    );
+    assert_eq!(
+        pool.reason,
+        "holding at 2 while a Lockstep rollout is under way (would set 3: ITL p95 misses its target (120% of it))"
+    );
+    assert!(status.decisions.is_empty());
+    // Advise recommends whatever runs: a rollout holds nothing.
+    let (_, changes) = look(
+        &planned(false),
+        |_| 2,
+        None,
+        &missed_window(&load, 1_000, true),
+    );
+    assert_eq!(changes.len(), 1);
+}
+
+#[test]
+fn advise_announces_a_recommendation_once_and_a_new_revision_forgets_the_capacity() {
+    let load = decode_load(300.0);
+    let (first, changes) = look(
+        &planned(false),
+        |_| 2,
+        None,
+        &missed_window(&load, 1_000, false),
+    );
+    assert_eq!((changes.len(), first.decisions[0].acted), (1, false));
+    // The spec stays at 2 and the recommendation at 3: nothing new to announce.
+    let (second, changes) = look(
+        &planned(false),
+        |_| 2,
+        Some(&first),
+        &missed_window(&load, 1_030, false),
+    );
+    assert_eq!(changes, []);
+    assert_eq!(second.decisions, first.decisions);
+    assert_eq!(
+        second.pools["decode"].last_change_time,
+        first.pools["decode"].last_change_time
+    );
+    // Another revision: what was learned (121.5 after two misses) is not carried; 150 per
+    // replica misses afresh: 135.
+    assert_eq!(second.pools["decode"].capacity, Some(121.5));
+    let mut window = missed_window(&load, 1_060, false);
+    window.revision = Some("r2".into());
+    let (third, _) = look(&planned(false), |_| 2, Some(&second), &window);
+    assert_eq!(third.pools["decode"].capacity, Some(135.0));
+    assert_eq!(third.revision.as_deref(), Some("r2"));
+}
+
+#[test]
+fn a_look_keeps_the_newest_decisions_only() {
+    let load = decode_load(300.0);
+    let mut status = None;
+    for i in 0..12 {
+        let (next, changes) = look(
+            &planned(true),
+            |_| 1 + i % 7,
+            status.as_ref(),
+            &missed_window(&load, 1_000 + i64::from(i) * 30, false),
+        );
+        assert_eq!(changes.len(), 1, "look {i}");
+        status = Some(next);
+    }
+    let decisions = status.expect("a status").decisions;
+    assert_eq!(decisions.len(), MAX_PLANNER_DECISIONS);
+    assert_eq!(
+        decisions[0].time,
+        Time(Timestamp::from_second(1_330).expect("a time"))
+    );
+}
+
 fn itl_at(load: f64, replicas: i32, capacity: f64) -> f64 {
     0.05 * (load / f64::from(replicas.max(1)) / capacity).powi(2)
 }
@@ -320,13 +569,16 @@ proptest! {
         itl in proptest::option::of(0.0..0.5f64),
         capacity in proptest::option::of(0.001..1_000.0f64),
         last_change in proptest::option::of(0..1_000i64),
+        unplaced in 0..3usize,
     ) {
-        let observed = Observed { prompt_tokens: tokens, output_tokens: tokens, ttft_p95: ttft, itl_p95: itl };
+        let observed = Observed { prompt_tokens: tokens, output_tokens: tokens, ttft_p95: ttft, itl_p95: itl, unplaced };
         let memory = Memory { capacity, last_change };
         let plan = plan(&planner(max_step, 300), &pool(role, min, max), current, &observed, memory, 1_000);
         prop_assert!((min..=max).contains(&plan.replicas), "{plan:?}");
         if (min..=max).contains(&current) {
             prop_assert!((plan.replicas - current).abs() <= max_step, "{plan:?}");
+            // Never raised while a pod of the pool waits for capacity.
+            prop_assert!(unplaced == 0 || plan.replicas <= current, "{plan:?}");
         }
     }
 

@@ -80,6 +80,18 @@ pub struct PlannerSlo {
     pub itl_p95_milliseconds: i32,
 }
 
+impl PlannerSlo {
+    /// The TTFT target, in seconds (the unit of the engines' histograms and of the status).
+    pub fn ttft_p95_seconds(&self) -> f64 {
+        f64::from(self.ttft_p95_milliseconds) / 1000.0
+    }
+
+    /// The inter-token latency target, in seconds.
+    pub fn itl_p95_seconds(&self) -> f64 {
+        f64::from(self.itl_p95_milliseconds) / 1000.0
+    }
+}
+
 /// The bounds of one planned pool.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
 #[x_kube(validation = cel::planner_min_not_above_max())]

@@ -8,7 +8,7 @@ use super::{
         MAX_SLO_MILLISECONDS, MIN_PLANNER_INTERVAL_SECONDS,
     },
     rules::{PLANNER_AND_AUTOSCALING, PLANNER_MIN_ABOVE_MAX, PLANNER_NOT_A_POOL},
-    syntax::check_range,
+    syntax::{check_range, check_replica_bounds},
 };
 use crate::{
     planner::{PlannedPool, Planner},
@@ -80,24 +80,12 @@ pub(super) fn planner(errors: &mut Errors, spec: &InferaDeploymentSpec) -> Optio
     let mut pools = Vec::new();
     for (name, bounds) in &planner.pools {
         let path = format!("spec.planner.pools.{name}");
-        let below = "must be 1 or more; set the fewest replicas to keep";
-        let min_ok = check_range(
+        check_replica_bounds(
             errors,
-            &format!("{path}.min"),
-            bounds.min,
-            1..=MAX_REPLICAS,
-            below,
+            (&format!("{path}.min"), bounds.min),
+            (&format!("{path}.max"), bounds.max),
+            PLANNER_MIN_ABOVE_MAX,
         );
-        let max_ok = check_range(
-            errors,
-            &format!("{path}.max"),
-            bounds.max,
-            1..=MAX_REPLICAS,
-            below,
-        );
-        if min_ok && max_ok && bounds.min > bounds.max {
-            errors.push(format!("{path}.min"), PLANNER_MIN_ABOVE_MAX);
-        }
         match spec.services.get(name) {
             Some(service) if service.component_type == ComponentType::Worker => {
                 if service.autoscaling.is_some() {
@@ -116,8 +104,8 @@ pub(super) fn planner(errors: &mut Errors, spec: &InferaDeploymentSpec) -> Optio
     }
     (planner.mode() != PlannerMode::Off && slo_ok).then(|| Planner {
         acts: planner.mode() == PlannerMode::Act,
-        ttft_p95: f64::from(slo.ttft_p95_milliseconds) / 1000.0,
-        itl_p95: f64::from(slo.itl_p95_milliseconds) / 1000.0,
+        ttft_p95: slo.ttft_p95_seconds(),
+        itl_p95: slo.itl_p95_seconds(),
         interval_seconds: i64::from(interval),
         cooldown_seconds: i64::from(cooldown),
         max_step,

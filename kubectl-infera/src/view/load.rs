@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use futures::{StreamExt, stream};
 use infera_core::{
-    BackendFramework, InferaDeployment, PodHealth,
+    BackendFramework, InferaDeployment,
     load::{self, PoolLoad, Role, Scraped, Series},
-    naming::{ENGINE_CONTAINER, LABEL_COMPONENT, LABEL_SERVICE, LWS_LABEL_WORKER_INDEX},
+    naming::ENGINE_CONTAINER,
     validate::main_container,
 };
 use k8s_openapi::api::core::v1::Pod;
@@ -38,24 +38,12 @@ struct Target {
     port: i32,
 }
 
-/// The Ready router and engine pods (the leader of each multi-node group: the others serve no
-/// requests), with the port of their engine container (`http`, as rendered), else of the main
-/// container of an `extraPodSpec`.
+/// The pods [`load::serving_pods`] names, with the port of their engine container (`http`, as
+/// rendered), else of the main container of an `extraPodSpec`.
 fn targets(pods: &[Pod]) -> Vec<Target> {
-    pods.iter()
-        .filter(|pod| PodHealth::of(pod).ready)
-        .filter(|pod| {
-            pod.labels()
-                .get(LWS_LABEL_WORKER_INDEX)
-                .is_none_or(|rank| rank == "0")
-        })
-        .filter_map(|pod| {
-            let labels = pod.labels();
-            let role = match labels.get(LABEL_COMPONENT).map(String::as_str) {
-                Some("server") => Role::Router,
-                Some("worker") => Role::Engine,
-                _ => return None,
-            };
+    load::serving_pods(pods)
+        .into_iter()
+        .filter_map(|(pod, pool, role)| {
             let spec = pod.spec.as_ref()?;
             let container = spec
                 .containers
@@ -69,7 +57,7 @@ fn targets(pods: &[Pod]) -> Vec<Target> {
                 .or_else(|| ports.first())?
                 .container_port;
             Some(Target {
-                pool: labels.get(LABEL_SERVICE)?.clone(),
+                pool: pool.to_string(),
                 role,
                 pod: pod.name_any(),
                 port,
