@@ -30,6 +30,8 @@ verify: generate lint-workflows
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 	$(CARGO) check -p infera-core --locked
+	source release/versions.sh && for p in $$KREW_PLATFORMS; do release/notices.py --package kubectl-infera --target "$$(triple $$p)" || exit 1; done
+	source release/versions.sh && release/notices.py --package infera-operator --target "$$(triple linux_amd64)" --target "$$(triple linux_arm64)"
 
 ## actionlint (built from its Go module, cached) on .github/workflows: they cannot run here.
 lint-workflows:

@@ -7,8 +7,10 @@
 #
 # For each platform (default: all five of krew/infera.yaml) it takes the binary given with --bin,
 # or the one release/build.sh left (release_binary in release/versions.sh). Each archive is
-# DIR/kubectl-infera_<version>_<platform>.tar.gz holding the binary and LICENSE (Krew's index
-# rejects plugins without one), reproducibly: sorted, owner 0:0, mode 0755/0644, mtime 0, gzip -n.
+# DIR/kubectl-infera_<version>_<platform>.tar.gz holding the binary, LICENSE (Krew's index
+# rejects plugins without one), and the third-party notices and CycloneDX SBOM of the crates linked
+# into that platform's binary (release/notices.py), reproducibly: sorted, owner 0:0, mode
+# 0755/0644, mtime 0, gzip -n.
 # DIR/infera.yaml is the manifest with every sha256 filled in and only the platforms packaged; its
 # URIs point at the GitHub release of the version, or at --base-uri (e.g. http://127.0.0.1:PORT for
 # a local index).
@@ -51,8 +53,11 @@ for platform in $PLATFORMS; do
   stage="$(mktemp -d)"
   install -m 0755 "$bin" "$stage/$exe"
   install -m 0644 "$ROOT/LICENSE" "$stage/LICENSE"
+  (cd "$ROOT" && release/notices.py --package kubectl-infera --target "$(triple "$platform")" --out "$stage")
+  chmod 0644 "$stage/THIRD-PARTY-NOTICES.txt" "$stage/sbom.cdx.json"
   archive="$OUT/kubectl-infera_${VERSION}_${platform}.tar.gz"
-  tar -C "$stage" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - "$exe" LICENSE | gzip -n >"$archive"
+  tar -C "$stage" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - \
+    "$exe" LICENSE THIRD-PARTY-NOTICES.txt sbom.cdx.json | gzip -n >"$archive"
   rm -rf "$stage"
   SHA[$platform]="$(sha256sum "$archive" | cut -d' ' -f1)"
   echo "$archive ${SHA[$platform]}" >&2

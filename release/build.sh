@@ -8,10 +8,12 @@
 # 2. nats-server for linux amd64 + arm64 (Go, static) -> target/nats-image/ (OCI layout, one index,
 #    with the licence files of its modules under /licenses/): the operator's default NATS image.
 # 3. infera-operator for linux amd64 + arm64 (static, musl) -> target/image/, with the NATS image
-#    pinned by digest (INFERA_NATS_IMAGE=REPO:TAG@sha256:..., read by infera-core's NATS_IMAGE).
+#    pinned by digest (INFERA_NATS_IMAGE=REPO:TAG@sha256:..., read by infera-core's NATS_IMAGE) and
+#    the third-party notices and CycloneDX SBOM of its crates under /licenses/ (release/notices.py).
 # 4. kubectl-infera for the five Krew platforms, with both images pinned by digest
 #    (INFERA_OPERATOR_IMAGE=REPO@sha256:..., read by kubectl-infera/src/bundle.rs).
-# 5. krew/package.sh -> target/krew/kubectl-infera_<V>_<platform>.tar.gz + infera.yaml, and
+# 5. krew/package.sh -> target/krew/kubectl-infera_<V>_<platform>.tar.gz (the binary, LICENSE, its
+#    crates' notices and SBOM) + infera.yaml, and
 #    target/krew/operator-image.txt (the pinned reference) and bundle.yaml (what `init` applies).
 # 6. The GitOps installs from the same bundle: target/install/infera-operator-<V>.tgz (the Helm
 #    chart, `helm package`) and infera-operator-<V>.yaml (the single-file manifest).
@@ -156,9 +158,16 @@ log "infera-operator for linux $ARCHES"
 # shellcheck disable=SC2046  # one platform per word
 build_all infera-operator $(for a in $ARCHES; do echo "linux_$a"; done)
 log "operator image (OCI layout in target/image; NATS $INFERA_NATS_IMAGE)"
-images=()
-for a in $ARCHES; do images+=("$a=$(operator "$a")"); done
-digest="$(python3 release/image.py --out target/image --version "$VERSION" "${images[@]}")"
+images=() triples=()
+for a in $ARCHES; do
+  images+=("$a=$(operator "$a")")
+  triples+=(--target "$(triple "linux_$a")")
+done
+# Under /licenses/: the notices and the SBOM of the crates linked into the binaries.
+notices="$RELEASE_TARGET_DIR/operator-notices"
+rm -rf "$notices"
+release/notices.py --package infera-operator "${triples[@]}" --out "$notices"
+digest="$(python3 release/image.py --out target/image --version "$VERSION" --notices "$notices" "${images[@]}")"
 export INFERA_OPERATOR_IMAGE="$IMAGE_REPO@$digest"
 
 log "kubectl-infera for $PLATFORMS (operator image $INFERA_OPERATOR_IMAGE)"

@@ -7,6 +7,7 @@ mod plugin_doctor_bare;
 mod plugin_garbage_input;
 mod release_binaries;
 mod release_image;
+mod release_notices;
 mod upstream_differential;
 mod upstream_parsers;
 mod upstream_vllm_follower;

@@ -1,9 +1,11 @@
 //! The five Krew archives of `make release` hold what their platform runs: the object format and
 //! architecture are read from each binary's headers (the `object` crate), the Linux ones are
 //! static, the Linux arm64 one runs under qemu user-mode emulation and the Windows one under Wine,
-//! and every binary is at most 15 MiB. Packing the same binaries again gives the same bytes.
+//! and every binary is at most 15 MiB. Each archive carries the notices and SBOM of the crates its
+//! binary links. Packing the same binaries again gives the same bytes.
 //! Needs `make release`; no cluster.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -23,8 +25,8 @@ fn work(name: &str) -> PathBuf {
         .join(format!("{name}-{}", unique_suffix()))
 }
 
-/// The binary of `platform`'s archive, unpacked into `dir`; the archive must hold exactly it and
-/// LICENSE.
+/// The binary of `platform`'s archive, unpacked into `dir`; the archive must hold exactly it,
+/// LICENSE, and its crates' notices and SBOM.
 fn unpacked(platform: &str, dir: &Path) -> anyhow::Result<PathBuf> {
     let exe = if platform.starts_with("windows") {
         "kubectl-infera.exe"
@@ -32,11 +34,138 @@ fn unpacked(platform: &str, dir: &Path) -> anyhow::Result<PathBuf> {
         "kubectl-infera"
     };
     let names = unpack(&archive(platform)?, &dir.join(platform))?;
+    let expected = ["LICENSE", "THIRD-PARTY-NOTICES.txt", exe, "sbom.cdx.json"];
     ensure!(
-        names == ["LICENSE", exe],
-        "{platform}: the archive holds {names:?}, not [LICENSE, {exe}]"
+        names == expected,
+        "{platform}: the archive holds {names:?}, not {expected:?}"
     );
     Ok(dir.join(platform).join(exe))
+}
+
+/// `(name, version)` of each crate a notices file lists (`NAME VERSION: LICENCE (SOURCE)`).
+fn listed(notices: &str) -> BTreeSet<(String, String)> {
+    notices
+        .lines()
+        .take_while(|line| !line.starts_with("====="))
+        .filter_map(|line| {
+            let (crate_, rest) = line.split_once(": ")?;
+            let (name, version) = crate_.split_once(' ')?;
+            (rest.ends_with("(registry)") || rest.ends_with("(workspace)"))
+                .then(|| (name.to_string(), version.to_string()))
+        })
+        .collect()
+}
+
+/// `(name, version)` → checksum of each registry package of a Cargo.lock (`[[package]]` tables of
+/// `key = "value"` lines).
+fn lock_checksums(lock: &str) -> BTreeMap<(String, String), String> {
+    lock.split("[[package]]")
+        .filter_map(|table| {
+            let field = |key: &str| {
+                table.lines().find_map(|line| {
+                    let value = line.strip_prefix(key)?.trim_start().strip_prefix('=')?;
+                    Some(value.trim().trim_matches('"').to_string())
+                })
+            };
+            Some(((field("name")?, field("version")?), field("checksum")?))
+        })
+        .collect()
+}
+
+/// Each archive's notices list the crates of its platform's binary, as `cargo tree` resolves
+/// them for that target, with their licence texts, and its SBOM names the same crates with the
+/// package checksums of Cargo.lock.
+#[test]
+fn every_archive_carries_the_notices_and_sbom_of_its_platforms_crates() -> anyhow::Result<()> {
+    let dir = work("release-notices");
+    let checksums = lock_checksums(&std::fs::read_to_string(repo().join("Cargo.lock"))?);
+    let mut lists = BTreeMap::new();
+    for platform in PLATFORMS {
+        unpacked(platform, &dir)?;
+        let notices = std::fs::read_to_string(dir.join(platform).join("THIRD-PARTY-NOTICES.txt"))?;
+        let crates = listed(&notices);
+        let triple = run(Command::new("bash").arg("-c").arg(format!(
+            "source '{}' && triple {platform}",
+            repo().join("release/versions.sh").display()
+        )))?;
+        let tree = run(Command::new("cargo").current_dir(repo()).args([
+            "tree",
+            "--locked",
+            "-p",
+            "kubectl-infera",
+            "--target",
+            triple.trim(),
+            "-e",
+            "normal,no-proc-macro",
+            "--prefix",
+            "none",
+            "-f",
+            "{p}",
+        ]))?;
+        let linked: BTreeSet<(String, String)> = tree
+            .lines()
+            .filter_map(|line| {
+                let mut words = line.split_whitespace();
+                Some((
+                    words.next()?.to_string(),
+                    words.next()?.trim_start_matches('v').to_string(),
+                ))
+            })
+            .filter(|(name, _)| name != "kubectl-infera")
+            .collect();
+        ensure!(
+            crates == linked,
+            "{platform}: the notices list {} crates, cargo tree {}; only listed: {:?}, only linked: {:?}",
+            crates.len(),
+            linked.len(),
+            crates.difference(&linked).collect::<Vec<_>>(),
+            linked.difference(&crates).collect::<Vec<_>>()
+        );
+        ensure!(
+            notices.contains("Apache License") && notices.contains("Permission is hereby granted"),
+            "{platform}: the notices carry no Apache-2.0 or MIT text"
+        );
+        let sbom: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(
+            dir.join(platform).join("sbom.cdx.json"),
+        )?)?;
+        ensure!(
+            sbom["bomFormat"] == "CycloneDX"
+                && sbom["metadata"]["component"]["name"] == "kubectl-infera",
+            "{platform}: {}",
+            sbom["metadata"]
+        );
+        let mut components = BTreeSet::new();
+        for component in sbom["components"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            let key = (
+                component["name"].as_str().unwrap_or_default().to_string(),
+                component["version"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            );
+            let hash = component["hashes"][0]["content"].as_str();
+            ensure!(
+                hash == checksums.get(&key).map(String::as_str),
+                "{platform}: {key:?} has hash {hash:?}, Cargo.lock {:?}",
+                checksums.get(&key)
+            );
+            components.insert(key);
+        }
+        ensure!(
+            components == crates,
+            "{platform}: the SBOM's components are not the notices' crates"
+        );
+        lists.insert(platform, crates);
+    }
+    // Each platform's own: Windows links the Windows API crates, Linux does not.
+    let windows_only = |p: &str| lists[p].iter().any(|(name, _)| name.starts_with("windows"));
+    ensure!(windows_only("windows_amd64") && !windows_only("linux_amd64"));
+    std::fs::remove_dir_all(&dir).ok();
+    Ok(())
 }
 
 /// What the headers of `platform`'s binary must say.

@@ -211,10 +211,20 @@ fn the_operator_image_pushes_to_a_registry_and_comes_back_as_released() -> anyho
             config["config"]["Entrypoint"] == serde_json::json!(["/infera-operator"]),
             "{config}"
         );
-        // The whole filesystem is the one binary.
+        // The whole filesystem is the one binary and the notices and SBOM of its crates.
         let (listing, dir) = unpacked(&work, &reference, platform)?;
+        let names: Vec<&str> = listing
+            .iter()
+            .filter_map(|line| line.split_whitespace().last())
+            .collect();
         ensure!(
-            listing.len() == 1 && listing[0].ends_with(" infera-operator"),
+            names
+                == [
+                    "infera-operator",
+                    "licenses/",
+                    "licenses/THIRD-PARTY-NOTICES.txt",
+                    "licenses/sbom.cdx.json"
+                ],
             "{platform}: the image holds {listing:?}"
         );
         ensure!(
@@ -222,6 +232,22 @@ fn the_operator_image_pushes_to_a_registry_and_comes_back_as_released() -> anyho
             "{platform}: {listing:?}"
         );
         static_binary(&dir.join("infera-operator"), machine)?;
+        let notices = std::fs::read_to_string(dir.join("licenses/THIRD-PARTY-NOTICES.txt"))?;
+        ensure!(
+            notices.starts_with("Third-party software in infera-operator")
+                && notices.contains("\nkube-runtime ")
+                && notices.contains("\ntokio "),
+            "{platform}: the notices list no kube-runtime or tokio"
+        );
+        let sbom = json(&std::fs::read_to_string(
+            dir.join("licenses/sbom.cdx.json"),
+        )?)?;
+        ensure!(
+            sbom["bomFormat"] == "CycloneDX"
+                && sbom["metadata"]["component"]["name"] == "infera-operator",
+            "{platform}: {}",
+            sbom["metadata"]
+        );
     }
     // The amd64 image's binary runs here, as the image runs it.
     let version = run(Command::new(work.join("linux-amd64/infera-operator")).arg("--version"))?;
