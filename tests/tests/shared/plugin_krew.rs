@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{bail, ensure};
-use infera_e2e::release::{FileServer, VERSION, archive, krew_dir, repo, run, unpack};
+use infera_e2e::release::{FileServer, VERSION, archive, krew_dir, repo, run};
 use infera_e2e::{target_dir, test_bin_dir, unique_suffix};
 
 const PLATFORM: &str = "linux_amd64";
@@ -129,12 +129,14 @@ fn krew_installs_the_release_archive_as_the_readme_says() -> anyhow::Result<()> 
         &format!("--manifest={}", manifest.display()),
         &format!("--archive={}", archive(PLATFORM)?.display()),
     ])?;
-    ensure!(
-        krew.root
-            .join(format!("store/infera/v{VERSION}/LICENSE"))
-            .is_file(),
-        "LICENSE was not installed"
-    );
+    for file in ["LICENSE", "THIRD-PARTY-NOTICES.txt", "sbom.cdx.json"] {
+        ensure!(
+            krew.root
+                .join(format!("store/infera/v{VERSION}/{file}"))
+                .is_file(),
+            "{file} was not installed"
+        );
+    }
     ensure!(krew.plugin_version()? == VERSION);
     let plugins = krew.kubectl(&["plugin", "list", "--name-only"])?;
     ensure!(plugins.contains("kubectl-infera"), "{plugins}");
@@ -189,9 +191,16 @@ fn krew_installs_upgrades_and_uninstalls_from_a_local_index() -> anyhow::Result<
     );
     ensure!(krew.plugin_version()? == VERSION);
 
-    // Publish a newer version: the same binary packed as NEXT by krew/package.sh, served too.
+    // Publish a newer version, packed by krew/package.sh and served too: another executable (a
+    // script that answers `version` as NEXT), so that the upgrade is seen to replace the binary.
     let binary = work.join("next");
-    unpack(&archive(PLATFORM)?, &binary)?;
+    std::fs::create_dir_all(&binary)?;
+    let script = binary.join("kubectl-infera");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\necho '{{\"plugin\": \"{NEXT}\"}}'\n"),
+    )?;
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
     run(Command::new(repo().join("krew/package.sh"))
         .args(["--out", &www.display().to_string()])
         .args([
@@ -227,8 +236,8 @@ fn krew_installs_upgrades_and_uninstalls_from_a_local_index() -> anyhow::Result<
     ensure!(list.lines().any(|l| l == "local/infera"), "{list}");
     let receipt = std::fs::read_to_string(krew.root.join("receipts/infera.yaml"))?;
     ensure!(receipt.contains(&format!("version: v{NEXT}")), "{receipt}");
-    // The binary is the same build, so it still says the workspace version.
-    ensure!(krew.plugin_version()? == VERSION);
+    // What runs now is the new executable.
+    ensure!(krew.plugin_version()? == NEXT);
 
     krew.kubectl(&["krew", "uninstall", "infera"])?;
     ensure!(krew.store()?.is_empty(), "{:?}", krew.store()?);
