@@ -79,21 +79,19 @@ def allowed(expression):
         # An exception (`WITH`) only adds permissions: the licence decides.
         return licence.split(" WITH ")[0] in ALLOWED
 
-    def both():
+    def joined(operator, part, join):
         nonlocal position
-        value = term()
-        while position < len(tokens) and tokens[position] == "AND":
+        value = part()
+        while position < len(tokens) and tokens[position] == operator:
             position += 1
-            value = term() and value
+            value = join(value, part())
         return value
 
+    def both():
+        return joined("AND", term, lambda a, b: a and b)
+
     def either():
-        nonlocal position
-        value = both()
-        while position < len(tokens) and tokens[position] == "OR":
-            position += 1
-            value = both() or value
-        return value
+        return joined("OR", both, lambda a, b: a or b)
 
     return either()
 
