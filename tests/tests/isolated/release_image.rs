@@ -221,7 +221,7 @@ fn the_operator_image_pushes_to_a_registry_and_comes_back_as_released() -> anyho
             names
                 == [
                     "infera-operator",
-                    "licenses/",
+                    "licenses",
                     "licenses/THIRD-PARTY-NOTICES.txt",
                     "licenses/sbom.cdx.json"
                 ],
@@ -363,8 +363,9 @@ fn the_nats_image_is_nats_server_with_its_notices_and_the_binaries_pin_it() -> a
     Ok(())
 }
 
-/// The image digest is a function of the operator binaries alone: the layout written again from the
-/// binaries the image holds has the digest the release pins.
+/// The image digest is a function of the operator binaries and the crates they link: the layout
+/// written again from the binaries the image holds and the notices written again from Cargo.lock
+/// has the digest the release pins.
 #[test]
 fn the_image_layout_is_reproducible() -> anyhow::Result<()> {
     let work = work()?;
@@ -405,10 +406,21 @@ fn the_image_layout_is_reproducible() -> anyhow::Result<()> {
         binaries.push(format!("{arch}={}", dir.join("infera-operator").display()));
     }
     ensure!(binaries.len() == 2, "{index}");
+    // The notices and SBOM written again from Cargo.lock, as release/build.sh writes them.
+    let notices = work.join("notices");
+    run(Command::new(repo().join("release/notices.py"))
+        .current_dir(repo())
+        .args(["--package", "infera-operator"])
+        .args(["--target", "x86_64-unknown-linux-musl"])
+        .args(["--target", "aarch64-unknown-linux-musl"])
+        .arg("--out")
+        .arg(&notices))?;
     let again = run(Command::new("python3")
         .arg(repo().join("release/image.py"))
         .args(["--out", &work.join("layout").display().to_string()])
         .args(["--version", VERSION])
+        .arg("--notices")
+        .arg(&notices)
         .args(&binaries))?;
     ensure!(
         Some(again.trim().to_string()) == digest,
