@@ -49,6 +49,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Print every object the operator would create for a spec (offline)')
             [CompletionResult]::new('planner', 'planner', [CompletionResultType]::ParameterValue, 'Explain what the SLO planner (`spec.planner`) recommends and why, with its last decisions')
             [CompletionResult]::new('dashboard', 'dashboard', [CompletionResultType]::ParameterValue, 'Print a Grafana dashboard of a deployment''s metrics (with `spec.monitoring`)')
+            [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure a deployment: an in-cluster inference-perf Job sends load to its server and the latencies, throughput and goodput are printed and kept; list and compare runs')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Show the plugin, CRD and operator versions')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (or install the kubectl completion shim)')
             [CompletionResult]::new('__complete', '__complete', [CompletionResultType]::ParameterValue, 'Dynamic completion protocol used by kubectl_complete-infera')
@@ -535,6 +536,128 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kubectl-infera;bench' {
+            [CompletionResult]::new('--input-tokens', '--input-tokens', [CompletionResultType]::ParameterName, 'Tokens of each prompt')
+            [CompletionResult]::new('--output-tokens', '--output-tokens', [CompletionResultType]::ParameterName, 'Tokens generated for each prompt (end of sequence ignored)')
+            [CompletionResult]::new('--rate', '--rate', [CompletionResultType]::ParameterName, 'Requests per second, sent at a constant rate for --duration [default: 2]')
+            [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'How long to send at --rate')
+            [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Requests in flight at once, instead of a rate (with --requests)')
+            [CompletionResult]::new('--requests', '--requests', [CompletionResultType]::ParameterName, 'Requests sent in all at --concurrency [default: 10 per request in flight]')
+            [CompletionResult]::new('--slo-ttft', '--slo-ttft', [CompletionResultType]::ParameterName, 'Time-to-first-token target: goodput counts the requests that meet every target given')
+            [CompletionResult]::new('--slo-itl', '--slo-itl', [CompletionResultType]::ParameterName, 'Inter-token-latency target')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'The model name sent [default: the first the server lists at /v1/models]')
+            [CompletionResult]::new('--tokenizer', '--tokenizer', [CompletionResultType]::ParameterName, 'Hugging Face id or path of the tokenizer that counts tokens [default: the model''s]')
+            [CompletionResult]::new('--url', '--url', [CompletionResultType]::ParameterName, 'Where to send the load instead of the server Service, e.g. a Gateway''s address')
+            [CompletionResult]::new('--workers', '--workers', [CompletionResultType]::ParameterName, 'inference-perf worker processes (each keeps up to 100 requests in flight)')
+            [CompletionResult]::new('--image', '--image', [CompletionResultType]::ParameterName, 'The inference-perf image [default: quay.io/inference-perf/inference-perf:v0.7.0]')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long the run may take (the Job''s deadline) and the command waits [default: its duration plus 10m, for the image and the tokenizer]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (table, json or yaml)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (table, json or yaml)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (default: the context''s namespace, else `default`)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace (default: the context''s namespace, else `default`)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Timeout of a single API request, e.g. 30s or 1m; 0 means none')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (on a terminal unless NO_COLOR is set), always or never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity like kubectl''s -v: 6 logs every API request to stderr')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity like kubectl''s -v: 6 logs every API request to stderr')
+            [CompletionResult]::new('--no-wait', '--no-wait', [CompletionResultType]::ParameterName, 'Create the run and return; `bench show RUN` collects its result later')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'The runs kept for a deployment (or every deployment of the namespace), oldest first')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'One run: its load and, once finished, its figures (collected from the Job if not yet)')
+            [CompletionResult]::new('compare', 'compare', [CompletionResultType]::ParameterValue, 'Two runs side by side, with the change from the first to the second')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kubectl-infera;bench;list' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (table, json or yaml)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (table, json or yaml)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (default: the context''s namespace, else `default`)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace (default: the context''s namespace, else `default`)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Timeout of a single API request, e.g. 30s or 1m; 0 means none')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (on a terminal unless NO_COLOR is set), always or never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity like kubectl''s -v: 6 logs every API request to stderr')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity like kubectl''s -v: 6 logs every API request to stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-infera;bench;show' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (table, json or yaml)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (table, json or yaml)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (default: the context''s namespace, else `default`)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace (default: the context''s namespace, else `default`)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Timeout of a single API request, e.g. 30s or 1m; 0 means none')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (on a terminal unless NO_COLOR is set), always or never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity like kubectl''s -v: 6 logs every API request to stderr')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity like kubectl''s -v: 6 logs every API request to stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-infera;bench;compare' {
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (table, json or yaml)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (table, json or yaml)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace (default: the context''s namespace, else `default`)')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace (default: the context''s namespace, else `default`)')
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Username to impersonate')
+            [CompletionResult]::new('--as-group', '--as-group', [CompletionResultType]::ParameterName, 'Group to impersonate (repeatable)')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Timeout of a single API request, e.g. 30s or 1m; 0 means none')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour: auto (on a terminal unless NO_COLOR is set), always or never')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log verbosity like kubectl''s -v: 6 logs every API request to stderr')
+            [CompletionResult]::new('--v', '--v', [CompletionResultType]::ParameterName, 'Log verbosity like kubectl''s -v: 6 logs every API request to stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-infera;bench;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'The runs kept for a deployment (or every deployment of the namespace), oldest first')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'One run: its load and, once finished, its figures (collected from the Job if not yet)')
+            [CompletionResult]::new('compare', 'compare', [CompletionResultType]::ParameterValue, 'Two runs side by side, with the change from the first to the second')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kubectl-infera;bench;help;list' {
+            break
+        }
+        'kubectl-infera;bench;help;show' {
+            break
+        }
+        'kubectl-infera;bench;help;compare' {
+            break
+        }
+        'kubectl-infera;bench;help;help' {
+            break
+        }
         'kubectl-infera;version' {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format (table, json or yaml)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format (table, json or yaml)')
@@ -628,6 +751,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             [CompletionResult]::new('render', 'render', [CompletionResultType]::ParameterValue, 'Print every object the operator would create for a spec (offline)')
             [CompletionResult]::new('planner', 'planner', [CompletionResultType]::ParameterValue, 'Explain what the SLO planner (`spec.planner`) recommends and why, with its last decisions')
             [CompletionResult]::new('dashboard', 'dashboard', [CompletionResultType]::ParameterValue, 'Print a Grafana dashboard of a deployment''s metrics (with `spec.monitoring`)')
+            [CompletionResult]::new('bench', 'bench', [CompletionResultType]::ParameterValue, 'Measure a deployment: an in-cluster inference-perf Job sends load to its server and the latencies, throughput and goodput are printed and kept; list and compare runs')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Show the plugin, CRD and operator versions')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (or install the kubectl completion shim)')
             [CompletionResult]::new('__complete', '__complete', [CompletionResultType]::ParameterValue, 'Dynamic completion protocol used by kubectl_complete-infera')
@@ -693,6 +817,21 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
             break
         }
         'kubectl-infera;help;dashboard' {
+            break
+        }
+        'kubectl-infera;help;bench' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'The runs kept for a deployment (or every deployment of the namespace), oldest first')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'One run: its load and, once finished, its figures (collected from the Job if not yet)')
+            [CompletionResult]::new('compare', 'compare', [CompletionResultType]::ParameterValue, 'Two runs side by side, with the change from the first to the second')
+            break
+        }
+        'kubectl-infera;help;bench;list' {
+            break
+        }
+        'kubectl-infera;help;bench;show' {
+            break
+        }
+        'kubectl-infera;help;bench;compare' {
             break
         }
         'kubectl-infera;help;version' {

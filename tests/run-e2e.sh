@@ -43,6 +43,8 @@ tests/upstream/operator.sh >&2
 log "the stand-ins for the rocm/infera images (tests/upstream/image.sh; the tier-3 tests run them)"
 standin_sglang="$(tests/upstream/image.sh sglang | tail -n1)"
 standin_vllm="$(tests/upstream/image.sh vllm | tail -n1)"
+log "inference-perf's image (tests/cluster/bench-image.sh; the tier-3 bench test runs it)"
+bench_image="$(tests/cluster/bench-image.sh | tail -n1)"
 
 log "building infera-operator, kubectl-infera and the e2e tests"
 "$CARGO" build --locked -p infera-operator -p kubectl-infera
@@ -136,6 +138,7 @@ tests/cluster/load-image.sh "$image" ghcr.io/amd/infera/operator:0.1.0
 tests/cluster/load-image.sh "$ROOT/target/nats-image" "$NATS_IMAGE_REPO:${NATS_SERVER_VERSION#v}"
 tests/cluster/load-image.sh "$standin_sglang" rocm/infera:sglang-v0.1.1
 tests/cluster/load-image.sh "$standin_vllm" rocm/infera:vllm-v0.1.1
+tests/cluster/load-image.sh "$bench_image" quay.io/inference-perf/inference-perf:v0.7.0
 log "running the tier-3 tests"
 run_tests "${exe[tier3]}" --test-threads="$THREADS" --skip tier3_helm_ --skip tier3_the_planner_ "${extra[@]}" || rc=$?
 # Its load (senders of long completions for a minute or two) would slow the others' own load

@@ -142,6 +142,10 @@ pub enum Command {
     /// Print a Grafana dashboard of a deployment's metrics (with `spec.monitoring`).
     #[command(after_help = DASHBOARD_EXAMPLES)]
     Dashboard(DashboardArgs),
+    /// Measure a deployment: an in-cluster inference-perf Job sends load to its server and the
+    /// latencies, throughput and goodput are printed and kept; list and compare runs.
+    #[command(after_help = BENCH_EXAMPLES, args_conflicts_with_subcommands = true)]
+    Bench(Box<BenchArgs>),
     /// Show the plugin, CRD and operator versions.
     Version(VersionArgs),
     /// Print a shell completion script (or install the kubectl completion shim).
@@ -594,4 +598,115 @@ pub struct ReportArgs {
     /// Lines from the end of each container's log, and of its previous instance.
     #[arg(long, default_value_t = 2000, value_name = "LINES", value_parser = clap::value_parser!(i64).range(1..))]
     pub tail: i64,
+}
+
+const BENCH_EXAMPLES: &str = "\
+Examples:
+  kubectl infera bench demo                          2 requests/s for 60 s, 1024 tokens in, 128 out
+  kubectl infera bench demo --rate 8 --duration 5m --slo-ttft 500ms --slo-itl 50ms
+  kubectl infera bench demo --concurrency 16 --requests 400 --input-tokens 4096
+  kubectl infera bench list demo                     the runs kept, newest last
+  kubectl infera bench compare demo-bench-20261207-101500 demo-bench-20261207-103000
+
+The load is sent from a Job in the deployment's namespace (image inference-perf, kubernetes-sigs)
+to its server Service, streamed, so that time to first token and between tokens are measured.
+Each run is a ConfigMap owned by the deployment: its load, inference-perf's config and, once it
+has finished, inference-perf's summary. Needs create on configmaps and jobs, get and watch on
+jobs, list on pods and get on pods/log in the namespace.
+Exit codes: 0 measured · 1 the deployment or a run does not exist, or the Job failed (its log's
+last lines are shown) · 2 flags that do not fit · 3 timed out (the run is kept: bench show RUN).";
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    pub action: Option<BenchAction>,
+    /// The InferaDeployment to measure.
+    pub name: Option<String>,
+    #[command(flatten)]
+    pub load: BenchLoad,
+    /// Create the run and return; `bench show RUN` collects its result later.
+    #[arg(long)]
+    pub no_wait: bool,
+    /// How long the run may take (the Job's deadline) and the command waits [default: its
+    /// duration plus 10m, for the image and the tokenizer].
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub timeout: Option<Duration>,
+    /// Output format (table, json or yaml).
+    #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]
+    pub output: Output,
+}
+
+/// What load a run sends.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Load flags")]
+pub struct BenchLoad {
+    /// Tokens of each prompt.
+    #[arg(long, default_value_t = 1024, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub input_tokens: u32,
+    /// Tokens generated for each prompt (end of sequence ignored).
+    #[arg(long, default_value_t = 128, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub output_tokens: u32,
+    /// Requests per second, sent at a constant rate for --duration [default: 2].
+    #[arg(long, value_name = "PER_SECOND", conflicts_with_all = ["concurrency", "requests"])]
+    pub rate: Option<f64>,
+    /// How long to send at --rate.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION", conflicts_with_all = ["concurrency", "requests"])]
+    pub duration: Option<Duration>,
+    /// Requests in flight at once, instead of a rate (with --requests).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub concurrency: Option<u32>,
+    /// Requests sent in all at --concurrency [default: 10 per request in flight].
+    #[arg(long, value_name = "N", requires = "concurrency", value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    pub requests: Option<u32>,
+    /// Time-to-first-token target: goodput counts the requests that meet every target given.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub slo_ttft: Option<Duration>,
+    /// Inter-token-latency target.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub slo_itl: Option<Duration>,
+    /// The model name sent [default: the first the server lists at /v1/models].
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Hugging Face id or path of the tokenizer that counts tokens [default: the model's].
+    #[arg(long, value_name = "NAME")]
+    pub tokenizer: Option<String>,
+    /// Where to send the load instead of the server Service, e.g. a Gateway's address.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// inference-perf worker processes (each keeps up to 100 requests in flight).
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub workers: u32,
+    /// The inference-perf image [default: quay.io/inference-perf/inference-perf:v0.7.0].
+    #[arg(long, value_name = "IMAGE")]
+    pub image: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchAction {
+    /// The runs kept for a deployment (or every deployment of the namespace), oldest first.
+    List {
+        /// The InferaDeployment.
+        name: Option<String>,
+        /// Output format (table, json or yaml).
+        #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]
+        output: Output,
+    },
+    /// One run: its load and, once finished, its figures (collected from the Job if not yet).
+    Show {
+        /// The run (a name `bench list` prints).
+        run: String,
+        /// Output format (table, json or yaml).
+        #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]
+        output: Output,
+    },
+    /// Two runs side by side, with the change from the first to the second.
+    Compare {
+        /// The run compared against.
+        before: String,
+        /// The run compared with it.
+        after: String,
+        /// Output format (table, json or yaml).
+        #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]
+        output: Output,
+    },
 }

@@ -1,5 +1,6 @@
 //! One module and one entry function per subcommand.
 
+pub mod bench;
 pub mod completion;
 pub mod dashboard;
 pub mod deploy;
@@ -43,5 +44,6 @@ pub async fn run(cli: Cli, printer: &Printer) -> Result<()> {
         Command::Report(args) => report::run(args, global, printer).await,
         Command::Dashboard(args) => dashboard::run(args, global, printer).await,
         Command::Planner(args) => planner::run(args, global, printer).await,
+        Command::Bench(args) => bench::run(args, global, printer).await,
     }
 }

@@ -183,6 +183,9 @@ pub enum Error {
         unknown: Vec<String>,
         pools: Vec<String>,
     },
+    /// A `bench` run's Job failed, or its result is lost.
+    #[error("run {run} failed: {message}")]
+    BenchFailed { run: String, message: String },
     #[error("interrupted")]
     Interrupted,
 }
@@ -222,6 +225,7 @@ impl Error {
             | Self::DownloadFailed { .. }
             | Self::UnknownPools { .. }
             | Self::NoRevision { .. }
+            | Self::BenchFailed { .. }
             | Self::Deleted { .. } => Exit::Failed,
             Self::Kubeconfig(_) | Self::Unreachable { .. } => Exit::Unreachable,
             Self::Conflict { .. }

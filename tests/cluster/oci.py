@@ -4,11 +4,12 @@ takes (containerd names it from the `io.containerd.image.name` annotation).
 
     tests/cluster/oci.py --out IMAGE.tar --name REF --entrypoint /pause FILE:/DEST ...
     tests/cluster/oci.py --out IMAGE.tar --name REF --entrypoint /bin/x --rootfs DIR [--env K=V] [--cmd C]
+                         [--user UID[:GID]]
 
 Files keep their mode; owner 0:0 (a --rootfs tree keeps its owners), mtime 0; gzip without name or
 mtime: the same files give the same bytes. A --rootfs tree leaves out what the runtime mounts
 (dev, proc, sys). Only for the test cluster's own images (tier 3's pause, NATS and the stand-in for
-rocm/infera); the operator's image is release/image.py's.
+rocm/infera, inference-perf's); the operator's image is release/image.py's.
 """
 
 import argparse
@@ -33,7 +34,7 @@ def add_tree(tar, root):
         rel = os.path.relpath(dirpath, root)
         if rel == ".":
             dirnames[:] = [d for d in dirnames if d not in SKIPPED]
-            for d in SKIPPED:
+            for d in sorted(SKIPPED):  # a set's order changes with each process's hash seed
                 info = tarfile.TarInfo(d)
                 info.type, info.mode, info.mtime = tarfile.DIRTYPE, 0o755, 0
                 tar.addfile(info)
@@ -58,6 +59,7 @@ def main():
     parser.add_argument("--rootfs", help="a whole root filesystem, instead of FILEs")
     parser.add_argument("--env", action="append", default=[], metavar="K=V")
     parser.add_argument("--cmd", action="append", default=[], metavar="ARG")
+    parser.add_argument("--user", help="the config's User (UID[:GID]); root when not given")
     parser.add_argument("files", nargs="*", metavar="FILE:/DEST")
     args = parser.parse_args()
 
@@ -91,6 +93,8 @@ def main():
         "config": {"Entrypoint": [args.entrypoint], "Env": args.env, "Cmd": args.cmd},
         "rootfs": {"type": "layers", "diff_ids": [f"sha256:{hashlib.sha256(layer).hexdigest()}"]},
     }
+    if args.user:
+        config["config"]["User"] = args.user
     manifest = {
         "schemaVersion": 2,
         "mediaType": "application/vnd.oci.image.manifest.v1+json",

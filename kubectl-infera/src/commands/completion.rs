@@ -5,13 +5,14 @@ use std::{fmt::Debug, path::PathBuf, time::Duration};
 
 use clap::{CommandFactory, builder::PossibleValue};
 use infera_core::InferaDeployment;
-use k8s_openapi::api::core::v1::Namespace;
+use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use kube::{Api, api::ListParams};
 use serde::de::DeserializeOwned;
 
 use crate::{
     cli::{Cli, CompleteArgs, CompletionArgs, GlobalArgs},
     client,
+    commands::bench,
     completions::{SHIM, SHIM_NAME, script},
     error::{Error, Result},
     printer::Printer,
@@ -139,7 +140,17 @@ pub fn candidates(words: &[String]) -> (Vec<String>, u8, Option<Dynamic>) {
             .collect();
         return (flags, NO_FILE, None);
     }
-    if command.has_subcommands() {
+    // What the next positional is: a deployment's name, or a `bench` run's.
+    let next = command
+        .get_positionals()
+        .nth(positionals(after, &all_args))
+        .map(|arg| arg.get_id().as_str());
+    let dynamic = match next {
+        Some("name") => Some(Dynamic::Deployments),
+        Some("run" | "before" | "after") => Some(Dynamic::Runs),
+        _ => None,
+    };
+    if command.has_subcommands() && positionals(after, &all_args) == 0 {
         let subs = command
             .get_subcommands()
             .filter(|s| !s.is_hide_set() && s.get_name().starts_with(current))
@@ -148,15 +159,10 @@ pub fn candidates(words: &[String]) -> (Vec<String>, u8, Option<Dynamic>) {
                 None => s.get_name().to_string(),
             })
             .collect();
-        return (subs, NO_FILE, None);
+        return (subs, NO_FILE, dynamic);
     }
-    // The deployment NAME, when the command's first positional is one and none is typed yet.
-    let takes_name = command
-        .get_positionals()
-        .next()
-        .is_some_and(|arg| arg.get_id() == "name");
-    if takes_name && positionals(after, &all_args) == 0 {
-        return (vec![], NO_FILE, Some(Dynamic::Deployments));
+    if dynamic.is_some() {
+        return (vec![], NO_FILE, dynamic);
     }
     if command.get_name() == "completion" {
         let shells = ["bash", "zsh", "fish", "powershell"]
@@ -194,6 +200,8 @@ fn positionals(words: &[String], args: &[&clap::Arg]) -> usize {
 pub enum Dynamic {
     Namespaces,
     Deployments,
+    /// `bench` runs (their ConfigMaps).
+    Runs,
 }
 
 /// The global flags among the words typed so far (`-n team-a`, `--context=prod`…), so dynamic
@@ -235,13 +243,17 @@ pub async fn complete(args: &CompleteArgs, global: &GlobalArgs, printer: &Printe
         let lookup = async {
             let kube = client::connect(global).await.ok()?;
             match dynamic {
-                Dynamic::Namespaces => names(Api::<Namespace>::all(kube.client)).await,
+                Dynamic::Namespaces => names(Api::<Namespace>::all(kube.client), "").await,
                 Dynamic::Deployments => {
-                    names(Api::<InferaDeployment>::namespaced(
-                        kube.client,
-                        &kube.namespace,
-                    ))
+                    names(
+                        Api::<InferaDeployment>::namespaced(kube.client, &kube.namespace),
+                        "",
+                    )
                     .await
+                }
+                Dynamic::Runs => {
+                    let api = Api::<ConfigMap>::namespaced(kube.client, &kube.namespace);
+                    names(api, &bench::runs_selector(None)).await
                 }
             }
         };
@@ -257,9 +269,15 @@ pub async fn complete(args: &CompleteArgs, global: &GlobalArgs, printer: &Printe
     Ok(())
 }
 
-/// The names of every object `api` lists (metadata only).
-async fn names<K: Clone + DeserializeOwned + Debug>(api: Api<K>) -> Option<Vec<String>> {
-    let list = api.list_metadata(&ListParams::default()).await.ok()?;
+/// The names of every object `api` lists with the label `selector` (metadata only).
+async fn names<K: Clone + DeserializeOwned + Debug>(
+    api: Api<K>,
+    selector: &str,
+) -> Option<Vec<String>> {
+    let list = api
+        .list_metadata(&ListParams::default().labels(selector))
+        .await
+        .ok()?;
     Some(
         list.items
             .into_iter()
@@ -295,6 +313,26 @@ mod tests {
         assert_eq!(dynamic, Some(Dynamic::Deployments));
         let (_, _, dynamic) = candidates(&words(&["status", "-n", ""]));
         assert_eq!(dynamic, Some(Dynamic::Namespaces));
+    }
+
+    #[test]
+    fn bench_completes_its_subcommands_with_deployments_then_runs() {
+        let (c, _, dynamic) = candidates(&words(&["bench", ""]));
+        let subs: Vec<&str> = c.iter().filter_map(|c| c.split('\t').next()).collect();
+        assert_eq!(
+            (subs, dynamic),
+            (vec!["list", "show", "compare"], Some(Dynamic::Deployments))
+        );
+        let (c, _, dynamic) = candidates(&words(&["bench", "demo", ""]));
+        assert_eq!((c, dynamic), (vec![], None));
+        let (_, _, dynamic) = candidates(&words(&["bench", "show", ""]));
+        assert_eq!(dynamic, Some(Dynamic::Runs));
+        let (_, _, dynamic) = candidates(&words(&["bench", "compare", "a-bench-1", ""]));
+        assert_eq!(dynamic, Some(Dynamic::Runs));
+        let (_, _, dynamic) = candidates(&words(&["bench", "compare", "a", "b", ""]));
+        assert_eq!(dynamic, None);
+        let (_, _, dynamic) = candidates(&words(&["bench", "list", ""]));
+        assert_eq!(dynamic, Some(Dynamic::Deployments));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! `tests/run-e2e.sh` runs them beside the tests of `shared`.
 
 mod operator_outage;
+mod plugin_bench_flags;
 mod plugin_doctor_bare;
 mod plugin_garbage_input;
 mod release_binaries;

@@ -8,6 +8,7 @@
 #[path = "../../../infera-core/tests/common/mod.rs"]
 mod common;
 
+mod bench_runs;
 mod cluster_smoke;
 mod crd_admission;
 mod engine_health;

@@ -1,26 +1,26 @@
 //! Tier 3 (issue 29): the SLO planner on real pods. The stand-in engine's latency model
 //! (`INFERA_STANDIN_DECODE_SLOTS`: each token takes longer with more requests running) makes the
-//! inter-token latency miss its target under a step of load, on metrics the operator reads from
-//! the engines' pod IPs; `Advise` recommends and changes nothing, `Act` adds the replica, and once
-//! the load stops it removes it after the cool-down.
+//! inter-token latency miss its target under a step of load from `kubectl infera bench`, on
+//! metrics the operator reads from the engines' pod IPs; `Advise` recommends and changes nothing,
+//! `Act` adds the replica, and once the load stops it removes it after the cool-down.
 
-use std::{
-    sync::{
-        Arc,
-        atomic::{AtomicBool, Ordering},
-    },
-    time::Duration,
-};
+use std::time::Duration;
 
 use infera_core::{InferaDeployment, naming::PLANNER_MANAGER};
 use infera_e2e::{
     TestNamespace, eventually_every,
-    k8s_openapi::api::{apps::v1::Deployment, core::v1::Event},
-    kube::{Api, ResourceExt, api::ListParams},
+    k8s_openapi::api::{
+        apps::v1::Deployment,
+        core::v1::{ConfigMap, Event},
+    },
+    kube::{
+        Api, ResourceExt,
+        api::{DeleteParams, ListParams},
+    },
     plugin::kubectl,
 };
 
-use crate::standin::{MODEL, deploy_ready, namespace_with};
+use crate::standin::{deploy_ready, namespace_with};
 
 /// One aggregated pool on the stand-in whose tokens slow down with every request running (one
 /// decode slot): one request at a time keeps ITL at the stand-in's 20 ms per token, three at once
@@ -51,41 +51,33 @@ spec:
     cooldownSeconds: 30
 "#;
 
-/// Completions of 64 tokens, one after another, from `loops` concurrent senders through the API
-/// server's service proxy, until `stop`. Long completions keep the engine busy with few `kubectl`
-/// processes (the other tier-3 tests share the two cores).
-fn load(
-    namespace: &str,
-    loops: usize,
-    stop: &Arc<AtomicBool>,
-) -> Vec<tokio::task::JoinHandle<anyhow::Result<usize>>> {
-    (0..loops)
-        .map(|i| {
-            let (namespace, stop) = (namespace.to_string(), stop.clone());
-            tokio::spawn(async move {
-                let file = infera_e2e::target_dir()
-                    .join("e2e-logs")
-                    .join(format!("{namespace}-load-{i}.json"));
-                std::fs::create_dir_all(file.parent().unwrap_or(&file))?;
-                let body = serde_json::json!({
-                    "model": MODEL,
-                    "messages": [{"role": "user", "content": format!("sender {i}")}],
-                    "max_tokens": 64,
-                });
-                std::fs::write(&file, body.to_string())?;
-                let uri =
-                    format!("/api/v1/namespaces/{namespace}/services/http:plan-server:8000/proxy/v1/chat/completions");
-                let mut sent = 0;
-                while !stop.load(Ordering::Relaxed) {
-                    let run = kubectl(&["create", "--raw", &uri, "-f", &file.display().to_string()]).await?;
-                    if run.code == 0 {
-                        sent += 1;
-                    }
-                }
-                anyhow::Ok(sent)
-            })
-        })
-        .collect()
+/// A step of load from `kubectl infera bench` (issue 29 item 5): inference-perf keeps three
+/// streamed completions of 64 tokens in flight, for longer than the test lasts; the run's name.
+async fn load(namespace: &str) -> anyhow::Result<String> {
+    let started = kubectl(&[
+        "infera",
+        "bench",
+        "plan",
+        "-n",
+        namespace,
+        "--no-wait",
+        "--concurrency",
+        "3",
+        "--requests",
+        "5000",
+        "--input-tokens",
+        "16",
+        "--output-tokens",
+        "64",
+    ])
+    .await?
+    .expect_code(0)?;
+    started
+        .stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("run ")?.split(':').next())
+        .map(str::to_string)
+        .ok_or_else(|| anyhow::anyhow!("no run named: {}", started.stderr))
 }
 
 /// The planner's view of the pool `worker`, and the spec's replicas.
@@ -116,8 +108,7 @@ async fn tier3_the_planner_advises_then_scales_up_under_load_and_back_after_the_
     deploy_ready(&ns, &path).await?;
     let api: Api<InferaDeployment> = ns.api();
     let workers: Api<Deployment> = ns.api();
-    let stop = Arc::new(AtomicBool::new(false));
-    let senders = load(ns.name(), 3, &stop);
+    let run = load(ns.name()).await?;
 
     // Advise: the ITL miss is seen on the engine's own histogram and a second replica recommended;
     // nothing else changes.
@@ -197,13 +188,10 @@ async fn tier3_the_planner_advises_then_scales_up_under_load_and_back_after_the_
         "{scaled:?}"
     );
 
-    // The load stops: after the cool-down the pool is back at its minimum.
-    stop.store(true, Ordering::Relaxed);
-    let mut sent = 0;
-    for sender in senders {
-        sent += sender.await??;
-    }
-    anyhow::ensure!(sent > 0, "no completion was answered");
+    // The load stops (deleting the run's ConfigMap takes its Job and pod): after the cool-down
+    // the pool is back at its minimum.
+    let maps: Api<ConfigMap> = ns.api();
+    maps.delete(&run, &DeleteParams::foreground()).await?;
     let back = eventually_every(Duration::from_secs(180), every, || async {
         let (planner, replicas) = planned(&api).await?;
         anyhow::ensure!(

@@ -44,6 +44,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import signal
 import socket
 import sys
@@ -179,6 +180,16 @@ def _prompt(body: dict) -> str:
     return " ".join(map(str, prompt)) if isinstance(prompt, list) else str(prompt)
 
 
+def _pieces(text: str, n: int) -> list[str]:
+    """What a generation capped at `n` tokens streams of `text`: its first `n` tokens as a
+    tokenizer's pre-tokenizer cuts it (a run of word characters or one other character, with the
+    spaces before it), going round the text again when it has fewer. One token per chunk as the
+    client's tokenizer counts it (inference-perf times every token by its chunk), where whole
+    words or an even split of the echoed prompt would put several in one chunk."""
+    units = re.findall(r"\s*(?:\w+|[^\w\s])", text) or [text]
+    return [units[i] if i < len(units) else " " + units[i % len(units)].lstrip() for i in range(n)]
+
+
 def _room_event(engine: Engine, room: int) -> asyncio.Event:
     return engine.room_ready.setdefault(room, asyncio.Event())
 
@@ -297,12 +308,13 @@ def build_app(engine: Engine):
         engine.prompt_tokens += n_prompt
 
         async def tokens():
+            """Generates the answer: yields the index of each token as it is produced."""
             try:
                 if prefill_per_word > 0 and engine.mode != "decode":
                     async with engine.prefill_lock:
                         await asyncio.sleep(prefill_per_word * n_prompt)
                 last = None
-                for _ in range(max_tokens):
+                for i in range(max_tokens):
                     batch = engine.running / decode_slots if decode_slots > 0 else 1
                     await asyncio.sleep(per_token * max(1.0, batch))
                     engine.generation_tokens += 1
@@ -312,18 +324,36 @@ def build_app(engine: Engine):
                     elif last is not None and engine.mode != "prefill":
                         engine.itl.observe(now - last)
                     last = now
+                    yield i
             finally:
                 engine.running -= 1
                 engine.finished += 1
 
+        usage = {"prompt_tokens": n_prompt, "completion_tokens": max_tokens, "total_tokens": n_prompt + max_tokens}
         if body.get("stream"):
+            # As the engines stream: one chunk per token as it is produced (the answer cut to
+            # max_tokens tokens, _pieces), the last one with the finish reason, then (with
+            # stream_options.include_usage) one with the usage and no choices (SGLang
+            # serving_completions.py:423-440 and serving_chat.py:1221-1250, vLLM
+            # completion/serving.py:456 and chat_completion/serving.py:748), then [DONE].
+            pieces = _pieces(text, max_tokens)
+
             async def events():
-                await tokens()
-                yield f"data: {json.dumps(chunk(text, 'stop'))}\n\n"
+                generating = tokens()
+                try:
+                    async for i in generating:
+                        yield f"data: {json.dumps(chunk(pieces[i], 'stop' if i == max_tokens - 1 else None))}\n\n"
+                finally:
+                    await generating.aclose()  # a client gone mid-answer ends its generation now
+                if (body.get("stream_options") or {}).get("include_usage"):
+                    kind = "chat.completion.chunk" if chat else "text_completion"
+                    final = {"id": rid, "object": kind, "created": created, "model": engine.model,
+                             "choices": [], "usage": usage}
+                    yield f"data: {json.dumps(final)}\n\n"
                 yield "data: [DONE]\n\n"
             return StreamingResponse(events(), media_type="text/event-stream")
-        await tokens()
-        usage = {"prompt_tokens": n_prompt, "completion_tokens": max_tokens, "total_tokens": n_prompt + max_tokens}
+        async for _ in tokens():
+            pass
         if path == "/generate":
             return {"text": text, "meta_info": {"id": rid, "prompt_tokens": n_prompt, "completion_tokens": max_tokens}}
         choice = {"index": 0, "finish_reason": "stop"}
