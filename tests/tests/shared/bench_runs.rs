@@ -159,7 +159,8 @@ async fn a_run_is_a_config_map_of_the_deployment_and_a_restricted_job_reported_u
     anyhow::ensure!(
         (view["state"] == "Pending" || view["state"] == "Running" || unread)
             && view["figures"].is_null()
-            && view["load"]["shape"]["rate"]["seconds"] == 5
+            && view["load"]["shape"]
+                == serde_json::json!({"type": "rate", "rate": 1.0, "seconds": 5})
             && view["deployment"] == "measured",
         "{view:#}"
     );

@@ -60,9 +60,9 @@ pub struct Load {
     pub workers: u32,
 }
 
-/// How the requests are sent.
+/// How the requests are sent (`{"type": "rate", "rate": 2.0, "seconds": 60}`).
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq)]
-#[serde(rename_all = "camelCase")]
+#[serde(tag = "type", rename_all = "camelCase")]
 pub enum Shape {
     /// `rate` requests per second for `seconds`.
     Rate { rate: f64, seconds: u64 },

@@ -204,6 +204,36 @@ fn the_job_runs_once_as_restricted_with_the_token_from_its_secret() {
 }
 
 #[test]
+fn the_load_is_kept_as_json_that_names_its_shape() {
+    let kept = serde_json::to_value(load(Shape::Rate {
+        rate: 2.0,
+        seconds: 60,
+    }))
+    .unwrap_or_default();
+    assert_eq!(
+        kept["shape"],
+        json!({"type": "rate", "rate": 2.0, "seconds": 60})
+    );
+    let back: Load = serde_json::from_value(kept).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        back.shape,
+        Shape::Rate {
+            rate: 2.0,
+            seconds: 60
+        }
+    );
+    let concurrent = serde_json::to_value(Shape::Concurrency {
+        concurrency: 3,
+        requests: 30,
+    })
+    .unwrap_or_default();
+    assert_eq!(
+        concurrent,
+        json!({"type": "concurrency", "concurrency": 3, "requests": 30})
+    );
+}
+
+#[test]
 fn a_run_is_named_by_its_deployment_and_time_within_63_characters() {
     assert_eq!(
         render::run_name("demo", "20261207-101500"),
