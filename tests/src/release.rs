@@ -28,6 +28,18 @@ pub const PLATFORMS: [&str; 5] = [
     "windows_amd64",
 ];
 
+/// The Rust target a Krew platform's binaries are built for, as release/versions.sh's `triple`
+/// names it (`linux_amd64` → `x86_64-unknown-linux-musl`).
+pub fn triple(platform: &str) -> anyhow::Result<String> {
+    let script = format!(
+        "source '{}' && triple {platform}",
+        repo().join("release/versions.sh").display()
+    );
+    Ok(run(Command::new("bash").arg("-c").arg(script))?
+        .trim()
+        .to_string())
+}
+
 /// `target/krew/` after `make release`: the archives, `infera.yaml`, `operator-image.txt`,
 /// `bundle.yaml`. Fails, saying how to make them, when the release was not built.
 pub fn krew_dir() -> anyhow::Result<PathBuf> {

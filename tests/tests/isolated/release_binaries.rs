@@ -11,7 +11,7 @@ use std::process::Command;
 
 use anyhow::{Context as _, bail, ensure};
 use infera_e2e::release::{
-    PLATFORMS, VERSION, archive, krew_dir, release_var, repo, run, sha256, unpack,
+    PLATFORMS, VERSION, archive, krew_dir, release_var, repo, run, sha256, triple, unpack,
 };
 use infera_e2e::{target_dir, unique_suffix};
 use object::{Architecture, BinaryFormat, Object as _, ObjectKind};
@@ -84,17 +84,14 @@ fn every_archive_carries_the_notices_and_sbom_of_its_platforms_crates() -> anyho
         unpacked(platform, &dir)?;
         let notices = std::fs::read_to_string(dir.join(platform).join("THIRD-PARTY-NOTICES.txt"))?;
         let crates = listed(&notices);
-        let triple = run(Command::new("bash").arg("-c").arg(format!(
-            "source '{}' && triple {platform}",
-            repo().join("release/versions.sh").display()
-        )))?;
+        let triple = triple(platform)?;
         let tree = run(Command::new("cargo").current_dir(repo()).args([
             "tree",
             "--locked",
             "-p",
             "kubectl-infera",
             "--target",
-            triple.trim(),
+            &triple,
             "-e",
             "normal,no-proc-macro",
             "--prefix",

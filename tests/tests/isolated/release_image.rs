@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, bail, ensure};
 use infera_e2e::release::{
     VERSION, archive, image_dir, install_dir, krew_dir, nats_image_dir, release_tool, release_var,
-    repo, run, unpack,
+    repo, run, triple, unpack,
 };
 use infera_e2e::{target_dir, unique_suffix};
 
@@ -411,8 +411,8 @@ fn the_image_layout_is_reproducible() -> anyhow::Result<()> {
     run(Command::new(repo().join("release/notices.py"))
         .current_dir(repo())
         .args(["--package", "infera-operator"])
-        .args(["--target", "x86_64-unknown-linux-musl"])
-        .args(["--target", "aarch64-unknown-linux-musl"])
+        .args(["--target", &triple("linux_amd64")?])
+        .args(["--target", &triple("linux_arm64")?])
         .arg("--out")
         .arg(&notices))?;
     let again = run(Command::new("python3")
