@@ -87,13 +87,15 @@ async fn tier3_bench_measures_the_stand_ins_latencies_through_the_router_and_com
         "{first:#}"
     );
     // Every token of the stand-in takes 20 ms: so do its first token and the time between
-    // tokens, as inference-perf saw them through the router (more under the shared CPU, never
-    // less than a tick).
+    // tokens, as inference-perf saw them through the router, and the 16 of a request take at
+    // least 320 ms end to end (more under the shared CPU; a relay that falls behind may deliver
+    // two chunks at once, a gap of 0, so the time between tokens is bounded at its p95).
+    let itl_p95 = figures["itlSeconds"]["p95"].as_f64().unwrap_or_default();
     anyhow::ensure!(
         p50("ttftSeconds") >= 0.02
-            && p50("itlSeconds") >= 0.01
+            && itl_p95 >= 0.015
             && p50("itlSeconds") < 1.0
-            && p50("e2eSeconds") >= 0.3,
+            && p50("e2eSeconds") >= 0.32,
         "{first:#}"
     );
     anyhow::ensure!(
