@@ -38,7 +38,8 @@ use injection::Injection;
 use crate::{
     external::{
         http_route::HttpRoute, inference_pool::InferencePool, inference_pool_v1alpha2,
-        lws::LeaderWorkerSet, pod_monitor::PodMonitor, scaled_object::ScaledObject,
+        lws::LeaderWorkerSet, pod_monitor::PodMonitor, prometheus_rule::PrometheusRule,
+        scaled_object::ScaledObject,
     },
     naming,
     validate::{Nats, ValidDeployment},
@@ -69,6 +70,7 @@ pub enum Child {
     Job(Job),
     NetworkPolicy(NetworkPolicy),
     PodMonitor(PodMonitor),
+    PrometheusRule(PrometheusRule),
 }
 
 /// The kinds of [`Child`], for API discovery, RBAC and watches; each variant is the kind it names.
@@ -94,11 +96,13 @@ pub enum ChildKind {
     NetworkPolicy,
     /// The Prometheus Operator's PodMonitor (`monitoring.coreos.com/v1`).
     PodMonitor,
+    /// The Prometheus Operator's PrometheusRule (`monitoring.coreos.com/v1`).
+    PrometheusRule,
 }
 
 impl ChildKind {
     /// Every kind, in the order children are rendered and watched.
-    pub const ALL: [ChildKind; 16] = [
+    pub const ALL: [ChildKind; 17] = [
         Self::ServiceAccount,
         Self::Role,
         Self::RoleBinding,
@@ -115,6 +119,7 @@ impl ChildKind {
         Self::Job,
         Self::NetworkPolicy,
         Self::PodMonitor,
+        Self::PrometheusRule,
     ];
 
     /// Group, version, kind and plural, from the type's `Resource` impl.
@@ -138,6 +143,7 @@ impl ChildKind {
             Self::Job => ApiResource::erase::<Job>(&()),
             Self::NetworkPolicy => ApiResource::erase::<NetworkPolicy>(&()),
             Self::PodMonitor => ApiResource::erase::<PodMonitor>(&()),
+            Self::PrometheusRule => ApiResource::erase::<PrometheusRule>(&()),
         }
     }
 
@@ -174,6 +180,11 @@ impl ChildKind {
                 "Prometheus Operator",
                 "spec.monitoring",
                 "install the Prometheus Operator's CRDs (https://prometheus-operator.dev/docs/getting-started/installation/), or set monitoring.enabled: false",
+            ),
+            Self::PrometheusRule => (
+                "Prometheus Operator",
+                "spec.monitoring.slo",
+                "install the Prometheus Operator's CRDs (https://prometheus-operator.dev/docs/getting-started/installation/), or remove monitoring.slo",
             ),
             _ => return None,
         };
@@ -230,6 +241,7 @@ impl Child {
             Self::Job(_) => ChildKind::Job,
             Self::NetworkPolicy(_) => ChildKind::NetworkPolicy,
             Self::PodMonitor(_) => ChildKind::PodMonitor,
+            Self::PrometheusRule(_) => ChildKind::PrometheusRule,
         }
     }
 
@@ -252,6 +264,7 @@ impl Child {
             Self::Job(o) => &o.metadata,
             Self::NetworkPolicy(o) => &o.metadata,
             Self::PodMonitor(o) => &o.metadata,
+            Self::PrometheusRule(o) => &o.metadata,
         }
     }
 
@@ -443,6 +456,9 @@ pub fn render_for(deployment: &ValidDeployment, apis: Apis) -> Vec<Child> {
     }
     if let Some(monitoring) = &deployment.monitoring {
         children.push(monitoring::pod_monitor(&cx, monitoring));
+        if let Some(slo) = &monitoring.slo {
+            children.push(monitoring::prometheus_rule(&cx, monitoring, slo));
+        }
     }
     children
 }

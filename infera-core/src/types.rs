@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 mod planner;
 
 pub use planner::{
-    PlannerDecision, PlannerMode, PlannerPool, PlannerPoolStatus, PlannerSlo, PlannerSpec,
+    LatencySlo, PlannerDecision, PlannerMode, PlannerPool, PlannerPoolStatus, PlannerSpec,
     PlannerStatus,
 };
 
@@ -156,7 +156,8 @@ pub struct InferaDeploymentSpec {
     pub network_policy: Option<NetworkPolicySpec>,
 
     /// Metrics collection by the Prometheus Operator: a PodMonitor that scrapes the router's and
-    /// the engines' `/metrics` (`kubectl infera dashboard NAME` prints a Grafana dashboard of it).
+    /// the engines' `/metrics` (`kubectl infera dashboard NAME` prints a Grafana dashboard of it),
+    /// and with `slo` a PrometheusRule of burn-rate alerts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub monitoring: Option<MonitoringSpec>,
 
@@ -400,11 +401,17 @@ pub struct MonitoringSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = MAX_DURATION_LENGTH), regex(pattern = DURATION_PATTERN))]
     pub interval: Option<String>,
-    /// Labels of the PodMonitor, for a Prometheus that picks monitors by label (its
-    /// `podMonitorSelector`), e.g. `{release: kube-prometheus-stack}`.
+    /// Labels of the PodMonitor (and PrometheusRule), for a Prometheus that picks them by label
+    /// (its `podMonitorSelector` and `ruleSelector`), e.g. `{release: kube-prometheus-stack}`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     #[schemars(extend("maxProperties" = MAX_OVERLAY_ENTRIES))]
     pub labels: BTreeMap<String, String>,
+    /// Latency objectives, each met by 95% of requests: the operator adds a PrometheusRule that
+    /// alerts when the error budget (the 5% allowed above the target) burns too fast, e.g.
+    /// `{ttftP95Milliseconds: 500, itlP95Milliseconds: 50}`. Needs the Prometheus Operator's
+    /// PrometheusRule CRD.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slo: Option<LatencySlo>,
 }
 
 impl MonitoringSpec {

@@ -724,3 +724,29 @@ fn monitoring_adds_a_pod_monitor_of_the_serving_pods_and_changes_nothing_else() 
     };
     assert_eq!(render(&validate(&off).expect("valid")), before);
 }
+
+/// `spec.monitoring.slo` adds one PrometheusRule after the PodMonitor, with the same labels, and
+/// changes nothing else: three burn-rate alerts per objective, each a pair of windows over the
+/// histogram of the pools that prefill (time to first token) or decode (between tokens).
+#[test]
+fn latency_objectives_add_a_prometheus_rule_of_burn_rate_alerts() {
+    let base = load("pd.yaml");
+    let with = |monitoring: serde_json::Value| {
+        let mut d = base.clone();
+        d.spec.monitoring = Some(serde_json::from_value(monitoring).expect("monitoring"));
+        render(&validate(&d).expect("valid"))
+    };
+    let monitored = with(serde_json::json!({"labels": {"release": "kps"}}));
+    let mut alerted = with(serde_json::json!({
+        "labels": {"release": "kps"},
+        "slo": {"ttftP95Milliseconds": 500, "itlP95Milliseconds": 50},
+    }));
+    let rule = alerted.pop().expect("a child");
+    assert_eq!(alerted, monitored);
+    assert_eq!(rule.kind(), infera_core::ChildKind::PrometheusRule);
+    assert_eq!(
+        rule.metadata(),
+        monitored.last().expect("the PodMonitor").metadata()
+    );
+    insta::assert_snapshot!(yaml::to_yaml_stream(&[rule]).expect("yaml"));
+}

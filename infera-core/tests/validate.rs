@@ -936,6 +936,30 @@ fn every_schema_limit_of_the_crd_has_a_rust_counterpart() {
             "spec.monitoring.labels: at most 64",
         ),
         (
+            "spec.monitoring.slo.itlP95Milliseconds maximum",
+            json!(MAX_SLO_MILLISECONDS),
+            json!({"spec": {"monitoring": {"slo": {"itlP95Milliseconds": MAX_SLO_MILLISECONDS + 1, "ttftP95Milliseconds": 50}}}}),
+            "spec.monitoring.slo.itlP95Milliseconds: must be at most 600000",
+        ),
+        (
+            "spec.monitoring.slo.itlP95Milliseconds minimum",
+            json!(1),
+            json!({"spec": {"monitoring": {"slo": {"itlP95Milliseconds": 0, "ttftP95Milliseconds": 50}}}}),
+            "spec.monitoring.slo.itlP95Milliseconds: must be 1 or more",
+        ),
+        (
+            "spec.monitoring.slo.ttftP95Milliseconds maximum",
+            json!(MAX_SLO_MILLISECONDS),
+            json!({"spec": {"monitoring": {"slo": {"ttftP95Milliseconds": MAX_SLO_MILLISECONDS + 1, "itlP95Milliseconds": 50}}}}),
+            "spec.monitoring.slo.ttftP95Milliseconds: must be at most 600000",
+        ),
+        (
+            "spec.monitoring.slo.ttftP95Milliseconds minimum",
+            json!(1),
+            json!({"spec": {"monitoring": {"slo": {"ttftP95Milliseconds": 0, "itlP95Milliseconds": 50}}}}),
+            "spec.monitoring.slo.ttftP95Milliseconds: must be 1 or more",
+        ),
+        (
             "spec.networkPolicy.metricsFrom maxItems",
             json!(MAX_METRICS_FROM),
             json!({"spec": {"networkPolicy": {"metricsFrom": vec![json!({"namespaceSelector": {}}); MAX_METRICS_FROM + 1]}}}),

@@ -20,6 +20,7 @@
 //! | INF215 | `--for FILE` with `gaie`: server dry run of the HTTPRoute and InferencePool |
 //! | INF221 | `--for FILE` with a `provider: keda` pool: KEDA's ScaledObject CRD serves v1alpha1 |
 //! | INF222 | `--for FILE` with `monitoring`: the Prometheus Operator's PodMonitor CRD serves v1 |
+//! | INF223 | `--for FILE` with `monitoring.slo`: the Prometheus Operator's PrometheusRule CRD serves v1 |
 //! | INF301 | nodes with allocatable AMD GPUs (partition names and DRA recognised) |
 //! | INF302 | free GPUs per node |
 //! | INF303 | `--for FILE`: every pool fits the free GPUs now |
@@ -117,6 +118,8 @@ pub struct Facts {
     pub keda_crd: Option<Read<Option<CustomResourceDefinition>>>,
     /// `--for FILE` with `monitoring`: the Prometheus Operator's PodMonitor CRD.
     pub monitoring_crd: Option<Read<Option<CustomResourceDefinition>>>,
+    /// `--for FILE` with `monitoring.slo`: the Prometheus Operator's PrometheusRule CRD.
+    pub rule_crd: Option<Read<Option<CustomResourceDefinition>>>,
     pub nodes: Option<Read<Vec<Node>>>,
     /// Pods that hold resources (not Succeeded/Failed), all namespaces.
     pub pods: Option<Read<Vec<Pod>>>,

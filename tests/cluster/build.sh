@@ -2,7 +2,8 @@
 # Builds the local control plane (and a matching kubectl) from the Go module proxy at pinned versions
 # and caches it outside the repository. Idempotent: a component whose binary is cached is skipped.
 #
-#   tests/cluster/build.sh          # everything tier 2 needs (+ krew for the plugin packaging test)
+#   tests/cluster/build.sh          # everything tier 2 needs (+ krew for the plugin packaging test,
+#                                   #   promql-eval for the monitoring rules)
 #   COMPONENTS="k8s etcd" tests/cluster/build.sh   # tier 1 only
 #   COMPONENTS=node tests/cluster/build.sh          # tier 3's node binaries
 #   COMPONENTS=policy tests/cluster/build.sh        # tier 3's NetworkPolicy engine (kube-router)
@@ -12,7 +13,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source-path=SCRIPTDIR
 source "$HERE/versions.sh"
-COMPONENTS="${COMPONENTS:-k8s etcd kwok lws crds krew}"
+COMPONENTS="${COMPONENTS:-k8s etcd kwok lws crds krew promql}"
 BIN="$K8S_TEST_BIN"
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
 mkdir -p "$BIN/share"
@@ -132,13 +133,33 @@ fi
 
 # --- The pre-1.0 InferencePool CRD (v1alpha2): not installed by up.sh; a test installs it -------
 promop="$BIN/share/prometheus-operator"
-if want crds && [[ "$(cat "$promop/.done" 2>/dev/null)" != "$PROMETHEUS_OPERATOR_VERSION" ]]; then
-  # The PodMonitor CRD of `spec.monitoring` (tests/tests/shared/operator_monitoring.rs installs it).
-  log "fetching the Prometheus Operator $PROMETHEUS_OPERATOR_VERSION PodMonitor CRD"
+if want crds && [[ "$(cat "$promop/.done" 2>/dev/null)" != "$PROMETHEUS_OPERATOR_VERSION podmonitors prometheusrules" ]]; then
+  # The PodMonitor and PrometheusRule CRDs of `spec.monitoring`
+  # (tests/tests/shared/operator_monitoring.rs installs them).
+  log "fetching the Prometheus Operator $PROMETHEUS_OPERATOR_VERSION PodMonitor and PrometheusRule CRDs"
   rm -rf "$promop"; mkdir -p "$promop"
-  cp "$(moddir "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION")/example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml" "$promop/"
-  echo "$PROMETHEUS_OPERATOR_VERSION" >"$promop/.done"
+  for plural in podmonitors prometheusrules; do
+    cp "$(moddir "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION")/example/prometheus-operator-crd/monitoring.coreos.com_$plural.yaml" "$promop/"
+  done
+  echo "$PROMETHEUS_OPERATOR_VERSION podmonitors prometheusrules" >"$promop/.done"
 fi
+
+# --- promql-eval: Prometheus's PromQL engine running promqltest scripts (tests/promql) ----------
+promql_eval="$BIN/promql-eval-$PROMETHEUS_MODULE_VERSION-$(sha256sum "$HERE/../promql/eval_test.go" | cut -c1-12)"
+if want promql && [[ ! -x "$promql_eval" ]]; then
+  log "building promql-eval on Prometheus $PROMETHEUS_MODULE_VERSION's engine"
+  gomod="$(cd "$WORK" && go mod download -json "github.com/prometheus/prometheus@$PROMETHEUS_MODULE_VERSION" | jq -r .GoMod)"
+  mkdir "$WORK/promql"
+  cp "$HERE/../promql/eval_test.go" "$WORK/promql/"
+  (
+    cd "$WORK/promql"
+    printf 'module local.test/promql-eval\n\n%s\n\nrequire github.com/prometheus/prometheus %s\n' "$(awk '$1=="go"{print; exit}' "$gomod")" "$PROMETHEUS_MODULE_VERSION" >go.mod
+    timed promql-eval go test -c -trimpath -ldflags "-s -w" -o "$promql_eval.tmp" .
+  )
+  mv "$promql_eval.tmp" "$promql_eval"
+  ln -sf "$(basename "$promql_eval")" "$BIN/promql-eval"
+fi
+
 if want crds && [[ ! -f "$BIN/share/gaie-v1alpha2/.done" ]]; then
   rm -rf "$BIN/share/gaie-v1alpha2"; mkdir -p "$BIN/share/gaie-v1alpha2"
   gaie="$(moddir "sigs.k8s.io/gateway-api-inference-extension@$GAIE_VERSION")/config/crd/bases"

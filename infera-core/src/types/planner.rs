@@ -26,7 +26,7 @@ pub struct PlannerSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<PlannerMode>,
     /// The latency targets, at the 95th percentile over each interval.
-    pub slo: PlannerSlo,
+    pub slo: LatencySlo,
     /// The pools the planner sizes, by service name, each between `min` and `max` replicas
     /// (groups, for a multi-node pool). A planned pool has no `autoscaling`.
     #[schemars(extend("minProperties" = 1, "maxProperties" = MAX_SERVICES))]
@@ -67,20 +67,22 @@ pub enum PlannerMode {
     Act,
 }
 
-/// Latency targets at the 95th percentile.
+/// Latency targets at the 95th percentile: the planner's (`spec.planner.slo`) and the burn
+/// alerts' (`spec.monitoring.slo`).
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct PlannerSlo {
-    /// Time to first token, in milliseconds: the prefill pools' target (an aggregated pool
-    /// meets both).
+pub struct LatencySlo {
+    /// Time to first token, in milliseconds: judged on the pools that prefill (`prefill` and
+    /// aggregated ones).
     #[schemars(range(min = 1, max = MAX_SLO_MILLISECONDS))]
     pub ttft_p95_milliseconds: i32,
-    /// Time between output tokens, in milliseconds: the decode pools' target.
+    /// Time between output tokens, in milliseconds: judged on the pools that decode (`decode`
+    /// and aggregated ones).
     #[schemars(range(min = 1, max = MAX_SLO_MILLISECONDS))]
     pub itl_p95_milliseconds: i32,
 }
 
-impl PlannerSlo {
+impl LatencySlo {
     /// The TTFT target, in seconds (the unit of the engines' histograms and of the status).
     pub fn ttft_p95_seconds(&self) -> f64 {
         f64::from(self.ttft_p95_milliseconds) / 1000.0

@@ -1,20 +1,26 @@
-//! `spec.monitoring`: whether the graph gets a PodMonitor, how often it scrapes, and its labels.
+//! `spec.monitoring`: whether the graph gets a PodMonitor, how often it scrapes, its labels, and
+//! the latency objectives of its PrometheusRule.
 
 use std::collections::BTreeMap;
 
 use super::{
-    Errors, limits::MAX_SCRAPE_INTERVAL_SECONDS, overlay::check_labels,
-    rules::scrape_interval_out_of_range, syntax::check_duration,
+    Errors,
+    limits::MAX_SCRAPE_INTERVAL_SECONDS,
+    overlay::check_labels,
+    rules::scrape_interval_out_of_range,
+    syntax::{check_duration, check_slo},
 };
-use crate::types::MonitoringSpec;
+use crate::types::{LatencySlo, MonitoringSpec};
 
 /// The graph's PodMonitor, resolved: present once `monitoring` is set, unless `enabled: false`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Monitoring {
     /// How often each pod is scraped; `None` leaves it to the Prometheus.
     pub interval: Option<String>,
-    /// The PodMonitor's own labels, besides the operator's.
+    /// The PodMonitor's and PrometheusRule's own labels, besides the operator's.
     pub labels: BTreeMap<String, String>,
+    /// The latency objectives the PrometheusRule alerts on; `None`: no PrometheusRule.
+    pub slo: Option<LatencySlo>,
 }
 
 /// Checks `spec.monitoring` and resolves it; `None` when absent or turned off.
@@ -30,9 +36,13 @@ pub(super) fn monitoring(errors: &mut Errors, spec: Option<&MonitoringSpec>) -> 
         );
     }
     check_labels(errors, "spec.monitoring.labels", &spec.labels);
+    if let Some(slo) = &spec.slo {
+        check_slo(errors, "spec.monitoring.slo", slo);
+    }
     Some(Monitoring {
         interval: spec.interval.clone(),
         labels: spec.labels.clone(),
+        slo: spec.slo.clone(),
     })
 }
 
@@ -75,6 +85,27 @@ mod tests {
             resolved(json!({"interval": "1m30s"})).1,
             [
                 "spec.monitoring.interval: \"1m30s\" is not a duration; write a whole number of seconds, minutes or hours such as 90s, 30m or 2h"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_objectives_are_latencies_in_milliseconds() {
+        let (on, errors) =
+            resolved(json!({"slo": {"ttftP95Milliseconds": 500, "itlP95Milliseconds": 50}}));
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(
+            on.and_then(|m| m.slo),
+            Some(LatencySlo {
+                ttft_p95_milliseconds: 500,
+                itl_p95_milliseconds: 50
+            })
+        );
+        assert_eq!(
+            resolved(json!({"slo": {"ttftP95Milliseconds": 0, "itlP95Milliseconds": 600_001}})).1,
+            [
+                "spec.monitoring.slo.ttftP95Milliseconds: must be 1 or more; set the latency target in milliseconds",
+                "spec.monitoring.slo.itlP95Milliseconds: must be at most 600000 (now 600001); lower it",
             ]
         );
     }

@@ -5,10 +5,10 @@ use super::{
     Errors,
     limits::{
         MAX_PLANNER_COOLDOWN_SECONDS, MAX_PLANNER_INTERVAL_SECONDS, MAX_REPLICAS, MAX_SERVICES,
-        MAX_SLO_MILLISECONDS, MIN_PLANNER_INTERVAL_SECONDS,
+        MIN_PLANNER_INTERVAL_SECONDS,
     },
     rules::{PLANNER_AND_AUTOSCALING, PLANNER_MIN_ABOVE_MAX, PLANNER_NOT_A_POOL},
-    syntax::{check_range, check_replica_bounds},
+    syntax::{check_range, check_replica_bounds, check_slo},
 };
 use crate::{
     planner::{PlannedPool, Planner},
@@ -23,21 +23,7 @@ pub const DEFAULT_COOLDOWN_SECONDS: i32 = 300;
 /// Checks `spec.planner` and resolves it; `None` when absent or `Off`.
 pub(super) fn planner(errors: &mut Errors, spec: &InferaDeploymentSpec) -> Option<Planner> {
     let planner = spec.planner.as_ref()?;
-    let slo = &planner.slo;
-    let checks = [
-        ("ttftP95Milliseconds", slo.ttft_p95_milliseconds),
-        ("itlP95Milliseconds", slo.itl_p95_milliseconds),
-    ]
-    .map(|(field, value)| {
-        check_range(
-            errors,
-            &format!("spec.planner.slo.{field}"),
-            value,
-            1..=MAX_SLO_MILLISECONDS,
-            "must be 1 or more; set the latency target in milliseconds",
-        )
-    });
-    let slo_ok = checks.iter().all(|ok| *ok);
+    let slo_ok = check_slo(errors, "spec.planner.slo", &planner.slo);
     let interval = planner.interval_seconds.unwrap_or(DEFAULT_INTERVAL_SECONDS);
     check_range(
         errors,
@@ -104,8 +90,8 @@ pub(super) fn planner(errors: &mut Errors, spec: &InferaDeploymentSpec) -> Optio
     }
     (planner.mode() != PlannerMode::Off && slo_ok).then(|| Planner {
         acts: planner.mode() == PlannerMode::Act,
-        ttft_p95: slo.ttft_p95_seconds(),
-        itl_p95: slo.itl_p95_seconds(),
+        ttft_p95: planner.slo.ttft_p95_seconds(),
+        itl_p95: planner.slo.itl_p95_seconds(),
         interval_seconds: i64::from(interval),
         cooldown_seconds: i64::from(cooldown),
         max_step,

@@ -6,9 +6,12 @@ use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 
 use super::{
     Errors,
-    limits::{MAX_DURATION_LENGTH, MAX_REPLICAS},
+    limits::{MAX_DURATION_LENGTH, MAX_REPLICAS, MAX_SLO_MILLISECONDS},
 };
-use crate::naming::{MAX_DNS_LABEL, MAX_DNS_SUBDOMAIN};
+use crate::{
+    naming::{MAX_DNS_LABEL, MAX_DNS_SUBDOMAIN},
+    types::LatencySlo,
+};
 
 /// True when `s` has the form of [`crate::naming::DNS_LABEL_PATTERN`], whatever its length: the
 /// CEL rules match that pattern and state the length limits as rules of their own.
@@ -171,6 +174,26 @@ pub(super) fn check_range(
         );
     }
     range.contains(&value)
+}
+
+/// Latency targets at `path` (`spec.planner.slo`, `spec.monitoring.slo`), each within
+/// `1..=MAX_SLO_MILLISECONDS`. True when both are.
+pub(super) fn check_slo(errors: &mut Errors, path: &str, slo: &LatencySlo) -> bool {
+    [
+        ("ttftP95Milliseconds", slo.ttft_p95_milliseconds),
+        ("itlP95Milliseconds", slo.itl_p95_milliseconds),
+    ]
+    .map(|(field, value)| {
+        check_range(
+            errors,
+            &format!("{path}.{field}"),
+            value,
+            1..=MAX_SLO_MILLISECONDS,
+            "must be 1 or more; set the latency target in milliseconds",
+        )
+    })
+    .iter()
+    .all(|ok| *ok)
 }
 
 /// A pair of replica bounds, each within `1..=MAX_REPLICAS` and `min` not above `max`: each

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use infera_core::{
     BackendFramework, ComponentType, DiscoveryBackend, HealthSpec, InferaDeployment,
-    InferaDeploymentSpec, MonitoringSpec, NatsSpec, PlannerMode, PlannerPool, PlannerSlo,
+    InferaDeploymentSpec, LatencySlo, MonitoringSpec, NatsSpec, PlannerMode, PlannerPool,
     PlannerSpec, PodTemplateOverlay, ResourcesSpec, Role, SecretKeyRef, ServiceSpec,
 };
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
@@ -140,6 +140,14 @@ pub fn overlay() -> impl Strategy<Value = PodTemplateOverlay> {
     ]
 }
 
+/// Latency targets, in range or not.
+fn slo() -> impl Strategy<Value = LatencySlo> {
+    (-1..700_000i32, -1..700_000i32).prop_map(|(ttft, itl)| LatencySlo {
+        ttft_p95_milliseconds: ttft,
+        itl_p95_milliseconds: itl,
+    })
+}
+
 /// `spec.monitoring`, its interval well formed or not, in range or not.
 fn monitoring() -> impl Strategy<Value = MonitoringSpec> {
     (
@@ -151,11 +159,13 @@ fn monitoring() -> impl Strategy<Value = MonitoringSpec> {
             Just("1m30s".to_string())
         ]),
         proptest::collection::btree_map("[a-z]{1,8}", "[a-z]{0,8}", 0..3),
+        proptest::option::of(slo()),
     )
-        .prop_map(|(enabled, interval, labels)| MonitoringSpec {
+        .prop_map(|(enabled, interval, labels, slo)| MonitoringSpec {
             enabled,
             interval,
             labels,
+            slo,
         })
 }
 
@@ -167,7 +177,7 @@ fn planner() -> impl Strategy<Value = PlannerSpec> {
             Just(PlannerMode::Advise),
             Just(PlannerMode::Act)
         ]),
-        (-1..700_000i32, -1..700_000i32),
+        slo(),
         proptest::collection::btree_map(
             prop_oneof![
                 Just("decode".to_string()),
@@ -182,21 +192,16 @@ fn planner() -> impl Strategy<Value = PlannerSpec> {
         proptest::option::of(-1..1_002i32),
     )
         .prop_map(
-            |(mode, (ttft, itl), pools, interval_seconds, cooldown_seconds, max_step)| {
-                PlannerSpec {
-                    mode,
-                    slo: PlannerSlo {
-                        ttft_p95_milliseconds: ttft,
-                        itl_p95_milliseconds: itl,
-                    },
-                    pools: pools
-                        .into_iter()
-                        .map(|(pool, (min, max))| (pool, PlannerPool { min, max }))
-                        .collect(),
-                    interval_seconds,
-                    cooldown_seconds,
-                    max_step,
-                }
+            |(mode, slo, pools, interval_seconds, cooldown_seconds, max_step)| PlannerSpec {
+                mode,
+                slo,
+                pools: pools
+                    .into_iter()
+                    .map(|(pool, (min, max))| (pool, PlannerPool { min, max }))
+                    .collect(),
+                interval_seconds,
+                cooldown_seconds,
+                max_step,
             },
         )
 }

@@ -97,6 +97,7 @@ fn healthy() -> Facts {
         lws_probe: Some(Ok(())),
         keda_crd: None,
         monitoring_crd: None,
+        rule_crd: None,
         nodes: Some(Ok(vec![
             node("gpu-node-0", &[("amd.com/gpu", "8")]),
             node("gpu-node-1", &[("amd.com/gpu", "8")]),
@@ -893,5 +894,61 @@ fn the_pod_monitor_crd_is_checked_only_for_a_spec_with_monitoring() {
     assert_eq!(
         c.message,
         "podmonitors.monitoring.coreos.com serves v1 (the PodMonitor demo)"
+    );
+}
+
+#[test]
+fn the_prometheus_rule_crd_is_checked_only_for_a_spec_with_objectives() {
+    let mut monitored = spec("pd.yaml");
+    monitored.monitoring = Some(infera_core::validate::Monitoring::default());
+    let pod_monitor = Some(Ok(Some(crd("podmonitors.monitoring.coreos.com", "v1"))));
+    let without = Facts {
+        spec: Some(monitored.clone()),
+        monitoring_crd: pod_monitor.clone(),
+        rule_crd: Some(Ok(None)),
+        ..healthy()
+    };
+    assert!(evaluate(&without).iter().all(|c| c.id != "INF223"));
+
+    monitored.monitoring = Some(infera_core::validate::Monitoring {
+        slo: Some(infera_core::LatencySlo {
+            ttft_p95_milliseconds: 500,
+            itl_p95_milliseconds: 50,
+        }),
+        ..Default::default()
+    });
+    let missing = Facts {
+        spec: Some(monitored),
+        monitoring_crd: pod_monitor,
+        rule_crd: Some(Ok(None)),
+        ..healthy()
+    };
+    let checks = evaluate(&missing);
+    assert!(!success(&checks));
+    assert_eq!(by_id(&checks, "INF222").severity, Severity::Pass);
+    let c = by_id(&checks, "INF223");
+    assert_eq!(
+        (c.category, c.name, c.severity),
+        ("monitoring", "prometheus-rule-crd", Severity::Fail)
+    );
+    assert_eq!(
+        c.message,
+        "the Prometheus Operator CRD (prometheusrules.monitoring.coreos.com) is not installed"
+    );
+    assert_eq!(
+        c.hint.as_deref(),
+        Some(
+            "install the Prometheus Operator's CRDs (https://prometheus-operator.dev/docs/getting-started/installation/), or remove monitoring.slo"
+        )
+    );
+    let installed = Facts {
+        rule_crd: Some(Ok(Some(crd("prometheusrules.monitoring.coreos.com", "v1")))),
+        ..missing
+    };
+    let c = by_id(&evaluate(&installed), "INF223").clone();
+    assert_eq!(c.severity, Severity::Pass);
+    assert_eq!(
+        c.message,
+        "prometheusrules.monitoring.coreos.com serves v1 (the PrometheusRule demo)"
     );
 }

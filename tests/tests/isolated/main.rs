@@ -2,6 +2,7 @@
 //! operator, and tests with a private control plane of their own (`PrivateCluster`).
 //! `tests/run-e2e.sh` runs them beside the tests of `shared`.
 
+mod monitoring_rules;
 mod operator_outage;
 mod plugin_bench_flags;
 mod plugin_doctor_bare;

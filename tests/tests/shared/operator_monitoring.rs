@@ -7,7 +7,10 @@
 //! pattern) whose selector matches exactly the pods that serve `/metrics` (the router and every
 //! engine, not NATS); `doctor --for` fails INF222 without the CRD and passes with it;
 //! `kubectl infera dashboard` prints the dashboard of it, from the cluster and
-//! offline alike; `enabled: false` removes the PodMonitor.
+//! offline alike. With latency objectives (`monitoring.slo`) the same holds of the
+//! PrometheusRule CRD (INF223) and its burn-rate alerts (which Prometheus's own engine judges in
+//! `tests/tests/isolated/monitoring_rules.rs`); without them the PrometheusRule goes, and
+//! `enabled: false` removes the PodMonitor.
 //!
 //! In a test binary of its own: it installs and removes a cluster-wide CRD.
 
@@ -32,6 +35,7 @@ use k8s_openapi::{
 use serde_json::json;
 
 const CRD: &str = "podmonitors.monitoring.coreos.com";
+const RULE_CRD: &str = "prometheusrules.monitoring.coreos.com";
 const TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The seed's PD graph (server, prefill, decode) with a PodMonitor scraping every 15 s, labelled
@@ -52,16 +56,30 @@ fn spec(namespace: &str) -> serde_json::Value {
     })
 }
 
-/// Deletes the PodMonitor CRD, if installed, and waits until it is gone.
-async fn remove_crd(crds: &Api<CustomResourceDefinition>) -> anyhow::Result<()> {
-    if crds.get_opt(CRD).await?.is_some() {
-        crds.delete(CRD, &DeleteParams::default()).await?;
+/// Deletes the PodMonitor and PrometheusRule CRDs, if installed, and waits until they are gone.
+async fn remove_crds(crds: &Api<CustomResourceDefinition>) -> anyhow::Result<()> {
+    for name in [CRD, RULE_CRD] {
+        if crds.get_opt(name).await?.is_some() {
+            crds.delete(name, &DeleteParams::default()).await?;
+        }
     }
     eventually(Duration::from_secs(60), || async {
-        anyhow::ensure!(crds.get_opt(CRD).await?.is_none(), "CRD still terminating");
+        for name in [CRD, RULE_CRD] {
+            anyhow::ensure!(
+                crds.get_opt(name).await?.is_none(),
+                "{name} still terminating"
+            );
+        }
         anyhow::Ok(())
     })
     .await
+}
+
+/// The Prometheus Operator CRD `plural` as tests/cluster/build.sh fetched it.
+fn crd_yaml(plural: &str) -> anyhow::Result<String> {
+    let file = format!("share/prometheus-operator/monitoring.coreos.com_{plural}.yaml");
+    std::fs::read_to_string(test_bin_dir()?.join(&file))
+        .with_context(|| format!("{file} (tests/cluster/build.sh fetches it)"))
 }
 
 /// The Ready reason and message of deployment `md`.
@@ -83,11 +101,7 @@ async fn a_pod_monitor_is_missing_its_dependency_until_the_crd_then_selects_the_
     let n = ns.name();
     let identity = install(&admin).await?;
     let crds: Api<CustomResourceDefinition> = Api::all(admin.clone());
-    remove_crd(&crds).await?;
-    let crd_yaml = std::fs::read_to_string(
-        test_bin_dir()?.join("share/prometheus-operator/monitoring.coreos.com_podmonitors.yaml"),
-    )
-    .context("the PodMonitor CRD (tests/cluster/build.sh fetches it)")?;
+    remove_crds(&crds).await?;
 
     let result = async {
         let mut operator = Operator::start_in(&identity, n).await?;
@@ -135,7 +149,7 @@ async fn a_pod_monitor_is_missing_its_dependency_until_the_crd_then_selects_the_
         }
 
         // The CRD installed: a PodMonitor the API server accepts, the deployment Ready.
-        apply_yaml(&admin, &crd_yaml).await?;
+        apply_yaml(&admin, &crd_yaml("podmonitors")?).await?;
         let monitors =
             Api::<DynamicObject>::namespaced_with(admin.clone(), n, &ChildKind::PodMonitor.api_resource());
         let monitor = eventually(TIMEOUT, || async {
@@ -232,6 +246,78 @@ async fn a_pod_monitor_is_missing_its_dependency_until_the_crd_then_selects_the_
         let missing = kubectl(&["infera", "dashboard", "nope", "-n", n]).await?.expect_code(1)?;
         anyhow::ensure!(missing.stderr.contains("not found"), "{}", missing.stderr);
 
+        // Objectives without the PrometheusRule CRD: reported, naming it; doctor says so too.
+        let mut objectives = spec.clone();
+        objectives["spec"]["monitoring"]["slo"] =
+            json!({"ttftP95Milliseconds": 500, "itlP95Milliseconds": 50});
+        std::fs::write(&file, serde_json::to_string_pretty(&objectives)?)?;
+        let check = doctor_check(&["--for", &file], "INF223").await?;
+        anyhow::ensure!(
+            check["severity"] == "fail"
+                && check["message"] == format!("the Prometheus Operator CRD ({RULE_CRD}) is not installed"),
+            "{check}"
+        );
+        apply_yaml_in(&admin, n, &objectives.to_string()).await?;
+        let message = eventually(TIMEOUT, || async {
+            let (state, reason, message) = ready(&ideps).await?;
+            anyhow::ensure!(
+                state == Some(State::Degraded) && reason == "MissingDependency",
+                "state {state:?}, {reason}: {message}"
+            );
+            anyhow::Ok(message)
+        })
+        .await?;
+        anyhow::ensure!(
+            message.contains(&format!(
+                "needs the Prometheus Operator CRD ({RULE_CRD}) for spec.monitoring.slo; install the Prometheus Operator's CRDs"
+            )) && message.contains("or remove monitoring.slo")
+                && !message.contains(CRD),
+            "{message}"
+        );
+
+        // The CRD installed: a PrometheusRule the API server accepts, labelled as the
+        // PodMonitor, three alerts per objective; Ready again, and doctor passes.
+        apply_yaml(&admin, &crd_yaml("prometheusrules")?).await?;
+        let rules =
+            Api::<DynamicObject>::namespaced_with(admin.clone(), n, &ChildKind::PrometheusRule.api_resource());
+        let rule = eventually(TIMEOUT, || async {
+            let rule = rules.get_opt("md").await?.context("no PrometheusRule md yet")?;
+            let (state, reason, message) = ready(&ideps).await?;
+            anyhow::ensure!(state == Some(State::Ready), "state {state:?}, {reason}: {message}");
+            anyhow::Ok(rule)
+        })
+        .await?;
+        anyhow::ensure!(rule.metadata.labels == monitor.metadata.labels, "{:?}", rule.metadata.labels);
+        let alerts: Vec<&str> = rule.data["spec"]["groups"][0]["rules"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r["alert"].as_str())
+            .collect();
+        anyhow::ensure!(
+            alerts
+                == [
+                    "InferaTimeToFirstTokenBudgetBurn",
+                    "InferaTimeToFirstTokenBudgetBurn",
+                    "InferaTimeToFirstTokenBudgetBurn",
+                    "InferaInterTokenLatencyBudgetBurn",
+                    "InferaInterTokenLatencyBudgetBurn",
+                    "InferaInterTokenLatencyBudgetBurn",
+                ],
+            "{alerts:?}"
+        );
+        let check = doctor_check(&["--for", &file], "INF223").await?;
+        anyhow::ensure!(check["severity"] == "pass", "{check}");
+
+        // Objectives removed: the PrometheusRule goes, the PodMonitor stays.
+        apply_yaml_in(&admin, n, &spec.to_string()).await?;
+        eventually(TIMEOUT, || async {
+            anyhow::ensure!(rules.get_opt("md").await?.is_none(), "PrometheusRule md still there");
+            anyhow::ensure!(monitors.get_opt("md").await?.is_some(), "PodMonitor md gone");
+            anyhow::Ok(())
+        })
+        .await?;
+
         // Turned off: the PodMonitor goes.
         let mut turned_off = spec.clone();
         turned_off["spec"]["monitoring"] = json!({"enabled": false});
@@ -246,7 +332,7 @@ async fn a_pod_monitor_is_missing_its_dependency_until_the_crd_then_selects_the_
         anyhow::Ok(())
     }
     .await;
-    remove_crd(&crds).await?;
+    remove_crds(&crds).await?;
     result?;
     ns.cleanup().await
 }

@@ -99,16 +99,22 @@ pub(super) async fn read_keda(client: &Client, f: &mut Facts) {
     f.keda_crd = Some(optional(crds.get_opt(&crd.name).await));
 }
 
-/// For a `--for` spec with `monitoring`: the PodMonitor CRD (one GET).
+/// For a `--for` spec with `monitoring`: the PodMonitor CRD, and with `monitoring.slo` the
+/// PrometheusRule CRD (one GET each).
 pub(super) async fn read_monitoring(client: &Client, f: &mut Facts) {
-    let (Some(spec), Some(crd)) = (&f.spec, ChildKind::PodMonitor.crd()) else {
+    let Some(monitoring) = f.spec.as_ref().and_then(|spec| spec.monitoring.as_ref()) else {
         return;
     };
-    if spec.monitoring.is_none() {
-        return;
-    }
+    let slo = monitoring.slo.is_some();
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
-    f.monitoring_crd = Some(optional(crds.get_opt(&crd.name).await));
+    let read = async |kind: ChildKind| match kind.crd() {
+        Some(crd) => Some(optional(crds.get_opt(&crd.name).await)),
+        None => None,
+    };
+    f.monitoring_crd = read(ChildKind::PodMonitor).await;
+    if slo {
+        f.rule_crd = read(ChildKind::PrometheusRule).await;
+    }
 }
 
 /// For a `--for` spec: its namespace's `enforce` label and a server-side dry run of a Pod from
