@@ -255,6 +255,15 @@ impl Error {
         }
     }
 
+    /// `what` does not exist (exit 1, as a 404), with where to find the ones that do.
+    pub fn not_found(what: String, lister: &str) -> Self {
+        Self::Api {
+            action: what,
+            message: format!("not found; `{lister}` lists them all"),
+            code: 404,
+        }
+    }
+
     /// Wraps a kube error with what we were doing. Transport failures become [`Error::Unreachable`].
     pub fn kube(action: impl Into<String>, error: kube::Error) -> Self {
         let action = action.into();

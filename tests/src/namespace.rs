@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use k8s_openapi::api::core::v1::{Namespace, ServiceAccount};
-use kube::api::{DeleteParams, ObjectMeta, PostParams};
+use kube::api::{DeleteParams, ObjectMeta, Patch, PatchParams, PostParams};
 use kube::{Api, Client};
 
 use crate::{cluster_tier, eventually};
@@ -69,6 +69,16 @@ impl TestNamespace {
 
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Has Pod Security enforce `level` (`privileged`, `baseline`, `restricted`) here.
+    pub async fn enforce(&self, level: &str) -> anyhow::Result<()> {
+        let labels = serde_json::json!({"metadata": {"labels": {"pod-security.kubernetes.io/enforce": level}}});
+        Api::<Namespace>::all(self.client.clone())
+            .patch(&self.name, &PatchParams::default(), &Patch::Merge(&labels))
+            .await
+            .with_context(|| format!("labelling namespace {} to enforce {level}", self.name))?;
+        Ok(())
     }
 
     /// A namespaced API in this namespace, with the admin client.

@@ -159,7 +159,7 @@ async fn server_url(kube: &Kube, idep: &InferaDeployment) -> Result<String> {
             "InferaDeployment {namespace}/{name} has no server service to send to; give --url, e.g. its Gateway's address"
         )));
     };
-    let object = format!("{name}-{service}");
+    let object = infera_core::naming::Component::Server(service).object_name(&name);
     let api: Api<Service> = Api::namespaced(kube.client.clone(), namespace);
     let found = api
         .get_opt(&object)
@@ -447,11 +447,10 @@ async fn read_run(kube: &Kube, run: &str) -> Result<ConfigMap> {
         {
             Ok(map)
         }
-        _ => Err(Error::Api {
-            action: format!("run {namespace}/{run}"),
-            message: "not found; `kubectl infera bench list` lists the runs".into(),
-            code: 404,
-        }),
+        _ => Err(Error::not_found(
+            format!("run {namespace}/{run}"),
+            "kubectl infera bench list",
+        )),
     }
 }
 

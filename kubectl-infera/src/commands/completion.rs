@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use crate::{
     cli::{Cli, CompleteArgs, CompletionArgs, GlobalArgs},
     client,
-    commands::bench,
+    commands::{bench, logs},
     completions::{SHIM, SHIM_NAME, script},
     error::{Error, Result},
     printer::Printer,
@@ -140,17 +140,24 @@ pub fn candidates(words: &[String]) -> (Vec<String>, u8, Option<Dynamic>) {
             .collect();
         return (flags, NO_FILE, None);
     }
-    // What the next positional is: a deployment's name, or a `bench` run's.
-    let next = command
-        .get_positionals()
-        .nth(positionals(after, &all_args))
-        .map(|arg| arg.get_id().as_str());
-    let dynamic = match next {
+    // What the next positional is: a deployment's name, a `bench` run's, or (the last positional
+    // taking many) one more of `logs`'s pools of the deployment typed first.
+    let typed = positionals(after, &all_args);
+    let declared: Vec<&clap::Arg> = command.get_positionals().collect();
+    let next = declared.get(typed.len()).or_else(|| {
+        declared.last().filter(|arg| {
+            typed.len() >= declared.len() && arg.get_num_args().is_some_and(|n| n.max_values() > 1)
+        })
+    });
+    let dynamic = match next.map(|arg| arg.get_id().as_str()) {
         Some("name") => Some(Dynamic::Deployments),
         Some("run" | "before" | "after") => Some(Dynamic::Runs),
+        Some("pools") if command.get_name() == "logs" => {
+            typed.first().map(|name| Dynamic::Pools((*name).clone()))
+        }
         _ => None,
     };
-    if command.has_subcommands() && positionals(after, &all_args) == 0 {
+    if command.has_subcommands() && typed.is_empty() {
         let subs = command
             .get_subcommands()
             .filter(|s| !s.is_hide_set() && s.get_name().starts_with(current))
@@ -174,8 +181,8 @@ pub fn candidates(words: &[String]) -> (Vec<String>, u8, Option<Dynamic>) {
     (vec![], NO_FILE, None)
 }
 
-/// How many of `words` are positional: not flags, nor the values of flags that take one.
-fn positionals(words: &[String], args: &[&clap::Arg]) -> usize {
+/// The positional words among `words`: not flags, nor the values of flags that take one.
+fn positionals<'a>(words: &'a [String], args: &[&clap::Arg]) -> Vec<&'a String> {
     let takes_value = |flag: &str| {
         args.iter().any(|a| {
             a.get_action().takes_values()
@@ -183,25 +190,27 @@ fn positionals(words: &[String], args: &[&clap::Arg]) -> usize {
                     || a.get_short().is_some_and(|s| flag == format!("-{s}")))
         })
     };
-    let mut count = 0;
+    let mut found = Vec::new();
     let mut words = words.iter();
     while let Some(word) = words.next() {
         if !word.starts_with('-') {
-            count += 1;
+            found.push(word);
         } else if !word.contains('=') && takes_value(word) {
             words.next();
         }
     }
-    count
+    found
 }
 
 /// Completions that need the cluster.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Dynamic {
     Namespaces,
     Deployments,
     /// `bench` runs (their ConfigMaps).
     Runs,
+    /// The pools `logs` takes of this deployment.
+    Pools(String),
 }
 
 /// The global flags among the words typed so far (`-n team-a`, `--context=prod`…), so dynamic
@@ -254,6 +263,10 @@ pub async fn complete(args: &CompleteArgs, global: &GlobalArgs, printer: &Printe
                 Dynamic::Runs => {
                     let api = Api::<ConfigMap>::namespaced(kube.client, &kube.namespace);
                     names(api, &bench::runs_selector(None)).await
+                }
+                Dynamic::Pools(name) => {
+                    let api = Api::<InferaDeployment>::namespaced(kube.client, &kube.namespace);
+                    Some(logs::pools(&api.get_opt(&name).await.ok()??))
                 }
             }
         };
@@ -333,6 +346,22 @@ mod tests {
         assert_eq!(dynamic, None);
         let (_, _, dynamic) = candidates(&words(&["bench", "list", ""]));
         assert_eq!(dynamic, Some(Dynamic::Deployments));
+    }
+
+    #[test]
+    fn logs_completes_a_deployment_then_its_pools_as_many_as_typed() {
+        let (_, _, dynamic) = candidates(&words(&["logs", ""]));
+        assert_eq!(dynamic, Some(Dynamic::Deployments));
+        let pools = Some(Dynamic::Pools("demo".into()));
+        let (_, _, dynamic) = candidates(&words(&["logs", "demo", ""]));
+        assert_eq!(dynamic, pools);
+        let (_, _, dynamic) = candidates(&words(&["logs", "demo", "decode", "-f", "pre"]));
+        assert_eq!(dynamic, pools);
+        let (_, _, dynamic) = candidates(&words(&["logs", "--since", "5m", "demo", ""]));
+        assert_eq!(dynamic, pools);
+        // Other commands' last positionals take one value and complete nothing more.
+        let (_, _, dynamic) = candidates(&words(&["status", "demo", ""]));
+        assert_eq!(dynamic, None);
     }
 
     #[test]

@@ -64,9 +64,10 @@ pub async fn run(args: &LogsArgs, global: &GlobalArgs, printer: &Printer) -> Res
 fn check_selection(idep: &InferaDeployment, pools: &[String], rank: Option<u32>) -> Result<()> {
     let name = idep.name_any();
     let services = &idep.spec.services;
+    let known = self::pools(idep);
     let unknown: Vec<String> = pools
         .iter()
-        .filter(|pool| !services.contains_key(*pool) && !ADDED.contains(&pool.as_str()))
+        .filter(|pool| !known.contains(pool))
         .cloned()
         .collect();
     if !unknown.is_empty() {
@@ -76,11 +77,7 @@ fn check_selection(idep: &InferaDeployment, pools: &[String], rank: Option<u32>)
                 idep.namespace().unwrap_or_default()
             ),
             unknown,
-            pools: services
-                .keys()
-                .cloned()
-                .chain(ADDED.iter().map(|part| part.to_string()))
-                .collect(),
+            pools: known,
         });
     }
     let Some(rank) = rank else { return Ok(()) };
@@ -108,6 +105,12 @@ fn check_selection(idep: &InferaDeployment, pools: &[String], rank: Option<u32>)
 
 /// Pools that are not in the spec: the managed NATS, the Endpoint Picker, the model download.
 const ADDED: [&str; 3] = ["nats", "epp", "model"];
+
+/// The pools `logs` takes: the spec's services, then the parts the operator adds.
+pub fn pools(idep: &InferaDeployment) -> Vec<String> {
+    let services = idep.spec.services.keys().cloned();
+    services.chain(ADDED.map(String::from)).collect()
+}
 
 /// Whether the user may list the operator's pods; a warning when not.
 async fn operator_listable(kube: &Kube, printer: &Printer) -> Result<bool> {

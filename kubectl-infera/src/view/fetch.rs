@@ -88,11 +88,10 @@ pub async fn deployment(kube: &Kube, namespace: &str, name: &str) -> Result<Infe
 
 /// The error for a deployment that does not exist, with where to find the ones that do.
 pub fn not_found(namespace: &str, name: &str) -> Error {
-    Error::Api {
-        action: format!("InferaDeployment {namespace}/{name}"),
-        message: "not found; `kubectl infera status -A` lists them all".into(),
-        code: 404,
-    }
+    Error::not_found(
+        format!("InferaDeployment {namespace}/{name}"),
+        "kubectl infera status -A",
+    )
 }
 
 /// The deployment's pods and the namespace's warning events. Events are optional: a user who may

@@ -12,11 +12,11 @@ use infera_e2e::{
     TestNamespace, admin, eventually,
     k8s_openapi::api::{
         batch::v1::Job,
-        core::v1::{ConfigMap, Namespace, Pod, Service},
+        core::v1::{ConfigMap, Pod, Service},
     },
     kube::{
         Api, ResourceExt,
-        api::{DeleteParams, ListParams, Patch, PatchParams},
+        api::{DeleteParams, ListParams},
     },
     operator::{Operator, install},
     plugin::kubectl,
@@ -41,11 +41,7 @@ async fn a_run_is_a_config_map_of_the_deployment_and_a_restricted_job_reported_u
     let admin = admin().await?;
     let ns = TestNamespace::new(&admin, "bench").await?;
     let n = ns.name();
-    let namespaces: Api<Namespace> = Api::all(admin.clone());
-    let labels = serde_json::json!({"metadata": {"labels": {"pod-security.kubernetes.io/enforce": "restricted"}}});
-    namespaces
-        .patch(n, &PatchParams::default(), &Patch::Merge(&labels))
-        .await?;
+    ns.enforce("restricted").await?;
     let identity = install(&admin).await?;
     let _operator = Operator::start_in(&identity, n).await?;
     let file = target_dir().join("e2e-logs").join(format!("{n}.yaml"));

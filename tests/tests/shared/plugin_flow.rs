@@ -748,6 +748,45 @@ async fn kubectl_completes_through_the_shipped_shim() -> anyhow::Result<()> {
         "{}",
         names.stdout
     );
+    // `logs demo <TAB>`: the seed's pools and the parts the operator adds, those typed so far
+    // narrowing them.
+    let pools = infera_e2e::plugin::kubectl_env(
+        &[
+            "__complete",
+            "infera",
+            "logs",
+            "-n",
+            ns.name(),
+            "demo",
+            "decode",
+            "p",
+        ],
+        &env,
+    )
+    .await?
+    .expect_code(0)?;
+    let offered: Vec<&str> = pools
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with(':'))
+        .collect();
+    anyhow::ensure!(offered == ["prefill"], "{}", pools.stdout);
+    let pools = infera_e2e::plugin::kubectl_env(
+        &["__complete", "infera", "logs", "-n", ns.name(), "demo", ""],
+        &env,
+    )
+    .await?
+    .expect_code(0)?;
+    let offered: Vec<&str> = pools
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with(':'))
+        .collect();
+    anyhow::ensure!(
+        offered == ["decode", "prefill", "server", "nats", "epp", "model"],
+        "{}",
+        pools.stdout
+    );
     ns.cleanup().await
 }
 

@@ -12,11 +12,6 @@ use std::collections::BTreeSet;
 use anyhow::Context as _;
 use infera_e2e::{
     TestNamespace, admin,
-    k8s_openapi::api::core::v1::Namespace,
-    kube::{
-        Api,
-        api::{Patch, PatchParams},
-    },
     operator::{Operator, install},
     plugin::kubectl,
     target_dir,
@@ -39,18 +34,13 @@ fn spec_file(namespace: &str) -> anyhow::Result<String> {
     Ok(path.display().to_string())
 }
 
-/// Labels `namespace` to enforce `level`, then returns doctor's INF601 check for `file`.
+/// Has `ns` enforce `level`, then returns doctor's INF601 check for `file`.
 async fn inf601_at(
-    namespaces: &Api<Namespace>,
-    namespace: &str,
+    ns: &TestNamespace,
     level: &str,
     file: &str,
 ) -> anyhow::Result<serde_json::Value> {
-    let labels =
-        serde_json::json!({"metadata": {"labels": {"pod-security.kubernetes.io/enforce": level}}});
-    namespaces
-        .patch(namespace, &PatchParams::default(), &Patch::Merge(&labels))
-        .await?;
+    ns.enforce(level).await?;
     let run = kubectl(&["infera", "doctor", "--for", file, "-o", "json"]).await?;
     let report: serde_json::Value = serde_json::from_str(&run.stdout)
         .with_context(|| format!("one JSON document:\n{}\n{}", run.stdout, run.stderr))?;
@@ -83,7 +73,6 @@ async fn what_the_operator_runs_passes_restricted_and_doctor_names_the_pods_a_le
     let ns = TestNamespace::new(&admin, "pod-security").await?;
     let n = ns.name();
     let file = spec_file(n)?;
-    let namespaces: Api<Namespace> = Api::all(admin.clone());
     let engines = |names: &[&str]| -> BTreeSet<String> {
         names
             .iter()
@@ -92,7 +81,7 @@ async fn what_the_operator_runs_passes_restricted_and_doctor_names_the_pods_a_le
     };
 
     // restricted: only the router and the engines are refused, each for running as root.
-    let check = inf601_at(&namespaces, n, "restricted", &file).await?;
+    let check = inf601_at(&ns, "restricted", &file).await?;
     anyhow::ensure!(check["severity"] == "fail", "{check}");
     let (pods, details) = refused(&check);
     anyhow::ensure!(
@@ -112,7 +101,7 @@ async fn what_the_operator_runs_passes_restricted_and_doctor_names_the_pods_a_le
     );
 
     // baseline: the engines that add IPC_LOCK for RDMA are refused for it.
-    let check = inf601_at(&namespaces, n, "baseline", &file).await?;
+    let check = inf601_at(&ns, "baseline", &file).await?;
     let (pods, details) = refused(&check);
     anyhow::ensure!(
         check["severity"] == "fail" && pods == engines(&["prefill", "decode"]),
@@ -121,7 +110,7 @@ async fn what_the_operator_runs_passes_restricted_and_doctor_names_the_pods_a_le
     anyhow::ensure!(details.contains("IPC_LOCK"), "{details}");
 
     // privileged admits all six.
-    let check = inf601_at(&namespaces, n, "privileged", &file).await?;
+    let check = inf601_at(&ns, "privileged", &file).await?;
     anyhow::ensure!(check["severity"] == "pass", "{check}");
     ns.cleanup().await
 }
@@ -132,11 +121,7 @@ async fn refused_pods_are_reported_as_pod_security_by_the_operator_and_deploy_wa
     let admin = admin().await?;
     let ns = TestNamespace::new(&admin, "pod-security-refused").await?;
     let n = ns.name();
-    let namespaces: Api<Namespace> = Api::all(admin.clone());
-    let labels = serde_json::json!({"metadata": {"labels": {"pod-security.kubernetes.io/enforce": "restricted"}}});
-    namespaces
-        .patch(n, &PatchParams::default(), &Patch::Merge(&labels))
-        .await?;
+    ns.enforce("restricted").await?;
     let identity = install(&admin).await?;
     let _operator = Operator::start_in(&identity, n).await?;
     let seed = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/pd.yaml");
