@@ -2664,13 +2664,17 @@ _kubectl__infera() {
             return 0
             ;;
         kubectl__subcmd__infera__subcmd__status)
-            opts="-A -w -o -n -v -h -V --all-namespaces --watch --load --output --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --color --v --help --version"
+            opts="-A -w -o -n -v -h -V --all-namespaces --watch --load --prometheus --output --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --color --v --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --load)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prometheus)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -179,6 +179,7 @@ complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -s
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand deploy" -s V -l version -d 'Print version'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand status" -l load -d 'With NAME: the pools\' live load from each router and engine pod\'s /metrics, read through the API server (get on pods/proxy): requests in flight, running and waiting, KV-cache usage; `--load=10s` samples twice 10 s apart and adds tokens and requests per second and latency p50/p95 (end to end, time to first token, between tokens) over that window. With --watch, read every WINDOW (10s when none is given), the rates over the time between reads' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand status" -l prometheus -d 'With NAME: --load\'s figures from this Prometheus (e.g. http://localhost:9090 through `kubectl port-forward`) instead of the pods: the series the graph\'s PodMonitor collects (spec.monitoring), rates and latencies over --load\'s window, 1m when it gives none' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand status" -s o -l output -d 'Output format' -r -f -a "table\t''
 wide\t''
 json\t''

@@ -190,6 +190,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
         }
         'kubectl-infera;status' {
             [CompletionResult]::new('--load', '--load', [CompletionResultType]::ParameterName, 'With NAME: the pools'' live load from each router and engine pod''s /metrics, read through the API server (get on pods/proxy): requests in flight, running and waiting, KV-cache usage; `--load=10s` samples twice 10 s apart and adds tokens and requests per second and latency p50/p95 (end to end, time to first token, between tokens) over that window. With --watch, read every WINDOW (10s when none is given), the rates over the time between reads')
+            [CompletionResult]::new('--prometheus', '--prometheus', [CompletionResultType]::ParameterName, 'With NAME: --load''s figures from this Prometheus (e.g. http://localhost:9090 through `kubectl port-forward`) instead of the pods: the series the graph''s PodMonitor collects (spec.monitoring), rates and latencies over --load''s window, 1m when it gives none')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')

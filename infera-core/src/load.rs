@@ -334,5 +334,7 @@ pub fn pools(scraped: &[Scraped], backend: BackendFramework, window: Option<f64>
     pools
 }
 
+pub mod prometheus;
+
 #[cfg(test)]
 mod tests;

@@ -535,6 +535,11 @@ pub struct StatusArgs {
     /// --watch, read every WINDOW (10s when none is given), the rates over the time between reads.
     #[arg(long, value_name = "WINDOW", num_args = 0..=1, require_equals = true, default_missing_value = "0s", value_parser = parse_duration, requires = "name")]
     pub load: Option<Duration>,
+    /// With NAME: --load's figures from this Prometheus (e.g. http://localhost:9090 through
+    /// `kubectl port-forward`) instead of the pods: the series the graph's PodMonitor collects
+    /// (spec.monitoring), rates and latencies over --load's window, 1m when it gives none.
+    #[arg(long, value_name = "URL", requires = "name", conflicts_with = "watch")]
+    pub prometheus: Option<String>,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]
     pub output: Output,

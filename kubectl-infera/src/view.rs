@@ -25,7 +25,7 @@ use crate::diagnose;
 pub use fetch::{deployment, gather, gather_gateway, list_summaries, not_found, pods_and_events};
 pub use gateway::{GatewaySection, Lookup, gateway_section};
 pub use listed::Listed;
-pub use load::{LoadSection, Reading, load, load_section, read_pods};
+pub use load::{LoadSection, Reading, load, load_from_prometheus, load_section, read_pods};
 
 /// One row of the list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

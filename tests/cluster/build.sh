@@ -3,7 +3,7 @@
 # and caches it outside the repository. Idempotent: a component whose binary is cached is skipped.
 #
 #   tests/cluster/build.sh          # everything tier 2 needs (+ krew for the plugin packaging test,
-#                                   #   promql-eval for the monitoring rules)
+#                                   #   Prometheus and promql-eval for the monitoring tests)
 #   COMPONENTS="k8s etcd" tests/cluster/build.sh   # tier 1 only
 #   COMPONENTS=node tests/cluster/build.sh          # tier 3's node binaries
 #   COMPONENTS=policy tests/cluster/build.sh        # tier 3's NetworkPolicy engine (kube-router)
@@ -174,6 +174,15 @@ if want krew && ! have krew; then
   GOBIN="$WORK/gobin" timed krew go install -trimpath -ldflags "-s -w" "sigs.k8s.io/krew/cmd/krew@$KREW_VERSION"
   mv "$WORK/gobin/krew" "$BIN/krew"
 fi
+
+# --- Prometheus itself (the same module): the server `status --prometheus` queries in the tests ---
+prometheus="$BIN/prometheus-$PROMETHEUS_MODULE_VERSION"
+if want promql && [[ ! -x "$prometheus" ]]; then
+  log "building Prometheus $PROMETHEUS_MODULE_VERSION"
+  wrapped prometheus github.com/prometheus/prometheus "$PROMETHEUS_MODULE_VERSION" \
+    github.com/prometheus/prometheus/cmd/prometheus "$prometheus"
+fi
+if want promql; then ln -sfn "$(basename "$prometheus")" "$BIN/prometheus"; fi
 
 # --- Tier 3 nodes: kubelet and kube-proxy (same wrapper as the control plane), containerd, CNI --
 NODE="$K8S_NODE_BIN"

@@ -24,6 +24,10 @@ use crate::{
     view::{self, Detail, Listed, Summary},
 };
 
+/// The window of `--prometheus` when `--load` gives none: four scrapes at Prometheus's default
+/// interval of 15 s, so that every rate has samples.
+const PROMETHEUS_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// Runs `status`: the list or one deployment, once or `--watch`ed.
 pub async fn run(args: &StatusArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
     if args.watch && args.output == Output::Yaml {
@@ -38,7 +42,16 @@ pub async fn run(args: &StatusArgs, global: &GlobalArgs, printer: &Printer) -> R
             let (idep, pods, events) = view::gather(&kube, &kube.namespace, name).await?;
             let mut detail = view::detail(&idep, &pods, &events, Timestamp::now());
             detail.gateway = view::gather_gateway(&kube, &idep).await;
-            if let Some(window) = args.load {
+            if let Some(url) = &args.prometheus {
+                let window = args
+                    .load
+                    .filter(|w| !w.is_zero())
+                    .unwrap_or(PROMETHEUS_WINDOW);
+                printer.progress("querying Prometheus");
+                let load = view::load_from_prometheus(url, &idep, window).await;
+                printer.clear_progress();
+                detail.load = Some(load?);
+            } else if let Some(window) = args.load {
                 printer.progress("reading the pods' metrics");
                 detail.load = Some(view::load(&kube, &idep, &pods, window).await);
                 printer.clear_progress();

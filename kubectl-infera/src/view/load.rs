@@ -1,13 +1,14 @@
 //! `status NAME --load`: each Ready router and engine pod's `/metrics`, read through the API
 //! server's proxy (`pods/proxy`), once, or twice a window apart; eight pods at a time, each read
-//! bounded in time, one that does not answer named with why.
+//! bounded in time, one that does not answer named with why. With `--prometheus URL`, the same
+//! figures from a Prometheus that scrapes the graph's PodMonitor, one instant query each.
 
 use std::time::Duration;
 
 use futures::{StreamExt, stream};
 use infera_core::{
     BackendFramework, InferaDeployment,
-    load::{self, PoolLoad, Role, Scraped, Series},
+    load::{self, PoolLoad, Role, Scraped, Series, prometheus},
     naming::ENGINE_CONTAINER,
     validate::main_container,
 };
@@ -15,7 +16,10 @@ use k8s_openapi::api::core::v1::Pod;
 use kube::ResourceExt;
 use serde::Serialize;
 
-use crate::client::Kube;
+use crate::{
+    client::Kube,
+    error::{Error, Result},
+};
 
 /// How long one pod's `/metrics` may take.
 const READ_TIMEOUT: Duration = Duration::from_secs(3);
@@ -27,6 +31,9 @@ pub struct LoadSection {
     /// Seconds between the two samples the rates and percentiles are over; none for one sample.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window_seconds: Option<f64>,
+    /// The Prometheus the figures come from; none when read from the pods.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prometheus: Option<String>,
     pub pools: Vec<PoolLoad>,
 }
 
@@ -152,8 +159,77 @@ pub fn load_section(
     let window = window.filter(|_| earlier.is_some());
     LoadSection {
         window_seconds: window,
+        prometheus: None,
         pools: load::pools(&scraped, backend, window),
     }
+}
+
+/// How long one query to Prometheus may take.
+const QUERY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The load of `idep`'s pools from the Prometheus at `url` (its series as the graph's PodMonitor
+/// labels them), rates and percentiles over the last `window`: one instant query per figure,
+/// eight at a time.
+pub async fn load_from_prometheus(
+    url: &str,
+    idep: &InferaDeployment,
+    window: Duration,
+) -> Result<LoadSection> {
+    let unreachable = |message: String| Error::Unreachable {
+        context: format!("Prometheus {url}"),
+        message,
+    };
+    let uri: http::Uri = url
+        .parse()
+        .map_err(|e| Error::Usage(format!("--prometheus {url}: not a URL ({e})")))?;
+    let client = kube::Client::try_from(kube::Config::new(uri))
+        .map_err(|e| unreachable(crate::error::chain(&e)))?;
+    let namespace = idep.namespace().unwrap_or_default();
+    let queries = prometheus::queries(
+        &namespace,
+        &idep.name_any(),
+        idep.spec.backend_framework,
+        window.as_secs().max(1),
+    );
+    let ask = async |(figure, query): (prometheus::Figure, String)| {
+        let path = form_urlencoded::Serializer::new("/api/v1/query?".to_string())
+            .append_pair("query", &query)
+            .finish();
+        let request = http::Request::get(path)
+            .body(Vec::new())
+            .map_err(|e| Error::Usage(e.to_string()))?;
+        let body = match tokio::time::timeout(QUERY_TIMEOUT, client.request_text(request)).await {
+            Ok(Ok(body)) => body,
+            // Prometheus's refusal of a query is its JSON answer, with the error.
+            Ok(Err(kube::Error::Api(s))) => s.message,
+            Ok(Err(e)) => return Err(Error::kube(format!("querying Prometheus {url}"), e)),
+            Err(_) => {
+                return Err(unreachable(format!(
+                    "no answer within {}s",
+                    QUERY_TIMEOUT.as_secs()
+                )));
+            }
+        };
+        let values = prometheus::answer(&body).map_err(|message| Error::Api {
+            action: format!("querying Prometheus {url} for {query}"),
+            message,
+            code: 0,
+        })?;
+        Ok((figure, values))
+    };
+    let answers: Vec<_> = stream::iter(queries)
+        .map(ask)
+        .buffered(8)
+        .collect::<Vec<_>>()
+        .await
+        .into_iter()
+        .collect::<Result<_>>()?;
+    let order: Vec<String> = idep.spec.services.keys().cloned().collect();
+    Ok(LoadSection {
+        window_seconds: Some(window.as_secs_f64()),
+        prometheus: Some(url.to_string()),
+        pools: prometheus::pools(&answers, &order),
+    })
 }
 
 /// The load of `idep`'s pools from its `pods`: one reading, or two `window` apart.

@@ -34,6 +34,7 @@ mod plugin_flow;
 mod plugin_gaie;
 mod plugin_krew;
 mod plugin_kubeconfigs;
+mod plugin_load_prometheus;
 mod plugin_take_over;
 mod plugin_uninstall;
 mod pod_overrides;

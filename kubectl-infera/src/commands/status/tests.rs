@@ -254,6 +254,7 @@ fn the_load_section_has_a_row_per_pool_and_says_which_pods_did_not_answer() {
     let mut d = detail(&idep("Ready"), &[], &[], now);
     d.load = Some(LoadSection {
         window_seconds: Some(10.0),
+        prometheus: None,
         pools: vec![
             PoolLoad {
                 pool: "server".into(),

@@ -251,9 +251,12 @@ fn gateway(printer: &Printer, g: &GatewaySection) -> String {
 /// The pools' live load (`--load`): one row per pool, `-` for what its pods do not export; the
 /// pods that did not answer, and why, below.
 fn load(printer: &Printer, l: &LoadSection) -> String {
-    let heading = match l.window_seconds {
-        Some(seconds) => format!("\nLoad (over {seconds:.0} s):\n"),
-        None => "\nLoad (one sample; --load=10s adds rates and latencies over 10 s):\n".into(),
+    let heading = match (l.window_seconds, &l.prometheus) {
+        (Some(seconds), Some(url)) => {
+            format!("\nLoad (over {seconds:.0} s, from Prometheus {url}):\n")
+        }
+        (Some(seconds), None) => format!("\nLoad (over {seconds:.0} s):\n"),
+        (None, _) => "\nLoad (one sample; --load=10s adds rates and latencies over 10 s):\n".into(),
     };
     let count = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.0}"));
     let rate = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.1}"));
