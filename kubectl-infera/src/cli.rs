@@ -537,8 +537,9 @@ pub struct StatusArgs {
     pub load: Option<Duration>,
     /// With NAME: --load's figures from this Prometheus (e.g. http://localhost:9090 through
     /// `kubectl port-forward`) instead of the pods: the series the graph's PodMonitor collects
-    /// (spec.monitoring), rates and latencies over --load's window, 1m when it gives none.
-    #[arg(long, value_name = "URL", requires = "name", conflicts_with = "watch")]
+    /// (spec.monitoring), rates and latencies over --load's window, 1m when it gives none. With
+    /// --watch, asked again every WINDOW (10s when none is given).
+    #[arg(long, value_name = "URL", requires = "name")]
     pub prometheus: Option<String>,
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value_t = Output::Table)]

@@ -26,7 +26,7 @@ use crate::{
 
 /// The window of `--prometheus` when `--load` gives none: four scrapes at Prometheus's default
 /// interval of 15 s, so that every rate has samples.
-const PROMETHEUS_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
+pub(super) const PROMETHEUS_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Runs `status`: the list or one deployment, once or `--watch`ed.
 pub async fn run(args: &StatusArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {

@@ -4,7 +4,8 @@
 //! decode engine — whose exposition this test serves with counters that grow at known rates.
 //! The figures the plugin prints are Prometheus's: gauges as served, rates within the
 //! extrapolation Prometheus applies, percentiles exactly as `histogram_quantile` interpolates
-//! them. An unreachable Prometheus is exit 5 naming it.
+//! them. With `--watch` it asks again every window. An unreachable Prometheus is exit 5
+//! naming it.
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -15,7 +16,7 @@ use infera_e2e::{
     target_dir, test_bin_dir,
 };
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 
 /// The exposition of `path` (`/server` or `/decode`) `t` seconds after the start: counters at
 /// fixed rates (2 requests, 100 output and 400 prompt tokens per second), half the requests in
@@ -225,19 +226,41 @@ async fn status_reads_the_pools_load_from_prometheus() -> anyhow::Result<()> {
         "{}",
         refused.stderr
     );
-    let watch = kubectl(&[
-        "infera",
-        "status",
-        "demo",
-        "-n",
-        n,
-        "--prometheus",
-        &url,
-        "--watch",
-    ])
-    .await?
-    .expect_code(2)?;
-    anyhow::ensure!(watch.stderr.contains("--watch"), "{}", watch.stderr);
+    // --watch: the figures again every window, one JSON document per change.
+    let mut watch = tokio::process::Command::new("kubectl")
+        .args([
+            "infera",
+            "status",
+            "demo",
+            "-n",
+            n,
+            "--prometheus",
+            &url,
+            "--load=2s",
+            "--watch",
+            "-o",
+            "json",
+        ])
+        .env("PATH", infera_e2e::plugin::path_with_plugin()?)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()?;
+    let stdout = watch.stdout.take().context("stdout")?;
+    let mut lines = tokio::io::BufReader::new(stdout).lines();
+    let mut windows = Vec::new();
+    while windows.len() < 2 {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .context("no document within 30 s")??
+            .context("the watch ended")?;
+        let document: Value = serde_json::from_str(&line)?;
+        if document["load"]["prometheus"] == url.as_str() {
+            windows.push(document["load"]["windowSeconds"].clone());
+        }
+    }
+    anyhow::ensure!(windows.iter().all(|w| *w == 2.0), "{windows:?}");
+    watch.kill().await?;
     exporter.abort();
     ns.cleanup().await
 }

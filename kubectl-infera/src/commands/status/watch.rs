@@ -141,6 +141,8 @@ enum Update {
     Events(bool),
     /// A reading of the pods' metrics (`--load`).
     Load(Reading),
+    /// Time to ask Prometheus again (`--load --prometheus`).
+    Query,
 }
 
 /// How often `--watch --load` reads the pods' metrics when `--load` names no window.
@@ -158,14 +160,25 @@ fn forbidden<T>(item: &std::result::Result<T, watcher::Error>) -> bool {
 /// Three watches, no polling: the deployment (field selector metadata.name), its pods (label
 /// selector) and the namespace's warning events; redraws from the cached state on each change.
 /// With `--load`, the pods' metrics are read every window too (metrics are only ever read), and
-/// the rates and latencies are over the time since the previous reading.
+/// the rates and latencies are over the time since the previous reading; with `--prometheus`,
+/// Prometheus is asked every window (10 s when `--load` names none) for the figures over the
+/// window (a minute when none), and a failed query is a note that keeps the last figures.
 pub async fn detail(kube: &Kube, name: &str, args: &StatusArgs, printer: &Printer) -> Result<()> {
     let namespace = kube.namespace.clone();
     let (pod_store, pod_writer) = reflector::store::<Pod>();
     let (event_store, event_writer) = reflector::store::<Event>();
     let mut updates = detail_updates(kube, name, pod_writer, event_writer).boxed_local();
-    if let Some(window) = args.load {
-        let every = if window.is_zero() { LOAD_EVERY } else { window };
+    let given = args.load.filter(|window| !window.is_zero());
+    let every = given.unwrap_or(LOAD_EVERY);
+    if args.prometheus.is_some() {
+        let queries = stream::unfold(true, move |first| async move {
+            if !first {
+                tokio::time::sleep(every).await;
+            }
+            Some((Ok(Update::Query), false))
+        });
+        updates = stream::select(updates, queries.boxed_local()).boxed_local();
+    } else if args.load.is_some() {
         let readings = load_readings(kube.clone(), pod_store.clone(), every);
         updates = stream::select(updates, readings).boxed_local();
     }
@@ -175,7 +188,14 @@ pub async fn detail(kube: &Kube, name: &str, args: &StatusArgs, printer: &Printe
     let redraw = printer.stdout_is_tty() && matches!(args.output, Output::Table | Output::Wide);
     while let Some(update) = updates.next().await {
         match update? {
-            Update::Deployment(Some(d)) => idep = Some(d),
+            Update::Deployment(Some(d)) => {
+                // Prometheus is asked at once for a deployment just seen, not a window later.
+                let first = idep.is_none();
+                idep = Some(d);
+                if first && let Some(url) = &args.prometheus {
+                    load = query(printer, url, idep.as_deref(), given).await.or(load);
+                }
+            }
             Update::Deployment(None) if idep.is_some() => {
                 printer.note(&format!("InferaDeployment {namespace}/{name} was deleted"));
                 return Ok(());
@@ -192,6 +212,11 @@ pub async fn detail(kube: &Kube, name: &str, args: &StatusArgs, printer: &Printe
                     load = Some(view::load_section(backend, previous, &reading, window));
                 }
                 earlier = Some((reading, now));
+            }
+            Update::Query => {
+                if let Some(url) = &args.prometheus {
+                    load = query(printer, url, idep.as_deref(), given).await.or(load);
+                }
             }
         }
         let Some(current) = &idep else { continue };
@@ -224,6 +249,24 @@ pub async fn detail(kube: &Kube, name: &str, args: &StatusArgs, printer: &Printe
     Err(Error::WatchEnded {
         what: format!("{namespace}/{name}"),
     })
+}
+
+/// `idep`'s load from the Prometheus at `url` over `given` (a minute when none); a failure is a
+/// note, and no new figures.
+async fn query(
+    printer: &Printer,
+    url: &str,
+    idep: Option<&InferaDeployment>,
+    given: Option<Duration>,
+) -> Option<LoadSection> {
+    let window = given.unwrap_or(super::PROMETHEUS_WINDOW);
+    match view::load_from_prometheus(url, idep?, window).await {
+        Ok(load) => Some(load),
+        Err(error) => {
+            printer.note(&error.to_string());
+            None
+        }
+    }
 }
 
 /// The detail without its ages, which tick every second: what a change is compared on.
