@@ -69,6 +69,8 @@ pub struct Planner {
     pub max_step: i32,
     /// The planned pools, in name order.
     pub pools: Vec<PlannedPool>,
+    /// The Prometheus to read the metrics from; `None`: the pods.
+    pub prometheus: Option<String>,
 }
 
 /// One planned pool.

@@ -8,6 +8,11 @@
 //! guarded by the resourceVersion read — except while a Lockstep rollout is under way, whose
 //! steps a new count would break. Each change recommended or made is an Event.
 //!
+//! With `spec.planner.prometheus` it asks that Prometheus instead, once per interval, for the
+//! same figures over the interval (the series the graph's PodMonitor collects,
+//! [`infera_core::load::prometheus`]); an unanswered query is a look without metrics, which
+//! holds the counts and says so.
+//!
 //! Readings live in memory: after a restart (or a leader change) the first decision comes one
 //! interval after the first reading. What the planner learned (each pool's capacity, its last
 //! change) is in the status and survives both.
@@ -27,7 +32,8 @@ use hyper_util::{
 };
 use infera_core::{
     InferaDeployment, PlannerMode, PlannerStatus, RolloutStrategy,
-    load::{self, Role, Scraped, Series},
+    load::{self, PoolLoad, Role, Scraped, Series, prometheus},
+    metrics::{DEPLOYMENT_LABEL, SERVICE_LABEL},
     naming::PLANNER_MANAGER,
     planner::{self, Change, Planner, Window},
     validate::ValidDeployment,
@@ -50,6 +56,8 @@ use crate::{Error, Result, chain, context::Context};
 const TICK: Duration = Duration::from_secs(1);
 /// How long one pod's `/metrics` may take.
 const READ_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long one query to Prometheus may take.
+const QUERY_TIMEOUT: Duration = Duration::from_secs(10);
 /// The largest `/metrics` body read.
 const MAX_BODY: usize = 16 << 20;
 
@@ -66,6 +74,7 @@ struct Reading {
 pub async fn run(ctx: Arc<Context>, deployments: Store<InferaDeployment>) {
     let http: Http = HttpClient::builder(TokioExecutor::new()).build_http();
     let mut readings: HashMap<ObjectRef<InferaDeployment>, Reading> = HashMap::new();
+    let mut asked: HashMap<ObjectRef<InferaDeployment>, Instant> = HashMap::new();
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -97,6 +106,29 @@ pub async fn run(ctx: Arc<Context>, deployments: Store<InferaDeployment>) {
             };
             planned.insert(key.clone());
             let interval = Duration::from_secs(planner.interval_seconds.unsigned_abs());
+            if let Some(url) = &planner.prometheus {
+                if asked.get(&key).is_some_and(|at| at.elapsed() < interval) {
+                    continue;
+                }
+                asked.insert(key, Instant::now());
+                let (queries, order) = questions(&valid, interval);
+                let seen = ask(url.clone(), queries, order)
+                    .await
+                    .unwrap_or_else(|why| {
+                        warn!(
+                            deployment = idep.name_any(),
+                            prometheus = url,
+                            error = why,
+                            "no metrics from Prometheus"
+                        );
+                        (Vec::new(), None, None)
+                    });
+                let pods = ctx.observed.snapshot(&idep).pods;
+                if let Err(error) = look(&ctx, &idep, &valid, &planner, &seen, &pods).await {
+                    warn!(deployment = idep.name_any(), error = %chain(&error), "the planner could not act");
+                }
+                continue;
+            }
             if readings
                 .get(&key)
                 .is_some_and(|r| r.at.elapsed() < interval)
@@ -109,9 +141,9 @@ pub async fn run(ctx: Arc<Context>, deployments: Store<InferaDeployment>) {
             let earlier = readings
                 .remove(&key)
                 .filter(|e| e.at.elapsed() < interval * 2 + TICK);
-            if let Some(earlier) = earlier
-                && let Err(error) =
-                    look(&ctx, &idep, &valid, &planner, &earlier, &reading, &pods).await
+            let seen = earlier.map(|earlier| between(&valid, &earlier, &reading));
+            if let Some(seen) = seen
+                && let Err(error) = look(&ctx, &idep, &valid, &planner, &seen, &pods).await
             {
                 warn!(
                     namespace = idep.namespace().unwrap_or_default(),
@@ -123,6 +155,7 @@ pub async fn run(ctx: Arc<Context>, deployments: Store<InferaDeployment>) {
             readings.insert(key, reading);
         }
         readings.retain(|key, _| planned.contains(key));
+        asked.retain(|key, _| planned.contains(key));
     }
 }
 
@@ -211,18 +244,98 @@ fn scraped(earlier: &Reading, later: &Reading, whole: bool) -> Vec<Scraped> {
         .collect()
 }
 
-/// One look: [`planner::look`] over the window from `earlier` to `later` (and `pods`, the
-/// deployment's, for those that wait for capacity); in `Act` the counts are set, then each change
-/// is an Event and the status is written when it changed.
-async fn look(
-    ctx: &Context,
-    idep: &InferaDeployment,
-    valid: &ValidDeployment,
-    planner: &Planner,
-    earlier: &Reading,
-    later: &Reading,
-    pods: &[Arc<Pod>],
-) -> Result<()> {
+/// What the engines showed over one interval: each pool's load, the deployment's TTFT and
+/// inter-token latency p95s.
+type Seen = (Vec<PoolLoad>, Option<f64>, Option<f64>);
+
+/// A query to Prometheus: the figure it answers, its PromQL, the label its answer is read by.
+type Question = ((prometheus::Figure, String), &'static str);
+
+/// The queries of `valid`'s figures over the last `interval`, each with the label its answer is
+/// read by, and its pools in order: what [`ask`] sends.
+fn questions(valid: &ValidDeployment, interval: Duration) -> (Vec<Question>, Vec<String>) {
+    let (namespace, name, seconds) = (&valid.namespace, &valid.name, interval.as_secs().max(1));
+    let by_pool = prometheus::queries(namespace, name, valid.backend, seconds)
+        .into_iter()
+        .map(|query| (query, SERVICE_LABEL));
+    let whole = prometheus::deployment_latencies(namespace, name, valid.backend, seconds)
+        .into_iter()
+        .map(|query| (query, DEPLOYMENT_LABEL));
+    let order = valid
+        .workers
+        .iter()
+        .map(|w| w.pod.service.clone())
+        .collect();
+    (by_pool.chain(whole).collect(), order)
+}
+
+/// The figures of the `queries` (each pool's load, the deployment's p95s) from the Prometheus at
+/// `url`, eight at a time; the pools in `order`.
+async fn ask(
+    url: String,
+    queries: Vec<Question>,
+    order: Vec<String>,
+) -> std::result::Result<Seen, String> {
+    let uri: http::Uri = url.parse().map_err(|e| format!("{e}"))?;
+    let client = kube::Client::try_from(kube::Config::new(uri)).map_err(|e| chain(&e))?;
+    // The futures made first: a stream mapping by a closure over `&'static str` is not Send
+    // for every lifetime (rustc's higher-ranked inference), which spawning the loop needs.
+    let asking: Vec<_> = queries
+        .into_iter()
+        .map(|question| query_one(client.clone(), question))
+        .collect();
+    let answers: Vec<_> = stream::iter(asking)
+        .buffered(8)
+        .collect::<Vec<_>>()
+        .await
+        .into_iter()
+        .collect::<std::result::Result<_, String>>()?;
+    let of = |wanted: &str| {
+        answers
+            .iter()
+            .filter(|(by, _, _)| *by == wanted)
+            .map(|(_, figure, values)| (*figure, values.clone()))
+            .collect::<Vec<_>>()
+    };
+    let pools = prometheus::pools(&of(SERVICE_LABEL), &order);
+    let whole = of(DEPLOYMENT_LABEL);
+    let p95 = |figure| {
+        whole
+            .iter()
+            .find(|(f, _)| *f == figure)
+            .and_then(|(_, values)| values.first())
+            .map(|(_, v)| *v)
+    };
+    Ok((
+        pools,
+        p95(prometheus::Figure::Ttft(prometheus::Quantile::P95)),
+        p95(prometheus::Figure::Itl(prometheus::Quantile::P95)),
+    ))
+}
+
+/// Prometheus's values of one query (of a figure), by the series' label it names.
+async fn query_one(
+    client: kube::Client,
+    ((figure, query), by): Question,
+) -> std::result::Result<(&'static str, prometheus::Figure, Vec<(String, f64)>), String> {
+    let path = form_urlencoded::Serializer::new("/api/v1/query?".to_string())
+        .append_pair("query", &query)
+        .finish();
+    let request = http::Request::get(path)
+        .body(Vec::new())
+        .map_err(|e| format!("{e}"))?;
+    let body = match tokio::time::timeout(QUERY_TIMEOUT, client.request_text(request)).await {
+        Ok(Ok(body)) => body,
+        // Prometheus's refusal of a query is its JSON answer, with the error.
+        Ok(Err(kube::Error::Api(s))) => s.message,
+        Ok(Err(e)) => return Err(chain(&e)),
+        Err(_) => return Err(format!("no answer within {}s", QUERY_TIMEOUT.as_secs())),
+    };
+    Ok((by, figure, prometheus::answer(&body, by)?))
+}
+
+/// What the engines showed over the window from `earlier` to `later`, read from the pods.
+fn between(valid: &ValidDeployment, earlier: &Reading, later: &Reading) -> Seen {
     let seconds = later.at.duration_since(earlier.at).as_secs_f64();
     let pools = load::pools(
         &scraped(earlier, later, false),
@@ -231,15 +344,34 @@ async fn look(
     );
     let whole = load::pools(&scraped(earlier, later, true), valid.backend, Some(seconds));
     let whole = whole.first();
+    (
+        pools,
+        whole.and_then(|w| w.ttft).map(|p| p.p95),
+        whole.and_then(|w| w.itl).map(|p| p.p95),
+    )
+}
+
+/// One look: [`planner::look`] over what was `seen` (and `pods`, the deployment's, for those that
+/// wait for capacity); in `Act` the counts are set, then each change is an Event and the status
+/// is written when it changed.
+async fn look(
+    ctx: &Context,
+    idep: &InferaDeployment,
+    valid: &ValidDeployment,
+    planner: &Planner,
+    seen: &Seen,
+    pods: &[Arc<Pod>],
+) -> Result<()> {
+    let (pools, ttft_p95, itl_p95) = seen;
     let status = idep.status.as_ref();
     let window = Window {
         now: Timestamp::now(),
         revision: status.and_then(|s| s.update_revision.clone()),
         rolling: valid.rollout.strategy == RolloutStrategy::Lockstep
             && status.is_some_and(|s| s.rollout_start_time.is_some()),
-        pools: &pools,
-        ttft_p95: whole.and_then(|w| w.ttft).map(|p| p.p95),
-        itl_p95: whole.and_then(|w| w.itl).map(|p| p.p95),
+        pools,
+        ttft_p95: *ttft_p95,
+        itl_p95: *itl_p95,
         unplaced: planner::unplaced(pods.iter().map(AsRef::as_ref)),
     };
     let replicas = |pool: &str| {

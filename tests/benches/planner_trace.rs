@@ -118,6 +118,7 @@ fn main() {
         cooldown_seconds: 300,
         max_step: 2,
         pools: Vec::new(),
+        prometheus: None,
     };
     let pool = PlannedPool {
         name: "decode".into(),

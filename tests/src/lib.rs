@@ -32,6 +32,7 @@ mod namespace;
 mod nodes;
 pub mod operator;
 pub mod plugin;
+pub mod prometheus;
 pub mod proxy;
 pub mod release;
 pub mod rng;

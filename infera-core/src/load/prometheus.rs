@@ -106,6 +106,26 @@ pub fn queries(
     queries
 }
 
+/// The deployment's p95 time to first token and between tokens over all its engines (the
+/// latencies the planner judges the SLO on), grouped by `infera_deployment`.
+pub fn deployment_latencies(
+    namespace: &str,
+    deployment: &str,
+    backend: BackendFramework,
+    window_seconds: u64,
+) -> [(Figure, String); 2] {
+    let names = EngineMetrics::of(backend);
+    let quantile = |histogram: &str| {
+        format!(
+            "histogram_quantile(0.95, sum by ({DEPLOYMENT_LABEL}, le) (rate({histogram}_bucket{{namespace=\"{namespace}\", {DEPLOYMENT_LABEL}=\"{deployment}\"}}[{window_seconds}s])))"
+        )
+    };
+    [
+        (Figure::Ttft(Quantile::P95), quantile(names.ttft)),
+        (Figure::Itl(Quantile::P95), quantile(names.itl)),
+    ]
+}
+
 /// Prometheus's answer to an instant query (`/api/v1/query`).
 #[derive(Deserialize)]
 struct Answer {
@@ -130,9 +150,10 @@ struct Sample {
     value: (f64, String),
 }
 
-/// Each pool's value in Prometheus's answer `body` to one of [`queries`]; series without a pool
-/// label and values that are not numbers (`NaN`: a percentile of no requests) are left out.
-pub fn answer(body: &str) -> Result<Vec<(String, f64)>, String> {
+/// Each value in Prometheus's answer `body` by its series' label `by` (`infera_service` for
+/// [`queries`], `infera_deployment` for [`deployment_latencies`]); series without it and values
+/// that are not numbers (`NaN`: a percentile of no requests) are left out.
+pub fn answer(body: &str, by: &str) -> Result<Vec<(String, f64)>, String> {
     let answer: Answer =
         serde_json::from_str(body).map_err(|e| format!("not a Prometheus answer: {e}"))?;
     if answer.status != "success" {
@@ -149,7 +170,7 @@ pub fn answer(body: &str) -> Result<Vec<(String, f64)>, String> {
         .result
         .into_iter()
         .filter_map(|sample| {
-            let pool = sample.metric.get(SERVICE_LABEL)?.clone();
+            let pool = sample.metric.get(by)?.clone();
             let value: f64 = sample.value.1.parse().ok()?;
             value.is_finite().then_some((pool, value))
         })
@@ -247,6 +268,7 @@ mod tests {
             {"metric":{"infera_service":"decode"},"value":[1765000000.5,"2.5"]},
             {"metric":{"infera_service":"prefill"},"value":[1765000000.5,"NaN"]},
             {"metric":{},"value":[1765000000.5,"7"]}]}}"#;
+        let answer = |body| answer(body, SERVICE_LABEL);
         assert_eq!(answer(body), Ok(vec![("decode".to_string(), 2.5)]));
         assert_eq!(
             answer(r#"{"status":"error","errorType":"bad_data","error":"parse error at char 3"}"#),

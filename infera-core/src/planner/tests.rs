@@ -11,6 +11,7 @@ fn planner(max_step: i32, cooldown_seconds: i64) -> Planner {
         cooldown_seconds,
         max_step,
         pools: Vec::new(),
+        prometheus: None,
     }
 }
 

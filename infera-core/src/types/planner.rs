@@ -10,8 +10,9 @@ use serde::{Deserialize, Serialize};
 use crate::validate::{
     cel,
     limits::{
-        MAX_PLANNER_COOLDOWN_SECONDS, MAX_PLANNER_DECISIONS, MAX_PLANNER_INTERVAL_SECONDS,
-        MAX_REPLICAS, MAX_SERVICES, MAX_SLO_MILLISECONDS, MIN_PLANNER_INTERVAL_SECONDS,
+        HTTP_URL_PATTERN, MAX_PLANNER_COOLDOWN_SECONDS, MAX_PLANNER_DECISIONS,
+        MAX_PLANNER_INTERVAL_SECONDS, MAX_REFERENCE_LENGTH, MAX_REPLICAS, MAX_SERVICES,
+        MAX_SLO_MILLISECONDS, MIN_PLANNER_INTERVAL_SECONDS,
     },
 };
 
@@ -45,6 +46,12 @@ pub struct PlannerSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = MAX_REPLICAS))]
     pub max_step: Option<i32>,
+    /// Read the metrics from this Prometheus instead of the pods: its URL as the operator reaches
+    /// it, e.g. `http://prometheus-operated.monitoring:9090`, holding the series the graph's
+    /// PodMonitor collects (`spec.monitoring`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = MAX_REFERENCE_LENGTH), regex(pattern = HTTP_URL_PATTERN))]
+    pub prometheus: Option<String>,
 }
 
 impl PlannerSpec {

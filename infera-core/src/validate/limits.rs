@@ -47,6 +47,8 @@ pub const MAX_GPUS: i32 = 64;
 /// `health.startupTimeout`: a whole number (at most six digits) of seconds, minutes or hours.
 /// Six digits keep every such duration within CEL's range, so the range rule never overflows.
 pub const DURATION_PATTERN: &str = "^[0-9]{1,6}[smh]$";
+/// The form of an HTTP(S) URL (`planner.prometheus`): a scheme and no space.
+pub const HTTP_URL_PATTERN: &str = "^https?://[^ ]+$";
 /// Longest `health.startupTimeout` (six digits and a unit).
 pub const MAX_DURATION_LENGTH: usize = 7;
 /// Longest startup budget, in seconds (24h).

@@ -4,11 +4,11 @@
 use super::{
     Errors,
     limits::{
-        MAX_PLANNER_COOLDOWN_SECONDS, MAX_PLANNER_INTERVAL_SECONDS, MAX_REPLICAS, MAX_SERVICES,
-        MIN_PLANNER_INTERVAL_SECONDS,
+        MAX_PLANNER_COOLDOWN_SECONDS, MAX_PLANNER_INTERVAL_SECONDS, MAX_REFERENCE_LENGTH,
+        MAX_REPLICAS, MAX_SERVICES, MIN_PLANNER_INTERVAL_SECONDS,
     },
     rules::{PLANNER_AND_AUTOSCALING, PLANNER_MIN_ABOVE_MAX, PLANNER_NOT_A_POOL},
-    syntax::{check_range, check_replica_bounds, check_slo},
+    syntax::{check_length, check_range, check_replica_bounds, check_slo},
 };
 use crate::{
     planner::{PlannedPool, Planner},
@@ -57,6 +57,16 @@ pub(super) fn planner(errors: &mut Errors, spec: &InferaDeploymentSpec) -> Optio
             ),
         );
     }
+    if let Some(url) = &planner.prometheus {
+        check_length(errors, "spec.planner.prometheus", url, MAX_REFERENCE_LENGTH);
+        let scheme = url.strip_prefix("http://").or(url.strip_prefix("https://"));
+        if !url.is_empty() && (scheme.is_none_or(str::is_empty) || url.contains(' ')) {
+            errors.push(
+                "spec.planner.prometheus",
+                format!("{url:?} is not an HTTP URL; write Prometheus's address as the operator reaches it, e.g. http://prometheus-operated.monitoring:9090"),
+            );
+        }
+    }
     if planner.pools.is_empty() {
         errors.push(
             "spec.planner.pools",
@@ -96,6 +106,7 @@ pub(super) fn planner(errors: &mut Errors, spec: &InferaDeploymentSpec) -> Optio
         cooldown_seconds: i64::from(cooldown),
         max_step,
         pools,
+        prometheus: planner.prometheus.clone(),
     })
 }
 
@@ -149,7 +160,40 @@ mod tests {
                     min: 1,
                     max: 3
                 }],
+                prometheus: None,
             })
+        );
+    }
+
+    #[test]
+    fn prometheus_is_an_http_url() {
+        let with = |url: &str| {
+            resolved(json!({
+                "mode": "Advise",
+                "slo": {"ttftP95Milliseconds": 800, "itlP95Milliseconds": 40},
+                "pools": {"prefill": {"min": 1, "max": 3}},
+                "prometheus": url,
+            }))
+        };
+        let (planner, errors) = with("http://prometheus-operated.monitoring:9090");
+        assert_eq!(errors, Vec::<String>::new());
+        assert_eq!(
+            planner.and_then(|p| p.prometheus).as_deref(),
+            Some("http://prometheus-operated.monitoring:9090")
+        );
+        assert_eq!(with("https://prom.example.com/x").1, Vec::<String>::new());
+        for wrong in ["prometheus:9090", "http://", "http://a b"] {
+            assert_eq!(
+                with(wrong).1,
+                [format!(
+                    "spec.planner.prometheus: {wrong:?} is not an HTTP URL; write Prometheus's address as the operator reaches it, e.g. http://prometheus-operated.monitoring:9090"
+                )],
+                "{wrong}"
+            );
+        }
+        assert_eq!(
+            with("").1,
+            ["spec.planner.prometheus: must not be empty; set a value or remove the field"]
         );
     }
 

@@ -190,18 +190,28 @@ fn planner() -> impl Strategy<Value = PlannerSpec> {
         proptest::option::of(-1..4_000i32),
         proptest::option::of(-1..100_000i32),
         proptest::option::of(-1..1_002i32),
+        proptest::option::of(prop_oneof![
+            Just("http://prometheus-operated.monitoring:9090".to_string()),
+            Just("https://prom.example.com/sub/path".to_string()),
+            Just("prometheus:9090".to_string()),
+            Just("http://".to_string()),
+            Just(String::new()),
+        ]),
     )
         .prop_map(
-            |(mode, slo, pools, interval_seconds, cooldown_seconds, max_step)| PlannerSpec {
-                mode,
-                slo,
-                pools: pools
-                    .into_iter()
-                    .map(|(pool, (min, max))| (pool, PlannerPool { min, max }))
-                    .collect(),
-                interval_seconds,
-                cooldown_seconds,
-                max_step,
+            |(mode, slo, pools, interval_seconds, cooldown_seconds, max_step, prometheus)| {
+                PlannerSpec {
+                    mode,
+                    slo,
+                    pools: pools
+                        .into_iter()
+                        .map(|(pool, (min, max))| (pool, PlannerPool { min, max }))
+                        .collect(),
+                    interval_seconds,
+                    cooldown_seconds,
+                    max_step,
+                    prometheus,
+                }
             },
         )
 }

@@ -9,6 +9,7 @@ use futures::{StreamExt, stream};
 use infera_core::{
     BackendFramework, InferaDeployment,
     load::{self, PoolLoad, Role, Scraped, Series, prometheus},
+    metrics::SERVICE_LABEL,
     naming::ENGINE_CONTAINER,
     validate::main_container,
 };
@@ -210,7 +211,7 @@ pub async fn load_from_prometheus(
                 )));
             }
         };
-        let values = prometheus::answer(&body).map_err(|message| Error::Api {
+        let values = prometheus::answer(&body, SERVICE_LABEL).map_err(|message| Error::Api {
             action: format!("querying Prometheus {url} for {query}"),
             message,
             code: 0,

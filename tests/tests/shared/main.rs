@@ -27,6 +27,7 @@ mod operator_keda;
 mod operator_lockstep;
 mod operator_missing_dependency;
 mod operator_monitoring;
+mod operator_planner_prometheus;
 mod plugin_all_or_nothing;
 mod plugin_bench;
 mod plugin_faults;
