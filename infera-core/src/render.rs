@@ -281,6 +281,77 @@ impl Child {
             .and_then(|l| l.get(naming::LABEL_SERVICE))
             .map_or("", String::as_str)
     }
+
+    /// What a workload's rollout and status read of it; `None` for other kinds.
+    pub fn workload(&self) -> Option<Workload> {
+        let revision_of = |labels: Option<&std::collections::BTreeMap<String, String>>| {
+            labels?.get(naming::LABEL_REVISION).cloned()
+        };
+        let (replicas, group_size, revision) = match self {
+            Self::Deployment(d) => {
+                let spec = d.spec.as_ref()?;
+                let labels = spec
+                    .template
+                    .metadata
+                    .as_ref()
+                    .and_then(|m| m.labels.as_ref());
+                (spec.replicas, None, revision_of(labels))
+            }
+            Self::StatefulSet(s) => {
+                let spec = s.spec.as_ref()?;
+                let labels = spec
+                    .template
+                    .metadata
+                    .as_ref()
+                    .and_then(|m| m.labels.as_ref());
+                (spec.replicas, None, revision_of(labels))
+            }
+            Self::LeaderWorkerSet(l) => {
+                let template = &l.spec.leader_worker_template;
+                let revision = template.worker_template.get("metadata").and_then(|m| {
+                    m["labels"][naming::LABEL_REVISION]
+                        .as_str()
+                        .map(String::from)
+                });
+                (l.spec.replicas, template.size, revision)
+            }
+            _ => return None,
+        };
+        Some(Workload {
+            service: self.service().to_string(),
+            kind: self.kind(),
+            name: self.name().to_string(),
+            replicas,
+            group_size,
+            revision,
+        })
+    }
+}
+
+/// What the operator's rollout and status read of a rendered workload (a Deployment, StatefulSet
+/// or LeaderWorkerSet): read once from the typed object, so that no step reads the rendered JSON.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Workload {
+    /// Its service (`infera.amd.com/service`).
+    pub service: String,
+    /// Its kind.
+    pub kind: ChildKind,
+    /// Its name.
+    pub name: String,
+    /// Replicas asked for; `None` when an autoscaler owns them (the live workload says).
+    pub replicas: Option<i32>,
+    /// Pods per group, for a LeaderWorkerSet.
+    pub group_size: Option<i32>,
+    /// The revision its pods carry (its pod template's `infera.amd.com/revision`): worker pools
+    /// only.
+    pub revision: Option<String>,
+}
+
+impl Workload {
+    /// The workloads among `children`, in their order.
+    pub fn of(children: &[Child]) -> Vec<Workload> {
+        children.iter().filter_map(Child::workload).collect()
+    }
 }
 
 /// The pod templates of a workload of `kind`, named `name`, from its JSON, each with its role:

@@ -637,6 +637,48 @@ fn the_revision_moves_with_the_worker_pods_not_with_replicas_or_the_server() {
     assert_eq!(lines("value: "), 2);
 }
 
+/// What the operator's rollout and status read of the rendered workloads, from the typed objects:
+/// the worker pools carry the revision, the server and NATS none; a LeaderWorkerSet its group size.
+#[test]
+fn the_workloads_summary_reads_replicas_group_size_and_revision() {
+    let summary = |file: &str| {
+        let valid = validate(&load(file)).expect("valid");
+        let revision = render::revision(&valid, render::Apis::default());
+        let workloads = render::Workload::of(&render(&valid))
+            .into_iter()
+            .map(|w| {
+                let pinned = w.revision.map(|r| r == revision);
+                (w.kind, w.name, w.service, w.replicas, w.group_size, pinned)
+            })
+            .collect::<Vec<_>>();
+        workloads
+    };
+    use infera_core::ChildKind::{Deployment, LeaderWorkerSet, StatefulSet};
+    let row = |kind, name: &str, service: &str, replicas, group, revision| {
+        let (name, service) = (name.to_string(), service.to_string());
+        (kind, name, service, Some(replicas), group, revision)
+    };
+    assert_eq!(
+        summary("multinode.yaml"),
+        [
+            row(StatefulSet, "big-nats", "nats", 1, None, None),
+            row(Deployment, "big-server", "server", 1, None, None),
+            row(
+                LeaderWorkerSet,
+                "big-worker",
+                "worker",
+                2,
+                Some(2),
+                Some(true)
+            ),
+        ]
+    );
+    let pd = summary("pd.yaml");
+    let pools: Vec<_> = pd.iter().filter(|w| w.5.is_some()).collect();
+    assert_eq!(pools.len(), 2, "{pd:?}");
+    assert!(pools.iter().all(|w| w.5 == Some(true) && w.0 == Deployment));
+}
+
 /// An external NATS whose URL (with its credentials) is in the user's Secret: every pod that talks
 /// to NATS reads it as `NATS_SERVER` and passes `--nats-server $(NATS_SERVER)`; no URL is in any
 /// child, and there is no managed NATS, its credentials or its NetworkPolicy.

@@ -13,6 +13,7 @@ use infera_core::{
     },
     lockstep::{self, Pool, Side, Step},
     naming::{LABEL_REVISION, LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_WORKER_INDEX},
+    render::Workload,
     validate::ValidDeployment,
 };
 use k8s_openapi::{
@@ -24,10 +25,7 @@ use k8s_openapi::{
 };
 use kube::ResourceExt;
 
-use crate::{
-    observe::Snapshot,
-    status::{Workload, live_replicas},
-};
+use crate::observe::Snapshot;
 
 /// What [`step`] decided beyond the workloads themselves.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -39,10 +37,14 @@ pub struct Stepped {
 }
 
 /// Puts the next rollout step of every worker pool of `valid` into `children` (as rendered for
-/// it), from what `snapshot` holds. With `spec.rollout.paused`, a pool part-way through its
-/// rollout is held where it is.
-pub fn step(valid: &ValidDeployment, snapshot: &Snapshot, children: &mut [Child]) -> Stepped {
-    let workloads = Workload::of(children);
+/// it, `workloads` read of them), from what `snapshot` holds. With `spec.rollout.paused`, a pool
+/// part-way through its rollout is held where it is.
+pub fn step(
+    valid: &ValidDeployment,
+    snapshot: &Snapshot,
+    children: &mut [Child],
+    workloads: &[Workload],
+) -> Stepped {
     let observed: Vec<Observed> = valid
         .workers
         .iter()
@@ -53,7 +55,7 @@ pub fn step(valid: &ValidDeployment, snapshot: &Snapshot, children: &mut [Child]
             let revision = workload.revision.as_deref()?;
             let desired = workload
                 .replicas
-                .or_else(|| live_replicas(snapshot, workload))
+                .or_else(|| snapshot.live_replicas(workload))
                 .unwrap_or(0);
             let side = match worker.role {
                 Role::Prefill => Side::Prefill,
@@ -424,7 +426,11 @@ mod tests {
         snapshot: Snapshot,
     ) -> (serde_json::Value, serde_json::Value) {
         let mut children = infera_core::render(valid);
-        assert_eq!(step(valid, &snapshot, &mut children), Stepped::default());
+        let workloads = Workload::of(&children);
+        assert_eq!(
+            step(valid, &snapshot, &mut children, &workloads),
+            Stepped::default()
+        );
         let spec = |name: &str| {
             let child = children
                 .iter()

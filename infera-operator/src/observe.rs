@@ -19,6 +19,7 @@ use futures::{Stream, StreamExt, TryStreamExt};
 use infera_core::{
     ChildKind, InferaDeployment,
     naming::{LABEL_DEPLOYMENT, LABEL_REVISION, WORKER_INFO_ANNOTATION, managed_selector},
+    render::Workload,
 };
 use k8s_openapi::{
     api::apps::v1::ControllerRevision,
@@ -439,6 +440,14 @@ pub struct Snapshot {
     pub quotas: Vec<Arc<ResourceQuota>>,
     /// The ControllerRevisions of its history: our labels and its controller reference.
     pub revisions: Vec<Arc<ControllerRevision>>,
+}
+
+impl Snapshot {
+    /// The replicas the live `workload` asks for, if it exists.
+    pub fn live_replicas(&self, workload: &Workload) -> Option<i32> {
+        let object = self.children.get(&(workload.kind, workload.name.clone()))?;
+        i32::try_from(object.state()?.replicas?).ok()
+    }
 }
 
 impl Observed {

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use infera_core::{
     InferaDeployment, InferaDeploymentStatus, State,
     condition::failure_shown,
-    render::{Apis, PoolApi, render_for},
+    render::{Apis, PoolApi, Workload, render_for},
     validate,
     validate::{ModelSource, ValidDeployment},
 };
@@ -28,7 +28,7 @@ use crate::{
     context::Context,
     models::{Download, ModelPhase},
     observe::Snapshot,
-    status::{self, Outcome, Reconciled, Workload},
+    status::{self, Outcome, Reconciled},
 };
 
 /// Reconciles one InferaDeployment; the controller calls it whenever the deployment, one of its
@@ -96,8 +96,8 @@ async fn converge(
         inference_pool: PoolApi::served(installed),
     };
     let mut children = render_for(&valid, apis);
-    let stepped = crate::lockstep::step(&valid, snapshot, &mut children);
     let workloads = Workload::of(&children);
+    let stepped = crate::lockstep::step(&valid, snapshot, &mut children, &workloads);
     let graph = Graph {
         children,
         // A new password each time; used only when NATS's StatefulSet is written.

@@ -7,12 +7,13 @@
 use std::collections::BTreeMap;
 
 use infera_core::{
-    ALL_IMAGES_PINNED, Child, ChildKind, GaieStatus, IMAGES_PINNED, InferaDeployment,
+    ALL_IMAGES_PINNED, ChildKind, GaieStatus, IMAGES_PINNED, InferaDeployment,
     InferaDeploymentStatus, MODEL_READY, MUTABLE_IMAGES, PROGRESS_DEADLINE_EXCEEDED, PROGRESSING,
     READY, RECONCILE_FAILED, RECONCILE_SUCCEEDED, RECONCILED, ROLLOUT_PAUSED, ReadyReason,
     ServiceStatus, State, ValidationErrors,
     naming::{Component, http_route_name, inference_pool_name},
     pod_security,
+    render::Workload,
     validate::MutableImage,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
@@ -26,7 +27,7 @@ use pods::{ready_groups, trouble, unregistered, unschedulable};
 
 use crate::{
     apply::Applied,
-    live::{Live, template_revision},
+    live::Live,
     models::{self, Download, ModelPhase},
     observe::Snapshot,
     rollout::{self, Rollout},
@@ -53,50 +54,6 @@ pub enum Outcome {
         /// `spec.rollout.progressDeadlineSeconds`.
         deadline_seconds: i32,
     },
-}
-
-/// A workload the render asked for; readiness is judged against this, so a pool that does not
-/// exist (yet, or any more) counts as not ready.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Workload {
-    pub service: String,
-    pub kind: ChildKind,
-    pub name: String,
-    /// Replicas asked for; `None` when an autoscaler owns them, and the live workload says.
-    pub replicas: Option<i32>,
-    /// Pods per group, for a LeaderWorkerSet.
-    pub group_size: Option<i32>,
-    /// The revision its pods carry: worker pools only.
-    pub revision: Option<String>,
-}
-
-impl Workload {
-    /// The Deployments, StatefulSets and LeaderWorkerSets among rendered children.
-    pub fn of(children: &[Child]) -> Vec<Workload> {
-        children
-            .iter()
-            .filter_map(|child| {
-                let (replicas, group_size) = match child {
-                    Child::Deployment(d) => (d.spec.as_ref()?.replicas, None),
-                    Child::StatefulSet(s) => (s.spec.as_ref()?.replicas, None),
-                    Child::LeaderWorkerSet(l) => {
-                        (l.spec.replicas, l.spec.leader_worker_template.size)
-                    }
-                    _ => return None,
-                };
-                let rendered = serde_json::to_value(child).unwrap_or_default();
-                let revision = template_revision(&rendered).map(String::from);
-                Some(Workload {
-                    service: child.service().to_string(),
-                    kind: child.kind(),
-                    name: child.name().to_string(),
-                    replicas,
-                    group_size,
-                    revision,
-                })
-            })
-            .collect()
-    }
 }
 
 /// The status this reconcile should leave. `mutable` is what
@@ -533,7 +490,7 @@ fn services(snapshot: &Snapshot, workloads: &[Workload]) -> BTreeMap<String, Ser
         let ready_groups = workload
             .group_size
             .map(|size| ready_groups(&snapshot.pods, &workload.name, size));
-        let live_replicas = live_replicas(snapshot, workload);
+        let live_replicas = snapshot.live_replicas(workload);
         let updated_replicas = workload.revision.as_deref().map(|revision| {
             rollout::updated_replicas(
                 &snapshot.pods,
@@ -554,14 +511,6 @@ fn services(snapshot: &Snapshot, workloads: &[Workload]) -> BTreeMap<String, Ser
         services.insert(workload.service.clone(), status);
     }
     services
-}
-
-/// The replicas the live `workload` asks for, if it exists.
-pub fn live_replicas(snapshot: &Snapshot, workload: &Workload) -> Option<i32> {
-    let object = snapshot
-        .children
-        .get(&(workload.kind, workload.name.clone()))?;
-    i32::try_from(object.state()?.replicas?).ok()
 }
 
 /// Ready replicas of a workload; a status older than its spec counts as nothing ready.
