@@ -14,7 +14,8 @@
 # Environment: CARGO (default cargo); E2E_TEST_THREADS (default 4; E2E_ISOLATED_THREADS, default 2,
 # for the isolated tests beside them); K8S_TEST_DIR (default
 # /tmp/infera-e2e, separate from `make cluster-up`'s /tmp/infera-cluster so a developer's cluster is
-# left alone); E2E_KEEP_CLUSTER=1 leaves the cluster running afterwards.
+# left alone; tier 3 uses the same path with -t3; both are removed after a passing run);
+# E2E_KEEP_CLUSTER=1 leaves the cluster running afterwards.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -94,6 +95,10 @@ finish() {
     echo "run-e2e.sh: cluster left running (E2E_KEEP_CLUSTER=1): export KUBECONFIG=$KUBECONFIG; stop it with K8S_TEST_DIR=$K8S_TEST_DIR tests/cluster/down.sh" >&2
   else
     tests/cluster/down.sh || true
+    # A passing run leaves no state behind (tier 3's image stores hold gigabytes); a failing one
+    # keeps it for its logs. --one-file-system: down.sh unmounted the nodes' mounts, and should one
+    # remain, what it shows is not ours to delete.
+    ((rc != 0)) || rm -rf --one-file-system "${K8S_TEST_DIR%-t3}" "${K8S_TEST_DIR%-t3}-t3"
   fi
   log "e2e finished in $((SECONDS - T0))s (exit $rc)"
   exit "$rc"

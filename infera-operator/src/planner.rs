@@ -75,6 +75,8 @@ pub async fn run(ctx: Arc<Context>, deployments: Store<InferaDeployment>) {
     let http: Http = HttpClient::builder(TokioExecutor::new()).build_http();
     let mut readings: HashMap<ObjectRef<InferaDeployment>, Reading> = HashMap::new();
     let mut asked: HashMap<ObjectRef<InferaDeployment>, Instant> = HashMap::new();
+    // One client (and its connection pool) per Prometheus, kept while a deployment names it.
+    let mut prometheus_clients: HashMap<String, kube::Client> = HashMap::new();
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -112,17 +114,25 @@ pub async fn run(ctx: Arc<Context>, deployments: Store<InferaDeployment>) {
                 }
                 asked.insert(key, Instant::now());
                 let (queries, order) = questions(&valid, interval);
-                let seen = ask(url.clone(), queries, order)
-                    .await
-                    .unwrap_or_else(|why| {
-                        warn!(
-                            deployment = idep.name_any(),
-                            prometheus = url,
-                            error = why,
-                            "no metrics from Prometheus"
-                        );
-                        (Vec::new(), None, None)
-                    });
+                let client = match prometheus_clients.get(url) {
+                    Some(client) => Ok(client.clone()),
+                    None => prometheus_client(url).inspect(|client| {
+                        prometheus_clients.insert(url.clone(), client.clone());
+                    }),
+                };
+                let seen = match client {
+                    Ok(client) => ask(client, queries, order).await,
+                    Err(why) => Err(why),
+                }
+                .unwrap_or_else(|why| {
+                    warn!(
+                        deployment = idep.name_any(),
+                        prometheus = url,
+                        error = why,
+                        "no metrics from Prometheus"
+                    );
+                    (Vec::new(), None, None)
+                });
                 let pods = ctx.observed.snapshot(&idep).pods;
                 if let Err(error) = look(&ctx, &idep, &valid, &planner, &seen, &pods).await {
                     warn!(deployment = idep.name_any(), error = %chain(&error), "the planner could not act");
@@ -156,6 +166,12 @@ pub async fn run(ctx: Arc<Context>, deployments: Store<InferaDeployment>) {
         }
         readings.retain(|key, _| planned.contains(key));
         asked.retain(|key, _| planned.contains(key));
+        let named: HashSet<String> = deployments
+            .state()
+            .iter()
+            .filter_map(|idep| idep.spec.planner.as_ref()?.prometheus.clone())
+            .collect();
+        prometheus_clients.retain(|url, _| named.contains(url));
     }
 }
 
@@ -269,15 +285,19 @@ fn questions(valid: &ValidDeployment, interval: Duration) -> (Vec<Question>, Vec
     (by_pool.chain(whole).collect(), order)
 }
 
-/// The figures of the `queries` (each pool's load, the deployment's p95s) from the Prometheus at
-/// `url`, eight at a time; the pools in `order`.
+/// A client of the Prometheus at `url` (validation made it an HTTP URL).
+fn prometheus_client(url: &str) -> std::result::Result<kube::Client, String> {
+    let uri: http::Uri = url.parse().map_err(|e| format!("{e}"))?;
+    kube::Client::try_from(kube::Config::new(uri)).map_err(|e| chain(&e))
+}
+
+/// The figures of the `queries` (each pool's load, the deployment's p95s) from the Prometheus of
+/// `client`, eight at a time; the pools in `order`.
 async fn ask(
-    url: String,
+    client: kube::Client,
     queries: Vec<Question>,
     order: Vec<String>,
 ) -> std::result::Result<Seen, String> {
-    let uri: http::Uri = url.parse().map_err(|e| format!("{e}"))?;
-    let client = kube::Client::try_from(kube::Config::new(uri)).map_err(|e| chain(&e))?;
     // The futures made first: a stream mapping by a closure over `&'static str` is not Send
     // for every lifetime (rustc's higher-ranked inference), which spawning the loop needs.
     let asking: Vec<_> = queries

@@ -750,42 +750,28 @@ async fn kubectl_completes_through_the_shipped_shim() -> anyhow::Result<()> {
     );
     // `logs demo <TAB>`: the seed's pools and the parts the operator adds, those typed so far
     // narrowing them.
-    let pools = infera_e2e::plugin::kubectl_env(
-        &[
-            "__complete",
-            "infera",
-            "logs",
-            "-n",
-            ns.name(),
-            "demo",
-            "decode",
-            "p",
-        ],
-        &env,
-    )
-    .await?
-    .expect_code(0)?;
-    let offered: Vec<&str> = pools
-        .stdout
-        .lines()
-        .filter(|l| !l.starts_with(':'))
-        .collect();
-    anyhow::ensure!(offered == ["prefill"], "{}", pools.stdout);
-    let pools = infera_e2e::plugin::kubectl_env(
-        &["__complete", "infera", "logs", "-n", ns.name(), "demo", ""],
-        &env,
-    )
-    .await?
-    .expect_code(0)?;
-    let offered: Vec<&str> = pools
-        .stdout
-        .lines()
-        .filter(|l| !l.starts_with(':'))
-        .collect();
+    // `logs demo <TAB>`'s candidates for the words after `demo`.
+    let (env, n) = (&env, ns.name());
+    let offered = |typed: &'static [&'static str]| async move {
+        let mut args = vec!["__complete", "infera", "logs", "-n", n, "demo"];
+        args.extend(typed);
+        let run = infera_e2e::plugin::kubectl_env(&args, env)
+            .await?
+            .expect_code(0)?;
+        anyhow::Ok(
+            run.stdout
+                .lines()
+                .filter(|l| !l.starts_with(':'))
+                .map(String::from)
+                .collect::<Vec<_>>(),
+        )
+    };
+    let narrowed = offered(&["decode", "p"]).await?;
+    anyhow::ensure!(narrowed == ["prefill"], "{narrowed:?}");
+    let all = offered(&[""]).await?;
     anyhow::ensure!(
-        offered == ["decode", "prefill", "server", "nats", "epp", "model"],
-        "{}",
-        pools.stdout
+        all == ["decode", "prefill", "server", "nats", "epp", "model"],
+        "{all:?}"
     );
     ns.cleanup().await
 }

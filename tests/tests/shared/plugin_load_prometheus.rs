@@ -50,23 +50,22 @@ async fn status_reads_the_pools_load_from_prometheus() -> anyhow::Result<()> {
 
     let prometheus = Prometheus::start(n).await?;
     let url = prometheus.url.clone();
+    // `kubectl infera status demo --prometheus AT ARGS…`, ending with `code`.
+    let status_from = |at: &str, args: &[&str], code| {
+        let all: Vec<String> = ["infera", "status", "demo", "-n", n, "--prometheus", at]
+            .iter()
+            .chain(args)
+            .map(|a| a.to_string())
+            .collect();
+        async move {
+            let all: Vec<&str> = all.iter().map(String::as_str).collect();
+            kubectl(&all).await?.expect_code(code)
+        }
+    };
 
     // Once Prometheus holds five seconds of samples: every figure as served.
     let status = eventually(Duration::from_secs(60), || async {
-        let run = kubectl(&[
-            "infera",
-            "status",
-            "demo",
-            "-n",
-            n,
-            "--prometheus",
-            &url,
-            "--load=5s",
-            "-o",
-            "json",
-        ])
-        .await?
-        .expect_code(0)?;
+        let run = status_from(&url, &["--load=5s", "-o", "json"], 0).await?;
         let status: Value = serde_json::from_str(&run.stdout)?;
         let decode = pool(&status, "decode")?;
         // Until Prometheus holds a whole window, its rates extrapolate short of it.
@@ -114,9 +113,7 @@ async fn status_reads_the_pools_load_from_prometheus() -> anyhow::Result<()> {
     }
 
     // The table says where the figures come from; the window defaults to a minute.
-    let table = kubectl(&["infera", "status", "demo", "-n", n, "--prometheus", &url])
-        .await?
-        .expect_code(0)?;
+    let table = status_from(&url, &[], 0).await?;
     anyhow::ensure!(
         table
             .stdout
@@ -127,9 +124,7 @@ async fn status_reads_the_pools_load_from_prometheus() -> anyhow::Result<()> {
 
     // No Prometheus there: exit 5, naming it.
     let gone = format!("http://127.0.0.1:{}", free_port()?);
-    let refused = kubectl(&["infera", "status", "demo", "-n", n, "--prometheus", &gone])
-        .await?
-        .expect_code(5)?;
+    let refused = status_from(&gone, &[], 5).await?;
     anyhow::ensure!(
         refused.stderr.contains(&format!("Prometheus {gone}")),
         "{}",
