@@ -438,7 +438,9 @@ complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand bench; and
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand bench; and not __fish_seen_subcommand_from list show compare help" -l slo-itl -d 'Inter-token-latency target' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand bench; and not __fish_seen_subcommand_from list show compare help" -l model -d 'The model name sent [default: the first the server lists at /v1/models]' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand bench; and not __fish_seen_subcommand_from list show compare help" -l tokenizer -d 'Hugging Face id or path of the tokenizer that counts tokens [default: the model\'s]' -r
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand bench; and not __fish_seen_subcommand_from list show compare help" -l url -d 'Where to send the load instead of the server Service, e.g. a Gateway\'s address' -r
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand bench; and not __fish_seen_subcommand_from list show compare help" -l target -d 'Where the load goes: the Gateway in front of a GAIE deployment, or the server Service [default: gateway with spec.gaie, else server]' -r -f -a "gateway\t'The Gateway of `spec.gaie` (its address and listener port; the route\'s Host)'
+server\t'The server Service (upstream\'s router)'"
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand bench; and not __fish_seen_subcommand_from list show compare help" -l url -d 'Where to send the load instead, a base URL' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand bench; and not __fish_seen_subcommand_from list show compare help" -l workers -d 'inference-perf worker processes (each keeps up to 100 requests in flight)' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand bench; and not __fish_seen_subcommand_from list show compare help" -l image -d 'The inference-perf image [default: quay.io/inference-perf/inference-perf:v0.7.0]' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand bench; and not __fish_seen_subcommand_from list show compare help" -l timeout -d 'How long the run may take (the Job\'s deadline) and the command waits [default: its duration plus 10m, for the image and the tokenizer]' -r
@@ -459,7 +461,7 @@ always\t''
 never\t''"
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand bench; and not __fish_seen_subcommand_from list show compare help" -s v -l v -d 'Log verbosity like kubectl\'s -v: 6 logs every API request to stderr' -r
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand bench; and not __fish_seen_subcommand_from list show compare help" -l no-wait -d 'Create the run and return; `bench show RUN` collects its result later'
-complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand bench; and not __fish_seen_subcommand_from list show compare help" -s h -l help -d 'Print help'
+complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand bench; and not __fish_seen_subcommand_from list show compare help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand bench; and not __fish_seen_subcommand_from list show compare help" -s V -l version -d 'Print version'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand bench; and not __fish_seen_subcommand_from list show compare help" -a "list" -d 'The runs kept for a deployment (or every deployment of the namespace), oldest first'
 complete -c kubectl-infera -n "__fish_kubectl_infera_using_subcommand bench; and not __fish_seen_subcommand_from list show compare help" -a "show" -d 'One run: its load and, once finished, its figures (collected from the Job if not yet)'

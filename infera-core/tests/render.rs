@@ -644,14 +644,13 @@ fn the_workloads_summary_reads_replicas_group_size_and_revision() {
     let summary = |file: &str| {
         let valid = validate(&load(file)).expect("valid");
         let revision = render::revision(&valid, render::Apis::default());
-        let workloads = render::Workload::of(&render(&valid))
+        render::Workload::of(&render(&valid))
             .into_iter()
             .map(|w| {
                 let pinned = w.revision.map(|r| r == revision);
                 (w.kind, w.name, w.service, w.replicas, w.group_size, pinned)
             })
-            .collect::<Vec<_>>();
-        workloads
+            .collect::<Vec<_>>()
     };
     use infera_core::ChildKind::{Deployment, LeaderWorkerSet, StatefulSet};
     let row = |kind, name: &str, service: &str, replicas, group, revision| {

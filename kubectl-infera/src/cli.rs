@@ -676,7 +676,11 @@ pub struct BenchLoad {
     /// Hugging Face id or path of the tokenizer that counts tokens [default: the model's].
     #[arg(long, value_name = "NAME")]
     pub tokenizer: Option<String>,
-    /// Where to send the load instead of the server Service, e.g. a Gateway's address.
+    /// Where the load goes: the Gateway in front of a GAIE deployment, or the server Service
+    /// [default: gateway with spec.gaie, else server].
+    #[arg(long, value_enum, value_name = "TARGET", conflicts_with = "url")]
+    pub target: Option<BenchTarget>,
+    /// Where to send the load instead, a base URL.
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
     /// inference-perf worker processes (each keeps up to 100 requests in flight).
@@ -685,6 +689,15 @@ pub struct BenchLoad {
     /// The inference-perf image [default: quay.io/inference-perf/inference-perf:v0.7.0].
     #[arg(long, value_name = "IMAGE")]
     pub image: Option<String>,
+}
+
+/// What `bench` sends to without `--url`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BenchTarget {
+    /// The Gateway of `spec.gaie` (its address and listener port; the route's Host).
+    Gateway,
+    /// The server Service (upstream's router).
+    Server,
 }
 
 #[derive(Debug, Subcommand)]

@@ -68,7 +68,18 @@ pub struct GatewaySpec {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(default)]
 pub struct GatewayStatus {
+    /// Where its controller made it reachable (an IP address or a hostname each).
+    pub addresses: Vec<GatewayAddress>,
     pub conditions: Vec<Condition>,
+}
+
+/// One of `status.addresses`: `type` is `IPAddress` (the default), `Hostname` or a controller's own.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct GatewayAddress {
+    #[serde(rename = "type")]
+    pub type_: Option<String>,
+    pub value: String,
 }
 
 /// One listener of a Gateway: a port and protocol, and which routes may attach to it.
@@ -77,7 +88,80 @@ pub struct GatewayStatus {
 pub struct Listener {
     pub name: String,
     pub protocol: String,
+    pub port: i32,
+    /// The requests' hosts it accepts (any without; `*.example.com` for one label more).
+    pub hostname: Option<String>,
     pub allowed_routes: AllowedRoutes,
+}
+
+/// The Gateway resource (`gateway.networking.k8s.io/v1`, plural `gateways`), to read one.
+pub fn gateway_resource() -> kube::core::ApiResource {
+    kube::core::ApiResource::from_gvk_with_plural(
+        &kube::core::GroupVersionKind::gvk(GROUP, "v1", "Gateway"),
+        "gateways",
+    )
+}
+
+/// Where a client sends to reach routes through a Gateway: a base URL, and the `Host` its
+/// requests carry when the route or listener matches hostnames.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrontDoor {
+    pub url: String,
+    pub host: Option<String>,
+}
+
+impl Gateway {
+    /// The front door of this Gateway for a route with `hostnames` attached to its listener
+    /// `section` (or, without one, its first HTTP listener, else its first HTTPS one): its first
+    /// address (`status.addresses`, written by its controller once programmed) and the listener's
+    /// port. The `Host` is the route's first hostname, else the listener's; a wildcard
+    /// (`*.example.com`) is sent as `bench.example.com`, a host it matches. Err says what is
+    /// missing.
+    pub fn front_door(
+        &self,
+        section: Option<&str>,
+        hostnames: &[String],
+    ) -> Result<FrontDoor, String> {
+        let listeners = &self.spec.listeners;
+        let listener = match section {
+            Some(name) => listeners.iter().find(|l| l.name == name).ok_or_else(|| {
+                let names: Vec<&str> = listeners.iter().map(|l| l.name.as_str()).collect();
+                format!("has no listener {name} (it has {})", names.join(", "))
+            })?,
+            None => ["HTTP", "HTTPS"]
+                .iter()
+                .find_map(|protocol| listeners.iter().find(|l| l.protocol == *protocol))
+                .ok_or("has no HTTP or HTTPS listener")?,
+        };
+        let scheme = match listener.protocol.as_str() {
+            "HTTP" => "http",
+            "HTTPS" => "https",
+            other => {
+                return Err(format!(
+                    "listener {} is {other}, not HTTP or HTTPS",
+                    listener.name
+                ));
+            }
+        };
+        let address = self.status.addresses.first().ok_or(
+            "has no address yet (status.addresses is empty until its controller programs it)",
+        )?;
+        let ip_v6 = address.type_.as_deref().is_none_or(|t| t == "IPAddress")
+            && address.value.contains(':');
+        let host = if ip_v6 {
+            format!("[{}]", address.value)
+        } else {
+            address.value.clone()
+        };
+        let matched = hostnames.first().or(listener.hostname.as_ref());
+        Ok(FrontDoor {
+            url: format!("{scheme}://{host}:{}", listener.port),
+            host: matched.map(|h| match h.strip_prefix("*.") {
+                Some(rest) => format!("bench.{rest}"),
+                None => h.clone(),
+            }),
+        })
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -258,6 +342,88 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
+    }
+
+    fn gateway(json: serde_json::Value) -> Gateway {
+        serde_json::from_value(json).unwrap_or_default()
+    }
+
+    #[test]
+    fn the_front_door_is_the_first_address_and_the_listeners_port_with_the_routes_host() {
+        let gw = gateway(serde_json::json!({
+            "spec": {"listeners": [
+                {"name": "tls", "protocol": "HTTPS", "port": 443, "hostname": "*.infer.example"},
+                {"name": "web", "protocol": "HTTP", "port": 8080},
+            ]},
+            "status": {"addresses": [{"type": "IPAddress", "value": "10.0.0.7"},
+                                     {"value": "10.0.0.8"}]},
+        }));
+        let door = |section, hostnames: &[&str]| {
+            let hostnames: Vec<String> = hostnames.iter().map(|h| h.to_string()).collect();
+            gw.front_door(section, &hostnames)
+        };
+        // No section: the first HTTP listener, and no Host (it matches any).
+        assert_eq!(
+            door(None, &[]),
+            Ok(FrontDoor {
+                url: "http://10.0.0.7:8080".into(),
+                host: None
+            })
+        );
+        // The route's hostname first; a wildcard listener's is sent as a host it matches.
+        assert_eq!(
+            door(None, &["llm.example"]).map(|d| d.host),
+            Ok(Some("llm.example".into()))
+        );
+        assert_eq!(
+            door(Some("tls"), &[]),
+            Ok(FrontDoor {
+                url: "https://10.0.0.7:443".into(),
+                host: Some("bench.infer.example".into())
+            })
+        );
+        assert_eq!(
+            door(Some("grpc"), &[]),
+            Err("has no listener grpc (it has tls, web)".into())
+        );
+        let v6 = gateway(serde_json::json!({
+            "spec": {"listeners": [{"name": "web", "protocol": "HTTP", "port": 80}]},
+            "status": {"addresses": [{"value": "fd00::7"}]},
+        }));
+        assert_eq!(
+            v6.front_door(None, &[]).map(|d| d.url),
+            Ok("http://[fd00::7]:80".into())
+        );
+        let named = gateway(serde_json::json!({
+            "spec": {"listeners": [{"name": "web", "protocol": "HTTP", "port": 80}]},
+            "status": {"addresses": [{"type": "Hostname", "value": "gw.example"}]},
+        }));
+        assert_eq!(
+            named.front_door(None, &[]).map(|d| d.url),
+            Ok("http://gw.example:80".into())
+        );
+        let unprogrammed = gateway(serde_json::json!({
+            "spec": {"listeners": [{"name": "web", "protocol": "HTTP", "port": 80}]},
+        }));
+        assert_eq!(
+            unprogrammed.front_door(None, &[]),
+            Err(
+                "has no address yet (status.addresses is empty until its controller programs it)"
+                    .into()
+            )
+        );
+        let tcp = gateway(serde_json::json!({
+            "spec": {"listeners": [{"name": "raw", "protocol": "TCP", "port": 9000}]},
+            "status": {"addresses": [{"value": "10.0.0.9"}]},
+        }));
+        assert_eq!(
+            tcp.front_door(None, &[]),
+            Err("has no HTTP or HTTPS listener".into())
+        );
+        assert_eq!(
+            tcp.front_door(Some("raw"), &[]),
+            Err("listener raw is TCP, not HTTP or HTTPS".into())
+        );
     }
 
     #[test]

@@ -34,10 +34,11 @@ use summary::Figures;
 
 use crate::{
     apply,
-    cli::{BenchAction, BenchArgs, BenchLoad, GlobalArgs, Output},
+    cli::{BenchAction, BenchArgs, BenchLoad, BenchTarget, GlobalArgs, Output},
     client::{self, Kube},
     duration::{age, human},
     error::{Error, Result, kube_message},
+    gateway_api,
     pod_logs::redact,
     printer::{Cell, Printer, columns},
     view, watch,
@@ -145,6 +146,57 @@ fn target(flag: &str, value: Option<Duration>) -> Result<Option<f64>> {
     }
 }
 
+/// Where the load goes and what it is: `--url`, else `--target` (by default the Gateway of a
+/// GAIE deployment, else the server Service) — the base URL, the `Host` its requests carry, and
+/// how the run names it.
+async fn destination(
+    kube: &Kube,
+    idep: &InferaDeployment,
+    flags: &BenchLoad,
+) -> Result<(String, Option<String>)> {
+    if let Some(url) = &flags.url {
+        return Ok((url.trim_end_matches('/').to_string(), None));
+    }
+    let gaie = idep.spec.gaie.as_ref().filter(|g| g.is_enabled());
+    match (flags.target, gaie) {
+        (Some(BenchTarget::Gateway), None) => Err(Error::Refused(format!(
+            "--target gateway: InferaDeployment {}/{} has no spec.gaie; use --target server or --url",
+            kube.namespace,
+            idep.name_any()
+        ))),
+        (Some(BenchTarget::Gateway) | None, Some(gaie)) => {
+            let namespace = gaie.gateway_namespace.as_deref().unwrap_or(&kube.namespace);
+            let name = &gaie.gateway_name;
+            let api: Api<DynamicObject> = Api::namespaced_with(
+                kube.client.clone(),
+                namespace,
+                &gateway_api::gateway_resource(),
+            );
+            let what = format!("Gateway {namespace}/{name} (spec.gaie.gatewayName)");
+            let object = api
+                .get_opt(name)
+                .await
+                .map_err(|e| Error::kube(format!("reading {what}"), e))?
+                .ok_or_else(|| {
+                    Error::Refused(format!(
+                        "{what} does not exist; create it, or send to the server with --target server"
+                    ))
+                })?;
+            let gateway: gateway_api::Gateway = serde_json::from_value(object.data)
+                .map_err(|e| Error::Refused(format!("unexpected {what}: {e}")))?;
+            let door = gateway
+                .front_door(gaie.gateway_section_name.as_deref(), &gaie.hostnames)
+                .map_err(|why| {
+                    Error::Refused(format!(
+                        "{what} {why}; give --url, or send to the server with --target server"
+                    ))
+                })?;
+            Ok((door.url, door.host))
+        }
+        (Some(BenchTarget::Server) | None, _) => Ok((server_url(kube, idep).await?, None)),
+    }
+}
+
 /// The base URL of the deployment's server: its Service's `http` port, by DNS name.
 async fn server_url(kube: &Kube, idep: &InferaDeployment) -> Result<String> {
     let name = idep.name_any();
@@ -199,16 +251,14 @@ async fn start(name: &str, args: &BenchArgs, global: &GlobalArgs, printer: &Prin
     }
     let kube = client::connect(global).await?;
     let idep = view::deployment(&kube, &kube.namespace, name).await?;
-    let url = match &flags.url {
-        Some(url) => url.trim_end_matches('/').to_string(),
-        None => server_url(&kube, &idep).await?,
-    };
+    let (url, host) = destination(&kube, &idep, flags).await?;
     let backend = serde_json::to_value(idep.spec.backend_framework)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default();
     let load = Load {
         url,
+        host,
         backend,
         model: flags.model.clone(),
         tokenizer: flags.tokenizer.clone(),
@@ -227,7 +277,7 @@ async fn start(name: &str, args: &BenchArgs, global: &GlobalArgs, printer: &Prin
     printer.note(&format!(
         "run {run}: {} to {}, {} tokens in, {} out",
         load.shape.describe(),
-        load.url,
+        load.destination(),
         load.input_tokens,
         load.output_tokens
     ));
@@ -646,7 +696,7 @@ fn print_run(printer: &Printer, view: &RunView, output: Output) -> Result<()> {
                 load.shape.describe(),
                 load.input_tokens,
                 load.output_tokens,
-                load.url,
+                load.destination(),
                 view.state
             );
             let targets: Vec<String> = [

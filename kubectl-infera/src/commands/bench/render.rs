@@ -9,7 +9,9 @@
 //! `Distribution` (`fixed`), `config/reportgen/config.py` (`percentiles`, `goodput.constraints`
 //! in seconds), `main.py:434-439` (the summary printed between markers on stdout) and
 //! `client/modelserver/openai_client.py:119-129` (the model taken from `/v1/models` when none is
-//! named).
+//! named), `config/apis/config.py:67` and `openai_client.py:475-476` (`api.headers` sent with
+//! every request; its aiohttp 3.14.5 lets a `Host` given there replace the URL's,
+//! `aiohttp/client_reqrep.py:1284-1287`).
 
 use std::collections::BTreeMap;
 
@@ -44,6 +46,9 @@ const SCRATCH: &str = "/tmp";
 pub struct Load {
     /// Base URL of the server the requests go to.
     pub url: String,
+    /// The `Host` they carry (a Gateway's route or listener matching hostnames).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// `sglang` or `vllm`: inference-perf's client of that server.
     pub backend: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -58,6 +63,16 @@ pub struct Load {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slo_itl_seconds: Option<f64>,
     pub workers: u32,
+}
+
+impl Load {
+    /// Where it goes: `http://10.0.0.7:80 (Host: llm.example)`.
+    pub fn destination(&self) -> String {
+        match &self.host {
+            Some(host) => format!("{} (Host: {host})", self.url),
+            None => self.url.clone(),
+        }
+    }
 }
 
 /// How the requests are sent (`{"type": "rate", "rate": 2.0, "seconds": 60}`).
@@ -127,8 +142,12 @@ pub fn config(load: &Load) -> Value {
     if !constraints.is_empty() {
         report["goodput"] = json!({"constraints": constraints});
     }
+    let mut api = json!({"type": "completion", "streaming": true});
+    if let Some(host) = &load.host {
+        api["headers"] = json!({"Host": host});
+    }
     let mut config = json!({
-        "api": {"type": "completion", "streaming": true},
+        "api": api,
         "data": {"type": "random", "input_distribution": fixed(load.input_tokens), "output_distribution": fixed(load.output_tokens)},
         "load": {"type": kind, "stages": [stage], "num_workers": load.workers},
         "server": server,

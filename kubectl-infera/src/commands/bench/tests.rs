@@ -21,6 +21,7 @@ fn flags() -> BenchLoad {
         slo_itl: None,
         model: None,
         tokenizer: None,
+        target: None,
         url: None,
         workers: 1,
         image: None,
@@ -30,6 +31,7 @@ fn flags() -> BenchLoad {
 fn load(shape: Shape) -> Load {
     Load {
         url: "http://demo-server.ml.svc.cluster.local:8000".into(),
+        host: None,
         backend: "sglang".into(),
         model: None,
         tokenizer: None,
@@ -133,6 +135,12 @@ fn inference_perf_is_asked_for_fixed_lengths_streamed_and_the_summary_only() {
         requests: 400,
     });
     concurrent.model = Some("m".into());
+    // Through a Gateway whose route matches a hostname: every request carries it.
+    concurrent.host = Some("llm.example".into());
+    assert_eq!(
+        render::config(&concurrent)["api"],
+        json!({"type": "completion", "streaming": true, "headers": {"Host": "llm.example"}})
+    );
     let config = render::config(&concurrent);
     assert_eq!(
         config["load"],

@@ -18,7 +18,7 @@ use k8s_openapi::{
 use kube::{
     Api, Client, ResourceExt,
     api::{DynamicObject, ListParams, Patch, PatchParams, PostParams},
-    core::{ApiResource, GroupVersionKind},
+    core::ApiResource,
 };
 
 use super::{optional, read_error};
@@ -234,10 +234,7 @@ pub(super) async fn read_gaie(client: &Client, f: &mut Facts) {
 
 /// One Gateway (`gateway.networking.k8s.io/v1`), or `None` when it (or its CRD) does not exist.
 async fn gateway(client: &Client, namespace: &str, name: &str) -> Read<Option<Gateway>> {
-    let resource = ApiResource::from_gvk_with_plural(
-        &GroupVersionKind::gvk(gateway_api::GROUP, "v1", "Gateway"),
-        "gateways",
-    );
+    let resource = gateway_api::gateway_resource();
     let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), namespace, &resource);
     match api.get_opt(name).await.map_err(read_error)? {
         None => Ok(None),
