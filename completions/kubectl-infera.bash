@@ -416,7 +416,7 @@ _kubectl__infera() {
             return 0
             ;;
         kubectl__subcmd__infera__subcmd__bench)
-            opts="-o -n -v -h -V --input-tokens --output-tokens --rate --duration --concurrency --requests --slo-ttft --slo-itl --model --tokenizer --target --url --workers --image --no-wait --timeout --output --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --color --v --help --version list show compare help"
+            opts="-o -n -v -h -V --input-tokens --output-tokens --shared-prefix --prefix-groups --prompts-per-group --rate --duration --concurrency --requests --slo-ttft --slo-itl --model --tokenizer --target --url --workers --image --no-wait --timeout --output --kubeconfig --context --cluster --user --namespace --as --as-group --request-timeout --color --v --help --version list show compare help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -427,6 +427,18 @@ _kubectl__infera() {
                     return 0
                     ;;
                 --output-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --shared-prefix)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prefix-groups)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prompts-per-group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

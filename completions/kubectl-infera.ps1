@@ -540,6 +540,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-infera' -ScriptBlock {
         'kubectl-infera;bench' {
             [CompletionResult]::new('--input-tokens', '--input-tokens', [CompletionResultType]::ParameterName, 'Tokens of each prompt')
             [CompletionResult]::new('--output-tokens', '--output-tokens', [CompletionResultType]::ParameterName, 'Tokens generated for each prompt (end of sequence ignored)')
+            [CompletionResult]::new('--shared-prefix', '--shared-prefix', [CompletionResultType]::ParameterName, 'Tokens at the start of each prompt that the other prompts of its group share (of --input-tokens): measures prefix caching and cache-aware routing')
+            [CompletionResult]::new('--prefix-groups', '--prefix-groups', [CompletionResultType]::ParameterName, 'Groups of prompts, each with a prefix of its own [default: 10]')
+            [CompletionResult]::new('--prompts-per-group', '--prompts-per-group', [CompletionResultType]::ParameterName, 'Distinct prompts in each group [default: 10]')
             [CompletionResult]::new('--rate', '--rate', [CompletionResultType]::ParameterName, 'Requests per second, sent at a constant rate for --duration [default: 2]')
             [CompletionResult]::new('--duration', '--duration', [CompletionResultType]::ParameterName, 'How long to send at --rate')
             [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'Requests in flight at once, instead of a rate (with --requests)')

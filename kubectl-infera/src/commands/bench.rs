@@ -108,6 +108,30 @@ pub enum State {
     Lost,
 }
 
+/// Prompts in groups of 10 × 10 by default.
+const DEFAULT_GROUPS: u32 = 10;
+const DEFAULT_PROMPTS_PER_GROUP: u32 = 10;
+
+/// The shared prefix of the prompts from the flags, checked before anything is sent: each prompt
+/// is its group's prefix and a question of its own, so the prefix is shorter than a prompt.
+pub fn shared_prefix(load: &BenchLoad) -> Result<Option<render::SharedPrefix>> {
+    let Some(tokens) = load.shared_prefix else {
+        return Ok(None);
+    };
+    if tokens >= load.input_tokens {
+        return Err(Error::Usage(format!(
+            "--shared-prefix {tokens} must be below --input-tokens {}: each prompt is its group's prefix and a question of its own, e.g. --input-tokens {} --shared-prefix {tokens}",
+            load.input_tokens,
+            tokens.saturating_mul(2)
+        )));
+    }
+    Ok(Some(render::SharedPrefix {
+        tokens,
+        groups: load.prefix_groups.unwrap_or(DEFAULT_GROUPS),
+        prompts_per_group: load.prompts_per_group.unwrap_or(DEFAULT_PROMPTS_PER_GROUP),
+    }))
+}
+
 /// The shape of the load from the flags, checked before anything is sent.
 pub fn shape(load: &BenchLoad) -> Result<Shape> {
     if let Some(concurrency) = load.concurrency {
@@ -240,6 +264,7 @@ async fn server_url(kube: &Kube, idep: &InferaDeployment) -> Result<String> {
 async fn start(name: &str, args: &BenchArgs, global: &GlobalArgs, printer: &Printer) -> Result<()> {
     let flags = &args.load;
     let shape = shape(flags)?;
+    let shared_prefix = shared_prefix(flags)?;
     let slo_ttft_seconds = target("--slo-ttft", flags.slo_ttft)?;
     let slo_itl_seconds = target("--slo-itl", flags.slo_itl)?;
     if let Some(url) = &flags.url
@@ -264,6 +289,7 @@ async fn start(name: &str, args: &BenchArgs, global: &GlobalArgs, printer: &Prin
         tokenizer: flags.tokenizer.clone(),
         input_tokens: flags.input_tokens,
         output_tokens: flags.output_tokens,
+        shared_prefix,
         shape,
         slo_ttft_seconds,
         slo_itl_seconds,
@@ -275,11 +301,10 @@ async fn start(name: &str, args: &BenchArgs, global: &GlobalArgs, printer: &Prin
     let image = flags.image.as_deref().unwrap_or(render::IMAGE);
     let run = write(&kube, &idep, &load, image, wait, printer).await?;
     printer.note(&format!(
-        "run {run}: {} to {}, {} tokens in, {} out",
+        "run {run}: {} to {}, {}",
         load.shape.describe(),
         load.destination(),
-        load.input_tokens,
-        load.output_tokens
+        load.lengths()
     ));
     if args.no_wait {
         printer.note(&format!(
@@ -690,12 +715,11 @@ fn print_run(printer: &Printer, view: &RunView, output: Output) -> Result<()> {
         Output::Table | Output::Wide => {
             let load = &view.load;
             let mut text = format!(
-                "Run:         {}\nDeployment:  {}\nLoad:        {}, {} tokens in, {} out, to {}\nState:       {:?}\n",
+                "Run:         {}\nDeployment:  {}\nLoad:        {}, {}, to {}\nState:       {:?}\n",
                 view.run,
                 view.deployment,
                 load.shape.describe(),
-                load.input_tokens,
-                load.output_tokens,
+                load.lengths(),
                 load.destination(),
                 view.state
             );
@@ -838,11 +862,10 @@ async fn compare(
             let mut text = String::new();
             for view in &views {
                 text.push_str(&format!(
-                    "{}: {}, {} tokens in, {} out\n",
+                    "{}: {}, {}\n",
                     view.run,
                     view.load.shape.describe(),
-                    view.load.input_tokens,
-                    view.load.output_tokens
+                    view.load.lengths()
                 ));
             }
             text.push('\n');

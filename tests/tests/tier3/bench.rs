@@ -3,7 +3,7 @@
 //! name) and streams completions through upstream's router to the stand-in engine, whose tokens
 //! take `INFERA_STANDIN_TOKEN_SECONDS` each (20 ms): the figures printed are inference-perf's own
 //! (its summary, kept in the run's ConfigMap), and the inter-token latency they show is the
-//! stand-in's. A second, longer run is compared with the first. `tests/run-e2e.sh` runs it alone:
+//! stand-in's. A second, longer run, of prompts that share prefixes, is compared with the first. `tests/run-e2e.sh` runs it alone:
 //! latencies measured on a saturated CPU are the CPU's.
 
 use infera_e2e::{k8s_openapi::api::core::v1::ConfigMap, kube::Api, plugin::kubectl};
@@ -120,6 +120,8 @@ async fn tier3_bench_measures_the_stand_ins_latencies_through_the_router_and_com
     )?;
 
     // Four times the tokens out: the requests take a second longer end to end; compare says so.
+    // Its prompts share prefixes (inference-perf's shared_prefix dataset: 2 groups of 5 prompts,
+    // 32 of their 64 tokens their group's).
     tokio::time::sleep(std::time::Duration::from_secs(1)).await;
     let second = bench(
         n,
@@ -132,6 +134,12 @@ async fn tier3_bench_measures_the_stand_ins_latencies_through_the_router_and_com
             "64",
             "--output-tokens",
             "64",
+            "--shared-prefix",
+            "32",
+            "--prefix-groups",
+            "2",
+            "--prompts-per-group",
+            "5",
         ],
     )
     .await?;
@@ -140,7 +148,12 @@ async fn tier3_bench_measures_the_stand_ins_latencies_through_the_router_and_com
         second["figures"]["e2eSeconds"]["p50"]
             .as_f64()
             .unwrap_or_default()
-            > p50("e2eSeconds"),
+            > p50("e2eSeconds")
+            && second["figures"]["succeeded"]
+                .as_u64()
+                .is_some_and(|n| n >= 15)
+            && second["load"]["sharedPrefix"]
+                == serde_json::json!({"tokens": 32, "groups": 2, "promptsPerGroup": 5}),
         "{first:#}\n{second:#}"
     );
     let listed = kubectl(&["infera", "bench", "list", "measured", "-n", n])

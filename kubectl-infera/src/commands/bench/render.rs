@@ -57,6 +57,9 @@ pub struct Load {
     pub tokenizer: Option<String>,
     pub input_tokens: u32,
     pub output_tokens: u32,
+    /// The first tokens of each prompt shared within its group; none: every prompt random.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_prefix: Option<SharedPrefix>,
     pub shape: Shape,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slo_ttft_seconds: Option<f64>,
@@ -65,7 +68,28 @@ pub struct Load {
     pub workers: u32,
 }
 
+/// Prompts in `groups`, `prompts_per_group` distinct ones each, whose first `tokens` are their
+/// group's (inference-perf's `shared_prefix` dataset).
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct SharedPrefix {
+    pub tokens: u32,
+    pub groups: u32,
+    pub prompts_per_group: u32,
+}
+
 impl Load {
+    /// The lengths: `1024 tokens in (768 shared in 10 groups), 128 out`.
+    pub fn lengths(&self) -> String {
+        let shared = self.shared_prefix.map_or_else(String::new, |p| {
+            format!(" ({} shared in {} groups)", p.tokens, p.groups)
+        });
+        format!(
+            "{} tokens in{shared}, {} out",
+            self.input_tokens, self.output_tokens
+        )
+    }
+
     /// Where it goes: `http://10.0.0.7:80 (Host: llm.example)`.
     pub fn destination(&self) -> String {
         match &self.host {
@@ -109,11 +133,25 @@ impl Shape {
     }
 }
 
-/// inference-perf's config for `load`: random prompts of exactly `input_tokens`, `output_tokens`
-/// generated each (end of sequence ignored), streamed completions, the summary only, reports
-/// written to the pod's scratch directory (the summary reaches us through the log).
+/// inference-perf's config for `load`: prompts of exactly `input_tokens` — random, or with a
+/// shared prefix (`config/datagen/config.py:48-74`: each group's system prompt, then a question of
+/// the prompt's own; the prompts shuffled once and sent in turn,
+/// `datagen/synthetic/shared_prefix_datagen.py:153-193,286-294`) — `output_tokens` generated each
+/// (end of sequence ignored), streamed completions, the summary only, reports written to the pod's
+/// scratch directory (the summary reaches us through the log).
 pub fn config(load: &Load) -> Value {
     let fixed = |n: u32| json!({"type": "fixed", "min": n, "max": n, "mean": n, "std_dev": 0});
+    let data = match load.shared_prefix {
+        None => json!({"type": "random", "input_distribution": fixed(load.input_tokens),
+            "output_distribution": fixed(load.output_tokens)}),
+        Some(prefix) => json!({"type": "shared_prefix", "shared_prefix": {
+            "num_groups": prefix.groups,
+            "num_prompts_per_group": prefix.prompts_per_group,
+            "system_prompt_len": prefix.tokens,
+            "question_len": load.input_tokens.saturating_sub(prefix.tokens),
+            "output_len": load.output_tokens,
+        }}),
+    };
     let stage = match load.shape {
         Shape::Rate { rate, seconds } => json!({"rate": rate, "duration": seconds}),
         Shape::Concurrency {
@@ -148,7 +186,7 @@ pub fn config(load: &Load) -> Value {
     }
     let mut config = json!({
         "api": api,
-        "data": {"type": "random", "input_distribution": fixed(load.input_tokens), "output_distribution": fixed(load.output_tokens)},
+        "data": data,
         "load": {"type": kind, "stages": [stage], "num_workers": load.workers},
         "server": server,
         "report": report,

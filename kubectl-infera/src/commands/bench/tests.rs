@@ -3,8 +3,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{
-    render::{self, Load, Shape},
-    shape,
+    render::{self, Load, Shape, SharedPrefix},
+    shape, shared_prefix,
     summary::{self, Figures, Percentiles},
 };
 use crate::{cli::BenchLoad, error::Error};
@@ -21,6 +21,9 @@ fn flags() -> BenchLoad {
         slo_itl: None,
         model: None,
         tokenizer: None,
+        shared_prefix: None,
+        prefix_groups: None,
+        prompts_per_group: None,
         target: None,
         url: None,
         workers: 1,
@@ -37,6 +40,7 @@ fn load(shape: Shape) -> Load {
         tokenizer: None,
         input_tokens: 1024,
         output_tokens: 128,
+        shared_prefix: None,
         shape,
         slo_ttft_seconds: None,
         slo_itl_seconds: None,
@@ -76,6 +80,45 @@ fn the_load_is_two_per_second_for_a_minute_unless_told() {
             concurrency: 16,
             requests: 160
         })
+    );
+}
+
+#[test]
+fn a_shared_prefix_is_a_part_of_each_prompt_in_ten_groups_of_ten_unless_told() {
+    assert_eq!(shared_prefix(&flags()).ok(), Some(None));
+    let told = BenchLoad {
+        shared_prefix: Some(768),
+        ..flags()
+    };
+    let prefix = SharedPrefix {
+        tokens: 768,
+        groups: 10,
+        prompts_per_group: 10,
+    };
+    assert_eq!(shared_prefix(&told).ok(), Some(Some(prefix)));
+    let grouped = BenchLoad {
+        prefix_groups: Some(4),
+        prompts_per_group: Some(50),
+        ..told
+    };
+    assert_eq!(
+        shared_prefix(&grouped).ok(),
+        Some(Some(SharedPrefix {
+            groups: 4,
+            prompts_per_group: 50,
+            ..prefix
+        }))
+    );
+    // The whole prompt cannot be the prefix: the flag is named with a length that works.
+    let Err(Error::Usage(message)) = shared_prefix(&BenchLoad {
+        shared_prefix: Some(1024),
+        ..flags()
+    }) else {
+        panic!("a prefix as long as the prompt accepted");
+    };
+    assert_eq!(
+        message,
+        "--shared-prefix 1024 must be below --input-tokens 1024: each prompt is its group's prefix and a question of its own, e.g. --input-tokens 2048 --shared-prefix 1024"
     );
 }
 
@@ -135,6 +178,21 @@ fn inference_perf_is_asked_for_fixed_lengths_streamed_and_the_summary_only() {
         requests: 400,
     });
     concurrent.model = Some("m".into());
+    // A shared prefix: inference-perf's shared_prefix dataset, the question the rest of a prompt.
+    concurrent.shared_prefix = Some(SharedPrefix {
+        tokens: 768,
+        groups: 4,
+        prompts_per_group: 25,
+    });
+    assert_eq!(
+        render::config(&concurrent)["data"],
+        json!({"type": "shared_prefix", "shared_prefix": {"num_groups": 4, "num_prompts_per_group": 25,
+            "system_prompt_len": 768, "question_len": 256, "output_len": 128}})
+    );
+    assert_eq!(
+        concurrent.lengths(),
+        "1024 tokens in (768 shared in 4 groups), 128 out"
+    );
     // Through a Gateway whose route matches a hostname: every request carries it.
     concurrent.host = Some("llm.example".into());
     assert_eq!(
