@@ -112,15 +112,7 @@ pub async fn run(
             .any(|crd| crd.name == name)
             .then_some(())
     });
-    // Ready once the caches are filled (they fill as the controller below polls their watches).
-    ctx.observed.track_sync();
-    let (observed, ready) = (ctx.observed.clone(), metrics.clone());
-    tokio::spawn(async move {
-        while !observed.synced() {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        ready.set_ready(true);
-    });
+    ready_when_synced(&ctx, metrics.clone());
     // After an outage of the API every deployment is looked at at once, instead of each waiting
     // out the backoff its failures during the outage earned.
     let planner = tokio::spawn(crate::planner::run(ctx.clone(), planned));
@@ -139,6 +131,19 @@ pub async fn run(
         .await;
     planner.abort();
     info!("controller stopped");
+}
+
+/// Marks the operator ready once the caches are filled (they fill as the controller polls their
+/// watches).
+fn ready_when_synced(ctx: &Context, metrics: Arc<Metrics>) {
+    ctx.observed.track_sync();
+    let observed = ctx.observed.clone();
+    tokio::spawn(async move {
+        while !observed.synced() {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        metrics.set_ready(true);
+    });
 }
 
 /// What the end of one reconcile tells the fairness gate, logged: the deployment reconciled (its

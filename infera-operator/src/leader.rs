@@ -13,7 +13,12 @@ use k8s_openapi::{
 use kube::{Api, api::PostParams};
 use tracing::{info, warn};
 
-use crate::Error;
+use futures::{
+    FutureExt,
+    future::{BoxFuture, Shared},
+};
+
+use crate::{Error, metrics::Metrics};
 
 /// Where the Lease lives and how it is held.
 #[derive(Clone, Debug)]
@@ -32,6 +37,51 @@ pub struct LeaseConfig {
 struct Observed {
     record: (Option<String>, Option<MicroTime>),
     since: Instant,
+}
+
+/// Waits for the Lease (or `shutdown`), then runs `run` as the leader until `shutdown` or until
+/// the Lease is lost, and gives the Lease up. Returns why it was lost, if it was: the caller
+/// exits, so that a fresh replica stands by.
+pub async fn lead<F, R>(
+    api: &Api<Lease>,
+    config: &LeaseConfig,
+    metrics: &Metrics,
+    shutdown: Shared<BoxFuture<'static, ()>>,
+    run: F,
+) -> Option<String>
+where
+    F: FnOnce(Shared<BoxFuture<'static, ()>>) -> R,
+    R: Future<Output = ()>,
+{
+    tokio::select! {
+        () = shutdown.clone() => return None,
+        () = acquire(api, config) => {}
+    }
+    metrics.set_leader(true);
+    let (lost_tx, lost_rx) = tokio::sync::oneshot::channel();
+    let holder = {
+        let (api, config) = (api.clone(), config.clone());
+        tokio::spawn(async move {
+            let _ = lost_tx.send(crate::chain(&hold(&api, &config).await));
+        })
+    };
+    let lost = lost_rx.shared();
+    let stop = {
+        let lost = lost.clone();
+        async move {
+            tokio::select! { () = shutdown => {}, _ = lost => {} }
+        }
+        .boxed()
+        .shared()
+    };
+    run(stop).await;
+    metrics.set_leader(false);
+    if let Some(Ok(reason)) = lost.now_or_never() {
+        return Some(reason);
+    }
+    holder.abort();
+    release(api, config).await;
+    None
 }
 
 /// Waits until this replica holds the Lease; API errors are logged and retried.

@@ -98,36 +98,13 @@ async fn main() -> anyhow::Result<()> {
         duration: Duration::from_secs(args.lease_duration),
         retry: Duration::from_secs(args.lease_duration.div_ceil(3).max(1)),
     };
+    // Ready as a standby: only the leader reconciles.
     metrics.set_ready(true);
-    tokio::select! {
-        () = shutdown.clone() => return Ok(()),
-        () = leader::acquire(&leases, &lease) => {}
-    }
-    metrics.set_leader(true);
-    let (lost_tx, lost_rx) = tokio::sync::oneshot::channel();
-    let holder = {
-        let (leases, lease) = (leases.clone(), lease.clone());
-        tokio::spawn(async move {
-            let _ = lost_tx.send(infera_operator::chain(&leader::hold(&leases, &lease).await));
-        })
-    };
-    let lost = lost_rx.shared();
-    let stop = {
-        let (shutdown, lost) = (shutdown.clone(), lost.clone());
-        async move {
-            tokio::select! { () = shutdown => {}, _ = lost => {} }
-        }
-        .boxed()
-        .shared()
-    };
-    controller::run(client, metrics.clone(), settings, stop).await;
-    metrics.set_leader(false);
-    if let Some(Ok(reason)) = lost.now_or_never() {
+    let run = |stop| controller::run(client, metrics.clone(), settings, stop);
+    if let Some(reason) = leader::lead(&leases, &lease, &metrics, shutdown, run).await {
         error!(error = %reason, "lost leadership; exiting so a fresh replica can stand by");
         std::process::exit(1);
     }
-    holder.abort();
-    leader::release(&leases, &lease).await;
     Ok(())
 }
 

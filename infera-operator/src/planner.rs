@@ -108,50 +108,42 @@ pub async fn run(ctx: Arc<Context>, deployments: Store<InferaDeployment>) {
             };
             planned.insert(key.clone());
             let interval = Duration::from_secs(planner.interval_seconds.unsigned_abs());
-            if let Some(url) = &planner.prometheus {
-                if asked.get(&key).is_some_and(|at| at.elapsed() < interval) {
-                    continue;
-                }
-                asked.insert(key, Instant::now());
-                let (queries, order) = questions(&valid, interval);
-                let client = match prometheus_clients.get(url) {
-                    Some(client) => Ok(client.clone()),
-                    None => prometheus_client(url).inspect(|client| {
-                        prometheus_clients.insert(url.clone(), client.clone());
-                    }),
-                };
-                let seen = match client {
-                    Ok(client) => ask(client, queries, order).await,
-                    Err(why) => Err(why),
-                }
-                .unwrap_or_else(|why| {
-                    warn!(
-                        deployment = idep.name_any(),
-                        prometheus = url,
-                        error = why,
-                        "no metrics from Prometheus"
-                    );
-                    (Vec::new(), None, None)
-                });
-                let pods = ctx.observed.snapshot(&idep).pods;
-                if let Err(error) = look(&ctx, &idep, &valid, &planner, &seen, &pods).await {
-                    warn!(deployment = idep.name_any(), error = %chain(&error), "the planner could not act");
-                }
-                continue;
-            }
-            if readings
-                .get(&key)
-                .is_some_and(|r| r.at.elapsed() < interval)
-            {
-                continue;
-            }
             let pods = ctx.observed.snapshot(&idep).pods;
-            let reading = read(&http, &valid, &pods).await;
-            // A reading more than two intervals old (a lost lead, a slow loop) is no window.
-            let earlier = readings
-                .remove(&key)
-                .filter(|e| e.at.elapsed() < interval * 2 + TICK);
-            let seen = earlier.map(|earlier| between(&valid, &earlier, &reading));
+            let seen = match &planner.prometheus {
+                Some(url) => {
+                    if asked.get(&key).is_some_and(|at| at.elapsed() < interval) {
+                        continue;
+                    }
+                    asked.insert(key, Instant::now());
+                    let asking = from_prometheus(&mut prometheus_clients, url, &valid, interval);
+                    Some(asking.await.unwrap_or_else(|why| {
+                        warn!(
+                            deployment = idep.name_any(),
+                            prometheus = url,
+                            error = why,
+                            "no metrics from Prometheus"
+                        );
+                        (Vec::new(), None, None)
+                    }))
+                }
+                None => {
+                    if readings
+                        .get(&key)
+                        .is_some_and(|r| r.at.elapsed() < interval)
+                    {
+                        continue;
+                    }
+                    let reading = read(&http, &valid, &pods).await;
+                    // A reading more than two intervals old (a lost lead, a slow loop) is no
+                    // window.
+                    let earlier = readings
+                        .remove(&key)
+                        .filter(|e| e.at.elapsed() < interval * 2 + TICK);
+                    let seen = earlier.map(|earlier| between(&valid, &earlier, &reading));
+                    readings.insert(key, reading);
+                    seen
+                }
+            };
             if let Some(seen) = seen
                 && let Err(error) = look(&ctx, &idep, &valid, &planner, &seen, &pods).await
             {
@@ -162,7 +154,6 @@ pub async fn run(ctx: Arc<Context>, deployments: Store<InferaDeployment>) {
                     "the planner could not act"
                 );
             }
-            readings.insert(key, reading);
         }
         readings.retain(|key, _| planned.contains(key));
         asked.retain(|key, _| planned.contains(key));
@@ -285,10 +276,25 @@ fn questions(valid: &ValidDeployment, interval: Duration) -> (Vec<Question>, Vec
     (by_pool.chain(whole).collect(), order)
 }
 
-/// A client of the Prometheus at `url` (validation made it an HTTP URL).
-fn prometheus_client(url: &str) -> std::result::Result<kube::Client, String> {
-    let uri: http::Uri = url.parse().map_err(|e| format!("{e}"))?;
-    kube::Client::try_from(kube::Config::new(uri)).map_err(|e| chain(&e))
+/// What the Prometheus at `url` saw of `valid` over the last `interval`; its client made once
+/// and kept in `clients` (validation made `url` an HTTP URL).
+async fn from_prometheus(
+    clients: &mut HashMap<String, kube::Client>,
+    url: &str,
+    valid: &ValidDeployment,
+    interval: Duration,
+) -> std::result::Result<Seen, String> {
+    let client = match clients.get(url) {
+        Some(client) => client.clone(),
+        None => {
+            let uri: http::Uri = url.parse().map_err(|e| format!("{e}"))?;
+            let client = kube::Client::try_from(kube::Config::new(uri)).map_err(|e| chain(&e))?;
+            clients.insert(url.to_string(), client.clone());
+            client
+        }
+    };
+    let (queries, order) = questions(valid, interval);
+    ask(client, queries, order).await
 }
 
 /// The figures of the `queries` (each pool's load, the deployment's p95s) from the Prometheus of

@@ -44,6 +44,15 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(total)
 }
 
+/// Seconds as people read latencies: `850ms`, `1.24s`.
+pub fn latency(seconds: f64) -> String {
+    if seconds < 1.0 {
+        format!("{:.0}ms", seconds * 1000.0)
+    } else {
+        format!("{seconds:.2}s")
+    }
+}
+
 /// `1m30s`, `45s`, `2h0m`: short human form for messages.
 pub fn human(duration: Duration) -> String {
     let secs = duration.as_secs();

@@ -99,30 +99,8 @@ pub fn candidates(words: &[String]) -> (Vec<String>, u8, Option<Dynamic>) {
         .get_arguments()
         .chain(root.get_arguments())
         .collect();
-    // A flag's value?
-    if previous.starts_with('-') && !previous.contains('=') {
-        let flag = all_args.iter().find(|a| {
-            a.get_long().is_some_and(|l| previous == format!("--{l}"))
-                || a.get_short().is_some_and(|s| previous == format!("-{s}"))
-        });
-        if let Some(arg) = flag.filter(|a| a.get_action().takes_values()) {
-            let id = arg.get_id().as_str();
-            if id == "namespace" {
-                return (vec![], NO_FILE, Some(Dynamic::Namespaces));
-            }
-            if matches!(id, "file" | "kubeconfig" | "save" | "for_file") {
-                return (vec![], FILES, None);
-            }
-            let values: Vec<String> = arg
-                .get_possible_values()
-                .iter()
-                .filter(|v| !v.is_hide_set())
-                .map(PossibleValue::get_name)
-                .filter(|v| v.starts_with(current))
-                .map(String::from)
-                .collect();
-            return (values, NO_FILE, None);
-        }
+    if let Some(value) = flag_value(previous, current, &all_args) {
+        return value;
     }
     if current.starts_with('-') {
         let flags = all_args
@@ -179,6 +157,41 @@ pub fn candidates(words: &[String]) -> (Vec<String>, u8, Option<Dynamic>) {
         return (shells.collect(), NO_FILE, None);
     }
     (vec![], NO_FILE, None)
+}
+
+/// The candidates for the value of the flag `previous` (among `args`) whose typing began as
+/// `current`; `None` when `previous` is no flag that takes a value.
+fn flag_value(
+    previous: &str,
+    current: &str,
+    args: &[&clap::Arg],
+) -> Option<(Vec<String>, u8, Option<Dynamic>)> {
+    if !previous.starts_with('-') || previous.contains('=') {
+        return None;
+    }
+    let arg = args.iter().find(|a| {
+        a.get_long().is_some_and(|l| previous == format!("--{l}"))
+            || a.get_short().is_some_and(|s| previous == format!("-{s}"))
+    })?;
+    if !arg.get_action().takes_values() {
+        return None;
+    }
+    let id = arg.get_id().as_str();
+    if id == "namespace" {
+        return Some((vec![], NO_FILE, Some(Dynamic::Namespaces)));
+    }
+    if matches!(id, "file" | "kubeconfig" | "save" | "for_file") {
+        return Some((vec![], FILES, None));
+    }
+    let values: Vec<String> = arg
+        .get_possible_values()
+        .iter()
+        .filter(|v| !v.is_hide_set())
+        .map(PossibleValue::get_name)
+        .filter(|v| v.starts_with(current))
+        .map(String::from)
+        .collect();
+    Some((values, NO_FILE, None))
 }
 
 /// The positional words among `words`: not flags, nor the values of flags that take one.

@@ -129,11 +129,7 @@ enum Unit {
 
 /// `12ms`, `1.84s`; `-` when absent.
 pub fn seconds(value: Option<f64>) -> String {
-    match value {
-        None => "-".into(),
-        Some(s) if s < 1.0 => format!("{:.0}ms", s * 1000.0),
-        Some(s) => format!("{s:.2}s"),
-    }
+    value.map_or_else(|| "-".into(), crate::duration::latency)
 }
 
 fn value(value: Option<f64>, unit: Unit) -> String {

@@ -5,7 +5,7 @@ use infera_core::load::Percentiles;
 use k8s_openapi::jiff::{Timestamp, Unit};
 
 use crate::{
-    duration::age,
+    duration::{age, latency},
     printer::{Cell, Printer, Style, columns, lines, table},
     view::{Detail, GatewaySection, LoadSection, Lookup, PlannerSection, Summary, WarningRow},
 };
@@ -262,7 +262,7 @@ fn load(printer: &Printer, l: &LoadSection) -> String {
     let rate = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.1}"));
     let percentiles = |p: Option<Percentiles>| {
         p.map_or("-".into(), |p| {
-            format!("{}/{}", seconds(p.p50), seconds(p.p95))
+            format!("{}/{}", latency(p.p50), latency(p.p95))
         })
     };
     let rows = l.pools.iter().map(|p| {
@@ -319,20 +319,11 @@ fn load(printer: &Printer, l: &LoadSection) -> String {
     out
 }
 
-/// Seconds as people read latencies: `850ms`, `1.24s`.
-fn seconds(value: f64) -> String {
-    if value < 1.0 {
-        format!("{:.0}ms", value * 1000.0)
-    } else {
-        format!("{value:.2}s")
-    }
-}
-
 /// The SLO planner: its mode, the latencies it last saw against their targets, and per pool the
 /// replicas it recommends with why; with `decisions` (at `now`), its last changes, newest first.
 pub fn planner(printer: &Printer, p: &PlannerSection, decisions: Option<Timestamp>) -> String {
     let observed = |value: Option<f64>, target: f64| {
-        let text = value.map_or("-".into(), seconds);
+        let text = value.map_or("-".into(), latency);
         let style = match value {
             Some(v) if v > target => Some(Style::Bad),
             Some(_) => Some(Style::Good),
@@ -344,7 +335,7 @@ pub fn planner(printer: &Printer, p: &PlannerSection, decisions: Option<Timestam
                 Some(style) => printer.paint(style, &text),
                 None => text,
             },
-            seconds(target)
+            latency(target)
         )
     };
     let status = p.status.as_ref();
