@@ -9,7 +9,8 @@
 #    with the licence files of its modules under /licenses/): the operator's default NATS image.
 # 3. infera-operator for linux amd64 + arm64 (static, musl) -> target/image/, with the NATS image
 #    pinned by digest (INFERA_NATS_IMAGE=REPO:TAG@sha256:..., read by infera-core's NATS_IMAGE) and
-#    the third-party notices and CycloneDX SBOM of its crates under /licenses/ (release/notices.py).
+#    the third-party notices and CycloneDX SBOM of its crates under /licenses/ (release/notices.py);
+#    the SBOM also attached to the image index as an OCI referrer -> target/image-sbom/.
 # 4. kubectl-infera for the five Krew platforms, with both images pinned by digest
 #    (INFERA_OPERATOR_IMAGE=REPO@sha256:..., read by kubectl-infera/src/bundle.rs).
 # 5. krew/package.sh -> target/krew/kubectl-infera_<V>_<platform>.tar.gz (the binary, LICENSE, its
@@ -68,10 +69,11 @@ key="$({
   go version
 } | sha256sum | cut -c1-16)"
 OUTPUTS="$RELEASE_CACHE/outputs"
-if [[ -z $REBUILD && -f "$OUTPUTS/$key/krew/infera.yaml" && -f "$OUTPUTS/$key/nats-image/index.json" ]]; then
-  rm -rf target/krew target/image target/nats-image target/install
+if [[ -z $REBUILD && -f "$OUTPUTS/$key/krew/infera.yaml" && -f "$OUTPUTS/$key/nats-image/index.json" &&
+  -f "$OUTPUTS/$key/image-sbom/index.json" ]]; then
+  rm -rf target/krew target/image target/image-sbom target/nats-image target/install
   mkdir -p target
-  cp -a "$OUTPUTS/$key/krew" "$OUTPUTS/$key/image" "$OUTPUTS/$key/nats-image" target/
+  cp -a "$OUTPUTS/$key/krew" "$OUTPUTS/$key/image" "$OUTPUTS/$key/image-sbom" "$OUTPUTS/$key/nats-image" target/
   [[ ! -d "$OUTPUTS/$key/install" ]] || cp -a "$OUTPUTS/$key/install" target/
   log "release $VERSION: inputs unchanged since the build $key, outputs reused: target/krew/, target/image/ ($(cat target/krew/operator-image.txt)), target/nats-image/"
   exit 0
@@ -167,7 +169,8 @@ done
 notices="$RELEASE_TARGET_DIR/operator-notices"
 rm -rf "$notices"
 release/notices.py --package infera-operator "${triples[@]}" --out "$notices"
-digest="$(python3 release/image.py --out target/image --version "$VERSION" --notices "$notices" "${images[@]}")"
+digest="$(python3 release/image.py --out target/image --version "$VERSION" --notices "$notices" \
+  --sbom "$notices/sbom.cdx.json" --sbom-out target/image-sbom "${images[@]}")"
 export INFERA_OPERATOR_IMAGE="$IMAGE_REPO@$digest"
 
 log "kubectl-infera for $PLATFORMS (operator image $INFERA_OPERATOR_IMAGE)"
@@ -205,7 +208,7 @@ for a in $ARCHES; do
 done
 # Keep this build's outputs for the next run with the same inputs, and the two newest others.
 mkdir -p "$OUTPUTS/$key.tmp"
-cp -a target/krew target/image target/nats-image "$OUTPUTS/$key.tmp/"
+cp -a target/krew target/image target/image-sbom target/nats-image "$OUTPUTS/$key.tmp/"
 [[ ! -d target/install ]] || cp -a target/install "$OUTPUTS/$key.tmp/"
 rm -rf "${OUTPUTS:?}/$key" && mv "$OUTPUTS/$key.tmp" "$OUTPUTS/$key"
 find "$OUTPUTS" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' | sort -rn | tail -n +4 | cut -d" " -f2- | xargs -r rm -rf

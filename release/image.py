@@ -2,7 +2,7 @@
 """Writes an image of one static binary as an OCI image layout: one index of linux/amd64 and/or arm64.
 
     release/image.py --out DIR --version V [--binary NAME --source URL --licenses SPDX
-                     --notices DIR] amd64=PATH arm64=PATH
+                     --notices DIR] [--sbom FILE --sbom-out DIR] amd64=PATH arm64=PATH
 
 Each platform's image is one layer holding only the static binary at /NAME (mode 0755, owner 0:0,
 mtime 0) and, with --notices, the licence files of what it was built from under /licenses/: no
@@ -16,6 +16,14 @@ Reproducible by construction: sorted JSON, fixed timestamps (created = the epoch
 name or mtime. The same binaries give the same index digest, printed on stdout as sha256:....
 The layout follows the OCI image spec v1.1 (image-layout.md, manifest.md, config.md,
 image-index.md); `crane push DIR REF` (go-containerregistry, cmd/crane/cmd/push.go) reads it.
+
+With --sbom, a CycloneDX SBOM (JSON) is attached to the index as an OCI 1.1 referrer, in a layout
+of its own (--sbom-out): an artifact manifest (artifactType application/vnd.cyclonedx+json, the
+empty config, the SBOM its one layer, `subject` the index), listed by the image index that the
+distribution spec's referrers tag schema keeps under the tag `sha256-<index hex>`
+(distribution-spec v1.1 spec.md, "Referrers Tag Schema"). `crane push SBOM-DIR REPO:sha256-<hex>`
+publishes it so: a registry with the referrers API indexes the artifact by its subject, and
+clients of one without it (OCI 1.1 clients, e.g. oras discover) read the tag.
 """
 
 import argparse
@@ -36,6 +44,9 @@ MEDIA = {
     "manifest": "application/vnd.oci.image.manifest.v1+json",
     "config": "application/vnd.oci.image.config.v1+json",
     "layer": "application/vnd.oci.image.layer.v1.tar+gzip",
+    # manifest.md, "Guidance for an Empty Descriptor"; CycloneDX's registered media type.
+    "empty": "application/vnd.oci.empty.v1+json",
+    "cyclonedx": "application/vnd.cyclonedx+json",
 }
 # OCI platform of each Krew/Go arch name (image-index.md: arm64 images carry variant v8).
 PLATFORMS = {
@@ -130,6 +141,34 @@ def image(layout, args, arch, binary_path):
     return layout.blob(MEDIA["manifest"], canonical(manifest), platform=PLATFORMS[arch])
 
 
+def attach_sbom(out, sbom_path, subject):
+    """The layout of `sbom_path` attached to the index `subject` (a descriptor): the artifact
+    manifest and, as the layout's one entry, the referrers index that lists it."""
+    layout = Layout(out)
+    with open(sbom_path, "rb") as f:
+        sbom = f.read()
+    empty = layout.blob(MEDIA["empty"], b"{}")
+    artifact = {
+        "schemaVersion": 2,
+        "mediaType": MEDIA["manifest"],
+        "artifactType": MEDIA["cyclonedx"],
+        "config": empty,
+        "layers": [
+            layout.blob(
+                MEDIA["cyclonedx"], sbom, annotations={"org.opencontainers.image.title": os.path.basename(sbom_path)}
+            )
+        ],
+        "subject": {k: subject[k] for k in ("mediaType", "digest", "size")},
+        "annotations": {"org.opencontainers.image.created": EPOCH},
+    }
+    descriptor = layout.blob(
+        MEDIA["manifest"], canonical(artifact), artifactType=MEDIA["cyclonedx"], annotations=artifact["annotations"]
+    )
+    referrers = {"schemaVersion": 2, "mediaType": MEDIA["index"], "manifests": [descriptor]}
+    tag = subject["digest"].replace(":", "-")
+    layout.finish(layout.blob(MEDIA["index"], canonical(referrers), annotations={"org.opencontainers.image.ref.name": tag}))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="the OCI layout directory (replaced)")
@@ -138,8 +177,12 @@ def main():
     parser.add_argument("--source", default=SOURCE, help="org.opencontainers.image.source")
     parser.add_argument("--licenses", default="Apache-2.0", help="org.opencontainers.image.licenses (SPDX)")
     parser.add_argument("--notices", help="a directory of licence files, copied to /licenses/")
+    parser.add_argument("--sbom", help="a CycloneDX SBOM (JSON) to attach to the index as a referrer")
+    parser.add_argument("--sbom-out", help="the layout of the attached SBOM (replaced); with --sbom")
     parser.add_argument("binaries", nargs="+", metavar="ARCH=PATH")
     args = parser.parse_args()
+    if bool(args.sbom) != bool(args.sbom_out):
+        sys.exit("image.py: --sbom and --sbom-out go together")
     binaries = dict(b.split("=", 1) for b in args.binaries)
     unknown = set(binaries) - set(PLATFORMS)
     if unknown:
@@ -156,6 +199,8 @@ def main():
         MEDIA["index"], canonical(index), annotations={"org.opencontainers.image.ref.name": args.version}
     )
     layout.finish(descriptor)
+    if args.sbom:
+        attach_sbom(args.sbom_out, args.sbom, descriptor)
     print(descriptor["digest"])
 
 

@@ -71,6 +71,12 @@ pub fn image_dir() -> anyhow::Result<PathBuf> {
     layout("image")
 }
 
+/// The SBOM attached to the operator image by `make release`: target/image-sbom, an OCI layout
+/// whose one entry is the referrers index of the image (its artifact manifest inside).
+pub fn image_sbom_dir() -> anyhow::Result<PathBuf> {
+    layout("image-sbom")
+}
+
 /// The NATS image of `make release`: target/nats-image, an OCI layout, and beside its index
 /// `reference.txt`, the reference the binaries pin (`REPO:TAG@sha256:…`).
 pub fn nats_image_dir() -> anyhow::Result<PathBuf> {

@@ -2,7 +2,8 @@
 //! loopback — the Distribution registry, built from its Go module by release/tools.sh — with crane
 //! (go-containerregistry), and what comes back is what the release promises: one index for
 //! linux/amd64 + linux/arm64, each image only the static operator binary, run as 65532:65532, and
-//! the index digest is the one the release's bundle pins and the plugin installs.
+//! the index digest is the one the release's bundle pins and the plugin installs; the SBOM the
+//! image holds is also attached to its index as an OCI 1.1 referrer.
 //! Needs `make release`; no cluster.
 
 use std::collections::BTreeSet;
@@ -13,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail, ensure};
 use infera_e2e::release::{
-    VERSION, archive, image_dir, install_dir, krew_dir, nats_image_dir, release_tool, release_var,
-    repo, run, triple, unpack,
+    VERSION, archive, image_dir, image_sbom_dir, install_dir, krew_dir, nats_image_dir,
+    release_tool, release_var, repo, run, triple, unpack,
 };
 use infera_e2e::{target_dir, unique_suffix};
 
@@ -249,6 +250,43 @@ fn the_operator_image_pushes_to_a_registry_and_comes_back_as_released() -> anyho
             sbom["metadata"]
         );
     }
+    // Its SBOM is attached as an OCI 1.1 referrer: the artifact manifest names the index as its
+    // subject, and the referrers tag schema's index (tag sha256-<hex>) lists it; its one layer is
+    // the SBOM the image holds.
+    let fallback = format!(
+        "{}/infera-operator:{}",
+        registry.host,
+        digest.replace(':', "-")
+    );
+    crane(&["push", &image_sbom_dir()?.display().to_string(), &fallback])?;
+    let referrers = json(&crane(&["manifest", &fallback])?)?;
+    let listed = &referrers["manifests"];
+    ensure!(
+        listed.as_array().map(Vec::len) == Some(1)
+            && listed[0]["artifactType"] == "application/vnd.cyclonedx+json",
+        "{referrers}"
+    );
+    let at = |d: &serde_json::Value| {
+        format!(
+            "{}/infera-operator@{}",
+            registry.host,
+            d.as_str().unwrap_or_default()
+        )
+    };
+    let artifact = json(&crane(&["manifest", &at(&listed[0]["digest"])])?)?;
+    ensure!(
+        artifact["subject"]["digest"] == digest.as_str()
+            && artifact["subject"]["mediaType"] == "application/vnd.oci.image.index.v1+json"
+            && artifact["layers"][0]["mediaType"] == "application/vnd.cyclonedx+json",
+        "{artifact}"
+    );
+    let attached = crane(&["blob", &at(&artifact["layers"][0]["digest"])])?;
+    let held = std::fs::read_to_string(work.join("linux-amd64/licenses/sbom.cdx.json"))?;
+    ensure!(
+        attached == held,
+        "the attached SBOM is not the one the image holds"
+    );
+
     // The amd64 image's binary runs here, as the image runs it.
     let version = run(Command::new(work.join("linux-amd64/infera-operator")).arg("--version"))?;
     ensure!(version.contains(VERSION), "{version}");
