@@ -47,6 +47,7 @@ use crate::{
 
 pub use crate::validate::NATS_IMAGE;
 pub use nats::credentials as nats_credentials;
+pub use workloads::WorkerRollout;
 
 /// One object the operator creates for a deployment; each variant holds the typed object of the
 /// kind it names.

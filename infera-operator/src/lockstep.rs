@@ -1,28 +1,19 @@
 //! The rollout's next step, put into the rendered worker workloads: what
-//! [`infera_core::lockstep::plan`] decides from the pods in the cache becomes a Deployment's
-//! `paused` and `strategy.rollingUpdate`, or a LeaderWorkerSet's `rolloutStrategy` (its
-//! `partition` holds groups at the old revision). The apply then writes only what changed.
+//! [`infera_core::lockstep::plan`] decides from the pods in the cache becomes each pool's
+//! [`WorkerRollout`] — a Deployment's `paused` and bounds, a LeaderWorkerSet's bounds and
+//! `partition` (which holds groups at the old revision) — which the render's
+//! [`Child::set_rollout`] writes. The apply then writes only what changed.
 
 use std::sync::Arc;
 
 use infera_core::{
     Child, Role,
-    external::lws::{
-        LeaderWorkerSetRolloutStrategy, LeaderWorkerSetRolloutStrategyRollingUpdateConfiguration,
-        LeaderWorkerSetRolloutStrategyType,
-    },
     lockstep::{self, Pool, Side, Step},
     naming::{LABEL_REVISION, LABEL_SERVICE, LWS_LABEL_GROUP_INDEX, LWS_LABEL_WORKER_INDEX},
-    render::Workload,
+    render::{WorkerRollout, Workload},
     validate::ValidDeployment,
 };
-use k8s_openapi::{
-    api::{
-        apps::v1::{DeploymentStrategy, RollingUpdateDeployment},
-        core::v1::Pod,
-    },
-    apimachinery::pkg::util::intstr::IntOrString,
-};
+use k8s_openapi::api::core::v1::Pod;
 use kube::ResourceExt;
 
 use crate::observe::Snapshot;
@@ -130,7 +121,7 @@ pub fn step(
                     max_surge: steady,
                 }
             };
-            put(child, pool, step, surge);
+            child.set_rollout(rollout(pool, step, surge));
         }
     }
     Stepped {
@@ -273,64 +264,46 @@ enum Surge {
     Replaced,
 }
 
-/// Puts `step` into the workload `child` of `pool`.
-fn put(child: &mut Child, pool: &Pool, step: &Step, surge: Surge) {
-    match child {
-        Child::Deployment(deployment) => {
-            if let Some(spec) = deployment.spec.as_mut() {
-                // A paused Deployment neither creates nor removes replicas; its controller only
-                // scales (kubernetes pkg/controller/deployment/deployment_controller.go, sync).
-                spec.paused = step.hold.then_some(true);
-                spec.strategy = Some(DeploymentStrategy {
-                    type_: Some("RollingUpdate".into()),
-                    rolling_update: Some(RollingUpdateDeployment {
-                        max_surge: Some(IntOrString::Int(step.max_surge)),
-                        max_unavailable: Some(IntOrString::Int(step.max_unavailable)),
-                    }),
-                });
-            }
-        }
-        Child::LeaderWorkerSet(lws) => {
-            // Groups from `partition` up are updated in place, the others keep their revision
-            // (LeaderWorkerSet v0.9 api/leaderworkerset/v1 RollingUpdateConfiguration). Its
-            // controller creates the surge groups first, of the update revision, recreates groups
-            // in place only within `maxUnavailable` (counting ready surge groups), and deletes
-            // surge groups as soon as `maxSurge` shrinks (pkg/controllers/
-            // leaderworkerset_controller.go, rollingUpdateParameters): so while it surges its
-            // bounds stay the pool's through the rollout and only the partition moves, over the
-            // groups updated in place, which are the updated ones besides the surge groups —
-            // until every group may be updated: its controller takes the surge groups back only
-            // after that. One that replaces has no surge groups, and its `maxUnavailable` is the
-            // step's, as a Deployment's is (never 0 with no surge: its webhook refuses both 0).
-            let (surged, max_surge, max_unavailable) = match surge {
-                Surge::Steady { groups, max_surge } => {
-                    (groups, max_surge, pool.bounds.max_unavailable)
-                }
-                Surge::Replaced => (0, 0, step.max_unavailable.max(1)),
-            };
-            let updated = if step.hold {
-                pool.updated
-            } else {
-                step.allowed
-            };
-            let in_place = if pool.old == 0 || updated >= pool.desired {
-                pool.desired
-            } else {
-                updated - surged
-            };
-            let partition = (pool.desired - in_place).max(0);
-            lws.spec.rollout_strategy = Some(LeaderWorkerSetRolloutStrategy {
-                r#type: LeaderWorkerSetRolloutStrategyType::RollingUpdate,
-                rolling_update_configuration: Some(
-                    LeaderWorkerSetRolloutStrategyRollingUpdateConfiguration {
-                        max_surge: Some(IntOrString::Int(max_surge)),
-                        max_unavailable: Some(IntOrString::Int(max_unavailable)),
-                        partition: (partition > 0).then_some(partition),
-                    },
-                ),
-            });
-        }
-        _ => {}
+/// What `step` of `pool` makes of its workload's rollout. A Deployment is paused or not within
+/// the step's bounds. A LeaderWorkerSet's groups from `partition` up are updated in place, the
+/// others keep their revision (LeaderWorkerSet v0.9 api/leaderworkerset/v1
+/// RollingUpdateConfiguration). Its controller creates the surge groups first, of the update
+/// revision, recreates groups in place only within `maxUnavailable` (counting ready surge
+/// groups), and deletes surge groups as soon as `maxSurge` shrinks (pkg/controllers/
+/// leaderworkerset_controller.go, rollingUpdateParameters): so while it surges its bounds stay the
+/// pool's through the rollout and only the partition moves, over the groups updated in place,
+/// which are the updated ones besides the surge groups — until every group may be updated: its
+/// controller takes the surge groups back only after that. One that replaces has no surge
+/// groups, and its `maxUnavailable` is the step's, as a Deployment's is (never 0 with no surge:
+/// its webhook refuses both 0).
+fn rollout(pool: &Pool, step: &Step, surge: Surge) -> WorkerRollout {
+    if !pool.multi_node {
+        return WorkerRollout {
+            paused: step.hold,
+            max_surge: step.max_surge,
+            max_unavailable: step.max_unavailable,
+            partition: 0,
+        };
+    }
+    let (surged, max_surge, max_unavailable) = match surge {
+        Surge::Steady { groups, max_surge } => (groups, max_surge, pool.bounds.max_unavailable),
+        Surge::Replaced => (0, 0, step.max_unavailable.max(1)),
+    };
+    let updated = if step.hold {
+        pool.updated
+    } else {
+        step.allowed
+    };
+    let in_place = if pool.old == 0 || updated >= pool.desired {
+        pool.desired
+    } else {
+        updated - surged
+    };
+    WorkerRollout {
+        paused: false,
+        max_surge,
+        max_unavailable,
+        partition: (pool.desired - in_place).max(0),
     }
 }
 

@@ -81,16 +81,7 @@ pub fn worker(cx: &Context<'_>, worker: &Worker) -> Child {
                     worker_template: super::to_json_map(&pod::worker(cx, worker, Rank::Follower)),
                     ..Default::default()
                 },
-                rollout_strategy: Some(LeaderWorkerSetRolloutStrategy {
-                    r#type: LeaderWorkerSetRolloutStrategyType::RollingUpdate,
-                    rolling_update_configuration: Some(
-                        LeaderWorkerSetRolloutStrategyRollingUpdateConfiguration {
-                            max_surge: Some(IntOrString::Int(worker.rollout.max_surge)),
-                            max_unavailable: Some(IntOrString::Int(worker.rollout.max_unavailable)),
-                            partition: None,
-                        },
-                    ),
-                }),
+                rollout_strategy: Some(WorkerRollout::bounds(worker).lws_strategy()),
                 ..Default::default()
             },
             status: None,
@@ -103,17 +94,83 @@ pub fn worker(cx: &Context<'_>, worker: &Worker) -> Child {
                     .map(|n| model::gpu_replicas(worker.model.as_ref(), n)),
                 selector: selector(&d.name, component),
                 template: pod::worker(cx, worker, Rank::Single),
-                strategy: Some(DeploymentStrategy {
-                    type_: Some("RollingUpdate".into()),
-                    rolling_update: Some(RollingUpdateDeployment {
-                        max_surge: Some(IntOrString::Int(worker.rollout.max_surge)),
-                        max_unavailable: Some(IntOrString::Int(worker.rollout.max_unavailable)),
-                    }),
-                }),
+                strategy: Some(WorkerRollout::bounds(worker).deployment_strategy()),
                 ..Default::default()
             }),
             ..Default::default()
         })
+    }
+}
+
+/// How a worker workload rolls out now: within `max_surge` and `max_unavailable`; a Deployment
+/// `paused` (it then neither creates nor removes replicas: kubernetes
+/// pkg/controller/deployment/deployment_controller.go, sync), a LeaderWorkerSet's groups below
+/// `partition` kept at their revision (LeaderWorkerSet v0.9 api/leaderworkerset/v1
+/// RollingUpdateConfiguration). The render writes the pool's own bounds; the operator's rollout
+/// step narrows them ([`Child::set_rollout`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkerRollout {
+    /// A Deployment held where it is.
+    pub paused: bool,
+    /// Replicas (groups) above the desired count while rolling.
+    pub max_surge: i32,
+    /// Replicas (groups) below the desired count while rolling.
+    pub max_unavailable: i32,
+    /// A LeaderWorkerSet's groups kept at their revision (those below it); 0 for none.
+    pub partition: i32,
+}
+
+impl WorkerRollout {
+    /// The pool's own bounds, nothing held.
+    fn bounds(worker: &Worker) -> Self {
+        Self {
+            paused: false,
+            max_surge: worker.rollout.max_surge,
+            max_unavailable: worker.rollout.max_unavailable,
+            partition: 0,
+        }
+    }
+
+    fn deployment_strategy(self) -> DeploymentStrategy {
+        DeploymentStrategy {
+            type_: Some("RollingUpdate".into()),
+            rolling_update: Some(RollingUpdateDeployment {
+                max_surge: Some(IntOrString::Int(self.max_surge)),
+                max_unavailable: Some(IntOrString::Int(self.max_unavailable)),
+            }),
+        }
+    }
+
+    fn lws_strategy(self) -> LeaderWorkerSetRolloutStrategy {
+        LeaderWorkerSetRolloutStrategy {
+            r#type: LeaderWorkerSetRolloutStrategyType::RollingUpdate,
+            rolling_update_configuration: Some(
+                LeaderWorkerSetRolloutStrategyRollingUpdateConfiguration {
+                    max_surge: Some(IntOrString::Int(self.max_surge)),
+                    max_unavailable: Some(IntOrString::Int(self.max_unavailable)),
+                    partition: (self.partition > 0).then_some(self.partition),
+                },
+            ),
+        }
+    }
+}
+
+impl Child {
+    /// Writes `rollout` into this worker workload: a Deployment's `paused` and strategy, a
+    /// LeaderWorkerSet's `rolloutStrategy`; other kinds have none.
+    pub fn set_rollout(&mut self, rollout: WorkerRollout) {
+        match self {
+            Child::Deployment(deployment) => {
+                if let Some(spec) = deployment.spec.as_mut() {
+                    spec.paused = rollout.paused.then_some(true);
+                    spec.strategy = Some(rollout.deployment_strategy());
+                }
+            }
+            Child::LeaderWorkerSet(lws) => {
+                lws.spec.rollout_strategy = Some(rollout.lws_strategy());
+            }
+            _ => {}
+        }
     }
 }
 
