@@ -285,27 +285,18 @@ impl Child {
 
     /// What a workload's rollout and status read of it; `None` for other kinds.
     pub fn workload(&self) -> Option<Workload> {
-        let revision_of = |labels: Option<&std::collections::BTreeMap<String, String>>| {
-            labels?.get(naming::LABEL_REVISION).cloned()
+        let revision_of = |template: &k8s_openapi::api::core::v1::PodTemplateSpec| {
+            let labels = template.metadata.as_ref()?.labels.as_ref()?;
+            labels.get(naming::LABEL_REVISION).cloned()
         };
         let (replicas, group_size, revision) = match self {
             Self::Deployment(d) => {
                 let spec = d.spec.as_ref()?;
-                let labels = spec
-                    .template
-                    .metadata
-                    .as_ref()
-                    .and_then(|m| m.labels.as_ref());
-                (spec.replicas, None, revision_of(labels))
+                (spec.replicas, None, revision_of(&spec.template))
             }
             Self::StatefulSet(s) => {
                 let spec = s.spec.as_ref()?;
-                let labels = spec
-                    .template
-                    .metadata
-                    .as_ref()
-                    .and_then(|m| m.labels.as_ref());
-                (spec.replicas, None, revision_of(labels))
+                (spec.replicas, None, revision_of(&spec.template))
             }
             Self::LeaderWorkerSet(l) => {
                 let template = &l.spec.leader_worker_template;
