@@ -145,7 +145,14 @@ tests/cluster/load-image.sh "$standin_sglang" rocm/infera:sglang-v0.1.1
 tests/cluster/load-image.sh "$standin_vllm" rocm/infera:vllm-v0.1.1
 tests/cluster/load-image.sh "$bench_image" quay.io/inference-perf/inference-perf:v0.7.0
 log "running the tier-3 tests"
-run_tests "${exe[tier3]}" --test-threads="$THREADS" --skip tier3_helm_ --skip tier3_the_planner_ --skip tier3_bench_ "${extra[@]}" || rc=$?
+run_tests "${exe[tier3]}" --test-threads="$THREADS" --skip tier3_helm_ --skip tier3_the_planner_ --skip tier3_bench_ \
+  --skip tier3_a_lockstep_ "${extra[@]}" || rc=$?
+# A rollout that loses no request is a promise about the graph, not about a CPU the other tests
+# saturate: beside them, the routers answered 503 to 318 of 356 requests for minutes of the
+# rollout (upstream's PD dispatch fails closed while a side is empty, infera/server/scaling.py:
+# 276-280) in the CI of 7154b99; alone, with the same images, it lost none (119 s).
+log "the Lockstep rollout under requests on tier 3, alone"
+run_tests "${exe[tier3]}" tier3_a_lockstep_ "${extra[@]}" || rc=$?
 # Its load (senders of long completions for a minute or two) would slow the others' own load
 # checks on two cores, and their traffic would blur its latencies.
 log "the SLO planner on tier 3, alone"
