@@ -23,7 +23,8 @@ release:
 e2e:
 	tests/run-e2e.sh
 
-## Fail on stale or new uncommitted generated files, unformatted code, a clippy warning, or a dependency leaking into the pure crate.
+## Fail on stale or new uncommitted generated files, unformatted code, a clippy warning, a dependency leaking into the pure crate,
+## or one that deny.toml refuses (a banned crate, a second version, a licence, a source: cargo-deny, and release/notices.py per binary).
 ## (infera-core is checked on its own: in the workspace, feature unification could hide a leak.)
 verify: generate lint-workflows
 	@stale="$$(git status --porcelain -- crds completions deploy/helm)"; [[ -z $$stale ]] || { echo "$$stale" >&2; echo "generated files are stale or new: run 'make generate' and commit" >&2; exit 1; }
@@ -32,8 +33,10 @@ verify: generate lint-workflows
 	$(CARGO) check -p infera-core --locked
 	source release/versions.sh && for p in $$KREW_PLATFORMS; do release/notices.py --package kubectl-infera --target "$$(triple $$p)" || exit 1; done
 	source release/versions.sh && release/notices.py --package infera-operator --target "$$(triple linux_amd64)" --target "$$(triple linux_arm64)"
+	source release/versions.sh && "$$CARGO_DENY" --locked check bans licenses sources
 
-## actionlint (built from its Go module, cached) on .github/workflows: they cannot run here.
+## actionlint (built from its Go module, cached) on .github/workflows: they cannot run here. (The tools
+## of `make verify`, cargo-deny too, are installed here: release/tools.sh verify.)
 lint-workflows:
 	release/tools.sh verify >/dev/null
 	source release/versions.sh && "$$RELEASE_BIN/actionlint" -no-color

@@ -61,7 +61,7 @@ release/tools.sh "${LOCAL:+local}" >/dev/null
 # The outputs depend only on the tracked sources below, the toolchain and the arguments: when a
 # release of exactly these inputs was built before on this machine, its outputs are reused (as a
 # build cache would), so a CI run on an unchanged tree does not spend ten minutes relinking.
-inputs=(Cargo.toml Cargo.lock LICENSE crds deploy infera-core infera-operator kubectl-infera krew release)
+inputs=(Cargo.toml Cargo.lock LICENSE deny.toml crds deploy infera-core infera-operator kubectl-infera krew release)
 key="$({
   git ls-files -z --cached --others --exclude-standard -- "${inputs[@]}" | sort -z | xargs -0 sha256sum
   rustc -vV

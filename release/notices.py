@@ -16,7 +16,7 @@ given (an image holds two arches). From them:
   dependency graph between them. Reproducible: sorted, the epoch as its time, a serial number
   derived from its content.
 
-It refuses (exit 1, naming the crate and what to do) a crate whose licence is not in ALLOWED, a
+It refuses (exit 1, naming the crate and what to do) a crate whose licence deny.toml does not allow, a
 crate without a licence expression, and a dependency that comes from anywhere but the one
 registry of Cargo.lock (a git or path dependency outside the workspace). Without --out it only
 checks: `make verify` runs it so for both binaries on every release target.
@@ -32,25 +32,10 @@ import sys
 import tomllib
 import uuid
 
-# SPDX identifiers a dependency may be licensed under (one alternative of an OR suffices):
-# permissive licences, and MPL-2.0 (file-level copyleft: its files stay MPL, our code does not).
-ALLOWED = {
-    "0BSD",
-    "Apache-2.0",
-    "BSD-2-Clause",
-    "BSD-3-Clause",
-    "BSL-1.0",
-    "CC0-1.0",
-    "CDLA-Permissive-2.0",
-    "ISC",
-    "MIT",
-    "MIT-0",
-    "MPL-2.0",
-    "Unicode-3.0",
-    "Unicode-DFS-2016",
-    "Unlicense",
-    "Zlib",
-}
+# SPDX identifiers a dependency may be licensed under (one alternative of an OR suffices): deny.toml's
+# `licenses.allow`, which cargo-deny checks over the whole graph (`make verify`).
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "deny.toml"), "rb") as f:
+    ALLOWED = set(tomllib.load(f)["licenses"]["allow"])
 LICENSE_FILE = re.compile(r"^(LICEN[CS]E|COPYING|NOTICE)", re.IGNORECASE)
 EPOCH = "1970-01-01T00:00:00Z"
 
@@ -149,7 +134,7 @@ def main():
         if not package.get("license"):
             refused.append(f"{name}: declares no licence expression; replace the crate or use a release of it that declares one")
         elif not allowed(package["license"]):
-            refused.append(f"{name}: licensed {package['license']}, none of which release/notices.py ALLOWED lists; replace the crate or review the licence and allow it")
+            refused.append(f"{name}: licensed {package['license']}, none of which deny.toml's licenses.allow lists; replace the crate or review the licence and allow it")
     if len(registries) > 1:
         refused.append(f"dependencies come from {len(registries)} registries ({', '.join(sorted(registries))}); use one")
     if refused:

@@ -3,7 +3,7 @@
 # Idempotent and quiet when everything is there.
 #
 #   release/tools.sh           # everything: `make release` and the release tests
-#   release/tools.sh verify    # actionlint and ShellCheck (`make verify`)
+#   release/tools.sh verify    # actionlint, ShellCheck and cargo-deny (`make verify`)
 #   release/tools.sh cluster   # crane and the registry (tier 3's image registry, tests/cluster/nodes.sh)
 #   release/tools.sh local     # what `release/build.sh --local` needs: crane, the registry, Zig,
 #                              # cargo-zigbuild and this machine's Rust target (`make demo`)
@@ -11,7 +11,10 @@
 # - Go tools, built from their Go modules at the versions pinned below (GOTOOLCHAIN=local):
 #   crane (go-containerregistry) assembles and pushes the operator image, the Distribution registry
 #   serves it on loopback in the image test, actionlint lints .github/workflows, Helm packages the
-#   operator's chart and runs it in the chart tests.
+#   operator's chart and runs it in the chart tests, cosign signs the released images
+#   (release/sign.sh; the image test signs and verifies with a throw-away key).
+# - cargo-deny, built from its crate (`cargo install --locked`): `make verify`'s bans, licences and
+#   sources, the release workflow's advisories.
 # - Zig and cargo-zigbuild (Python packages, in a venv): the linker for the four cross targets.
 # - The five Rust targets (`rustup target add`).
 # - Debian packages: qemu-user (runs the linux/arm64 binary in tests), wine (runs the Windows one),
@@ -35,12 +38,12 @@ log() { printf '==> %s\n' "$*" >&2; }
 # --- Go tools --------------------------------------------------------------------------------
 # shellcheck source-path=SCRIPTDIR
 source "$HERE/go.sh"
-mkdir -p "$RELEASE_BIN"
-# wrapped NAME MODULE VERSION PACKAGE: PACKAGE built into $RELEASE_BIN/NAME, once.
+# wrapped OUT MODULE VERSION PACKAGE: PACKAGE built into OUT, once.
 wrapped() {
-  [[ -x $RELEASE_BIN/$1 ]] && return 0
-  log "building $1 ($2 $3)"
-  go_build "$RELEASE_BIN/$1" "$2" "$3" "$4"
+  [[ -x $1 ]] && return 0
+  log "building $(basename "$1") ($2 $3)"
+  mkdir -p "$(dirname "$1")"
+  go_build "$1" "$2" "$3" "$4"
 }
 command -v go >/dev/null || { echo "error: Go is required (GOTOOLCHAIN=local)" >&2; exit 1; }
 command -v jq >/dev/null || "$HERE/../tests/cluster/deps.sh"
@@ -51,15 +54,24 @@ apt_install() {
   "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 if needed verify; then
-  wrapped actionlint github.com/rhysd/actionlint "$ACTIONLINT_VERSION" github.com/rhysd/actionlint/cmd/actionlint
+  wrapped "$RELEASE_BIN/actionlint" github.com/rhysd/actionlint "$ACTIONLINT_VERSION" github.com/rhysd/actionlint/cmd/actionlint
   # actionlint checks the workflows' `run:` scripts with shellcheck when it is on PATH.
   command -v shellcheck >/dev/null || apt_install shellcheck
+  if [[ ! -x $CARGO_DENY ]]; then
+    log "building cargo-deny $CARGO_DENY_VERSION"
+    # In a throw-away target dir of its own (not CI's CARGO_TARGET_DIR).
+    env -u CARGO_TARGET_DIR cargo install --quiet --locked cargo-deny --version "$CARGO_DENY_VERSION" \
+      --root "${CARGO_DENY%/bin/cargo-deny}" >&2
+  fi
 fi
 if needed cluster local; then
-  wrapped crane github.com/google/go-containerregistry "$CRANE_VERSION" github.com/google/go-containerregistry/cmd/crane
-  wrapped registry github.com/distribution/distribution/v3 "$DISTRIBUTION_VERSION" github.com/distribution/distribution/v3/cmd/registry
+  wrapped "$RELEASE_BIN/crane" github.com/google/go-containerregistry "$CRANE_VERSION" github.com/google/go-containerregistry/cmd/crane
+  wrapped "$RELEASE_BIN/registry" github.com/distribution/distribution/v3 "$DISTRIBUTION_VERSION" github.com/distribution/distribution/v3/cmd/registry
 fi
-if needed; then wrapped helm helm.sh/helm/v4 "$HELM_VERSION" helm.sh/helm/v4/cmd/helm; fi
+if needed; then
+  wrapped "$RELEASE_BIN/helm" helm.sh/helm/v4 "$HELM_VERSION" helm.sh/helm/v4/cmd/helm
+  wrapped "$COSIGN" github.com/sigstore/cosign/v2 "$COSIGN_VERSION" github.com/sigstore/cosign/v2/cmd/cosign
+fi
 
 # --- Zig + cargo-zigbuild, Rust targets --------------------------------------------------------
 if needed local; then

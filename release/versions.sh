@@ -8,6 +8,8 @@ ACTIONLINT_VERSION=v1.7.12     # github.com/rhysd/actionlint
 HELM_VERSION=v4.3.2            # helm.sh/helm/v4 (packages and pushes the chart; the chart tests)
 ZIG_VERSION=0.17.0             # Python package ziglang
 CARGO_ZIGBUILD_VERSION=0.24.0  # Python package cargo-zigbuild
+COSIGN_VERSION=v2.6.5          # github.com/sigstore/cosign/v2 (signs the released images: release/sign.sh)
+CARGO_DENY_VERSION=0.20.2      # crate cargo-deny (`make verify`: bans, licences, sources; advisories on a tag)
 # The images the binaries name by default, each built here and pinned in them by the digest of
 # what was built (tag for people, digest for the kubelet): `init` installs the operator by its
 # digest (kubectl-infera/src/bundle.rs), the operator runs a managed NATS by its digest
@@ -39,6 +41,8 @@ host_arch() {
 RUST_TARGETS="$(for p in $KREW_PLATFORMS; do triple "$p"; done | xargs)"
 RELEASE_CACHE="${RELEASE_CACHE:-$HOME/.cache/infera-release}"
 RELEASE_BIN="$RELEASE_CACHE/bin-crane-$CRANE_VERSION-registry-$DISTRIBUTION_VERSION-actionlint-$ACTIONLINT_VERSION-helm-$HELM_VERSION"
+COSIGN="$RELEASE_CACHE/cosign-$COSIGN_VERSION/cosign"
+CARGO_DENY="$RELEASE_CACHE/cargo-deny-$CARGO_DENY_VERSION/bin/cargo-deny"
 ZIG_VENV="$RELEASE_CACHE/venv-zig-$ZIG_VERSION-zigbuild-$CARGO_ZIGBUILD_VERSION"
 # The release builds' own cargo target dirs, one per Rust target (release/build.sh builds two
 # targets at a time): under ~/.cache so a warm CI run reuses them.

@@ -3,7 +3,8 @@
 //! (go-containerregistry), and what comes back is what the release promises: one index for
 //! linux/amd64 + linux/arm64, each image only the static operator binary, run as 65532:65532, and
 //! the index digest is the one the release's bundle pins and the plugin installs; the SBOM the
-//! image holds is also attached to its index as an OCI 1.1 referrer.
+//! image holds is also attached to its index as an OCI 1.1 referrer; both released images sign
+//! with cosign (release/sign.sh) and verify.
 //! Needs `make release`; no cluster.
 
 use std::collections::BTreeSet;
@@ -396,6 +397,108 @@ fn the_nats_image_is_nats_server_with_its_notices_and_the_binaries_pin_it() -> a
     let said = run(Command::new(work.join("linux-amd64/nats-server")).arg("--version"))?;
     ensure!(said.contains(version), "nats-server --version: {said}");
 
+    drop(registry);
+    std::fs::remove_dir_all(&work).ok();
+    Ok(())
+}
+
+/// release/sign.sh signs both released images by digest with a key (a throw-away one here, made by
+/// `cosign generate-key-pair`; the Rekor upload off, as this machine is offline), and cosign
+/// verifies each with the key's public half: the index and, signed recursively, each platform's
+/// image — none before it is signed, none with another key.
+#[test]
+fn the_release_signs_both_images_and_cosign_verifies_them() -> anyhow::Result<()> {
+    let work = work()?;
+    let cosign = PathBuf::from(release_var("COSIGN")?);
+    ensure!(
+        cosign.is_file(),
+        "{} not found: run release/tools.sh (`make release` does)",
+        cosign.display()
+    );
+    let registry = Registry::start(&work)?;
+    let mut images = Vec::new();
+    for (layout, name) in [(image_dir()?, "operator"), (nats_image_dir()?, "nats")] {
+        let pushed = crane(&[
+            "push",
+            &layout.display().to_string(),
+            &format!("{}/infera/{name}:{VERSION}", registry.host),
+        ])?;
+        images.push(pushed.trim().to_string());
+    }
+    let (_, operator_digest) = pinned_image()?;
+    ensure!(
+        images[0].ends_with(&format!("@{operator_digest}")),
+        "crane pushed {}, the release pins {operator_digest}",
+        images[0]
+    );
+    for key in ["release", "other"] {
+        run(Command::new(&cosign)
+            .args(["generate-key-pair", "--output-key-prefix", key])
+            .env("COSIGN_PASSWORD", "throw-away")
+            .current_dir(&work))?;
+    }
+    // The index's images: each platform's manifest, by digest.
+    let mut signed = images.clone();
+    for image in &images {
+        let (repository, _) = image.split_once('@').context("pushed by digest")?;
+        let index = json(&crane(&["manifest", image])?)?;
+        for manifest in index["manifests"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            let digest = manifest["digest"].as_str().context("a manifest's digest")?;
+            signed.push(format!("{repository}@{digest}"));
+        }
+    }
+    ensure!(
+        signed.len() == 6,
+        "two indexes of two platforms each: {signed:?}"
+    );
+    let verify = |reference: &str, key: &str| {
+        Command::new(&cosign)
+            .args([
+                "verify",
+                "--insecure-ignore-tlog=true",
+                "--allow-http-registry",
+            ])
+            .arg("--key")
+            .arg(work.join(format!("{key}.pub")))
+            .arg(reference)
+            .output()
+    };
+    ensure!(
+        !verify(&images[0], "release")?.status.success(),
+        "cosign verified {} before it was signed",
+        images[0]
+    );
+
+    let mut sign = Command::new(repo().join("release/sign.sh"));
+    sign.args(["--tlog-upload=false", "--allow-http-registry"])
+        .args(&images)
+        .env("COSIGN_KEY", work.join("release.key"))
+        .env("COSIGN_PASSWORD", "throw-away");
+    run(&mut sign)?;
+
+    for reference in &signed {
+        let verified = verify(reference, "release")?;
+        ensure!(
+            verified.status.success(),
+            "cosign did not verify {reference}: {}",
+            String::from_utf8_lossy(&verified.stderr)
+        );
+        // Its payload names the digest it signs (cosign's simple signing format).
+        let payloads = json(&String::from_utf8_lossy(&verified.stdout))?;
+        let digest = reference.rsplit_once('@').map(|(_, d)| d);
+        ensure!(
+            payloads[0]["critical"]["image"]["docker-manifest-digest"].as_str() == digest,
+            "{reference}: {payloads}"
+        );
+        ensure!(
+            !verify(reference, "other")?.status.success(),
+            "cosign verified {reference} with a key that did not sign it"
+        );
+    }
     drop(registry);
     std::fs::remove_dir_all(&work).ok();
     Ok(())

@@ -78,7 +78,7 @@ fn notices_refuse_a_licence_outside_the_list_a_missing_one_and_a_path_outside_th
     );
     for expected in [
         "gpl 0.1.0: comes from a path outside the workspace; depend on a released version instead",
-        "gpl 0.1.0: licensed GPL-3.0-only, none of which release/notices.py ALLOWED lists",
+        "gpl 0.1.0: licensed GPL-3.0-only, none of which deny.toml's licenses.allow lists",
         "unlicensed 0.1.0: declares no licence expression",
     ] {
         ensure!(stderr.contains(expected), "no {expected:?} in {stderr}");
