@@ -8,7 +8,7 @@ use tokio::net::TcpListener;
 use crate::metrics::Metrics;
 
 /// Serves until the process ends. `/readyz` turns 200 once this replica is ready: its caches are
-/// running if it leads, or it is standing by for the Lease.
+/// running if it leads, or it is standing by for the Lease; a 503 says why not.
 pub async fn serve(listener: TcpListener, metrics: Arc<Metrics>) -> std::io::Result<()> {
     let app = Router::new()
         .route("/metrics", get(metrics_text))
@@ -29,9 +29,8 @@ async fn metrics_text(State(metrics): State<Arc<Metrics>>) -> impl IntoResponse 
 }
 
 async fn ready(State(metrics): State<Arc<Metrics>>) -> impl IntoResponse {
-    if metrics.is_ready() {
-        (StatusCode::OK, "ok")
-    } else {
-        (StatusCode::SERVICE_UNAVAILABLE, "not ready")
+    match metrics.readiness() {
+        Ok(()) => (StatusCode::OK, "ok".to_string()),
+        Err(why) => (StatusCode::SERVICE_UNAVAILABLE, why),
     }
 }

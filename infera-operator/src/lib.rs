@@ -79,6 +79,21 @@ pub enum Error {
         #[source]
         source: kube::Error,
     },
+    /// The status names a field the installed CRD does not declare (see [`undeclared_field`]).
+    #[error(
+        "cannot write the status of InferaDeployment {name}: the InferaDeployment CRD is older \
+         than the operator ({version}) and does not declare {field}: run `kubectl infera init` \
+         (installed with Helm, which does not upgrade CRDs: apply the chart's, \
+         `helm show crds oci://ghcr.io/amd/infera/charts/infera-operator --version {version} | \
+         kubectl apply --server-side -f -`)",
+        version = infera_core::crd::VERSION
+    )]
+    CrdOutdated {
+        name: String,
+        field: String,
+        #[source]
+        source: kube::Error,
+    },
     /// Creating the managed NATS's credentials failed (see [`credentials`]).
     #[error("cannot create Secret {name}, the NATS credentials")]
     Credentials {
@@ -118,7 +133,7 @@ impl Error {
             | Self::MarkRegistered { .. }
             | Self::Random(_) => "apply",
             Self::History { .. } => "history",
-            Self::WriteStatus { .. } => "status",
+            Self::WriteStatus { .. } | Self::CrdOutdated { .. } => "status",
             Self::Scale { .. } => "planner",
             Self::LeaseTaken { .. } | Self::LeaseNotRenewed { .. } => "leader_election",
         }
@@ -137,12 +152,28 @@ impl Error {
             | Self::MarkRegistered { source, .. }
             | Self::History { source, .. }
             | Self::WriteStatus { source, .. }
+            | Self::CrdOutdated { source, .. }
             | Self::Scale { source, .. } => source,
             Self::LeaseTaken { .. } | Self::LeaseNotRenewed { .. } => return false,
         };
         matches!(source, kube::Error::Api(status)
             if (400..500).contains(&status.code) && ![408, 409, 429].contains(&status.code))
     }
+}
+
+/// The status field a server-side apply was refused for because the CRD's schema does not declare
+/// it: an InferaDeployment CRD older than the operator. The API server answers 500, "failed to
+/// create typed patch object (infera.amd.com/v1alpha1, Kind=InferaDeployment): .status.x: field
+/// not declared in schema" (its field manager's conversion of the patch to the schema's type).
+pub fn undeclared_field(error: &kube::Error) -> Option<String> {
+    let kube::Error::Api(status) = error else {
+        return None;
+    };
+    let (before, _) = status
+        .message
+        .split_once(": field not declared in schema")?;
+    let field = before.rsplit(char::is_whitespace).next()?;
+    field.starts_with(".status").then(|| field.to_string())
 }
 
 /// An error and its sources, `cannot apply Deployment demo-server: ApiError: ...`, for logs and
@@ -192,5 +223,61 @@ mod tests {
         );
         // The ApiError's source is its Status, whose text the ApiError already shows.
         assert!(!chain.ends_with("request timed out: Timeout"), "{chain}");
+    }
+
+    fn api_error(code: u16, message: &str) -> kube::Error {
+        kube::Error::Api(Box::new(
+            kube::core::Status::failure(message, "").with_code(code),
+        ))
+    }
+
+    #[test]
+    fn a_status_field_the_crd_does_not_declare_is_named() {
+        let refused = api_error(
+            500,
+            "failed to create typed patch object (infera.amd.com/v1alpha1, Kind=InferaDeployment): \
+             .status.observedGeneration: field not declared in schema",
+        );
+        assert_eq!(
+            undeclared_field(&refused).as_deref(),
+            Some(".status.observedGeneration")
+        );
+        let several = api_error(
+            500,
+            "failed to create typed patch object (infera.amd.com/v1alpha1, Kind=InferaDeployment): \
+             errors:\n  .status.planner: field not declared in schema\n  .status.gaie: field not declared in schema",
+        );
+        assert_eq!(
+            undeclared_field(&several).as_deref(),
+            Some(".status.planner")
+        );
+        // A spec field is the user's to fix, not the CRD's; other errors are no such refusal.
+        let spec = api_error(500, ".spec.podTemplate: field not declared in schema");
+        assert_eq!(undeclared_field(&spec), None);
+        assert_eq!(
+            undeclared_field(&api_error(500, "etcdserver: leader changed")),
+            None
+        );
+    }
+
+    #[test]
+    fn an_outdated_crd_says_how_to_upgrade_it() {
+        let error = Error::CrdOutdated {
+            name: "calm".into(),
+            field: ".status.observedGeneration".into(),
+            source: api_error(500, "x"),
+        };
+        let text = error.to_string();
+        for part in [
+            "cannot write the status of InferaDeployment calm",
+            "the InferaDeployment CRD is older than the operator",
+            "does not declare .status.observedGeneration",
+            "run `kubectl infera init`",
+            "helm show crds",
+        ] {
+            assert!(text.contains(part), "{part:?} not in {text}");
+        }
+        assert_eq!(error.metric_label(), "status");
+        assert!(!error.refused(), "a 500 is tried again, with back-off");
     }
 }

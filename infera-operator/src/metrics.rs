@@ -35,6 +35,8 @@ pub struct Metrics {
     /// How many times the API became reachable again, for those who wait for it to come back.
     returns: tokio::sync::watch::Sender<u64>,
     ready: AtomicBool,
+    /// The status field the installed CRD refused, until a status is written.
+    crd_outdated: std::sync::Mutex<Option<String>>,
 }
 
 impl Default for Metrics {
@@ -85,6 +87,7 @@ impl Default for Metrics {
             reachable,
             returns: tokio::sync::watch::Sender::new(0),
             ready: AtomicBool::new(false),
+            crd_outdated: std::sync::Mutex::new(None),
         }
     }
 }
@@ -157,6 +160,32 @@ impl Metrics {
         self.ready.load(Ordering::Relaxed) && self.reachable.get() == 1
     }
 
+    /// Records the outcome of a status write: `Some(field)` when the CRD refused that field (see
+    /// [`crate::undeclared_field`]), `None` when it did not.
+    pub fn set_crd_outdated(&self, field: Option<&str>) {
+        if let Ok(mut outdated) = self.crd_outdated.lock()
+            && outdated.as_deref() != field
+        {
+            *outdated = field.map(str::to_string);
+        }
+    }
+
+    /// What `/readyz` answers: ready, or why not — an outdated CRD by name, since a replica that
+    /// cannot write any status serves nothing either.
+    pub fn readiness(&self) -> Result<(), String> {
+        if !self.is_ready() {
+            return Err("not ready".into());
+        }
+        match self.crd_outdated.lock().ok().and_then(|f| f.clone()) {
+            None => Ok(()),
+            Some(field) => Err(format!(
+                "the InferaDeployment CRD is older than the operator ({}) and does not declare \
+                 {field}: run `kubectl infera init`",
+                infera_core::crd::VERSION
+            )),
+        }
+    }
+
     /// The OpenMetrics text exposition.
     pub fn encode(&self) -> String {
         let mut out = String::new();
@@ -217,5 +246,23 @@ mod tests {
         metrics.set_api_reachable(true);
         let again = tokio::time::timeout(std::time::Duration::from_millis(100), returns.next());
         assert!(again.await.is_err(), "no outage, no return");
+    }
+
+    #[test]
+    fn readiness_names_an_outdated_crd_until_a_status_is_written() {
+        let metrics = Metrics::default();
+        assert_eq!(metrics.readiness(), Err("not ready".into()));
+        metrics.set_ready(true);
+        assert_eq!(metrics.readiness(), Ok(()));
+        metrics.set_crd_outdated(Some(".status.planner"));
+        let why = metrics.readiness().err().unwrap_or_default();
+        assert!(
+            why.contains("older than the operator")
+                && why.contains(".status.planner")
+                && why.contains("kubectl infera init"),
+            "{why}"
+        );
+        metrics.set_crd_outdated(None);
+        assert_eq!(metrics.readiness(), Ok(()));
     }
 }

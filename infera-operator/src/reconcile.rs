@@ -285,10 +285,19 @@ async fn write_status(
         "status": status,
     }));
     let params = PatchParams::apply(infera_core::naming::OPERATOR_MANAGER).force();
-    api.patch_status(&name, &params, &patch)
-        .await
-        .map_err(|source| Error::WriteStatus { name, source })?;
-    Ok(())
+    let written = api.patch_status(&name, &params, &patch).await;
+    // `/readyz` says so while the CRD refuses the status, until a status is written.
+    let outdated = written.as_ref().err().and_then(crate::undeclared_field);
+    ctx.metrics.set_crd_outdated(outdated.as_deref());
+    match (written, outdated) {
+        (Ok(_), _) => Ok(()),
+        (Err(source), Some(field)) => Err(Error::CrdOutdated {
+            name,
+            field,
+            source,
+        }),
+        (Err(source), None) => Err(Error::WriteStatus { name, source }),
+    }
 }
 
 /// An Event on the InferaDeployment when its state or the Ready reason changes.

@@ -60,13 +60,24 @@ impl HelmRelease {
         }
     }
 
-    /// What upgrades it: Helm, never `init` (whose apply would fight Helm's field manager).
-    pub fn upgrade(&self) -> String {
+    /// What upgrades the CRD of a Helm install to `version`: Helm installs a chart's `crds/` once
+    /// and never upgrades them, so they are applied from the chart.
+    pub fn crd_upgrade(version: &str) -> String {
         format!(
-            "`helm upgrade {} oci://ghcr.io/amd/infera/charts/{} --version {} -n {}`",
+            "`helm show crds oci://ghcr.io/amd/infera/charts/{} --version {version} | kubectl apply --server-side -f -`",
+            crate::chart::NAME
+        )
+    }
+
+    /// What upgrades it to the plugin's release: Helm, never `init` (whose apply would fight
+    /// Helm's field manager) — the chart's CRD first, which `helm upgrade` leaves as it was.
+    pub fn upgrade(&self) -> String {
+        let version = infera_core::crd::VERSION;
+        format!(
+            "{} then `helm upgrade {} oci://ghcr.io/amd/infera/charts/{} --version {version} -n {}`",
+            Self::crd_upgrade(version),
             self.name,
             crate::chart::NAME,
-            infera_core::crd::VERSION,
             self.namespace
         )
     }
@@ -130,9 +141,37 @@ pub fn skew(plugin: &str, crd: Option<&str>, operator: Option<&str>) -> Vec<Stri
     out
 }
 
+/// A CRD older than the operator: the operator writes status fields the CRD may not declare, and
+/// the API server refuses every status that names one (the operator says so too).
+pub fn crd_behind(crd: Option<&str>, operator: Option<&str>) -> Option<String> {
+    let (crd, operator) = (crd?, operator?);
+    (bundle::parse_version(crd)? < bundle::parse_version(operator)?).then(|| {
+        format!("CRD is {crd}, older than the operator {operator}: the API server refuses a status naming a field the CRD lacks")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_crd_older_than_the_operator_is_behind() {
+        assert_eq!(
+            crd_behind(Some("0.1.0"), Some("0.2.0")).as_deref(),
+            Some(
+                "CRD is 0.1.0, older than the operator 0.2.0: the API server refuses a status naming a field the CRD lacks"
+            )
+        );
+        for (crd, operator) in [
+            (Some("0.2.0"), Some("0.2.0")),
+            (Some("0.3.0"), Some("0.2.0")),
+            (None, Some("0.2.0")),
+            (Some("0.1.0"), None),
+            (Some("dev"), Some("0.2.0")),
+        ] {
+            assert_eq!(crd_behind(crd, operator), None, "{crd:?} {operator:?}");
+        }
+    }
 
     #[test]
     fn no_skew_when_versions_match_or_nothing_is_installed() {

@@ -142,7 +142,12 @@ impl Operator {
 
     /// What `/readyz` answers: 200 when ready, 503 when not.
     pub async fn readyz(&self) -> anyhow::Result<u16> {
-        Ok(http_get(self.port, "/readyz").await?.0)
+        Ok(self.readiness().await?.0)
+    }
+
+    /// `/readyz`'s status and body (why it is not ready).
+    pub async fn readiness(&self) -> anyhow::Result<(u16, String)> {
+        http_get(self.port, "/readyz").await
     }
 
     /// The `/metrics` text.

@@ -952,3 +952,56 @@ fn the_prometheus_rule_crd_is_checked_only_for_a_spec_with_objectives() {
         "prometheusrules.monitoring.coreos.com serves v1 (the PrometheusRule demo)"
     );
 }
+
+/// INF102 fails for a CRD older than the operator (Helm upgraded the operator but, as Helm does,
+/// not the chart's CRD): the fix is the CRD's, with Helm's command for a Helm install.
+#[test]
+fn a_crd_older_than_the_operator_fails_the_skew_check() {
+    let inf102 = |helm: bool| {
+        let mut f = healthy();
+        let mut old = crd("inferadeployments.infera.amd.com", "v1alpha1");
+        old.metadata.annotations = Some([("infera.amd.com/version".into(), "0.0.1".into())].into());
+        f.infera_crd = Some(Ok(Some(old)));
+        if helm {
+            let mut d = operator();
+            d.metadata.annotations = Some(
+                [
+                    (
+                        "meta.helm.sh/release-name".to_string(),
+                        "infera".to_string(),
+                    ),
+                    (
+                        "meta.helm.sh/release-namespace".to_string(),
+                        "infera-system".to_string(),
+                    ),
+                ]
+                .into(),
+            );
+            f.operator = Some(Ok(Some(d)));
+        }
+        let checks = evaluate(&f);
+        let c = by_id(&checks, "INF102");
+        (
+            c.severity,
+            c.message.clone(),
+            c.hint.clone().unwrap_or_default(),
+        )
+    };
+    let (severity, message, hint) = inf102(false);
+    assert_eq!(severity, Severity::Fail);
+    assert_eq!(
+        message,
+        format!(
+            "CRD is 0.0.1, older than the operator {VERSION}: the API server refuses a status naming a field the CRD lacks"
+        )
+    );
+    assert_eq!(hint, "run `kubectl infera init`");
+    let (severity, _, hint) = inf102(true);
+    assert_eq!(severity, Severity::Fail);
+    assert_eq!(
+        hint,
+        format!(
+            "apply the chart's CRD (Helm does not upgrade CRDs): `helm show crds oci://ghcr.io/amd/infera/charts/infera-operator --version {VERSION} | kubectl apply --server-side -f -`"
+        )
+    );
+}

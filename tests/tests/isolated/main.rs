@@ -3,6 +3,7 @@
 //! `tests/run-e2e.sh` runs them beside the tests of `shared`.
 
 mod monitoring_rules;
+mod operator_crd_outdated;
 mod operator_outage;
 mod plugin_bench_flags;
 mod plugin_doctor_bare;
