@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export GOTOOLCHAIN := local
 
-.PHONY: test unit release e2e verify lint-workflows generate cluster-build cluster-up cluster-down demo fmt
+.PHONY: test unit release e2e bench verify lint-workflows generate cluster-build cluster-up cluster-down demo fmt
 
 ## Everything: unit tests, the release (five platforms + operator image), then the end-to-end suite
 ## on a tier-2 local cluster it brings up and down (it includes the release tests: formats, qemu,
@@ -22,6 +22,12 @@ release:
 ## End-to-end suite on the local control plane (builds it on first use, cached under ~/.cache).
 e2e:
 	tests/run-e2e.sh
+
+## The benchmarks, each failing when it misses a goal of its page (docs/performance.md, rollouts.md,
+## planner.md), on a tier-2 cluster of their own; INFERA_BENCH_SIZES=1000,5000 for the fleet at both sizes.
+## Not part of `make test` (tens of minutes). See tests/bench.sh.
+bench:
+	tests/bench.sh
 
 ## Fail on stale or new uncommitted generated files, unformatted code, a clippy warning, a dependency leaking into the pure crate,
 ## or one that deny.toml refuses (a banned crate, a second version, a licence, a source: cargo-deny, and release/notices.py per binary).
