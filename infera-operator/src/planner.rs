@@ -75,7 +75,7 @@ pub async fn run(ctx: Arc<Context>, deployments: Store<InferaDeployment>) {
     let http: Http = HttpClient::builder(TokioExecutor::new()).build_http();
     let mut readings: HashMap<ObjectRef<InferaDeployment>, Reading> = HashMap::new();
     let mut asked: HashMap<ObjectRef<InferaDeployment>, Instant> = HashMap::new();
-    // One client (and its connection pool) per Prometheus, kept while a deployment names it.
+    // One client (and its connection pool) per Prometheus, kept while a deployment it plans names it.
     let mut prometheus_clients: HashMap<String, kube::Client> = HashMap::new();
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -84,7 +84,7 @@ pub async fn run(ctx: Arc<Context>, deployments: Store<InferaDeployment>) {
         if !ctx.observed.synced() {
             continue;
         }
-        let mut planned = HashSet::new();
+        let (mut planned, mut named) = (HashSet::new(), HashSet::new());
         for idep in deployments.state() {
             let on = idep
                 .spec
@@ -111,6 +111,7 @@ pub async fn run(ctx: Arc<Context>, deployments: Store<InferaDeployment>) {
             let pods = ctx.observed.snapshot(&idep).pods;
             let seen = match &planner.prometheus {
                 Some(url) => {
+                    named.insert(url.clone());
                     if asked.get(&key).is_some_and(|at| at.elapsed() < interval) {
                         continue;
                     }
@@ -157,11 +158,6 @@ pub async fn run(ctx: Arc<Context>, deployments: Store<InferaDeployment>) {
         }
         readings.retain(|key, _| planned.contains(key));
         asked.retain(|key, _| planned.contains(key));
-        let named: HashSet<String> = deployments
-            .state()
-            .iter()
-            .filter_map(|idep| idep.spec.planner.as_ref()?.prometheus.clone())
-            .collect();
         prometheus_clients.retain(|url, _| named.contains(url));
     }
 }
