@@ -622,6 +622,22 @@ fn the_helm_chart_pushes_beside_the_image_and_pins_its_digest() -> anyhow::Resul
         "the chart's image values {}, the release pins {repository}@{digest}",
         values["image"]
     );
+    // What the operator and doctor tell a Helm user to run for a CRD older than the operator
+    // (Helm never upgrades `crds/`) prints this release's CRD.
+    let crds = helm(&[
+        "show",
+        "crds",
+        &chart_ref,
+        "--version",
+        VERSION,
+        "--plain-http",
+    ])?;
+    // Each CRD file after a `---` line (Helm v4.3.2 pkg/action/show.go:130-137).
+    let crds = crds.trim().trim_start_matches("---").trim();
+    ensure!(
+        crds == include_str!("../../../crds/inferadeployments.infera.amd.com.yaml").trim(),
+        "`helm show crds` printed another CRD:\n{crds}"
+    );
     let manifest = install_dir()?.join(format!("infera-operator-{VERSION}.yaml"));
     ensure!(
         std::fs::read_to_string(manifest)?
