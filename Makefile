@@ -39,6 +39,8 @@ verify: generate lint-workflows
 	$(CARGO) check -p infera-core --locked
 	source release/versions.sh && for p in $$KREW_PLATFORMS; do release/notices.py --package kubectl-infera --target "$$(triple $$p)" || exit 1; done
 	source release/versions.sh && release/notices.py --package infera-operator --target "$$(triple linux_amd64)" --target "$$(triple linux_arm64)"
+	source release/versions.sh && targets="$$(python3 -c 'import tomllib; print(*tomllib.load(open("deny.toml", "rb"))["graph"]["targets"])')" && \
+	  [[ $$targets == "$$RUST_TARGETS" ]] || { echo "deny.toml's graph.targets ($$targets) are not release/versions.sh's RUST_TARGETS ($$RUST_TARGETS)" >&2; exit 1; }
 	source release/versions.sh && "$$CARGO_DENY" --locked check bans licenses sources
 
 ## actionlint (built from its Go module, cached) on .github/workflows: they cannot run here. (The tools

@@ -61,8 +61,8 @@ def allowed(expression):
         if position + 1 < len(tokens) and tokens[position] == "WITH":
             licence = f"{licence} WITH {tokens[position + 1]}"
             position += 2
-        # An exception (`WITH`) only adds permissions: the licence decides.
-        return licence.split(" WITH ")[0] in ALLOWED
+        # With its exception, as cargo-deny matches it: `X WITH Y` is allowed when listed so.
+        return licence in ALLOWED
 
     def joined(operator, part, join):
         nonlocal position

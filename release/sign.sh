@@ -3,7 +3,7 @@
 # by its digest: the index and, recursively, the image of each platform in it, so that a policy
 # that resolves a platform's manifest finds a signature too.
 #
-#   COSIGN_KEY=KEY [COSIGN_PASSWORD=...] release/sign.sh [COSIGN-SIGN-FLAG...] REPOSITORY@sha256:HEX...
+#   COSIGN_KEY=KEY [COSIGN_PASSWORD=...] release/sign.sh [--COSIGN-SIGN-FLAG=VALUE...] REPOSITORY@sha256:HEX...
 #
 # KEY is cosign's `--key`: a key file of `cosign generate-key-pair`, env://VARIABLE holding one, or
 # a KMS URI; cosign reads the key's password from COSIGN_PASSWORD. The signature goes to the image's
@@ -16,18 +16,18 @@ set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source-path=SCRIPTDIR
 source "$HERE/versions.sh"
-usage() { echo "usage: COSIGN_KEY=KEY release/sign.sh [COSIGN-SIGN-FLAG...] REPOSITORY@sha256:HEX..." >&2; exit 2; }
+usage() { echo "usage: COSIGN_KEY=KEY release/sign.sh [--COSIGN-SIGN-FLAG=VALUE...] REPOSITORY@sha256:HEX..." >&2; exit 2; }
 [[ -n ${COSIGN_KEY:-} ]] || { echo "sign.sh: COSIGN_KEY is not set: name the signing key (a file, env://VARIABLE or a KMS URI)" >&2; usage; }
 flags=() references=()
 for arg; do
   case "$arg" in
     -*) flags+=("$arg") ;;
     *@sha256:*) references+=("$arg") ;;
-    *) echo "sign.sh: $arg is not pinned by digest (REPOSITORY@sha256:HEX): a tag can move after it is signed" >&2; exit 2 ;;
+    *) echo "sign.sh: $arg is not pinned by digest (REPOSITORY@sha256:HEX: a tag can move after it is signed), nor a flag (--flag=value)" >&2; exit 2 ;;
   esac
 done
 ((${#references[@]})) || usage
-[[ -x $COSIGN ]] || "$HERE/tools.sh" >/dev/null
+[[ -x $COSIGN ]] || { echo "sign.sh: $COSIGN not found: run release/tools.sh" >&2; exit 1; }
 for reference in "${references[@]}"; do
   "$COSIGN" sign --yes --recursive --key "$COSIGN_KEY" "${flags[@]}" "$reference"
 done

@@ -11,6 +11,19 @@ use crate::types::InferaDeployment;
 pub const VERSION_ANNOTATION: &str = "infera.amd.com/version";
 /// This release.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// Where the releases' Helm chart is published (an OCI artifact beside the operator image;
+/// .github/workflows/release.yml).
+pub const CHART: &str = "oci://ghcr.io/amd/infera/charts/infera-operator";
+
+/// The command that brings the CRD of a Helm install to release `version`: Helm installs a chart's
+/// `crds/` once and never upgrades them. Helm v4 applies them server-side as field manager `helm`
+/// (helm v4.3.2 pkg/action/install.go:208-210, cmd/helm/helm.go:36), which this keeps; it forces
+/// because an install by Helm v3 (a client-side create) owns the fields under another operation.
+pub fn helm_crd_upgrade(version: &str) -> String {
+    format!(
+        "helm show crds {CHART} --version {version} | kubectl apply --server-side --field-manager=helm --force-conflicts -f -"
+    )
+}
 
 /// The InferaDeployment CRD, stamped with this release's version; its descriptions are paragraphs
 /// (see [`reflow`]) and its optional enums list no null.

@@ -9,14 +9,17 @@ use std::{
 
 use infera_core::InferaDeployment;
 use kube::{
-    Client,
+    Api, Client, ResourceExt,
+    api::{Patch, PatchParams},
     runtime::{
         events::{Recorder, Reporter},
         reflector::ObjectRef,
     },
 };
+use serde::Serialize;
+use serde_json::json;
 
-use crate::{apply::Applies, metrics::Metrics, observe::Observed};
+use crate::{Error, Result, apply::Applies, metrics::Metrics, observe::Observed};
 
 /// What every reconcile shares.
 pub struct Context {
@@ -82,10 +85,58 @@ impl Context {
         }
     }
 
-    /// Forgets a deployment that is deleted or being deleted: our applies of its children and
-    /// its failures. Should it come back, it is applied afresh.
+    /// Forgets a deployment that is deleted or being deleted: our applies of its children, its
+    /// failures and a status its CRD refused. Should it come back, it is applied afresh.
     pub fn forget(&self, deployment: &ObjectRef<InferaDeployment>) {
         self.applies.forget_deployment(deployment);
         self.succeeded(deployment);
+        self.metrics.set_crd_outdated(deployment, None);
+    }
+
+    /// Writes `status` (fields of the deployment's status) by server-side apply as `manager`,
+    /// forcing when `force` — every status write goes through here. A CRD that does not declare a
+    /// field it names refuses it ([`crate::undeclared_field`]): `/readyz` says so until a status
+    /// of this deployment is written.
+    pub async fn apply_status(
+        &self,
+        idep: &InferaDeployment,
+        manager: &str,
+        force: bool,
+        status: impl Serialize,
+    ) -> Result<()> {
+        let name = idep.name_any();
+        let namespace = idep
+            .namespace()
+            .ok_or_else(|| Error::NoNamespace { name: name.clone() })?;
+        let patch = Patch::Apply(json!({
+            "apiVersion": "infera.amd.com/v1alpha1",
+            "kind": "InferaDeployment",
+            "status": status,
+        }));
+        let params = PatchParams {
+            force,
+            ..PatchParams::apply(manager)
+        };
+        let written = Api::<InferaDeployment>::namespaced(self.client.clone(), &namespace)
+            .patch_status(&name, &params, &patch)
+            .await;
+        let key = ObjectRef::from(idep);
+        match written {
+            Ok(_) => {
+                self.metrics.set_crd_outdated(&key, None);
+                Ok(())
+            }
+            Err(source) => match crate::undeclared_field(&source) {
+                Some(field) => {
+                    self.metrics.set_crd_outdated(&key, Some(field.clone()));
+                    Err(Error::CrdOutdated {
+                        name,
+                        field,
+                        source,
+                    })
+                }
+                None => Err(Error::WriteStatus { name, source }),
+            },
+        }
     }
 }

@@ -81,12 +81,8 @@ pub enum Error {
     },
     /// The status names a field the installed CRD does not declare (see [`undeclared_field`]).
     #[error(
-        "cannot write the status of InferaDeployment {name}: the InferaDeployment CRD is older \
-         than the operator ({version}) and does not declare {field}: run `kubectl infera init` \
-         (installed with Helm, which does not upgrade CRDs: apply the chart's, \
-         `helm show crds oci://ghcr.io/amd/infera/charts/infera-operator --version {version} | \
-         kubectl apply --server-side -f -`)",
-        version = infera_core::crd::VERSION
+        "cannot write the status of InferaDeployment {name}: {}",
+        crd_outdated(field)
     )]
     CrdOutdated {
         name: String,
@@ -163,8 +159,10 @@ impl Error {
 
 /// The status field a server-side apply was refused for because the CRD's schema does not declare
 /// it: an InferaDeployment CRD older than the operator. The API server answers 500, "failed to
-/// create typed patch object (infera.amd.com/v1alpha1, Kind=InferaDeployment): .status.x: field
-/// not declared in schema" (its field manager's conversion of the patch to the schema's type).
+/// create typed patch object (/; infera.amd.com/v1alpha1, Kind=InferaDeployment): .status.x: field
+/// not declared in schema", or several such lines after "errors:" (apimachinery v0.37
+/// `pkg/util/managedfields/internal/structuredmerge.go`, structured-merge-diff v6
+/// `typed/helpers.go`).
 pub fn undeclared_field(error: &kube::Error) -> Option<String> {
     let kube::Error::Api(status) = error else {
         return None;
@@ -174,6 +172,19 @@ pub fn undeclared_field(error: &kube::Error) -> Option<String> {
         .split_once(": field not declared in schema")?;
     let field = before.rsplit(char::is_whitespace).next()?;
     field.starts_with(".status").then(|| field.to_string())
+}
+
+/// What is wrong with a CRD that lacks status `field`, and how to upgrade it whichever way it was
+/// installed: the error of a refused status write and `/readyz` say it.
+pub fn crd_outdated(field: &str) -> String {
+    let version = infera_core::crd::VERSION;
+    format!(
+        "the InferaDeployment CRD is older than the operator ({version}) and does not declare \
+         {field}: upgrade it to release {version} (`kubectl infera init` with that release's \
+         plugin; installed with Helm, which does not upgrade CRDs: `{}`; installed from the \
+         release's manifest: apply infera-operator-{version}.yaml)",
+        infera_core::crd::helm_crd_upgrade(version)
+    )
 }
 
 /// An error and its sources, `cannot apply Deployment demo-server: ApiError: ...`, for logs and
@@ -235,7 +246,7 @@ mod tests {
     fn a_status_field_the_crd_does_not_declare_is_named() {
         let refused = api_error(
             500,
-            "failed to create typed patch object (infera.amd.com/v1alpha1, Kind=InferaDeployment): \
+            "failed to create typed patch object (/; infera.amd.com/v1alpha1, Kind=InferaDeployment): \
              .status.observedGeneration: field not declared in schema",
         );
         assert_eq!(
@@ -244,7 +255,7 @@ mod tests {
         );
         let several = api_error(
             500,
-            "failed to create typed patch object (infera.amd.com/v1alpha1, Kind=InferaDeployment): \
+            "failed to create typed patch object (/; infera.amd.com/v1alpha1, Kind=InferaDeployment): \
              errors:\n  .status.planner: field not declared in schema\n  .status.gaie: field not declared in schema",
         );
         assert_eq!(
@@ -272,8 +283,9 @@ mod tests {
             "cannot write the status of InferaDeployment calm",
             "the InferaDeployment CRD is older than the operator",
             "does not declare .status.observedGeneration",
-            "run `kubectl infera init`",
-            "helm show crds",
+            "`kubectl infera init` with that release's plugin",
+            "helm show crds oci://ghcr.io/amd/infera/charts/infera-operator --version",
+            "apply infera-operator-",
         ] {
             assert!(text.contains(part), "{part:?} not in {text}");
         }

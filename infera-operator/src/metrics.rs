@@ -1,9 +1,13 @@
 //! Prometheus metrics, and the readiness flag `/readyz` reports.
 
 use std::{
+    collections::HashMap,
     sync::atomic::{AtomicBool, Ordering},
     time::Instant,
 };
+
+use infera_core::InferaDeployment;
+use kube::runtime::reflector::ObjectRef;
 
 use prometheus_client::{
     encoding::{EncodeLabelSet, text::encode},
@@ -35,8 +39,9 @@ pub struct Metrics {
     /// How many times the API became reachable again, for those who wait for it to come back.
     returns: tokio::sync::watch::Sender<u64>,
     ready: AtomicBool,
-    /// The status field the installed CRD refused, until a status is written.
-    crd_outdated: std::sync::Mutex<Option<String>>,
+    /// Per deployment, the status field the installed CRD refused, until a status of it is
+    /// written or it is gone.
+    crd_outdated: std::sync::Mutex<HashMap<ObjectRef<InferaDeployment>, String>>,
 }
 
 impl Default for Metrics {
@@ -87,7 +92,7 @@ impl Default for Metrics {
             reachable,
             returns: tokio::sync::watch::Sender::new(0),
             ready: AtomicBool::new(false),
-            crd_outdated: std::sync::Mutex::new(None),
+            crd_outdated: std::sync::Mutex::default(),
         }
     }
 }
@@ -160,29 +165,31 @@ impl Metrics {
         self.ready.load(Ordering::Relaxed) && self.reachable.get() == 1
     }
 
-    /// Records the outcome of a status write: `Some(field)` when the CRD refused that field (see
-    /// [`crate::undeclared_field`]), `None` when it did not.
-    pub fn set_crd_outdated(&self, field: Option<&str>) {
-        if let Ok(mut outdated) = self.crd_outdated.lock()
-            && outdated.as_deref() != field
-        {
-            *outdated = field.map(str::to_string);
+    /// Records the outcome of a status write of `deployment`: `Some(field)` when the CRD refused
+    /// that field (see [`crate::undeclared_field`]), `None` when it was written (or is gone).
+    pub fn set_crd_outdated(
+        &self,
+        deployment: &ObjectRef<InferaDeployment>,
+        field: Option<String>,
+    ) {
+        if let Ok(mut outdated) = self.crd_outdated.lock() {
+            match field {
+                Some(field) => outdated.insert(deployment.clone(), field),
+                None => outdated.remove(deployment),
+            };
         }
     }
 
-    /// What `/readyz` answers: ready, or why not — an outdated CRD by name, since a replica that
-    /// cannot write any status serves nothing either.
+    /// What `/readyz` answers: ready, or why not — an outdated CRD by name while it refuses some
+    /// deployment's status.
     pub fn readiness(&self) -> Result<(), String> {
         if !self.is_ready() {
             return Err("not ready".into());
         }
-        match self.crd_outdated.lock().ok().and_then(|f| f.clone()) {
+        let outdated = self.crd_outdated.lock().ok();
+        match outdated.as_ref().and_then(|o| o.values().min()) {
             None => Ok(()),
-            Some(field) => Err(format!(
-                "the InferaDeployment CRD is older than the operator ({}) and does not declare \
-                 {field}: run `kubectl infera init`",
-                infera_core::crd::VERSION
-            )),
+            Some(field) => Err(crate::crd_outdated(field)),
         }
     }
 
@@ -217,6 +224,8 @@ mod tests {
     use futures::StreamExt;
     use http::StatusCode;
 
+    use kube::runtime::reflector::ObjectRef;
+
     use super::{Metrics, reachable};
 
     #[test]
@@ -249,12 +258,17 @@ mod tests {
     }
 
     #[test]
-    fn readiness_names_an_outdated_crd_until_a_status_is_written() {
+    fn readiness_names_an_outdated_crd_until_a_status_of_each_refused_deployment_is_written() {
         let metrics = Metrics::default();
         assert_eq!(metrics.readiness(), Err("not ready".into()));
         metrics.set_ready(true);
         assert_eq!(metrics.readiness(), Ok(()));
-        metrics.set_crd_outdated(Some(".status.planner"));
+        let (calm, busy) = (
+            ObjectRef::new("calm").within("a"),
+            ObjectRef::new("busy").within("a"),
+        );
+        metrics.set_crd_outdated(&calm, Some(".status.planner".into()));
+        metrics.set_crd_outdated(&busy, Some(".status.planner".into()));
         let why = metrics.readiness().err().unwrap_or_default();
         assert!(
             why.contains("older than the operator")
@@ -262,7 +276,10 @@ mod tests {
                 && why.contains("kubectl infera init"),
             "{why}"
         );
-        metrics.set_crd_outdated(None);
+        // Another deployment's status written: the CRD still refuses this one's.
+        metrics.set_crd_outdated(&calm, None);
+        assert!(metrics.readiness().is_err());
+        metrics.set_crd_outdated(&busy, None);
         assert_eq!(metrics.readiness(), Ok(()));
     }
 }

@@ -454,24 +454,11 @@ async fn write(
     idep: &InferaDeployment,
     status: Option<&PlannerStatus>,
 ) -> Result<()> {
-    let name = idep.name_any();
-    let namespace = idep
-        .namespace()
-        .ok_or_else(|| Error::NoNamespace { name: name.clone() })?;
     let status = match status {
         Some(planner) => json!({"planner": planner}),
         None => json!({}),
     };
-    let patch = Patch::Apply(json!({
-        "apiVersion": "infera.amd.com/v1alpha1",
-        "kind": "InferaDeployment",
-        "status": status,
-    }));
-    Api::<InferaDeployment>::namespaced(ctx.client.clone(), &namespace)
-        .patch_status(&name, &PatchParams::apply(PLANNER_MANAGER), &patch)
-        .await
-        .map_err(|source| Error::WriteStatus { name, source })?;
-    Ok(())
+    ctx.apply_status(idep, PLANNER_MANAGER, false, status).await
 }
 
 /// The Event of one change: `PlannerScaled` (`Act`) or `PlannerRecommends` (`Advise`).

@@ -11,15 +11,13 @@ use infera_core::{
 };
 use k8s_openapi::{apimachinery::pkg::apis::meta::v1::Time, jiff::Timestamp};
 use kube::{
-    Api, Resource, ResourceExt,
-    api::{Patch, PatchParams},
+    Resource, ResourceExt,
     runtime::{
         controller::Action,
         events::{Event, EventType},
         reflector::ObjectRef,
     },
 };
-use serde_json::json;
 
 use crate::{
     Error, REJECTED_RETRY, Result,
@@ -262,42 +260,20 @@ async fn show_failure(ctx: &Context, idep: &InferaDeployment, error: Error) -> E
     error
 }
 
+/// Server-side apply, so fields that are gone (a removed service, the endpoint of an invalid spec)
+/// are removed too. The status is the operator's alone, but for `planner`, which the planner writes
+/// as its own manager: it takes the rest back by force.
 async fn write_status(
     ctx: &Context,
     idep: &InferaDeployment,
     status: &InferaDeploymentStatus,
 ) -> Result<()> {
-    let name = idep.name_any();
-    let namespace = idep
-        .namespace()
-        .ok_or_else(|| Error::NoNamespace { name: name.clone() })?;
-    let api = Api::<InferaDeployment>::namespaced(ctx.client.clone(), &namespace);
-    // Server-side apply, so fields that are gone (a removed service, the endpoint of an invalid
-    // spec) are removed too. The status is the operator's alone, but for `planner`, which the
-    // planner writes as its own manager: it takes the rest back by force.
     let status = InferaDeploymentStatus {
         planner: None,
         ..status.clone()
     };
-    let patch = Patch::Apply(json!({
-        "apiVersion": "infera.amd.com/v1alpha1",
-        "kind": "InferaDeployment",
-        "status": status,
-    }));
-    let params = PatchParams::apply(infera_core::naming::OPERATOR_MANAGER).force();
-    let written = api.patch_status(&name, &params, &patch).await;
-    // `/readyz` says so while the CRD refuses the status, until a status is written.
-    let outdated = written.as_ref().err().and_then(crate::undeclared_field);
-    ctx.metrics.set_crd_outdated(outdated.as_deref());
-    match (written, outdated) {
-        (Ok(_), _) => Ok(()),
-        (Err(source), Some(field)) => Err(Error::CrdOutdated {
-            name,
-            field,
-            source,
-        }),
-        (Err(source), None) => Err(Error::WriteStatus { name, source }),
-    }
+    ctx.apply_status(idep, infera_core::naming::OPERATOR_MANAGER, true, status)
+        .await
 }
 
 /// An Event on the InferaDeployment when its state or the Ready reason changes.

@@ -304,7 +304,9 @@ const NOTES: &str = "\
 The Infera operator {{ .Chart.AppVersion }} is installed in {{ .Release.Namespace }}.
 Check it, and the cluster it runs in:  kubectl infera doctor
 Deploy a model:                       kubectl infera deploy
-Upgrade with helm upgrade; helm uninstall keeps the CRD and your InferaDeployments.
+Upgrade: the new release's CRD first, since Helm never upgrades crds/ (helm show crds <chart> --version <new>
+| kubectl apply --server-side --field-manager=helm --force-conflicts -f -), then helm upgrade.
+helm uninstall keeps the CRD and your InferaDeployments.
 ";
 
 #[cfg(test)]

@@ -60,24 +60,15 @@ impl HelmRelease {
         }
     }
 
-    /// What upgrades the CRD of a Helm install to `version`: Helm installs a chart's `crds/` once
-    /// and never upgrades them, so they are applied from the chart.
-    pub fn crd_upgrade(version: &str) -> String {
-        format!(
-            "`helm show crds oci://ghcr.io/amd/infera/charts/{} --version {version} | kubectl apply --server-side -f -`",
-            crate::chart::NAME
-        )
-    }
-
     /// What upgrades it to the plugin's release: Helm, never `init` (whose apply would fight
     /// Helm's field manager) — the chart's CRD first, which `helm upgrade` leaves as it was.
     pub fn upgrade(&self) -> String {
         let version = infera_core::crd::VERSION;
         format!(
-            "{} then `helm upgrade {} oci://ghcr.io/amd/infera/charts/{} --version {version} -n {}`",
-            Self::crd_upgrade(version),
+            "`{}` then `helm upgrade {} {} --version {version} -n {}`",
+            infera_core::crd::helm_crd_upgrade(version),
             self.name,
-            crate::chart::NAME,
+            infera_core::crd::CHART,
             self.namespace
         )
     }
@@ -141,12 +132,12 @@ pub fn skew(plugin: &str, crd: Option<&str>, operator: Option<&str>) -> Vec<Stri
     out
 }
 
-/// A CRD older than the operator: the operator writes status fields the CRD may not declare, and
-/// the API server refuses every status that names one (the operator says so too).
+/// A CRD older than the operator: the operator may write status fields the CRD does not declare,
+/// which the API server refuses (the operator's Events and `/readyz` then say so).
 pub fn crd_behind(crd: Option<&str>, operator: Option<&str>) -> Option<String> {
     let (crd, operator) = (crd?, operator?);
     (bundle::parse_version(crd)? < bundle::parse_version(operator)?).then(|| {
-        format!("CRD is {crd}, older than the operator {operator}: the API server refuses a status naming a field the CRD lacks")
+        format!("CRD is {crd}, older than the operator {operator}: the API server refuses a status naming a field the CRD lacks, if the operator writes one")
     })
 }
 
@@ -159,7 +150,7 @@ mod tests {
         assert_eq!(
             crd_behind(Some("0.1.0"), Some("0.2.0")).as_deref(),
             Some(
-                "CRD is 0.1.0, older than the operator 0.2.0: the API server refuses a status naming a field the CRD lacks"
+                "CRD is 0.1.0, older than the operator 0.2.0: the API server refuses a status naming a field the CRD lacks, if the operator writes one"
             )
         );
         for (crd, operator) in [

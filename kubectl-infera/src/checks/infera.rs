@@ -202,18 +202,20 @@ fn operator_check(f: &Facts) -> (Check, Option<String>) {
 }
 
 /// INF102: installed versions against the plugin's; an install Helm made is upgraded with Helm.
-/// A CRD older than the operator fails: the operator cannot write the status it lacks.
+/// A CRD older than the operator is a warning of its own: its fix is the CRD's.
 fn skew_check(crd: Option<&str>, operator: Option<&str>, helm: Option<&HelmRelease>) -> Check {
     let skew = check("INF102", "infera", "version-skew");
     if let (Some(behind), Some(version)) = (installed::crd_behind(crd, operator), operator) {
         let fix = match helm {
             Some(_) => format!(
-                "apply the chart's CRD (Helm does not upgrade CRDs): {}",
-                HelmRelease::crd_upgrade(version)
+                "apply release {version}'s CRD (Helm does not upgrade CRDs): `{}`",
+                infera_core::crd::helm_crd_upgrade(version)
             ),
-            None => "run `kubectl infera init`".into(),
+            None => format!(
+                "upgrade the CRD to release {version}: `kubectl infera init` with that release's plugin, or apply its infera-operator-{version}.yaml"
+            ),
         };
-        return skew.fail(behind, fix);
+        return skew.warn(behind, fix);
     }
     let skews = installed::skew(VERSION, crd, operator);
     if !skews.is_empty() {

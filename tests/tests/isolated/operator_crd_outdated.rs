@@ -41,33 +41,38 @@ async fn an_outdated_crd_is_named_with_its_fix_until_it_is_upgraded() -> anyhow:
     let admin = cluster.admin().await?;
     let identity = install_on(&cluster.kubeconfig, &admin).await?;
     apply_yaml(&admin, &outdated_crd()?).await?;
-    let ns = "outdated";
-    let namespace = serde_json::from_value(serde_json::json!({"metadata": {"name": ns}}))?;
-    Api::<Namespace>::all(admin.clone())
-        .create(&PostParams::default(), &namespace)
-        .await?;
-    fleet::create(&admin, ns, &["calm".to_string()]).await?;
-    let ideps = Api::<InferaDeployment>::namespaced(admin.clone(), ns);
-
-    // The fault: the API server refuses a status naming the field (once the new schema serves).
+    let (ns, elsewhere) = ("outdated", "probe");
+    for name in [ns, elsewhere] {
+        let namespace = serde_json::from_value(serde_json::json!({"metadata": {"name": name}}))?;
+        Api::<Namespace>::all(admin.clone())
+            .create(&PostParams::default(), &namespace)
+            .await?;
+    }
+    // The fault: the API server refuses a status naming the field, once it serves the new schema
+    // (probed on a deployment in a namespace the operator does not watch).
+    fleet::create(&admin, elsewhere, &["probe".to_string()]).await?;
+    let probes = Api::<InferaDeployment>::namespaced(admin.clone(), elsewhere);
     eventually(Duration::from_secs(30), async || {
         let probe = Patch::Apply(serde_json::json!({
             "apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
             "status": {"observedGeneration": 1},
         }));
         let params = PatchParams::apply("infera-e2e-probe").dry_run();
-        match ideps.patch_status("calm", &params, &probe).await {
+        match probes.patch_status("probe", &params, &probe).await {
             Err(error) if error.to_string().contains("field not declared in schema") => Ok(()),
             other => anyhow::bail!("the outdated CRD accepted the status: {other:?}"),
         }
     })
     .await?;
-
+    // Started before its deployment exists, while it can be ready: `start_in` waits for that.
     let mut operator = Operator::start_in(&identity, ns).await?;
+    fleet::create(&admin, ns, &["calm".to_string()]).await?;
+    let ideps = Api::<InferaDeployment>::namespaced(admin.clone(), ns);
+
     let expected = [
         "the InferaDeployment CRD is older than the operator",
         "does not declare .status.observedGeneration",
-        "run `kubectl infera init`",
+        "`kubectl infera init` with that release's plugin",
     ];
     let events = Api::<Event>::namespaced(admin.clone(), ns);
     let said = eventually(Duration::from_secs(60), async || {
