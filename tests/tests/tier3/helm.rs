@@ -1,5 +1,5 @@
 //! The release's Helm chart on tier 3: it installs, upgrades and uninstalls an operator that
-//! reconciles, with `init` and `uninstall` leaving it to Helm.
+//! reconciles, with `init` and `uninstall` leaving it to Helm, and its CRD upgrades as advised.
 
 use std::time::Duration;
 
@@ -61,7 +61,7 @@ async fn reconciled(ns: &TestNamespace, generation: i64) -> anyhow::Result<()> {
 
 /// On tier 3 (run alone, after the other tier-3 tests: it replaces the operator `init` installed):
 /// the release's chart installs an operator that runs from the released image by digest and
-/// reconciles; `init` and `uninstall` refuse to touch it and say which Helm command does; doctor
+/// reconciles; the advised upgrade of its CRD applies over Helm's; `init` and `uninstall` refuse to touch it and say which Helm command does; doctor
 /// names the release; `helm upgrade` changes it and it still reconciles; `helm uninstall` removes
 /// it and keeps the CRD and the InferaDeployments; the release's single-file manifest, applied with
 /// `kubectl apply --server-side`, installs the same operator again.
@@ -109,6 +109,56 @@ async fn tier3_helm_installs_upgrades_and_uninstalls_the_operator() -> anyhow::R
         .await?
         .expect_code(0)?;
     reconciled(&ns, 1).await?;
+
+    // The CRD's upgrade that the operator and doctor advise for a Helm install (Helm never
+    // upgrades `crds/`), on the CRD this Helm installed server-side as `helm`: a newer release's
+    // CRD (this one's, another version annotation) applies, and stays Helm's.
+    let crds = helm(&["show", "crds", &chart])?;
+    let stamp = format!("infera.amd.com/version: \"{VERSION}\"");
+    ensure!(crds.contains(&stamp), "no {stamp} in the chart's CRD");
+    let crds_file = |name: &str, text: &str| -> anyhow::Result<String> {
+        let path = infera_e2e::target_dir().join("e2e-logs").join(name);
+        std::fs::write(&path, text)?;
+        Ok(path.display().to_string())
+    };
+    let newer = crds_file(
+        "helm-crd-newer.yaml",
+        &crds.replace(&stamp, "infera.amd.com/version: \"99.0.0\""),
+    )?;
+    let upgrade = |file: String| async move {
+        kubectl(&[
+            "apply",
+            "--server-side",
+            "--field-manager=helm",
+            "--force-conflicts",
+            "-f",
+            &file,
+        ])
+        .await?
+        .expect_code(0)
+    };
+    upgrade(newer).await?;
+    let crd = Api::<CustomResourceDefinition>::all(admin.clone())
+        .get("inferadeployments.infera.amd.com")
+        .await?;
+    let managers: Vec<String> = crd
+        .metadata
+        .managed_fields
+        .iter()
+        .flatten()
+        .filter(|entry| entry.operation.as_deref() == Some("Apply"))
+        .filter_map(|entry| entry.manager.clone())
+        .collect();
+    ensure!(
+        crd.metadata
+            .annotations
+            .unwrap_or_default()
+            .get("infera.amd.com/version")
+            == Some(&"99.0.0".to_string())
+            && managers == ["helm"],
+        "the CRD after the advised upgrade: appliers {managers:?}"
+    );
+    upgrade(crds_file("helm-crd.yaml", &crds)?).await?;
 
     // Left to Helm: init and uninstall refuse, saying which Helm command to run.
     let init = kubectl(&["infera", "init"]).await?;
