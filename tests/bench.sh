@@ -3,9 +3,9 @@
 # scale (tests/benches/operator_apply.rs, docs/performance.md "Goals"), the Lockstep rollout against
 # its slower pool alone (rollout_lockstep.rs, docs/rollouts.md: within 1.2×) and the SLO planner
 # over its load trace (planner_trace.rs, docs/planner.md "Benchmark"). The cluster benchmarks run
-# the operator and plugin of a release build of this machine (`cargo build --release`: the debug
-# plugin parses JSON several times slower) on a tier-2 cluster of their own, brought up and down
-# here. Not part of `make test`: the fleet alone takes tens of minutes at 5,000.
+# the operator and plugin as released for this machine (`release/build.sh --local`: static, the
+# operator allocating with jemalloc, as the goals were measured) on a tier-2 cluster of their own,
+# brought up and down here. Not part of `make test`: the fleet alone takes tens of minutes at 5,000.
 #
 #   tests/bench.sh
 #
@@ -25,11 +25,32 @@ tests/cluster/build.sh >&2
 # shellcheck source=tests/cluster/versions.sh
 source tests/cluster/versions.sh
 export PATH="$K8S_TEST_BIN:$PATH"
-log "building the release's infera-operator and kubectl-infera for this machine, and the benchmarks"
-"$CARGO" build --locked --release -p infera-operator -p kubectl-infera
+log "the release for this machine (release/build.sh --local) and the benchmarks"
+release/build.sh --local >&2
 "$CARGO" bench --locked -p infera-e2e --no-run
-release="${CARGO_TARGET_DIR:-$ROOT/target}/release"
-export INFERA_E2E_OPERATOR="$release/infera-operator" INFERA_E2E_PLUGIN="$release/kubectl-infera"
+# The binaries as released (static, the operator with jemalloc: the goals are theirs), out of the
+# Krew archive and the image layout, which belong to this tree's inputs even when build.sh reused
+# them from its cache.
+# shellcheck source=release/versions.sh
+source release/versions.sh
+bin="${CARGO_TARGET_DIR:-$ROOT/target}/bench-bin"
+rm -rf "$bin" && mkdir -p "$bin"
+platform="linux_$(host_arch)"
+version="$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)"
+tar -xzf "target/krew/kubectl-infera_${version}_$platform.tar.gz" -C "$bin" kubectl-infera
+python3 - "$bin" "$(host_arch)" <<'PY'
+import json, sys, tarfile
+out, arch = sys.argv[1:]
+def blob(digest):
+    return "target/image/blobs/" + digest.replace(":", "/")
+index = json.load(open("target/image/index.json"))
+platforms = json.load(open(blob(index["manifests"][0]["digest"])))["manifests"]
+image = next(m for m in platforms if m["platform"]["architecture"] == arch)
+layer = json.load(open(blob(image["digest"])))["layers"][0]["digest"]
+with tarfile.open(blob(layer)) as t:
+    t.extract("infera-operator", out)
+PY
+export INFERA_E2E_OPERATOR="$bin/infera-operator" INFERA_E2E_PLUGIN="$bin/kubectl-infera"
 
 log "the SLO planner over its load trace (no cluster)"
 failed=()
