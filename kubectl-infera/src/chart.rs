@@ -59,7 +59,7 @@ pub fn files() -> Result<Vec<(PathBuf, String)>> {
         dir.join("templates/namespace-check.yaml"),
         namespace_check(),
     ));
-    files.push((dir.join("templates/NOTES.txt"), NOTES.to_string()));
+    files.push((dir.join("templates/NOTES.txt"), notes()));
     Ok(files)
 }
 
@@ -300,14 +300,21 @@ fn namespace_check() -> String {
     )
 }
 
-const NOTES: &str = "\
-The Infera operator {{ .Chart.AppVersion }} is installed in {{ .Release.Namespace }}.
+/// The chart's NOTES.txt: what to do next, and how to upgrade (the CRD first).
+fn notes() -> String {
+    let upgrade = infera_core::crd::helm_crd_upgrade("<new>");
+    format!(
+        "\
+The Infera operator {{{{ .Chart.AppVersion }}}} is installed in {{{{ .Release.Namespace }}}}.
 Check it, and the cluster it runs in:  kubectl infera doctor
 Deploy a model:                       kubectl infera deploy
-Upgrade: the new release's CRD first, since Helm never upgrades crds/ (helm show crds <chart> --version <new>
-| kubectl apply --server-side --field-manager=helm --force-conflicts -f -), then helm upgrade.
+Upgrade: the new release's CRD first, since Helm never upgrades crds/:
+  {upgrade}
+then helm upgrade.
 helm uninstall keeps the CRD and your InferaDeployments.
-";
+"
+    )
+}
 
 #[cfg(test)]
 mod tests {
@@ -330,6 +337,7 @@ mod tests {
                 "deploy/helm/infera-operator/templates/clusterrole.yaml",
                 "deploy/helm/infera-operator/templates/clusterrolebinding.yaml",
                 "deploy/helm/infera-operator/templates/leader-election.yaml",
+                "deploy/helm/infera-operator/templates/api-server.yaml",
                 "deploy/helm/infera-operator/templates/service.yaml",
                 "deploy/helm/infera-operator/templates/deployment.yaml",
                 "deploy/helm/infera-operator/templates/podmonitor.yaml",
