@@ -395,10 +395,24 @@ pub fn pod_templates(
 }
 
 /// What the cluster serves, where the objects depend on it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Apis {
     /// The InferencePool API to create the pool with.
     pub inference_pool: PoolApi,
+    /// Where the graph's pods reach the Kubernetes API, for restricted egress; `None` when not
+    /// known (offline: the egress policy then has no rule for it).
+    pub api_server: Option<ApiServer>,
+}
+
+/// The Kubernetes API server's endpoints, as the API server publishes them in the EndpointSlice
+/// `default/kubernetes`: what a pod's connection to the `kubernetes` Service is translated to,
+/// and what a NetworkPolicy sees.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ApiServer {
+    /// IP addresses.
+    pub addresses: Vec<String>,
+    /// TCP ports.
+    pub ports: Vec<i32>,
 }
 
 /// The two InferencePool APIs clusters serve.

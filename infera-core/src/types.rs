@@ -13,7 +13,7 @@ use k8s_openapi::{
         Affinity, Container, EnvVar, LocalObjectReference, PodSpec, Toleration,
         TopologySpreadConstraint, Volume,
     },
-    api::networking::v1::NetworkPolicyPeer,
+    api::networking::v1::{NetworkPolicyPeer, NetworkPolicyPort},
     apimachinery::pkg::{api::resource::Quantity, apis::meta::v1::Condition},
 };
 use kube::{CustomResource, KubeSchema};
@@ -35,7 +35,7 @@ use crate::{
         limits::{
             DURATION_PATTERN, GPU_PRODUCT_PATTERN, HOSTNAME_PATTERN, IB_DEVICE_PATTERN,
             LIVENESS_PATH_PATTERN, MAX_ARG_LENGTH, MAX_ARGS, MAX_DRAIN_SECONDS,
-            MAX_DURATION_LENGTH, MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_HOSTNAMES,
+            MAX_DURATION_LENGTH, MAX_EGRESS_RULES, MAX_GPU_PRODUCT_LENGTH, MAX_GPUS, MAX_HOSTNAMES,
             MAX_IB_DEVICE_LENGTH, MAX_METRICS, MAX_METRICS_FROM, MAX_NETWORK_NAME_LENGTH,
             MAX_NODES, MAX_OVERLAY_CONTAINERS, MAX_OVERLAY_ENTRIES, MAX_PROBE_PATH_LENGTH,
             MAX_PROBE_TIMEOUT, MAX_PROGRESS_DEADLINE_SECONDS, MAX_RDMA_NETWORKS,
@@ -364,7 +364,10 @@ impl GaieSpec {
 
 /// The graph's NetworkPolicies.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
-#[x_kube(validation = cel::metrics_from_peer_form())]
+#[x_kube(
+    validation = cel::metrics_from_peer_form(),
+    validation = cel::egress_needs_policies()
+)]
 #[serde(rename_all = "camelCase")]
 pub struct NetworkPolicySpec {
     /// `false` renders no NetworkPolicy (default true).
@@ -376,6 +379,52 @@ pub struct NetworkPolicySpec {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(extend("maxItems" = MAX_METRICS_FROM))]
     pub metrics_from: Vec<NetworkPolicyPeer>,
+    /// What the graph's pods may connect to: anywhere unless `restrict: true`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub egress: Option<EgressSpec>,
+}
+
+/// The egress of the graph's pods.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, KubeSchema)]
+#[x_kube(
+    validation = cel::egress_allow_needs_restrict(),
+    validation = cel::egress_peer_form()
+)]
+#[serde(rename_all = "camelCase")]
+pub struct EgressSpec {
+    /// `true` lets the graph's pods connect only to one another, to DNS (port 53), to the
+    /// Kubernetes API server (upstream's discovery and registration use it) and to `allow`
+    /// (default false: egress stays open).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restrict: Option<bool>,
+    /// More destinations for restricted egress, e.g. Hugging Face for engines that download their
+    /// model and for the router's tokenizer: `[{to: [{ipBlock: {cidr: 0.0.0.0/0, except:
+    /// [10.0.0.0/8]}}], ports: [{port: 443}]}]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("maxItems" = MAX_EGRESS_RULES))]
+    pub allow: Vec<EgressRule>,
+}
+
+impl EgressSpec {
+    /// Whether egress is restricted: only with `restrict: true`.
+    pub fn is_restricted(&self) -> bool {
+        self.restrict == Some(true)
+    }
+}
+
+/// Destinations the graph's pods may connect to: the `to` peers (anywhere when empty) on the
+/// `ports` (every port when empty), as a NetworkPolicy egress rule.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EgressRule {
+    /// NetworkPolicy peers: pods, namespaces, or an `ipBlock` alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("maxItems" = MAX_EGRESS_RULES))]
+    pub to: Vec<NetworkPolicyPeer>,
+    /// NetworkPolicy ports (`port`, `endPort`, `protocol`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(extend("maxItems" = MAX_EGRESS_RULES))]
+    pub ports: Vec<NetworkPolicyPort>,
 }
 
 impl NetworkPolicySpec {

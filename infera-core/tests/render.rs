@@ -791,3 +791,55 @@ fn latency_objectives_add_a_prometheus_rule_of_burn_rate_alerts() {
     );
     insta::assert_snapshot!(yaml::to_yaml_stream(&[rule]).expect("yaml"));
 }
+
+/// Restricted egress is one policy over every pod of the graph — engines, router, NATS, the
+/// model's download Job — that lets them reach one another, DNS, the API server's endpoints and
+/// what `allow` adds.
+#[test]
+fn restricted_egress_reaches_the_graph_dns_the_api_server_and_what_is_allowed() {
+    let mut deployment = load("pd-mi300x.yaml");
+    let allow = serde_json::json!({"restrict": true, "allow": [
+        {"to": [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8"]}}], "ports": [{"port": 443}]},
+    ]});
+    deployment.spec.network_policy = Some(infera_core::NetworkPolicySpec {
+        egress: Some(serde_json::from_value(allow).expect("egress")),
+        ..Default::default()
+    });
+    let valid = validate(&deployment).expect("valid");
+    let apis = render::Apis {
+        api_server: Some(render::ApiServer {
+            addresses: vec!["172.18.0.2".into(), "fd00::2".into()],
+            ports: vec![6443],
+        }),
+        ..render::Apis::default()
+    };
+    let children = render::render_for(&valid, apis);
+    let name = format!("{}-egress", valid.name);
+    let policy = children
+        .iter()
+        .find(|c| c.kind() == render::ChildKind::NetworkPolicy && c.name() == name)
+        .expect("the egress policy");
+    insta::assert_snapshot!(yaml::to_yaml_stream(std::slice::from_ref(policy)).expect("yaml"));
+    // Its selector, the deployment's label, is on every pod the graph runs.
+    let mut pods = Vec::new();
+    for child in &children {
+        let json = serde_json::to_value(child).expect("json");
+        for (_, template) in render::pod_templates(child.kind(), child.name(), &json) {
+            let label = &template["metadata"]["labels"]["infera.amd.com/deployment"];
+            assert_eq!(
+                label.as_str(),
+                Some(valid.name.as_str()),
+                "{}",
+                child.name()
+            );
+            pods.push(child.kind());
+        }
+    }
+    for kind in [
+        render::ChildKind::Job,
+        render::ChildKind::StatefulSet,
+        render::ChildKind::Deployment,
+    ] {
+        assert!(pods.contains(&kind), "{kind:?} among {pods:?}");
+    }
+}

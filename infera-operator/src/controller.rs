@@ -62,6 +62,7 @@ pub async fn run(
     // The controller's own cache of InferaDeployments, slimmed like the others.
     let (deployments, mut writer) = reflector::store();
     let refused = deployments.clone();
+    let restricted = deployments.clone();
     let planned = deployments.clone();
     let deployment_watch = watcher(ideps, paged()).modify(slim_deployment);
     // Reconciles that ended, for the gate that keeps a burst from queueing ahead of a change.
@@ -103,6 +104,15 @@ pub async fn run(
             .map(|idep| ObjectRef::from(idep.as_ref()))
             .collect::<Vec<_>>()
     });
+    // The API server's endpoints seen or moved: the egress policies that name them follow.
+    controller = controller.watches_stream(watches.api_server, move |_| {
+        restricted
+            .state()
+            .into_iter()
+            .filter(|idep| restricts_egress(idep))
+            .map(|idep| ObjectRef::from(idep.as_ref()))
+            .collect::<Vec<_>>()
+    });
     // A CRD appearing (LeaderWorkerSet, Gateway API) can unblock any deployment.
     let crds = watches.crds.filter_map(|event| async move {
         let name = event.ok()?.name_any();
@@ -131,6 +141,15 @@ pub async fn run(
         .await;
     planner.abort();
     info!("controller stopped");
+}
+
+/// Whether the deployment's egress policy names the API server's endpoints.
+fn restricts_egress(idep: &InferaDeployment) -> bool {
+    let policy = idep.spec.network_policy.as_ref();
+    policy.is_none_or(|p| p.is_enabled())
+        && policy
+            .and_then(|p| p.egress.as_ref())
+            .is_some_and(|e| e.is_restricted())
 }
 
 /// Marks the operator ready once the caches are filled (they fill as the controller polls their

@@ -90,6 +90,11 @@ pub enum Error {
         #[source]
         source: kube::Error,
     },
+    /// Restricted egress names the API server's endpoints, and they are not known.
+    #[error(
+        "cannot restrict the egress of InferaDeployment {name}: the API server's endpoints are not known yet (the operator reads them from EndpointSlice {slice}; if its log says that watch is forbidden, apply the RBAC of this operator's release, which grants it)"
+    )]
+    ApiServerUnknown { name: String, slice: String },
     /// Creating the managed NATS's credentials failed (see [`credentials`]).
     #[error("cannot create Secret {name}, the NATS credentials")]
     Credentials {
@@ -121,7 +126,7 @@ impl Error {
     /// The step that failed, the `error` label of `infera_reconcile_errors_total`.
     pub fn metric_label(&self) -> &'static str {
         match self {
-            Self::NoNamespace { .. } => "observe",
+            Self::NoNamespace { .. } | Self::ApiServerUnknown { .. } => "observe",
             Self::Encode { .. }
             | Self::Apply { .. }
             | Self::Delete { .. }
@@ -150,7 +155,11 @@ impl Error {
             | Self::WriteStatus { source, .. }
             | Self::CrdOutdated { source, .. }
             | Self::Scale { source, .. } => source,
-            Self::LeaseTaken { .. } | Self::LeaseNotRenewed { .. } => return false,
+            Self::ApiServerUnknown { .. }
+            | Self::LeaseTaken { .. }
+            | Self::LeaseNotRenewed { .. } => {
+                return false;
+            }
         };
         matches!(source, kube::Error::Api(status)
             if (400..500).contains(&status.code) && ![408, 409, 429].contains(&status.code))

@@ -19,7 +19,7 @@ use futures::{Stream, StreamExt, TryStreamExt};
 use infera_core::{
     ChildKind, InferaDeployment,
     naming::{LABEL_DEPLOYMENT, LABEL_REVISION, WORKER_INFO_ANNOTATION, managed_selector},
-    render::Workload,
+    render::{ApiServer, Workload},
 };
 use k8s_openapi::{
     api::apps::v1::ControllerRevision,
@@ -27,6 +27,7 @@ use k8s_openapi::{
         Affinity, Container, NodeAffinity, NodeSelector, NodeSelectorTerm, Pod, PodSpec,
         ResourceQuota,
     },
+    api::discovery::v1::EndpointSlice,
     apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
     apimachinery::pkg::apis::meta::v1::ObjectMeta,
 };
@@ -73,8 +74,15 @@ pub struct Observed {
     pub quotas: Cache<ResourceQuota>,
     /// The ControllerRevisions of the revision history (see [`slim_revision`]).
     pub revisions: Cache<ControllerRevision>,
+    /// The API server's EndpointSlice (see [`API_SERVER`]).
+    pub api_server: Store<EndpointSlice>,
     synced: Arc<Synced>,
 }
+
+/// The EndpointSlice the API server keeps of its own endpoints, `default/kubernetes`
+/// (kubernetes `pkg/controlplane/reconcilers/endpointsadapter.go`: named after the `kubernetes`
+/// Service): where restricted egress lets the graph's pods reach the API.
+pub const API_SERVER: (&str, &str) = ("default", "kubernetes");
 
 /// Which caches have their initial list.
 #[derive(Default)]
@@ -99,6 +107,7 @@ pub struct Watches {
     >,
     pub quotas: futures::stream::BoxStream<'static, Result<ResourceQuota, watcher::Error>>,
     pub revisions: futures::stream::BoxStream<'static, Result<ControllerRevision, watcher::Error>>,
+    pub api_server: futures::stream::BoxStream<'static, Result<EndpointSlice, watcher::Error>>,
 }
 
 /// Starts one LIST+WATCH per child kind, for pods of our deployments and for CRD metadata, in
@@ -164,6 +173,14 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
         |ns| Api::namespaced(client.clone(), ns),
     );
     let revision_watch = watcher(revision_api, managed).modify(slim_revision);
+    // One object, by name: the operator's Role in `default` grants it by that name only.
+    let (api_server, mut api_server_writer) = reflector::store();
+    let (namespace_of_api, name_of_api) = API_SERVER;
+    let api_server_watch = watcher(
+        Api::<EndpointSlice>::namespaced(client.clone(), namespace_of_api),
+        watcher::Config::default().fields(&format!("metadata.name={name_of_api}")),
+    )
+    .modify(|slice: &mut EndpointSlice| slice.managed_fields_mut().clear());
     (
         Observed {
             children: stores,
@@ -171,6 +188,7 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
             crds,
             quotas,
             revisions,
+            api_server,
             synced: Arc::new(Synced {
                 kinds: ChildKind::ALL
                     .iter()
@@ -196,6 +214,11 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
                 cached(revision_writer),
                 revision_watch,
                 "controllerrevisions".into(),
+            ),
+            api_server: reflect(
+                move |event| api_server_writer.apply_watcher_event(event),
+                api_server_watch,
+                "endpointslices".into(),
             ),
         },
     )
@@ -507,11 +530,47 @@ impl Observed {
         }
     }
 
+    /// Where pods reach the API server, from its EndpointSlice: the ready endpoints' addresses
+    /// and the TCP ports; `None` until it is seen (or when the operator may not read it).
+    pub fn api_server(&self) -> Option<ApiServer> {
+        let (namespace, name) = API_SERVER;
+        let slice = self
+            .api_server
+            .get(&ObjectRef::new(name).within(namespace))?;
+        api_server_of(&slice)
+    }
+
     /// Whether the CRD serving `kind` is installed (always true for built-in kinds).
     pub fn installed(&self, kind: ChildKind) -> bool {
         kind.crd()
             .is_none_or(|crd| self.crds.get(&ObjectRef::new(&crd.name)).is_some())
     }
+}
+
+/// The API server's endpoints in its EndpointSlice: the addresses of the endpoints not known to
+/// be unready, and the TCP ports; `None` when it lists none.
+fn api_server_of(slice: &EndpointSlice) -> Option<ApiServer> {
+    let mut addresses: Vec<String> = slice
+        .endpoints
+        .iter()
+        .filter(|endpoint| {
+            let ready = endpoint.conditions.as_ref().and_then(|c| c.ready);
+            ready != Some(false)
+        })
+        .flat_map(|endpoint| endpoint.addresses.iter().cloned())
+        .collect();
+    let mut ports: Vec<i32> = slice
+        .ports
+        .iter()
+        .flatten()
+        .filter(|port| port.protocol.as_deref().is_none_or(|p| p == "TCP"))
+        .filter_map(|port| port.port)
+        .collect();
+    addresses.sort();
+    addresses.dedup();
+    ports.sort_unstable();
+    ports.dedup();
+    (!addresses.is_empty() && !ports.is_empty()).then_some(ApiServer { addresses, ports })
 }
 
 /// The cache of one child kind, filed by controller.
@@ -559,8 +618,8 @@ fn deployment_of(pod: &Pod) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use futures::StreamExt;
-    use infera_core::{ChildKind, InferaDeployment};
-    use k8s_openapi::api::core::v1::Pod;
+    use infera_core::{ChildKind, InferaDeployment, render::ApiServer};
+    use k8s_openapi::api::{core::v1::Pod, discovery::v1::EndpointSlice};
     use kube::{ResourceExt, runtime::watcher};
 
     use super::reflect;
@@ -591,6 +650,33 @@ mod tests {
             Some(serde_json::json!([{"conditionType": "infera.amd.com/registered"}]))
         );
         assert_eq!(spec.containers[0].image, None);
+    }
+
+    #[test]
+    fn the_api_server_is_its_ready_endpoints_on_its_tcp_ports() {
+        let slice: EndpointSlice = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "kubernetes", "namespace": "default"},
+            "addressType": "IPv4",
+            "endpoints": [
+                {"addresses": ["172.18.0.3"], "conditions": {"ready": true}},
+                {"addresses": ["172.18.0.2"]},
+                {"addresses": ["172.18.0.4"], "conditions": {"ready": false}},
+            ],
+            "ports": [{"name": "https", "port": 6443, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}],
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            super::api_server_of(&slice),
+            Some(ApiServer {
+                addresses: vec!["172.18.0.2".into(), "172.18.0.3".into()],
+                ports: vec![6443],
+            })
+        );
+        let empty = EndpointSlice {
+            ports: slice.ports.clone(),
+            ..EndpointSlice::default()
+        };
+        assert_eq!(super::api_server_of(&empty), None);
     }
 
     #[test]

@@ -92,7 +92,19 @@ async fn converge(
     let installed = |kind| ctx.observed.installed(kind);
     let apis = Apis {
         inference_pool: PoolApi::served(installed),
+        api_server: ctx.observed.api_server(),
     };
+    let restricted = valid
+        .network_policy
+        .as_ref()
+        .and_then(|p| p.egress.as_ref());
+    if restricted.is_some() && apis.api_server.is_none() {
+        let (namespace, name) = crate::observe::API_SERVER;
+        return Err(Error::ApiServerUnknown {
+            name: idep.name_any(),
+            slice: format!("{namespace}/{name}"),
+        });
+    }
     let mut children = render_for(&valid, apis);
     let workloads = Workload::of(&children);
     let stepped = crate::lockstep::step(&valid, snapshot, &mut children, &workloads);

@@ -56,6 +56,33 @@ fn the_cluster_role_has_no_wildcards_and_cannot_read_secrets() {
     }
 }
 
+/// The one object the operator reads outside the namespaces it manages: the API server's
+/// EndpointSlice, by name, read only — the one it watches.
+#[test]
+fn the_api_server_role_reads_only_its_endpoint_slice() {
+    let text = std::fs::read_to_string(format!(
+        "{}/../deploy/api-server.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap_or_else(|e| panic!("deploy/api-server.yaml: {e}"));
+    let documents: Vec<Value> = serde_saphyr::from_multiple(&text)
+        .unwrap_or_else(|e| panic!("deploy/api-server.yaml: {e}"));
+    let (namespace, name) = infera_operator::observe::API_SERVER;
+    assert_eq!(documents[0]["kind"], "Role");
+    assert_eq!(documents[0]["metadata"]["namespace"], namespace);
+    assert_eq!(
+        documents[0]["rules"],
+        serde_json::json!([{"apiGroups": ["discovery.k8s.io"], "resources": ["endpointslices"],
+            "resourceNames": [name], "verbs": ["get", "list", "watch"]}])
+    );
+    assert_eq!(documents[1]["kind"], "RoleBinding");
+    assert_eq!(documents[1]["metadata"]["namespace"], namespace);
+    assert_eq!(
+        documents[1]["roleRef"]["name"],
+        documents[0]["metadata"]["name"]
+    );
+}
+
 /// RBAC refuses to let the operator create a Role granting more than it holds (escalation
 /// prevention): every permission of every Role the render can produce must be in the ClusterRole.
 #[test]
@@ -79,7 +106,13 @@ fn the_cluster_role_holds_everything_the_rendered_roles_grant() {
     let mut granted = Vec::new();
     let children = [PoolApi::V1, PoolApi::V1Alpha2]
         .into_iter()
-        .flat_map(|inference_pool| render_for(&valid, Apis { inference_pool }));
+        .flat_map(|inference_pool| {
+            let apis = Apis {
+                inference_pool,
+                ..Apis::default()
+            };
+            render_for(&valid, apis)
+        });
     for child in children {
         if child.kind() == infera_core::ChildKind::Role {
             let role = serde_json::to_value(&child).unwrap_or_else(|e| panic!("{e}"));

@@ -24,7 +24,7 @@ pub const OPERATOR_PODS: &str = "app.kubernetes.io/name=infera-operator";
 pub const RELEASE_OPERATOR_IMAGE: Option<&str> = option_env!("INFERA_OPERATOR_IMAGE");
 
 /// The `deploy/` files, in apply order (the CRD comes first, from infera-core).
-const FILES: [(&str, &str); 7] = [
+const FILES: [(&str, &str); 8] = [
     (
         "deploy/namespace.yaml",
         include_str!("../../deploy/namespace.yaml"),
@@ -44,6 +44,10 @@ const FILES: [(&str, &str); 7] = [
     (
         "deploy/leader-election.yaml",
         include_str!("../../deploy/leader-election.yaml"),
+    ),
+    (
+        "deploy/api-server.yaml",
+        include_str!("../../deploy/api-server.yaml"),
     ),
     (
         "deploy/service.yaml",
@@ -241,6 +245,8 @@ mod tests {
                 "clusterrolebinding.rbac.authorization.k8s.io/infera-system:infera-operator",
                 "role.rbac.authorization.k8s.io/infera-operator-leader-election",
                 "rolebinding.rbac.authorization.k8s.io/infera-operator-leader-election",
+                "role.rbac.authorization.k8s.io/infera-system:infera-operator",
+                "rolebinding.rbac.authorization.k8s.io/infera-system:infera-operator",
                 "service/infera-operator-metrics",
                 "deployment.apps/infera-operator",
             ]

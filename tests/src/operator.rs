@@ -11,12 +11,13 @@ use crate::{ServiceAccountIdentity, apply_yaml, binary, target_dir};
 
 const CRD: &str = include_str!("../../crds/inferadeployments.infera.amd.com.yaml");
 /// The shipped RBAC, exactly as `kubectl infera init` installs it.
-const RBAC: [&str; 5] = [
+const RBAC: [&str; 6] = [
     include_str!("../../deploy/namespace.yaml"),
     include_str!("../../deploy/serviceaccount.yaml"),
     include_str!("../../deploy/clusterrole.yaml"),
     include_str!("../../deploy/clusterrolebinding.yaml"),
     include_str!("../../deploy/leader-election.yaml"),
+    include_str!("../../deploy/api-server.yaml"),
 ];
 
 /// Installs the CRD and the shipped RBAC, and returns the operator's ServiceAccount identity.

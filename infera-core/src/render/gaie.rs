@@ -507,6 +507,7 @@ mod tests {
     fn a_v1alpha2_cluster_gets_the_pool_and_route_in_that_api() {
         let apis = Apis {
             inference_pool: PoolApi::V1Alpha2,
+            ..Apis::default()
         };
         let children = render_for(&deployment(&[("worker", "mixed", 1)]), apis);
         assert!(

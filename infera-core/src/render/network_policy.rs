@@ -1,5 +1,4 @@
-//! The graph's NetworkPolicies (ingress only; egress stays open). Who talks to whom, from
-//! upstream's code:
+//! The graph's NetworkPolicies. Who talks to whom, from upstream's code:
 //! - every pod of the graph is a NATS client (KV events, and requests with upstream's default
 //!   NATS transport): NATS accepts the graph's pods only;
 //! - the router (or each worker's GAIE frontend sidecar, on localhost) sends requests to the
@@ -17,26 +16,35 @@
 //!
 //! The router Service is the graph's front door and has no policy. Kubelet probes come from the
 //! node, which NetworkPolicies do not restrict.
+//!
+//! Egress stays open unless restricted. Restricted, the graph's pods reach one another, DNS, the
+//! Kubernetes API — the router's discovery watches the worker pods and each worker patches its
+//! own pod (`infera/common/k8s_client.py`, used by `discovery_k8s.py`, `registration_k8s.py` and
+//! `server/scaling.py`), the EPP watches its pool — and what `egress.allow` adds.
 
 use std::collections::BTreeMap;
 
 use k8s_openapi::{
     api::networking::v1::{
-        NetworkPolicy, NetworkPolicyIngressRule, NetworkPolicyPeer, NetworkPolicyPort,
-        NetworkPolicySpec,
+        IPBlock, NetworkPolicy, NetworkPolicyEgressRule, NetworkPolicyIngressRule,
+        NetworkPolicyPeer, NetworkPolicyPort, NetworkPolicySpec,
     },
     apimachinery::pkg::{apis::meta::v1::LabelSelector, util::intstr::IntOrString},
 };
 
-use super::{Child, Context, meta, nats::MONITOR_PORT};
+use super::{ApiServer, Child, Context, meta, nats::MONITOR_PORT};
 use crate::{
     flags::EPP_GRPC_PORT,
     naming::{self, Component},
+    types::EgressRule,
     validate::{Nats, NetworkPolicy as Settings},
 };
 
+/// The port DNS is served on.
+const DNS_PORT: i32 = 53;
+
 /// The NetworkPolicies of the graph: NATS's (when managed), the workers' and the EPP's (with
-/// GAIE).
+/// GAIE), and the egress of all its pods when restricted.
 pub fn policies(cx: &Context<'_>, settings: &Settings) -> Vec<Child> {
     let d = cx.deployment;
     let graph = vec![graph_pods(&d.name)];
@@ -80,6 +88,19 @@ pub fn policies(cx: &Context<'_>, settings: &Settings) -> Vec<Child> {
             vec![from(gateway, &[EPP_GRPC_PORT])],
         ));
     }
+    if let Some(allow) = &settings.egress {
+        let rules = egress(&d.name, cx.apis.api_server.as_ref(), allow);
+        policies.push(named(
+            cx,
+            "egress",
+            NetworkPolicySpec {
+                pod_selector: Some(labels(graph_selector(&d.name))),
+                policy_types: Some(vec!["Egress".into()]),
+                egress: Some(rules),
+                ..Default::default()
+            },
+        ));
+    }
     policies
 }
 
@@ -90,35 +111,100 @@ fn policy(
     selector: BTreeMap<String, String>,
     rules: Vec<NetworkPolicyIngressRule>,
 ) -> Child {
-    let name = format!("{}-{protects}", cx.deployment.name);
-    Child::NetworkPolicy(NetworkPolicy {
-        metadata: meta::object_meta(cx.deployment, Component::NetworkPolicy, name),
-        spec: Some(NetworkPolicySpec {
-            pod_selector: Some(LabelSelector {
-                match_labels: Some(selector),
-                ..Default::default()
-            }),
+    named(
+        cx,
+        protects,
+        NetworkPolicySpec {
+            pod_selector: Some(labels(selector)),
             policy_types: Some(vec!["Ingress".into()]),
             ingress: Some(rules),
             ..Default::default()
-        }),
+        },
+    )
+}
+
+/// The NetworkPolicy `<deployment>-<what>`.
+fn named(cx: &Context<'_>, what: &str, spec: NetworkPolicySpec) -> Child {
+    let name = format!("{}-{what}", cx.deployment.name);
+    Child::NetworkPolicy(NetworkPolicy {
+        metadata: meta::object_meta(cx.deployment, Component::NetworkPolicy, name),
+        spec: Some(spec),
     })
+}
+
+/// Restricted egress: to the graph's pods on every port, to DNS on port 53 anywhere (the
+/// cluster's DNS Service, a node-local cache, or the node's resolver), to the API server's
+/// endpoints, and to what `allow` names.
+fn egress(
+    deployment: &str,
+    api_server: Option<&ApiServer>,
+    allow: &[EgressRule],
+) -> Vec<NetworkPolicyEgressRule> {
+    let dns = ["UDP", "TCP"].map(|protocol| NetworkPolicyPort {
+        port: Some(IntOrString::Int(DNS_PORT)),
+        protocol: Some(protocol.into()),
+        ..Default::default()
+    });
+    let mut rules = vec![
+        to(vec![graph_pods(deployment)], vec![]),
+        to(vec![], dns.into()),
+    ];
+    if let Some(api) = api_server {
+        let hosts = api.addresses.iter().map(|address| NetworkPolicyPeer {
+            ip_block: Some(IPBlock {
+                cidr: host_cidr(address),
+                except: None,
+            }),
+            ..Default::default()
+        });
+        rules.push(to(hosts.collect(), tcp(&api.ports)));
+    }
+    rules.extend(
+        allow
+            .iter()
+            .map(|rule| to(rule.to.clone(), rule.ports.clone())),
+    );
+    rules
+}
+
+/// Egress to `peers` (anywhere when empty) on `ports` (every port when empty).
+fn to(peers: Vec<NetworkPolicyPeer>, ports: Vec<NetworkPolicyPort>) -> NetworkPolicyEgressRule {
+    NetworkPolicyEgressRule {
+        to: (!peers.is_empty()).then_some(peers),
+        ports: (!ports.is_empty()).then_some(ports),
+    }
+}
+
+/// The CIDR of one host: `/32` for IPv4, `/128` for IPv6.
+fn host_cidr(address: &str) -> String {
+    let bits = if address.contains(':') { 128 } else { 32 };
+    format!("{address}/{bits}")
+}
+
+/// TCP on each of `ports`.
+fn tcp(ports: &[i32]) -> Vec<NetworkPolicyPort> {
+    ports
+        .iter()
+        .map(|&port| NetworkPolicyPort {
+            port: Some(IntOrString::Int(port)),
+            protocol: Some("TCP".into()),
+            ..Default::default()
+        })
+        .collect()
+}
+
+fn labels(selector: BTreeMap<String, String>) -> LabelSelector {
+    LabelSelector {
+        match_labels: Some(selector),
+        ..Default::default()
+    }
 }
 
 /// Ingress from `peers` on `ports` (every port when empty).
 fn from(peers: Vec<NetworkPolicyPeer>, ports: &[i32]) -> NetworkPolicyIngressRule {
     NetworkPolicyIngressRule {
         from: Some(peers),
-        ports: (!ports.is_empty()).then(|| {
-            ports
-                .iter()
-                .map(|&port| NetworkPolicyPort {
-                    port: Some(IntOrString::Int(port)),
-                    protocol: Some("TCP".into()),
-                    ..Default::default()
-                })
-                .collect()
-        }),
+        ports: (!ports.is_empty()).then(|| tcp(ports)),
     }
 }
 
@@ -130,15 +216,14 @@ fn metrics(settings: &Settings, ports: &[i32]) -> Option<NetworkPolicyIngressRul
 /// Every pod of the deployment's graph.
 fn graph_pods(deployment: &str) -> NetworkPolicyPeer {
     NetworkPolicyPeer {
-        pod_selector: Some(LabelSelector {
-            match_labels: Some(BTreeMap::from([(
-                naming::LABEL_DEPLOYMENT.into(),
-                deployment.into(),
-            )])),
-            ..Default::default()
-        }),
+        pod_selector: Some(labels(graph_selector(deployment))),
         ..Default::default()
     }
+}
+
+/// The label every pod of the deployment's graph carries.
+fn graph_selector(deployment: &str) -> BTreeMap<String, String> {
+    BTreeMap::from([(naming::LABEL_DEPLOYMENT.into(), deployment.into())])
 }
 
 /// The operator's pods, in whichever namespace it runs.

@@ -7,18 +7,19 @@ use kube::core::{Message, Rule};
 
 use super::limits::{DURATION_PATTERN, MAX_SCRAPE_INTERVAL_SECONDS, MAX_STARTUP_SECONDS};
 use super::rules::{
-    CACHE_WITH_HF, CANNOT_PROGRESS, DEFAULT_GPU_TYPE, DEFAULT_MAX_SURGE, DEFAULT_MAX_UNAVAILABLE,
-    DIGEST_PATTERN, ENGINE_FIELD_OURS, ENGINE_OWNED_FIELDS, EXTERNAL_ONLY, EXTRA_POD_SPEC_ALONE,
-    EXTRA_POD_SPEC_CONTAINER, FRONTEND_OURS, GPU_OURS, HF_ONLY, IB_DEVICE_IN_ARGS,
-    IB_DEVICE_ON_VLLM, IMAGE_REQUIRED, INIT_NAME_OURS, LABEL_OURS, LOCKSTEP_WITHOUT_PD,
-    MANAGED_ONLY, METRICS_WITH_KEDA, MIN_ABOVE_MAX, MODEL_VOLUME_OURS, NO_IMAGE, NO_METRIC,
-    NO_TRIGGER, NO_WORKER, PEER_FORM, PLANNER_AND_AUTOSCALING, PLANNER_MIN_ABOVE_MAX,
-    PLANNER_NOT_A_POOL, RDMA_NOT_ACROSS_NODES, REPLICAS_AND_AUTOSCALING, SERVER_GPU,
-    SERVER_GPU_PRODUCT, SERVER_MODEL, SERVER_NODES, SERVER_ROLE, SERVER_ROLLOUT, SERVER_TOKENIZER,
-    SERVICE_ACCOUNT_OURS, SHM_OURS, SKIP_PROBES_HEALTH, TOKENIZER_FLAG, TOKENIZER_REQUIRED,
-    TRIGGERS_WITHOUT_KEDA, UNPINNED, URL_TWICE, WORKER_GPU, name_not_a_dns_label, name_too_long,
-    names_too_long, scrape_interval_out_of_range, service_name_not_a_dns_label,
-    service_name_reserved, startup_out_of_range,
+    ALLOW_WITHOUT_RESTRICT, CACHE_WITH_HF, CANNOT_PROGRESS, DEFAULT_GPU_TYPE, DEFAULT_MAX_SURGE,
+    DEFAULT_MAX_UNAVAILABLE, DIGEST_PATTERN, ENGINE_FIELD_OURS, ENGINE_OWNED_FIELDS, EXTERNAL_ONLY,
+    EXTRA_POD_SPEC_ALONE, EXTRA_POD_SPEC_CONTAINER, FRONTEND_OURS, GPU_OURS, HF_ONLY,
+    IB_DEVICE_IN_ARGS, IB_DEVICE_ON_VLLM, IMAGE_REQUIRED, INIT_NAME_OURS, LABEL_OURS,
+    LOCKSTEP_WITHOUT_PD, MANAGED_ONLY, METRICS_WITH_KEDA, MIN_ABOVE_MAX, MODEL_VOLUME_OURS,
+    NO_IMAGE, NO_METRIC, NO_TRIGGER, NO_WORKER, PEER_FORM, PLANNER_AND_AUTOSCALING,
+    PLANNER_MIN_ABOVE_MAX, PLANNER_NOT_A_POOL, RDMA_NOT_ACROSS_NODES, REPLICAS_AND_AUTOSCALING,
+    RESTRICT_WITHOUT_POLICIES, SERVER_GPU, SERVER_GPU_PRODUCT, SERVER_MODEL, SERVER_NODES,
+    SERVER_ROLE, SERVER_ROLLOUT, SERVER_TOKENIZER, SERVICE_ACCOUNT_OURS, SHM_OURS,
+    SKIP_PROBES_HEALTH, TOKENIZER_FLAG, TOKENIZER_REQUIRED, TRIGGERS_WITHOUT_KEDA, UNPINNED,
+    URL_TWICE, WORKER_GPU, name_not_a_dns_label, name_too_long, names_too_long,
+    scrape_interval_out_of_range, service_name_not_a_dns_label, service_name_reserved,
+    startup_out_of_range,
 };
 use crate::{
     flags,
@@ -900,6 +901,36 @@ pub(crate) fn metrics_from_peer_form() -> Rule {
         PEER_FORM,
     )
     .field_path(".metricsFrom")
+}
+
+/// Restricted egress needs the graph's NetworkPolicies on.
+pub(crate) fn egress_needs_policies() -> Rule {
+    rule(
+        "!has(self.egress) || !has(self.egress.restrict) || !self.egress.restrict || !has(self.enabled) || self.enabled",
+        "spec.networkPolicy.egress.restrict",
+        RESTRICT_WITHOUT_POLICIES,
+    )
+    .field_path(".egress.restrict")
+}
+
+/// `egress.allow` only with `restrict: true`.
+pub(crate) fn egress_allow_needs_restrict() -> Rule {
+    rule(
+        "!has(self.allow) || size(self.allow) == 0 || (has(self.restrict) && self.restrict)",
+        "spec.networkPolicy.egress.allow",
+        ALLOW_WITHOUT_RESTRICT,
+    )
+    .field_path(".allow")
+}
+
+/// Every peer of an `egress.allow` rule names selectors, or an `ipBlock` alone.
+pub(crate) fn egress_peer_form() -> Rule {
+    rule(
+        "!has(self.allow) || self.allow.all(r, !has(r.to) || r.to.all(p, (has(p.podSelector) || has(p.namespaceSelector)) != has(p.ipBlock)))",
+        "spec.networkPolicy.egress.allow",
+        PEER_FORM,
+    )
+    .field_path(".allow")
 }
 
 #[cfg(test)]

@@ -99,6 +99,8 @@ pub const HOSTNAME_PATTERN: &str =
 pub const MAX_HOSTNAMES: usize = 16;
 /// `spec.networkPolicy.metricsFrom` entries.
 pub const MAX_METRICS_FROM: usize = 16;
+/// `spec.networkPolicy.egress.allow` rules, and the peers and ports of each.
+pub const MAX_EGRESS_RULES: usize = 16;
 
 /// `model.source`: `pvc://CLAIM[/SUBPATH]`, `hostPath:///PATH` or `hf://ORG/NAME[@REVISION]`.
 pub const MODEL_SOURCE_PATTERN: &str = r"^(pvc://[a-z0-9]([-a-z0-9.]*[a-z0-9])?(/[^/]+)*|hostPath:///[!-~]*|hf://[A-Za-z0-9][-A-Za-z0-9_.]*/[A-Za-z0-9][-A-Za-z0-9_.]*(@[-A-Za-z0-9_./]+)?)$";

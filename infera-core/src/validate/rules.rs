@@ -161,6 +161,10 @@ pub const IB_DEVICE_IN_ARGS: &str = "--disaggregation-ib-device is injected from
 /// A `metricsFrom` entry that names no peer, or an `ipBlock` beside a selector (the API server's
 /// NetworkPolicy validation refuses both).
 pub const PEER_FORM: &str = "every entry names a podSelector and/or a namespaceSelector, or an ipBlock alone; fix the entry";
+/// `egress.allow` beside unrestricted egress, where it changes nothing.
+pub const ALLOW_WITHOUT_RESTRICT: &str = "has no effect while egress is open; set spec.networkPolicy.egress.restrict: true, or remove allow";
+/// Egress restricted with the graph's NetworkPolicies turned off.
+pub const RESTRICT_WITHOUT_POLICIES: &str = "restricted egress is a NetworkPolicy, and enabled: false renders none; remove enabled: false, or egress";
 
 // overlay.
 

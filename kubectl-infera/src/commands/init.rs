@@ -387,7 +387,7 @@ mod tests {
     fn offline_bundle_is_the_crd_and_deploy_files() {
         let objects = bundle::objects().unwrap_or_default();
         let yaml = manifest(&objects, ManifestOutput::Yaml).unwrap_or_default();
-        assert_eq!(yaml.matches("---\n").count(), 9);
+        assert_eq!(yaml.matches("---\n").count(), 11);
         assert!(yaml.contains("kind: CustomResourceDefinition"));
         assert!(!yaml.contains("resourceVersion"));
     }

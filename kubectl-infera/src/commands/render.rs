@@ -13,6 +13,18 @@ pub fn run(args: &RenderArgs, namespace: Option<&str>, printer: &Printer) -> Res
     let deployments = spec::load(&args.file, namespace)?;
     let valid: Vec<ValidDeployment> = deployments.into_iter().map(|(_, v)| v).collect();
     printer.out(&render_output(&valid, args.output)?);
+    for deployment in &valid {
+        if deployment
+            .network_policy
+            .as_ref()
+            .is_some_and(|p| p.egress.is_some())
+        {
+            printer.note(&format!(
+                "{}: the egress policy lacks the rule for the API server's endpoints, which the operator adds from EndpointSlice default/kubernetes",
+                deployment.name
+            ));
+        }
+    }
     Ok(())
 }
 

@@ -52,6 +52,18 @@ async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> a
     api.create(&dry_run, &serde_json::from_value(serverless)?)
         .await?;
 
+    // Restricted egress with the most rules and peers the schema allows is admitted (within
+    // the CEL cost budget).
+    let mut egress = seed();
+    let peer = json!({"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8"]}});
+    let rule = json!({"to": vec![peer; 16], "ports": vec![json!({"port": 443}); 16]});
+    merge(
+        &mut egress,
+        json!({"spec": {"networkPolicy": {"egress": {"restrict": true, "allow": vec![rule; 16]}}}}),
+    );
+    api.create(&dry_run, &serde_json::from_value(egress)?)
+        .await?;
+
     let cases: Vec<(&str, Value, &str)> = vec![
         (
             "no server",
@@ -142,6 +154,21 @@ async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> a
             "metricsFrom ipBlock beside a selector",
             json!({"spec": {"networkPolicy": {"metricsFrom": [{"ipBlock": {"cidr": "10.0.0.0/8"}, "podSelector": {}}]}}}),
             "spec.networkPolicy.metricsFrom: every entry names a podSelector and/or a namespaceSelector, or an ipBlock alone; fix the entry",
+        ),
+        (
+            "egress allow while egress is open",
+            json!({"spec": {"networkPolicy": {"egress": {"allow": [{"ports": [{"port": 443}]}]}}}}),
+            "spec.networkPolicy.egress.allow: has no effect while egress is open; set spec.networkPolicy.egress.restrict: true, or remove allow",
+        ),
+        (
+            "egress allow peer with no selector",
+            json!({"spec": {"networkPolicy": {"egress": {"restrict": true, "allow": [{"to": [{}]}]}}}}),
+            "spec.networkPolicy.egress.allow: every entry names a podSelector and/or a namespaceSelector, or an ipBlock alone; fix the entry",
+        ),
+        (
+            "egress restricted with the policies off",
+            json!({"spec": {"networkPolicy": {"enabled": false, "egress": {"restrict": true}}}}),
+            "spec.networkPolicy.egress.restrict: restricted egress is a NetworkPolicy, and enabled: false renders none; remove enabled: false, or egress",
         ),
         (
             "scrape interval out of range",

@@ -18,6 +18,7 @@ use k8s_openapi::{
     api::{
         apps::v1::Deployment,
         core::v1::{Node, NodeSpec, NodeStatus, Pod},
+        discovery::v1::EndpointSlice,
         networking::v1::NetworkPolicy,
     },
     apimachinery::pkg::api::resource::Quantity,
@@ -432,21 +433,97 @@ async fn spec_changes_update_children_removed_services_are_deleted_and_nothing_i
         "never delete what is not ours"
     );
 
-    // Turning the NetworkPolicies off deletes them.
+    // Restricted egress: one policy over the graph's pods, whose API rule is the API server's
+    // own EndpointSlice as the operator, under the shipped RBAC, watches it. Tier 2's API server
+    // publishes none (`--endpoint-reconciler-type=none`, on loopback): until one appears the
+    // operator says what it waits for; the test then writes it as a lease reconciler would.
     let policies: Api<NetworkPolicy> = ns.api();
     assert!(policies.get_opt("svc-workers").await?.is_some());
+    let slices: Api<EndpointSlice> = Api::namespaced(admin.clone(), "default");
+    slices
+        .delete("kubernetes", &DeleteParams::default())
+        .await
+        .ok();
     ideps
         .patch(
             "svc",
             &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"networkPolicy": {"enabled": false}}})),
+            &Patch::Merge(
+                json!({"spec": {"networkPolicy": {"egress": {"restrict": true,
+                "allow": [{"ports": [{"port": 443}]}]}}}}),
+            ),
         )
         .await?;
     eventually(READY_TIMEOUT, || async {
+        let idep = ideps.get("svc").await?;
+        let reconciled = idep.status.as_ref().and_then(|s| {
+            s.conditions
+                .iter()
+                .find(|c| c.type_ == infera_core::condition::RECONCILED)
+        });
+        let message = reconciled.map(|c| c.message.as_str()).unwrap_or_default();
         anyhow::ensure!(
-            policies.get_opt("svc-workers").await?.is_none(),
-            "svc-workers still exists"
+            message.contains("the API server's endpoints are not known yet")
+                && message.contains("EndpointSlice default/kubernetes"),
+            "Reconciled: {message:?}"
         );
+        anyhow::Ok(())
+    })
+    .await?;
+    assert!(policies.get_opt("svc-egress").await?.is_none());
+    let slice = |address: &str| {
+        json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+            "metadata": {"name": "kubernetes", "namespace": "default",
+                "labels": {"kubernetes.io/service-name": "kubernetes"}},
+            "addressType": "IPv4",
+            "endpoints": [{"addresses": [address], "conditions": {"ready": true}}],
+            "ports": [{"name": "https", "port": 6443, "protocol": "TCP"}]})
+    };
+    let api_rule = |address: &str| {
+        json!({"to": [{"ipBlock": {"cidr": format!("{address}/32")}}],
+            "ports": [{"port": 6443, "protocol": "TCP"}]})
+    };
+    apply_yaml_in(&admin, "default", &slice("192.0.2.10").to_string()).await?;
+    let egress = eventually(READY_TIMEOUT, || policies.get("svc-egress")).await?;
+    let spec = serde_json::to_value(egress.spec)?;
+    assert_eq!(
+        spec["podSelector"],
+        json!({"matchLabels": {LABEL_DEPLOYMENT: "svc"}})
+    );
+    assert_eq!(spec["policyTypes"], json!(["Egress"]));
+    assert_eq!(spec["egress"][2], api_rule("192.0.2.10"), "{spec}");
+    // The API server defaults the protocol.
+    let https = json!({"ports": [{"port": 443, "protocol": "TCP"}]});
+    assert_eq!(spec["egress"][3], https, "{spec}");
+    wait_for_state(&ideps, "svc", State::Ready).await?;
+    // The API server moves: the policy follows.
+    apply_yaml_in(&admin, "default", &slice("192.0.2.11").to_string()).await?;
+    let moved = eventually(READY_TIMEOUT, || async {
+        let spec = serde_json::to_value(policies.get("svc-egress").await?.spec)?;
+        anyhow::ensure!(spec["egress"][2] == api_rule("192.0.2.11"), "{spec}");
+        anyhow::Ok(())
+    })
+    .await;
+    slices
+        .delete("kubernetes", &DeleteParams::default())
+        .await?;
+    moved?;
+
+    // Turning the NetworkPolicies off (and with them restricted egress) deletes them.
+    ideps
+        .patch(
+            "svc",
+            &PatchParams::default(),
+            &Patch::Merge(json!({"spec": {"networkPolicy": {"enabled": false, "egress": null}}})),
+        )
+        .await?;
+    eventually(READY_TIMEOUT, || async {
+        for name in ["svc-workers", "svc-egress"] {
+            anyhow::ensure!(
+                policies.get_opt(name).await?.is_none(),
+                "{name} still exists"
+            );
+        }
         anyhow::Ok(())
     })
     .await?;

@@ -610,7 +610,7 @@ async fn graph_logs(ns: &TestNamespace) -> anyhow::Result<()> {
 }
 
 /// Two workers behind upstream's kv-aware router, which weighs a cached prefix at 4 blocks of load
-/// per block (`--kv-overlap-weight`, infera/server/args.py).
+/// per block (`--kv-overlap-weight`, infera/server/args.py), with restricted egress.
 const KV_SPEC: &str = r#"
 apiVersion: infera.amd.com/v1alpha1
 kind: InferaDeployment
@@ -618,6 +618,8 @@ metadata: {name: kv}
 spec:
   backendFramework: sglang
   image: rocm/infera:sglang-v0.1.1
+  networkPolicy:
+    egress: {restrict: true}
   services:
     server:
       componentType: server
@@ -792,9 +794,11 @@ async fn tier3_kv_events_bring_a_repeated_prompt_back_to_the_worker_that_cached_
     let events = kv_event_messages(&ns, "kv", &password).await?;
     anyhow::ensure!(events > 0, "no KV event in JetStream");
 
-    // All of this ran under the graph's NetworkPolicies, enforced (kube-router on tier 3): a pod of
-    // the namespace outside the graph reaches neither NATS nor a worker, and the same pod with the
-    // graph's label reaches both (so the refusal is the policies', not the probe's).
+    // All of this ran under the graph's NetworkPolicies, enforced (kube-router on tier 3), egress
+    // restricted: the router found its workers through the API server, which each worker's
+    // registration patched, and reached NATS by its Service's DNS name. A pod of the namespace
+    // outside the graph reaches neither NATS nor a worker, and the same pod with the graph's label
+    // reaches both (so the refusal is the policies', not the probe's).
     let pods: Api<Pod> = ns.api();
     let ip = |pod: Pod| pod.status.and_then(|s| s.pod_ip).unwrap_or_default();
     let nats = ip(pods.get("kv-nats-0").await?);
@@ -819,6 +823,33 @@ async fn tier3_kv_events_bring_a_repeated_prompt_back_to_the_worker_that_cached_
             );
         }
     }
+    // And the other way: a pod outside the graph that listens is reached by a pod outside the
+    // graph (egress is open there), and not by a pod of the graph.
+    let listener = serde_json::json!({
+        "metadata": {"name": "outside"},
+        "spec": {
+            "nodeSelector": {"infera.amd.com/test-node": "real"},
+            "containers": [{"name": "listen", "image": "rocm/infera:sglang-v0.1.1",
+                "command": ["python3", "-m", "http.server", "8080"]}],
+        },
+    });
+    pods.create(&Default::default(), &serde_json::from_value(listener)?)
+        .await?;
+    let outside = eventually(Duration::from_secs(120), || async {
+        let ip = ip(pods.get("outside").await?);
+        anyhow::ensure!(!ip.is_empty(), "the listener has no IP yet");
+        anyhow::Ok(ip)
+    })
+    .await?;
+    let target = (outside.as_str(), 8080);
+    anyhow::ensure!(
+        connects(&ns, "stranger-out", None, target, 30).await?,
+        "a pod outside the graph cannot reach the listener at {outside}:8080"
+    );
+    anyhow::ensure!(
+        !connects(&ns, "member-out", Some("kv"), target, 3).await?,
+        "a pod of the graph reached {outside}:8080 past restricted egress"
+    );
 
     ns.cleanup().await
 }

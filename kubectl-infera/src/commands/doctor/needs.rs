@@ -259,15 +259,21 @@ async fn gaie_dry_runs(
     spec: &ValidDeployment,
     inference_pool: PoolApi,
 ) -> Vec<(String, Read<()>)> {
-    let children: Vec<Child> = render_for(spec, Apis { inference_pool })
-        .into_iter()
-        .filter(|c| {
-            matches!(
-                c.kind(),
-                ChildKind::HttpRoute | ChildKind::InferencePool | ChildKind::InferencePoolV1Alpha2
-            )
-        })
-        .collect();
+    let children: Vec<Child> = render_for(
+        spec,
+        Apis {
+            inference_pool,
+            ..Apis::default()
+        },
+    )
+    .into_iter()
+    .filter(|c| {
+        matches!(
+            c.kind(),
+            ChildKind::HttpRoute | ChildKind::InferencePool | ChildKind::InferencePoolV1Alpha2
+        )
+    })
+    .collect();
     let params = PatchParams::apply(naming::PLUGIN_MANAGER).force().dry_run();
     let runs = children.iter().map(|child| {
         let resource = child.kind().api_resource();
