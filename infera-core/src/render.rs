@@ -47,6 +47,7 @@ use crate::{
 
 pub use crate::validate::NATS_IMAGE;
 pub use nats::credentials as nats_credentials;
+pub use network_policy::ApiServer;
 pub use workloads::WorkerRollout;
 
 /// One object the operator creates for a deployment; each variant holds the typed object of the
@@ -402,17 +403,6 @@ pub struct Apis {
     /// Where the graph's pods reach the Kubernetes API, for restricted egress; `None` when not
     /// known (offline: the egress policy then has no rule for it).
     pub api_server: Option<ApiServer>,
-}
-
-/// The Kubernetes API server's endpoints, as the API server publishes them in the EndpointSlice
-/// `default/kubernetes`: what a pod's connection to the `kubernetes` Service is translated to,
-/// and what a NetworkPolicy sees.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ApiServer {
-    /// IP addresses.
-    pub addresses: Vec<String>,
-    /// TCP ports.
-    pub ports: Vec<i32>,
 }
 
 /// The two InferencePool APIs clusters serve.

@@ -432,6 +432,11 @@ impl NetworkPolicySpec {
     pub fn is_enabled(&self) -> bool {
         self.enabled != Some(false)
     }
+
+    /// Whether the graph's egress is restricted: policies on, and `egress.restrict: true`.
+    pub fn restricts_egress(&self) -> bool {
+        self.is_enabled() && self.egress.as_ref().is_some_and(EgressSpec::is_restricted)
+    }
 }
 
 /// Metrics collection by the Prometheus Operator (its PodMonitor CRD must be installed).

@@ -792,11 +792,12 @@ fn latency_objectives_add_a_prometheus_rule_of_burn_rate_alerts() {
     insta::assert_snapshot!(yaml::to_yaml_stream(&[rule]).expect("yaml"));
 }
 
-/// Restricted egress is one policy over every pod of the graph — engines, router, NATS, the
-/// model's download Job — that lets them reach one another, DNS, the API server's endpoints and
-/// what `allow` adds.
+/// Restricted egress is one policy over the pods of the graph — here engines, router, NATS and
+/// the model's download Job — that lets them reach one another, DNS, the API server's endpoints
+/// and what `allow` adds.
 #[test]
-fn restricted_egress_reaches_the_graph_dns_the_api_server_and_what_is_allowed() {
+fn restricted_egress_lets_the_graphs_pods_reach_one_another_dns_the_api_server_and_what_is_allowed()
+{
     let mut deployment = load("pd-mi300x.yaml");
     let allow = serde_json::json!({"restrict": true, "allow": [
         {"to": [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8"]}}], "ports": [{"port": 443}]},

@@ -109,7 +109,7 @@ pub async fn run(
         restricted
             .state()
             .into_iter()
-            .filter(|idep| restricts_egress(idep))
+            .filter(|idep| crate::reconcile::restricts_egress(idep))
             .map(|idep| ObjectRef::from(idep.as_ref()))
             .collect::<Vec<_>>()
     });
@@ -141,15 +141,6 @@ pub async fn run(
         .await;
     planner.abort();
     info!("controller stopped");
-}
-
-/// Whether the deployment's egress policy names the API server's endpoints.
-fn restricts_egress(idep: &InferaDeployment) -> bool {
-    let policy = idep.spec.network_policy.as_ref();
-    policy.is_none_or(|p| p.is_enabled())
-        && policy
-            .and_then(|p| p.egress.as_ref())
-            .is_some_and(|e| e.is_restricted())
 }
 
 /// Marks the operator ready once the caches are filled (they fill as the controller polls their

@@ -74,15 +74,13 @@ pub struct Observed {
     pub quotas: Cache<ResourceQuota>,
     /// The ControllerRevisions of the revision history (see [`slim_revision`]).
     pub revisions: Cache<ControllerRevision>,
-    /// The API server's EndpointSlice (see [`API_SERVER`]).
+    /// The API server's EndpointSlice ([`ApiServer::SLICE`]).
     pub api_server: Store<EndpointSlice>,
+    /// Whether the watch of that slice has listed it, or failed to, once (see
+    /// [`Observed::api_server_tried`]).
+    api_server_tried: Arc<AtomicBool>,
     synced: Arc<Synced>,
 }
-
-/// The EndpointSlice the API server keeps of its own endpoints, `default/kubernetes`
-/// (kubernetes `pkg/controlplane/reconcilers/endpointsadapter.go`: named after the `kubernetes`
-/// Service): where restricted egress lets the graph's pods reach the API.
-pub const API_SERVER: (&str, &str) = ("default", "kubernetes");
 
 /// Which caches have their initial list.
 #[derive(Default)]
@@ -175,12 +173,19 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
     let revision_watch = watcher(revision_api, managed).modify(slim_revision);
     // One object, by name: the operator's Role in `default` grants it by that name only.
     let (api_server, mut api_server_writer) = reflector::store();
-    let (namespace_of_api, name_of_api) = API_SERVER;
+    let (namespace_of_api, name_of_api) = ApiServer::SLICE;
     let api_server_watch = watcher(
         Api::<EndpointSlice>::namespaced(client.clone(), namespace_of_api),
         watcher::Config::default().fields(&format!("metadata.name={name_of_api}")),
     )
     .modify(|slice: &mut EndpointSlice| slice.managed_fields_mut().clear());
+    let api_server_tried = Arc::new(AtomicBool::new(false));
+    let tried = api_server_tried.clone();
+    let api_server_watch = api_server_watch.inspect(move |result| {
+        if matches!(result, Ok(watcher::Event::InitDone) | Err(_)) {
+            tried.store(true, Ordering::Relaxed);
+        }
+    });
     (
         Observed {
             children: stores,
@@ -189,6 +194,7 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
             quotas,
             revisions,
             api_server,
+            api_server_tried,
             synced: Arc::new(Synced {
                 kinds: ChildKind::ALL
                     .iter()
@@ -244,6 +250,9 @@ where
     K: Resource + Clone + Send + Sync + 'static,
     K::DynamicType: Eq + std::hash::Hash + Clone + Send + Sync,
 {
+    // A watch the operator's RBAC forbids is said once (its fix is the release's RBAC), not at
+    // every retry.
+    let mut forbidden_said = false;
     stream
         .backoff(retry())
         .inspect_ok(move |event| apply(event))
@@ -256,10 +265,17 @@ where
                 {
                     debug!(watch = %what, "not served; retrying");
                 }
+                Err(watcher::Error::InitialListFailed(kube::Error::Api(status)))
+                    if status.code == 403 && forbidden_said =>
+                {
+                    debug!(watch = %what, "still forbidden; retrying");
+                }
                 Err(error) => {
+                    forbidden_said |= matches!(error,
+                        watcher::Error::InitialListFailed(kube::Error::Api(status)) if status.code == 403);
                     warn!(watch = %what, error = %crate::chain(error), "watch failed; retrying")
                 }
-                Ok(_) => {}
+                Ok(_) => forbidden_said = false,
             }
             std::future::ready(result.ok().map(Ok))
         })
@@ -530,14 +546,22 @@ impl Observed {
         }
     }
 
+    /// Whether the API server's EndpointSlice has been listed, or its watch has failed, at least
+    /// once: not ready for the operator's readiness (a watch its RBAC forbids must not hold back
+    /// every deployment), but before it a restricted deployment waits rather than reporting the
+    /// endpoints unknown.
+    pub fn api_server_tried(&self) -> bool {
+        self.api_server_tried.load(Ordering::Relaxed)
+    }
+
     /// Where pods reach the API server, from its EndpointSlice: the ready endpoints' addresses
     /// and the TCP ports; `None` until it is seen (or when the operator may not read it).
     pub fn api_server(&self) -> Option<ApiServer> {
-        let (namespace, name) = API_SERVER;
+        let (namespace, name) = ApiServer::SLICE;
         let slice = self
             .api_server
             .get(&ObjectRef::new(name).within(namespace))?;
-        api_server_of(&slice)
+        ApiServer::of(&slice)
     }
 
     /// Whether the CRD serving `kind` is installed (always true for built-in kinds).
@@ -545,32 +569,6 @@ impl Observed {
         kind.crd()
             .is_none_or(|crd| self.crds.get(&ObjectRef::new(&crd.name)).is_some())
     }
-}
-
-/// The API server's endpoints in its EndpointSlice: the addresses of the endpoints not known to
-/// be unready, and the TCP ports; `None` when it lists none.
-fn api_server_of(slice: &EndpointSlice) -> Option<ApiServer> {
-    let mut addresses: Vec<String> = slice
-        .endpoints
-        .iter()
-        .filter(|endpoint| {
-            let ready = endpoint.conditions.as_ref().and_then(|c| c.ready);
-            ready != Some(false)
-        })
-        .flat_map(|endpoint| endpoint.addresses.iter().cloned())
-        .collect();
-    let mut ports: Vec<i32> = slice
-        .ports
-        .iter()
-        .flatten()
-        .filter(|port| port.protocol.as_deref().is_none_or(|p| p == "TCP"))
-        .filter_map(|port| port.port)
-        .collect();
-    addresses.sort();
-    addresses.dedup();
-    ports.sort_unstable();
-    ports.dedup();
-    (!addresses.is_empty() && !ports.is_empty()).then_some(ApiServer { addresses, ports })
 }
 
 /// The cache of one child kind, filed by controller.
@@ -618,8 +616,8 @@ fn deployment_of(pod: &Pod) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use futures::StreamExt;
-    use infera_core::{ChildKind, InferaDeployment, render::ApiServer};
-    use k8s_openapi::api::{core::v1::Pod, discovery::v1::EndpointSlice};
+    use infera_core::{ChildKind, InferaDeployment};
+    use k8s_openapi::api::core::v1::Pod;
     use kube::{ResourceExt, runtime::watcher};
 
     use super::reflect;
@@ -650,33 +648,6 @@ mod tests {
             Some(serde_json::json!([{"conditionType": "infera.amd.com/registered"}]))
         );
         assert_eq!(spec.containers[0].image, None);
-    }
-
-    #[test]
-    fn the_api_server_is_its_ready_endpoints_on_its_tcp_ports() {
-        let slice: EndpointSlice = serde_json::from_value(serde_json::json!({
-            "metadata": {"name": "kubernetes", "namespace": "default"},
-            "addressType": "IPv4",
-            "endpoints": [
-                {"addresses": ["172.18.0.3"], "conditions": {"ready": true}},
-                {"addresses": ["172.18.0.2"]},
-                {"addresses": ["172.18.0.4"], "conditions": {"ready": false}},
-            ],
-            "ports": [{"name": "https", "port": 6443, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}],
-        }))
-        .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(
-            super::api_server_of(&slice),
-            Some(ApiServer {
-                addresses: vec!["172.18.0.2".into(), "172.18.0.3".into()],
-                ports: vec![6443],
-            })
-        );
-        let empty = EndpointSlice {
-            ports: slice.ports.clone(),
-            ..EndpointSlice::default()
-        };
-        assert_eq!(super::api_server_of(&empty), None);
     }
 
     #[test]

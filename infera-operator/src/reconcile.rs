@@ -43,8 +43,9 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
         ctx.forget(&deployment);
         return Ok(Action::await_change());
     }
-    if !ctx.observed.synced() {
-        // Judging from half-filled caches would report missing children and dependencies.
+    if !ctx.observed.synced() || restricts_egress(&idep) && !ctx.observed.api_server_tried() {
+        // Judging from half-filled caches would report missing children and dependencies (or,
+        // with restricted egress, the API server's endpoints as unknown).
         return Ok(Action::requeue(std::time::Duration::from_millis(500)));
     }
     let _timer = ctx.metrics.reconcile_timer();
@@ -77,6 +78,14 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
     Ok(Action::requeue(next_look(&ctx, &outcome, &new, &now)))
 }
 
+/// Whether the deployment's egress policy names the API server's endpoints.
+pub fn restricts_egress(idep: &InferaDeployment) -> bool {
+    idep.spec
+        .network_policy
+        .as_ref()
+        .is_some_and(|policy| policy.restricts_egress())
+}
+
 /// Brings the graph to a valid spec: the `hf://` downloads planned (the GPU pools of a model wait
 /// for its download Job, rendered at zero), the children rendered, the rollout's next step
 /// planned on them, the whole applied, and the revision history kept. A failure to apply is
@@ -99,7 +108,7 @@ async fn converge(
         .as_ref()
         .and_then(|p| p.egress.as_ref());
     if restricted.is_some() && apis.api_server.is_none() {
-        let (namespace, name) = crate::observe::API_SERVER;
+        let (namespace, name) = infera_core::render::ApiServer::SLICE;
         return Err(Error::ApiServerUnknown {
             name: idep.name_any(),
             slice: format!("{namespace}/{name}"),

@@ -67,7 +67,7 @@ fn the_api_server_role_reads_only_its_endpoint_slice() {
     .unwrap_or_else(|e| panic!("deploy/api-server.yaml: {e}"));
     let documents: Vec<Value> = serde_saphyr::from_multiple(&text)
         .unwrap_or_else(|e| panic!("deploy/api-server.yaml: {e}"));
-    let (namespace, name) = infera_operator::observe::API_SERVER;
+    let (namespace, name) = infera_core::render::ApiServer::SLICE;
     assert_eq!(documents[0]["kind"], "Role");
     assert_eq!(documents[0]["metadata"]["namespace"], namespace);
     assert_eq!(

@@ -31,6 +31,7 @@
 //! | INF501 | a default StorageClass (for NATS) |
 //! | INF601 | `--for FILE`: the namespace's Pod Security admits every pod (server dry runs) |
 //! | INF602 | `--for FILE` with NetworkPolicies: a known policy engine runs (its DaemonSet) |
+//! | INF603 | `--for FILE` with restricted egress: the API server publishes its endpoints |
 
 pub(crate) mod controllers;
 mod gaie;
@@ -145,6 +146,9 @@ pub struct Facts {
     /// `--for FILE` with NetworkPolicies: the DaemonSets of known policy engines, as
     /// `namespace/name` (see [`network_policy::enforcement`]).
     pub network_policy_engines: Option<Read<Vec<String>>>,
+    /// `--for FILE` with restricted egress: the API server's endpoints, from its EndpointSlice
+    /// (see [`network_policy::api_server`]); `None` inside when it lists none.
+    pub api_server: Option<Read<Option<infera_core::render::ApiServer>>>,
 }
 
 /// A check that has not run yet (it passes until a builder says otherwise).
@@ -268,6 +272,7 @@ pub fn evaluate(f: &Facts) -> Vec<Check> {
     out.push(storage::default_storage_class(f));
     out.extend(pod_security::check_admission(f));
     out.extend(network_policy::enforcement(f));
+    out.extend(network_policy::api_server(f));
     out
 }
 

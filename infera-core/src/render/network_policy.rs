@@ -25,6 +25,7 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::{
+    api::discovery::v1::EndpointSlice,
     api::networking::v1::{
         IPBlock, NetworkPolicy, NetworkPolicyEgressRule, NetworkPolicyIngressRule,
         NetworkPolicyPeer, NetworkPolicyPort, NetworkPolicySpec,
@@ -32,7 +33,7 @@ use k8s_openapi::{
     apimachinery::pkg::{apis::meta::v1::LabelSelector, util::intstr::IntOrString},
 };
 
-use super::{ApiServer, Child, Context, meta, nats::MONITOR_PORT};
+use super::{Child, Context, meta, nats::MONITOR_PORT};
 use crate::{
     flags::EPP_GRPC_PORT,
     naming::{self, Component},
@@ -40,8 +41,52 @@ use crate::{
     validate::{Nats, NetworkPolicy as Settings},
 };
 
-/// The port DNS is served on.
-const DNS_PORT: i32 = 53;
+/// The ports DNS is served on: 53, and 5353 where the DNS pods listen on it behind a Service on 53
+/// (OpenShift's: openshift/cluster-dns-operator `assets/dns/daemonset.yaml`), which a
+/// NetworkPolicy sees after the Service's translation.
+const DNS_PORTS: [i32; 2] = [53, 5353];
+
+/// The Kubernetes API server's endpoints, as it publishes them: what a pod's connection to the
+/// `kubernetes` Service is translated to, and so what a NetworkPolicy sees.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ApiServer {
+    /// IP addresses.
+    pub addresses: Vec<String>,
+    /// TCP ports.
+    pub ports: Vec<i32>,
+}
+
+impl ApiServer {
+    /// The EndpointSlice the API server keeps of itself, as `(namespace, name)`: named after the
+    /// `kubernetes` Service (kubernetes `pkg/controlplane/reconcilers/endpointsadapter.go`).
+    pub const SLICE: (&'static str, &'static str) = ("default", "kubernetes");
+
+    /// The endpoints of [`Self::SLICE`]: the addresses of those not known to be unready, and the
+    /// TCP ports; `None` when it lists none.
+    pub fn of(slice: &EndpointSlice) -> Option<ApiServer> {
+        let mut addresses: Vec<String> = slice
+            .endpoints
+            .iter()
+            .filter(|endpoint| {
+                let ready = endpoint.conditions.as_ref().and_then(|c| c.ready);
+                ready != Some(false)
+            })
+            .flat_map(|endpoint| endpoint.addresses.iter().cloned())
+            .collect();
+        let mut ports: Vec<i32> = slice
+            .ports
+            .iter()
+            .flatten()
+            .filter(|port| port.protocol.as_deref().is_none_or(|p| p == "TCP"))
+            .filter_map(|port| port.port)
+            .collect();
+        addresses.sort();
+        addresses.dedup();
+        ports.sort_unstable();
+        ports.dedup();
+        (!addresses.is_empty() && !ports.is_empty()).then_some(ApiServer { addresses, ports })
+    }
+}
 
 /// The NetworkPolicies of the graph: NATS's (when managed), the workers' and the EPP's (with
 /// GAIE), and the egress of all its pods when restricted.
@@ -132,22 +177,24 @@ fn named(cx: &Context<'_>, what: &str, spec: NetworkPolicySpec) -> Child {
     })
 }
 
-/// Restricted egress: to the graph's pods on every port, to DNS on port 53 anywhere (the
-/// cluster's DNS Service, a node-local cache, or the node's resolver), to the API server's
+/// Restricted egress: to the graph's pods on every port, to DNS on its ports anywhere (the
+/// cluster's DNS pods, a node-local cache, or the node's resolver), to the API server's
 /// endpoints, and to what `allow` names.
 fn egress(
     deployment: &str,
     api_server: Option<&ApiServer>,
     allow: &[EgressRule],
 ) -> Vec<NetworkPolicyEgressRule> {
-    let dns = ["UDP", "TCP"].map(|protocol| NetworkPolicyPort {
-        port: Some(IntOrString::Int(DNS_PORT)),
-        protocol: Some(protocol.into()),
-        ..Default::default()
+    let dns = DNS_PORTS.into_iter().flat_map(|port| {
+        ["UDP", "TCP"].map(|protocol| NetworkPolicyPort {
+            port: Some(IntOrString::Int(port)),
+            protocol: Some(protocol.into()),
+            ..Default::default()
+        })
     });
     let mut rules = vec![
         to(vec![graph_pods(deployment)], vec![]),
-        to(vec![], dns.into()),
+        to(vec![], dns.collect()),
     ];
     if let Some(api) = api_server {
         let hosts = api.addresses.iter().map(|address| NetworkPolicyPeer {
@@ -253,5 +300,37 @@ fn namespace(namespace: &str) -> NetworkPolicyPeer {
             ..Default::default()
         }),
         ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_api_server_is_its_ready_endpoints_on_its_tcp_ports() {
+        let slice: EndpointSlice = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "kubernetes", "namespace": "default"},
+            "addressType": "IPv4",
+            "endpoints": [
+                {"addresses": ["172.18.0.3"], "conditions": {"ready": true}},
+                {"addresses": ["172.18.0.2"]},
+                {"addresses": ["172.18.0.4"], "conditions": {"ready": false}},
+            ],
+            "ports": [{"name": "https", "port": 6443, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}],
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            ApiServer::of(&slice),
+            Some(ApiServer {
+                addresses: vec!["172.18.0.2".into(), "172.18.0.3".into()],
+                ports: vec![6443],
+            })
+        );
+        let empty = EndpointSlice {
+            ports: slice.ports.clone(),
+            ..EndpointSlice::default()
+        };
+        assert_eq!(ApiServer::of(&empty), None);
     }
 }

@@ -1,9 +1,16 @@
 //! `spec.networkPolicy`: whether the graph's NetworkPolicies are rendered, who may scrape its
 //! metrics, and where its pods may connect.
 
-use k8s_openapi::api::networking::v1::NetworkPolicyPeer;
+use std::net::IpAddr;
 
-use super::rules::{ALLOW_WITHOUT_RESTRICT, PEER_FORM, RESTRICT_WITHOUT_POLICIES};
+use k8s_openapi::{
+    api::networking::v1::{NetworkPolicyPeer, NetworkPolicyPort},
+    apimachinery::pkg::util::intstr::IntOrString,
+};
+
+use super::rules::{
+    ALLOW_WITHOUT_RESTRICT, CIDR_FORM, PEER_FORM, PORT_FORM, RESTRICT_WITHOUT_POLICIES,
+};
 use super::{
     Errors,
     limits::{MAX_EGRESS_RULES, MAX_METRICS_FROM},
@@ -19,24 +26,14 @@ pub struct NetworkPolicy {
     pub egress: Option<Vec<EgressRule>>,
 }
 
-/// Checks `spec.networkPolicy` and resolves it; `None` when it is turned off.
+/// Checks `spec.networkPolicy` and resolves it; `None` when it is turned off. Its parts are checked
+/// whether or not it is on, as the CRD's schema and CEL rules check them.
 pub(super) fn policy(
     errors: &mut Errors,
     spec: Option<&NetworkPolicySpec>,
 ) -> Option<NetworkPolicy> {
     let spec = spec.cloned().unwrap_or_default();
-    let enabled = spec.is_enabled();
-    let egress = spec.egress.unwrap_or_default();
-    let allow = "spec.networkPolicy.egress.allow";
-    if !enabled {
-        if egress.is_restricted() {
-            errors.push(
-                "spec.networkPolicy.egress.restrict",
-                RESTRICT_WITHOUT_POLICIES,
-            );
-        }
-        return None;
-    }
+    let egress = spec.egress.clone().unwrap_or_default();
     let path = "spec.networkPolicy.metricsFrom";
     at_most(
         errors,
@@ -45,9 +42,8 @@ pub(super) fn policy(
         spec.metrics_from.len(),
         MAX_METRICS_FROM,
     );
-    if !spec.metrics_from.iter().all(peer_form) {
-        errors.push(path, PEER_FORM);
-    }
+    peers(errors, path, &spec.metrics_from);
+    let allow = "spec.networkPolicy.egress.allow";
     if !egress.allow.is_empty() && !egress.is_restricted() {
         errors.push(allow, ALLOW_WITHOUT_RESTRICT);
     }
@@ -62,9 +58,20 @@ pub(super) fn policy(
             rule.ports.len(),
             MAX_EGRESS_RULES,
         );
+        if !rule.ports.iter().all(port_form) {
+            errors.push(at("ports"), PORT_FORM);
+        }
     }
-    if !egress.allow.iter().flat_map(|r| &r.to).all(peer_form) {
-        errors.push(allow, PEER_FORM);
+    let to: Vec<NetworkPolicyPeer> = egress.allow.iter().flat_map(|r| r.to.clone()).collect();
+    peers(errors, allow, &to);
+    if !spec.is_enabled() {
+        if egress.is_restricted() {
+            errors.push(
+                "spec.networkPolicy.egress.restrict",
+                RESTRICT_WITHOUT_POLICIES,
+            );
+        }
+        return None;
     }
     Some(NetworkPolicy {
         metrics_from: spec.metrics_from,
@@ -80,6 +87,97 @@ fn at_most(errors: &mut Errors, path: &str, what: &str, count: usize, max: usize
             format!("at most {max} {what} are allowed (now {count}); remove some"),
         );
     }
+}
+
+/// Every peer at `path` in a form the API server accepts, with well-formed networks.
+fn peers(errors: &mut Errors, path: &str, peers: &[NetworkPolicyPeer]) {
+    if !peers.iter().all(peer_form) {
+        errors.push(path, PEER_FORM);
+    }
+    let block = |peer: &NetworkPolicyPeer| {
+        peer.ip_block.as_ref().is_none_or(|block| {
+            ip_block_form(&block.cidr, block.except.as_deref().unwrap_or_default())
+        })
+    };
+    if !peers.iter().all(block) {
+        errors.push(path, CIDR_FORM);
+    }
+}
+
+/// A port the API server accepts (kubernetes `pkg/apis/networking/validation`,
+/// `ValidateNetworkPolicyPort`): TCP, UDP or SCTP; a number from 1 to 65535 or a port name (at
+/// most 15 lowercase letters, digits and `-`, a letter among them); `endPort` only after a numeric
+/// port, not below it.
+fn port_form(port: &NetworkPolicyPort) -> bool {
+    let protocol = port
+        .protocol
+        .as_deref()
+        .is_none_or(|p| ["TCP", "UDP", "SCTP"].contains(&p));
+    let valid = |number: i32| (1..=65535).contains(&number);
+    let number = match &port.port {
+        Some(IntOrString::Int(number)) => valid(*number).then_some(Some(*number)),
+        Some(IntOrString::String(name)) => {
+            let named = !name.is_empty()
+                && name.len() <= 15
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+                && name.chars().any(|c| c.is_ascii_lowercase())
+                && !name.starts_with('-')
+                && !name.ends_with('-')
+                && !name.contains("--");
+            named.then_some(None)
+        }
+        None => Some(None),
+    };
+    let end = match (number, port.end_port) {
+        (Some(_), None) => true,
+        (Some(Some(start)), Some(end)) => valid(end) && end >= start,
+        _ => false,
+    };
+    protocol && end
+}
+
+/// An `ipBlock` the API server accepts: `cidr` an IP network, each `except` a network strictly
+/// inside it.
+fn ip_block_form(cidr: &str, except: &[String]) -> bool {
+    let Some(outer) = network(cidr) else {
+        return false;
+    };
+    except.iter().all(|inner| {
+        network(inner).is_some_and(|inner| {
+            inner.bits == outer.bits && inner.prefix > outer.prefix && outer.contains(inner.address)
+        })
+    })
+}
+
+/// An IP network: address, prefix length and the address family's bits.
+struct Network {
+    address: u128,
+    prefix: u32,
+    bits: u32,
+}
+
+impl Network {
+    fn contains(&self, address: u128) -> bool {
+        let host = self.bits - self.prefix;
+        host >= 128 || address >> host == self.address >> host
+    }
+}
+
+/// `ADDRESS/PREFIX`, as `net.ParseCIDR` reads it.
+fn network(text: &str) -> Option<Network> {
+    let (address, prefix) = text.split_once('/')?;
+    let prefix: u32 = prefix.parse().ok()?;
+    let (address, bits) = match address.parse::<IpAddr>().ok()? {
+        IpAddr::V4(v4) => (u128::from(u32::from(v4)), 32),
+        IpAddr::V6(v6) => (u128::from(v6), 128),
+    };
+    (prefix <= bits).then_some(Network {
+        address,
+        prefix,
+        bits,
+    })
 }
 
 /// A peer the API server accepts: selectors, or an `ipBlock` alone.
@@ -238,6 +336,83 @@ mod tests {
             }),
             vec![
                 "spec.networkPolicy.egress.allow[0].to: at most 16 peers are allowed (now 17); remove some"
+            ]
+        );
+    }
+
+    #[test]
+    fn networks_are_parsed_as_the_api_server_parses_them() {
+        let except = |e: &[&str]| e.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(ip_block_form(
+            "0.0.0.0/0",
+            &except(&["10.0.0.0/8", "192.168.1.0/24"])
+        ));
+        assert!(ip_block_form("10.0.0.0/8", &except(&["10.1.0.0/16"])));
+        assert!(ip_block_form("fd00::/8", &except(&["fd00:1::/32"])));
+        assert!(ip_block_form("::/0", &except(&["fd00::/8"])));
+        for (cidr, inner) in [
+            ("10.0.0.0", vec![]),
+            ("10.0.0.0/33", vec![]),
+            ("10.0.0.300/8", vec![]),
+            ("10.0.0.0/8", vec!["11.0.0.0/16"]),
+            ("10.0.0.0/8", vec!["10.0.0.0/8"]),
+            ("10.0.0.0/8", vec!["fd00::/16"]),
+        ] {
+            assert!(
+                !ip_block_form(cidr, &except(&inner)),
+                "{cidr} except {inner:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn ports_are_checked_as_the_api_server_checks_them() {
+        let port = |protocol: Option<&str>, port: Option<IntOrString>, end: Option<i32>| {
+            NetworkPolicyPort {
+                protocol: protocol.map(str::to_string),
+                port,
+                end_port: end,
+            }
+        };
+        let int = |n| Some(IntOrString::Int(n));
+        let name = |n: &str| Some(IntOrString::String(n.into()));
+        for good in [
+            port(None, int(443), None),
+            port(Some("UDP"), int(53), None),
+            port(Some("TCP"), int(30000), Some(32767)),
+            port(None, name("https"), None),
+            port(Some("SCTP"), None, None),
+        ] {
+            assert!(port_form(&good), "{good:?}");
+        }
+        for bad in [
+            port(Some("tcp"), int(443), None),
+            port(None, int(0), None),
+            port(None, int(65536), None),
+            port(None, name("HTTPS"), None),
+            port(None, name("a-very-long-port-name"), None),
+            port(None, name("8080"), None),
+            port(None, int(443), Some(80)),
+            port(None, name("https"), Some(8443)),
+            port(None, None, Some(8443)),
+        ] {
+            assert!(!port_form(&bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn policies_turned_off_are_still_checked_as_admission_checks_them() {
+        assert_eq!(
+            found(|e| {
+                let spec = with_egress(
+                    Some(false),
+                    egress(Some(true), vec![NetworkPolicyPeer::default()]),
+                );
+                policy(e, Some(&spec));
+            }),
+            vec![
+                format!("spec.networkPolicy.egress.allow: {PEER_FORM}"),
+                format!("spec.networkPolicy.egress.restrict: {RESTRICT_WITHOUT_POLICIES}"),
             ]
         );
     }

@@ -2,6 +2,9 @@
 //! cluster enforces them. Kubernetes stores NetworkPolicies whether or not the network plugin
 //! enforces them, and no API says which does: doctor looks for the DaemonSet of a known
 //! policy engine and warns when there is none.
+//!
+//! INF603: for a spec with restricted egress, whether the API server publishes its endpoints, which
+//! the egress policy names (the operator applies nothing of the graph until it can).
 
 use super::{Check, Facts, check};
 
@@ -48,6 +51,31 @@ pub(super) fn enforcement(f: &Facts) -> Option<Check> {
         Ok(engines) => c.pass(format!(
             "NetworkPolicies are enforced by {}",
             engines.join(", ")
+        )),
+    })
+}
+
+/// INF603, only for a `--for` spec with restricted egress.
+pub(super) fn api_server(f: &Facts) -> Option<Check> {
+    let read = f.api_server.as_ref()?;
+    let c = check("INF603", "security", "egress-api-server");
+    let (namespace, name) = infera_core::render::ApiServer::SLICE;
+    Some(match read {
+        Err(e) => c.unreadable(&format!("reading EndpointSlice {namespace}/{name}"), e),
+        Ok(None) => c.fail(
+            format!(
+                "the API server publishes no endpoints (EndpointSlice {namespace}/{name} is missing or lists none): with restricted egress the operator cannot let the graph's pods reach it, and applies nothing of the graph"
+            ),
+            "run the API server with an endpoint reconciler (--endpoint-reconciler-type=lease, its default), or leave egress open (remove networkPolicy.egress.restrict)",
+        ),
+        Ok(Some(api)) => c.pass(format!(
+            "restricted egress lets the graph's pods reach the API server at {} (port {})",
+            api.addresses.join(", "),
+            api.ports
+                .iter()
+                .map(i32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
         )),
     })
 }

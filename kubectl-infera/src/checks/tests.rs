@@ -114,6 +114,7 @@ fn healthy() -> Facts {
         gaie: GaieFacts::default(),
         pod_security: None,
         network_policy_engines: None,
+        api_server: None,
     }
 }
 
@@ -549,6 +550,42 @@ fn network_policy_engines_are_looked_for_by_their_daemonsets() {
     assert!(
         message.starts_with("no NetworkPolicy engine found among the cluster's DaemonSets (looked for calico-node, canal, cilium,"),
         "{message}"
+    );
+    assert_eq!(with(Err("forbidden".into())).0, Severity::Warn);
+}
+
+#[test]
+fn restricted_egress_needs_the_api_servers_endpoints() {
+    use infera_core::render::ApiServer;
+    assert!(evaluate(&healthy()).iter().all(|c| c.id != "INF603"));
+    let with = |read: Read<Option<ApiServer>>| {
+        let facts = Facts {
+            api_server: Some(read),
+            ..healthy()
+        };
+        let check = by_id(&evaluate(&facts), "INF603").clone();
+        (check.severity, check.message, check.hint)
+    };
+    let api = ApiServer {
+        addresses: vec!["172.18.0.2".into(), "172.18.0.3".into()],
+        ports: vec![6443],
+    };
+    let (severity, message, _) = with(Ok(Some(api)));
+    assert_eq!(severity, Severity::Pass);
+    assert_eq!(
+        message,
+        "restricted egress lets the graph's pods reach the API server at 172.18.0.2, 172.18.0.3 (port 6443)"
+    );
+    let (severity, message, hint) = with(Ok(None));
+    assert_eq!(severity, Severity::Fail);
+    assert!(
+        message.starts_with("the API server publishes no endpoints (EndpointSlice default/kubernetes is missing or lists none)"),
+        "{message}"
+    );
+    assert!(
+        hint.as_deref()
+            .is_some_and(|h| h.contains("--endpoint-reconciler-type=lease")),
+        "{hint:?}"
     );
     assert_eq!(with(Err("forbidden".into())).0, Severity::Warn);
 }

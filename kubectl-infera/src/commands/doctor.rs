@@ -28,7 +28,8 @@ mod needs;
 mod report;
 
 use needs::{
-    read_gaie, read_keda, read_monitoring, read_networks, read_pod_security, read_policy_engines,
+    read_api_server, read_gaie, read_keda, read_monitoring, read_networks, read_pod_security,
+    read_policy_engines,
 };
 pub use report::{report, text};
 
@@ -204,6 +205,7 @@ pub async fn facts(
         read_monitoring(&kube.client, &mut f).await;
         read_pod_security(&kube.client, &mut f).await;
         read_policy_engines(&kube.client, &mut f).await;
+        read_api_server(&kube.client, &mut f).await;
         read_access(&kube, pre, &mut f).await;
     }
     Ok(f)

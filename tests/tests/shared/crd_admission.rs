@@ -161,6 +161,11 @@ async fn cel_rules_reject_bad_specs_at_admission_with_infera_core_wording() -> a
             "spec.networkPolicy.egress.allow: has no effect while egress is open; set spec.networkPolicy.egress.restrict: true, or remove allow",
         ),
         (
+            "egress allow with the policies off",
+            json!({"spec": {"networkPolicy": {"enabled": false, "egress": {"allow": [{"ports": [{"port": 443}]}]}}}}),
+            "spec.networkPolicy.egress.allow: has no effect while egress is open; set spec.networkPolicy.egress.restrict: true, or remove allow",
+        ),
+        (
             "egress allow peer with no selector",
             json!({"spec": {"networkPolicy": {"egress": {"restrict": true, "allow": [{"to": [{}]}]}}}}),
             "spec.networkPolicy.egress.allow: every entry names a podSelector and/or a namespaceSelector, or an ipBlock alone; fix the entry",

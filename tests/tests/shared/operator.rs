@@ -13,6 +13,8 @@ use infera_e2e::{
         api::{DeleteParams, ListParams, ObjectMeta, Patch, PatchParams, PostParams},
     },
     operator::{Operator, install},
+    plugin::doctor_check,
+    target_dir,
 };
 use k8s_openapi::{
     api::{
@@ -471,6 +473,19 @@ async fn spec_changes_update_children_removed_services_are_deleted_and_nothing_i
     })
     .await?;
     assert!(policies.get_opt("svc-egress").await?.is_none());
+    // `doctor --for` says the same before anything is applied.
+    let live = ideps.get("svc").await?;
+    let file = target_dir()
+        .join("e2e-logs")
+        .join(format!("{}-egress.json", ns.name()));
+    let spec = json!({"apiVersion": "infera.amd.com/v1alpha1", "kind": "InferaDeployment",
+        "metadata": {"name": "svc"}, "spec": live.spec});
+    std::fs::write(&file, spec.to_string())?;
+    let file = file.display().to_string();
+    let doctor_args = ["--for", file.as_str(), "-n", ns.name()];
+    let inf603 = || doctor_check(&doctor_args, "INF603");
+    let check = inf603().await?;
+    assert_eq!(check["severity"], "fail", "{check}");
     let slice = |address: &str| {
         json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
             "metadata": {"name": "kubernetes", "namespace": "default",
@@ -483,31 +498,45 @@ async fn spec_changes_update_children_removed_services_are_deleted_and_nothing_i
         json!({"to": [{"ipBlock": {"cidr": format!("{address}/32")}}],
             "ports": [{"port": 6443, "protocol": "TCP"}]})
     };
-    apply_yaml_in(&admin, "default", &slice("192.0.2.10").to_string()).await?;
-    let egress = eventually(READY_TIMEOUT, || policies.get("svc-egress")).await?;
-    let spec = serde_json::to_value(egress.spec)?;
-    assert_eq!(
-        spec["podSelector"],
-        json!({"matchLabels": {LABEL_DEPLOYMENT: "svc"}})
-    );
-    assert_eq!(spec["policyTypes"], json!(["Egress"]));
-    assert_eq!(spec["egress"][2], api_rule("192.0.2.10"), "{spec}");
-    // The API server defaults the protocol.
-    let https = json!({"ports": [{"port": 443, "protocol": "TCP"}]});
-    assert_eq!(spec["egress"][3], https, "{spec}");
-    wait_for_state(&ideps, "svc", State::Ready).await?;
-    // The API server moves: the policy follows.
-    apply_yaml_in(&admin, "default", &slice("192.0.2.11").to_string()).await?;
-    let moved = eventually(READY_TIMEOUT, || async {
-        let spec = serde_json::to_value(policies.get("svc-egress").await?.spec)?;
-        anyhow::ensure!(spec["egress"][2] == api_rule("192.0.2.11"), "{spec}");
+    // Whatever happens from here, the slice this test writes is deleted after it.
+    let outcome = async {
+        apply_yaml_in(&admin, "default", &slice("192.0.2.10").to_string()).await?;
+        let egress = eventually(READY_TIMEOUT, || policies.get("svc-egress")).await?;
+        let spec = serde_json::to_value(egress.spec)?;
+        let graph = json!({"matchLabels": {LABEL_DEPLOYMENT: "svc"}});
+        // The API server defaults the protocol.
+        let https = json!({"ports": [{"port": 443, "protocol": "TCP"}]});
+        anyhow::ensure!(
+            spec["podSelector"] == graph
+                && spec["policyTypes"] == json!(["Egress"])
+                && spec["egress"][2] == api_rule("192.0.2.10")
+                && spec["egress"][3] == https,
+            "{spec}"
+        );
+        wait_for_state(&ideps, "svc", State::Ready).await?;
+        let check = inf603().await?;
+        anyhow::ensure!(
+            check["severity"] == "pass"
+                && check["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("at 192.0.2.10 (port 6443)")),
+            "{check}"
+        );
+        // The API server moves: the policy follows.
+        apply_yaml_in(&admin, "default", &slice("192.0.2.11").to_string()).await?;
+        eventually(READY_TIMEOUT, || async {
+            let spec = serde_json::to_value(policies.get("svc-egress").await?.spec)?;
+            anyhow::ensure!(spec["egress"][2] == api_rule("192.0.2.11"), "{spec}");
+            anyhow::Ok(())
+        })
+        .await?;
         anyhow::Ok(())
-    })
+    }
     .await;
     slices
         .delete("kubernetes", &DeleteParams::default())
         .await?;
-    moved?;
+    outcome?;
 
     // Turning the NetworkPolicies off (and with them restricted egress) deletes them.
     ideps

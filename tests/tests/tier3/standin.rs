@@ -11,7 +11,10 @@ use std::time::Duration;
 use infera_core::{PodHealth, naming::LABEL_SERVICE};
 use infera_e2e::{
     TestNamespace, admin, eventually,
-    k8s_openapi::{api::core::v1::Pod, jiff::Timestamp},
+    k8s_openapi::{
+        api::{core::v1::Pod, discovery::v1::EndpointSlice},
+        jiff::Timestamp,
+    },
     kube::{Api, ResourceExt, api::ListParams},
     plugin::{Pty, kubectl},
 };
@@ -619,7 +622,12 @@ spec:
   backendFramework: sglang
   image: rocm/infera:sglang-v0.1.1
   networkPolicy:
-    egress: {restrict: true}
+    egress:
+      restrict: true
+      # The Hub's stand-in, where the router's tokenizer and the engines' configs come from, runs
+      # on the host behind the Service default/hf-hub (tests/cluster/nodes.sh), on its own port
+      # (the API server is on the same address: only the egress policy's own rule lets it in).
+      allow: [{to: [{ipBlock: {cidr: 10.88.0.1/32}}], ports: [{port: HUB_PORT}]}]
   services:
     server:
       componentType: server
@@ -747,7 +755,17 @@ const PROMPT_48: &str = "hello world the a infera router hello world the a infer
 #[tokio::test]
 async fn tier3_kv_events_bring_a_repeated_prompt_back_to_the_worker_that_cached_it()
 -> anyhow::Result<()> {
-    let (ns, path) = namespace_with("t3-kv", KV_SPEC).await?;
+    let hub: EndpointSlice = Api::namespaced(admin().await?, "default")
+        .get("hf-hub")
+        .await?;
+    let hub_port = hub
+        .ports
+        .iter()
+        .flatten()
+        .find_map(|p| p.port)
+        .unwrap_or_default();
+    let spec = KV_SPEC.replace("HUB_PORT", &hub_port.to_string());
+    let (ns, path) = namespace_with("t3-kv", &spec).await?;
     deploy_ready(&ns, &path).await?;
     // Both workers registered with the router before the first pick.
     eventually(Duration::from_secs(120), || async {

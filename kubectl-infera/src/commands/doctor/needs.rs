@@ -1,17 +1,18 @@
 //! What a `--for` spec needs of the cluster, read for doctor's checks: the Multus networks its
-//! pools attach, a NetworkPolicy engine, KEDA, the namespace's Pod Security level, and the
+//! pools attach, a NetworkPolicy engine, the API server's endpoints, KEDA, the namespace's Pod Security level, and the
 //! Inference Extension's CRDs, Gateway and dry runs.
 
 use std::collections::BTreeMap;
 
 use infera_core::{
     Child, ChildKind, ValidDeployment, naming,
-    render::{Apis, PoolApi, render_for},
+    render::{ApiServer, Apis, PoolApi, render_for},
 };
 use k8s_openapi::{
     api::{
         apps::v1::DaemonSet,
         core::v1::{Namespace, Pod},
+        discovery::v1::EndpointSlice,
     },
     apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
 };
@@ -84,6 +85,24 @@ pub(super) async fn read_policy_engines(client: &Client, f: &mut Facts) {
             .map(|ds| format!("{}/{}", ds.namespace().unwrap_or_default(), ds.name_any()))
             .collect();
         checks::network_policy::engines(names.iter().map(String::as_str))
+    }));
+}
+
+/// For a `--for` spec with restricted egress: the API server's own EndpointSlice (one GET).
+pub(super) async fn read_api_server(client: &Client, f: &mut Facts) {
+    let restricted = f
+        .spec
+        .as_ref()
+        .and_then(|spec| spec.network_policy.as_ref());
+    if restricted.is_none_or(|policy| policy.egress.is_none()) {
+        return;
+    }
+    let (namespace, name) = ApiServer::SLICE;
+    let slices = ApiResource::erase::<EndpointSlice>(&());
+    let api = Api::<DynamicObject>::namespaced_with(client.clone(), namespace, &slices);
+    f.api_server = Some(optional(api.get_opt(name).await).map(|slice| {
+        let slice = serde_json::to_value(slice?).ok()?;
+        ApiServer::of(&serde_json::from_value(slice).ok()?)
     }));
 }
 
