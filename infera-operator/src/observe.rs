@@ -179,13 +179,11 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
         watcher::Config::default().fields(&format!("metadata.name={name_of_api}")),
     )
     .modify(|slice: &mut EndpointSlice| slice.managed_fields_mut().clear());
+    // Tried once the store holds the list (it fills at InitDone), or once the watch failed.
     let api_server_tried = Arc::new(AtomicBool::new(false));
-    let tried = api_server_tried.clone();
-    let api_server_watch = api_server_watch.inspect(move |result| {
-        if matches!(result, Ok(watcher::Event::InitDone) | Err(_)) {
-            tried.store(true, Ordering::Relaxed);
-        }
-    });
+    let (listed, failed) = (api_server_tried.clone(), api_server_tried.clone());
+    let api_server_watch =
+        api_server_watch.inspect_err(move |_| failed.store(true, Ordering::Release));
     (
         Observed {
             children: stores,
@@ -222,7 +220,12 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
                 "controllerrevisions".into(),
             ),
             api_server: reflect(
-                move |event| api_server_writer.apply_watcher_event(event),
+                move |event| {
+                    api_server_writer.apply_watcher_event(event);
+                    if matches!(event, watcher::Event::InitDone) {
+                        listed.store(true, Ordering::Release);
+                    }
+                },
                 api_server_watch,
                 "endpointslices".into(),
             ),
@@ -251,32 +254,33 @@ where
     K::DynamicType: Eq + std::hash::Hash + Clone + Send + Sync,
 {
     // A watch the operator's RBAC forbids is said once (its fix is the release's RBAC), not at
-    // every retry.
+    // every retry; again after it has listed since.
     let mut forbidden_said = false;
     stream
         .backoff(retry())
+        .inspect(move |result| match result {
+            Ok(watcher::Event::InitDone) => forbidden_said = false,
+            Ok(_) => {}
+            // A kind whose CRD is not installed: expected, and reported as MissingDependency.
+            Err(watcher::Error::InitialListFailed(kube::Error::Api(status)))
+                if status.code == 404 =>
+            {
+                debug!(watch = %what, "not served; retrying");
+            }
+            Err(watcher::Error::InitialListFailed(kube::Error::Api(status)))
+                if status.code == 403 && forbidden_said =>
+            {
+                debug!(watch = %what, "still forbidden; retrying");
+            }
+            Err(error) => {
+                forbidden_said |= matches!(error,
+                    watcher::Error::InitialListFailed(kube::Error::Api(status)) if status.code == 403);
+                warn!(watch = %what, error = %crate::chain(error), "watch failed; retrying")
+            }
+        })
         .inspect_ok(move |event| apply(event))
         .touched_objects()
-        .filter_map(move |result| {
-            match &result {
-                // A kind whose CRD is not installed: expected, and reported as MissingDependency.
-                Err(watcher::Error::InitialListFailed(kube::Error::Api(status)))
-                    if status.code == 404 =>
-                {
-                    debug!(watch = %what, "not served; retrying");
-                }
-                Err(watcher::Error::InitialListFailed(kube::Error::Api(status)))
-                    if status.code == 403 && forbidden_said =>
-                {
-                    debug!(watch = %what, "still forbidden; retrying");
-                }
-                Err(error) => {
-                    forbidden_said |= matches!(error,
-                        watcher::Error::InitialListFailed(kube::Error::Api(status)) if status.code == 403);
-                    warn!(watch = %what, error = %crate::chain(error), "watch failed; retrying")
-                }
-                Ok(_) => forbidden_said = false,
-            }
+        .filter_map(|result| {
             std::future::ready(result.ok().map(Ok))
         })
         .boxed()
@@ -551,7 +555,7 @@ impl Observed {
     /// every deployment), but before it a restricted deployment waits rather than reporting the
     /// endpoints unknown.
     pub fn api_server_tried(&self) -> bool {
-        self.api_server_tried.load(Ordering::Relaxed)
+        self.api_server_tried.load(Ordering::Acquire)
     }
 
     /// Where pods reach the API server, from its EndpointSlice: the ready endpoints' addresses

@@ -27,7 +27,8 @@ pub struct NetworkPolicy {
 }
 
 /// Checks `spec.networkPolicy` and resolves it; `None` when it is turned off. Its parts are checked
-/// whether or not it is on, as the CRD's schema and CEL rules check them.
+/// whether or not it is on, as the CRD's schema and CEL rules check theirs (the networks and
+/// ports are checked here only).
 pub(super) fn policy(
     errors: &mut Errors,
     spec: Option<&NetworkPolicySpec>,
@@ -139,7 +140,8 @@ fn port_form(port: &NetworkPolicyPort) -> bool {
 }
 
 /// An `ipBlock` the API server accepts: `cidr` an IP network, each `except` a network strictly
-/// inside it.
+/// inside it — in the strict form the API server requires from Kubernetes 1.36
+/// (`StrictIPCIDRValidation`) and warns about before.
 fn ip_block_form(cidr: &str, except: &[String]) -> bool {
     let Some(outer) = network(cidr) else {
         return false;
@@ -163,21 +165,34 @@ impl Network {
         let host = self.bits - self.prefix;
         host >= 128 || address >> host == self.address >> host
     }
+
+    /// Whether the host bits of the address are zero (`10.0.0.0/8`, not `10.0.0.1/8`).
+    fn is_masked(&self) -> bool {
+        let host = self.bits - self.prefix;
+        host == 0 || self.address & (u128::MAX >> (128 - host)) == 0
+    }
 }
 
-/// `ADDRESS/PREFIX`, as `net.ParseCIDR` reads it.
+/// `ADDRESS/PREFIX` in its strict form: decimal prefix without leading zeros, an address without
+/// leading zeros (Rust's parser refuses them) and not IPv4-mapped IPv6, no host bits set.
 fn network(text: &str) -> Option<Network> {
     let (address, prefix) = text.split_once('/')?;
+    let digits = !prefix.is_empty() && prefix.bytes().all(|b| b.is_ascii_digit());
+    if !digits || (prefix.len() > 1 && prefix.starts_with('0')) {
+        return None;
+    }
     let prefix: u32 = prefix.parse().ok()?;
     let (address, bits) = match address.parse::<IpAddr>().ok()? {
         IpAddr::V4(v4) => (u128::from(u32::from(v4)), 32),
-        IpAddr::V6(v6) => (u128::from(v6), 128),
+        IpAddr::V6(v6) if v6.to_ipv4_mapped().is_none() => (u128::from(v6), 128),
+        IpAddr::V6(_) => return None,
     };
-    (prefix <= bits).then_some(Network {
+    let network = Network {
         address,
         prefix,
         bits,
-    })
+    };
+    (prefix <= bits && network.is_masked()).then_some(network)
 }
 
 /// A peer the API server accepts: selectors, or an `ipBlock` alone.
@@ -350,10 +365,20 @@ mod tests {
         assert!(ip_block_form("10.0.0.0/8", &except(&["10.1.0.0/16"])));
         assert!(ip_block_form("fd00::/8", &except(&["fd00:1::/32"])));
         assert!(ip_block_form("::/0", &except(&["fd00::/8"])));
+        assert!(ip_block_form("10.0.0.1/32", &[]));
+        assert!(ip_block_form("fd00::1/128", &[]));
         for (cidr, inner) in [
             ("10.0.0.0", vec![]),
             ("10.0.0.0/33", vec![]),
             ("10.0.0.300/8", vec![]),
+            ("10.0.0.1/8", vec![]),
+            ("010.0.0.0/8", vec![]),
+            ("10.0.0.0/08", vec![]),
+            ("10.0.0.0/+8", vec![]),
+            ("10.0.0.0/", vec![]),
+            ("::ffff:10.0.0.0/104", vec![]),
+            ("10.0.0.0/8", vec!["::ffff:10.1.0.0/112"]),
+            ("10.0.0.0/8", vec!["10.1.0.1/16"]),
             ("10.0.0.0/8", vec!["11.0.0.0/16"]),
             ("10.0.0.0/8", vec!["10.0.0.0/8"]),
             ("10.0.0.0/8", vec!["fd00::/16"]),

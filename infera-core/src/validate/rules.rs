@@ -162,7 +162,7 @@ pub const IB_DEVICE_IN_ARGS: &str = "--disaggregation-ib-device is injected from
 /// NetworkPolicy validation refuses both).
 pub const PEER_FORM: &str = "every entry names a podSelector and/or a namespaceSelector, or an ipBlock alone; fix the entry";
 /// An `ipBlock` whose `cidr` is not a network, or whose `except` is not inside it.
-pub const CIDR_FORM: &str = "every ipBlock.cidr is an IP network such as 10.0.0.0/8, and each of its except a smaller network inside it; fix the entry";
+pub const CIDR_FORM: &str = "every ipBlock.cidr is an IP network with its host bits zero, such as 10.0.0.0/8, and each of its except a smaller network inside it; fix the entry";
 /// A NetworkPolicy port the API server refuses.
 pub const PORT_FORM: &str = "every port has protocol TCP, UDP or SCTP, a port from 1 to 65535 or a port name, and an endPort only after a numeric port and not below it; fix the entry";
 /// `egress.allow` beside unrestricted egress, where it changes nothing.

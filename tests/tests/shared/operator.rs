@@ -533,10 +533,9 @@ async fn spec_changes_update_children_removed_services_are_deleted_and_nothing_i
         anyhow::Ok(())
     }
     .await;
-    slices
-        .delete("kubernetes", &DeleteParams::default())
-        .await?;
+    let deleted = slices.delete("kubernetes", &DeleteParams::default()).await;
     outcome?;
+    deleted?;
 
     // Turning the NetworkPolicies off (and with them restricted egress) deletes them.
     ideps

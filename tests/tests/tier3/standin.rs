@@ -627,7 +627,7 @@ spec:
       # The Hub's stand-in, where the router's tokenizer and the engines' configs come from, runs
       # on the host behind the Service default/hf-hub (tests/cluster/nodes.sh), on its own port
       # (the API server is on the same address: only the egress policy's own rule lets it in).
-      allow: [{to: [{ipBlock: {cidr: 10.88.0.1/32}}], ports: [{port: HUB_PORT}]}]
+      allow: [{to: [{ipBlock: {cidr: HUB_ADDRESS/32}}], ports: [{port: HUB_PORT}]}]
   services:
     server:
       componentType: server
@@ -758,13 +758,14 @@ async fn tier3_kv_events_bring_a_repeated_prompt_back_to_the_worker_that_cached_
     let hub: EndpointSlice = Api::namespaced(admin().await?, "default")
         .get("hf-hub")
         .await?;
-    let hub_port = hub
-        .ports
-        .iter()
-        .flatten()
-        .find_map(|p| p.port)
-        .unwrap_or_default();
-    let spec = KV_SPEC.replace("HUB_PORT", &hub_port.to_string());
+    let hub_port = hub.ports.iter().flatten().find_map(|p| p.port);
+    let hub_address = hub.endpoints.iter().flat_map(|e| &e.addresses).next();
+    let (Some(hub_port), Some(hub_address)) = (hub_port, hub_address) else {
+        anyhow::bail!("EndpointSlice default/hf-hub lists no address or port: {hub:?}");
+    };
+    let spec = KV_SPEC
+        .replace("HUB_ADDRESS", hub_address)
+        .replace("HUB_PORT", &hub_port.to_string());
     let (ns, path) = namespace_with("t3-kv", &spec).await?;
     deploy_ready(&ns, &path).await?;
     // Both workers registered with the router before the first pick.

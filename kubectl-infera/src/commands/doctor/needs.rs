@@ -100,9 +100,14 @@ pub(super) async fn read_api_server(client: &Client, f: &mut Facts) {
     let (namespace, name) = ApiServer::SLICE;
     let slices = ApiResource::erase::<EndpointSlice>(&());
     let api = Api::<DynamicObject>::namespaced_with(client.clone(), namespace, &slices);
-    f.api_server = Some(optional(api.get_opt(name).await).map(|slice| {
-        let slice = serde_json::to_value(slice?).ok()?;
-        ApiServer::of(&serde_json::from_value(slice).ok()?)
+    f.api_server = Some(optional(api.get_opt(name).await).and_then(|slice| {
+        let Some(slice) = slice else {
+            return Ok(None);
+        };
+        let slice: EndpointSlice = serde_json::to_value(slice)
+            .and_then(serde_json::from_value)
+            .map_err(|e| format!("EndpointSlice {namespace}/{name} is not one: {e}"))?;
+        Ok(ApiServer::of(&slice))
     }));
 }
 
