@@ -811,6 +811,21 @@ async fn a_graph_a_quota_refuses_is_reported_and_retried() -> anyhow::Result<()>
         "spec": {"hard": {"services": "0"}},
     });
     apply_yaml_in(&admin, ns.name(), &quota.to_string()).await?;
+    // The graph comes once the quota controller has filled in the quota's status: by then the
+    // API server's quota admission and the operator's cache have the quota too. (Sent at once, a
+    // Service's dry run could pass before admission saw the quota and its create fail after the
+    // worker's Deployment was written: CI of f1fd666.)
+    let quotas: Api<k8s_openapi::api::core::v1::ResourceQuota> = ns.api();
+    eventually(READY_TIMEOUT, || async {
+        let quota = quotas.get("no-services").await?;
+        let counted = quota
+            .status
+            .and_then(|s| s.used)
+            .is_some_and(|u| u.contains_key("services"));
+        anyhow::ensure!(counted, "the quota controller has not counted services yet");
+        anyhow::Ok(())
+    })
+    .await?;
     apply_yaml_in(
         &admin,
         ns.name(),
@@ -821,8 +836,7 @@ async fn a_graph_a_quota_refuses_is_reported_and_retried() -> anyhow::Result<()>
     let idep = wait_for_state(&ideps, "rq", State::Degraded).await?;
     let (reason, message) = ready_reason(&idep);
     assert_eq!(reason, "ApplyRejected");
-    // The graph-wide check names the quota; before the quota controller has filled in its
-    // status, the API server refuses the Service's dry run, naming it too.
+    // The graph-wide check names the quota.
     assert!(message.contains("no-services"), "{message}");
     let deployments: Api<Deployment> = ns.api();
     assert!(
@@ -830,7 +844,6 @@ async fn a_graph_a_quota_refuses_is_reported_and_retried() -> anyhow::Result<()>
         "a graph is written whole or not at all"
     );
 
-    let quotas: Api<k8s_openapi::api::core::v1::ResourceQuota> = ns.api();
     quotas
         .delete("no-services", &DeleteParams::default())
         .await?;
