@@ -433,6 +433,16 @@ impl Errors {
         });
     }
 
+    /// At most `max` `what` in the list at `path` (the schema's `maxItems`, `maxProperties`).
+    fn at_most(&mut self, path: &str, what: &str, count: usize, max: usize) {
+        if count > max {
+            self.push(
+                path,
+                format!("at most {max} {what} are allowed (now {count}); remove some"),
+            );
+        }
+    }
+
     /// Sorted by path; errors of one field keep the order the rules found them in.
     fn into_sorted(mut self) -> ValidationErrors {
         self.0.sort_by(|a, b| a.path.cmp(&b.path));

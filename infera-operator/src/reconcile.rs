@@ -99,15 +99,16 @@ async fn converge(
 ) -> Result<(Outcome, Result<()>)> {
     let (downloads, model) = plan_downloads(&mut valid, snapshot);
     let installed = |kind| ctx.observed.installed(kind);
-    let apis = Apis {
-        inference_pool: PoolApi::served(installed),
-        api_server: ctx.observed.api_server(),
-    };
+    // The API server's endpoints are read only for a deployment whose egress names them.
     let restricted = valid
         .network_policy
         .as_ref()
-        .and_then(|p| p.egress.as_ref());
-    if restricted.is_some() && apis.api_server.is_none() {
+        .is_some_and(|p| p.egress.is_some());
+    let apis = Apis {
+        inference_pool: PoolApi::served(installed),
+        api_server: restricted.then(|| ctx.observed.api_server()).flatten(),
+    };
+    if restricted && apis.api_server.is_none() {
         let (namespace, name) = infera_core::render::ApiServer::SLICE;
         return Err(Error::ApiServerUnknown {
             name: idep.name_any(),

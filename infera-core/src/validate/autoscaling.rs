@@ -69,13 +69,7 @@ pub(super) fn settings(
             if metrics.is_empty() {
                 errors.push(path_of("metrics"), NO_METRIC);
             }
-            check_count(
-                errors,
-                &path_of("metrics"),
-                "metrics",
-                metrics.len(),
-                MAX_METRICS,
-            );
+            errors.at_most(&path_of("metrics"), "metrics", metrics.len(), MAX_METRICS);
             Scaler::Hpa(metrics.to_vec())
         }
         AutoscalingProvider::Keda => {
@@ -86,8 +80,7 @@ pub(super) fn settings(
             if triggers.is_empty() {
                 errors.push(path_of("triggers"), NO_TRIGGER);
             }
-            check_count(
-                errors,
+            errors.at_most(
                 &path_of("triggers"),
                 "triggers",
                 triggers.len(),
@@ -102,16 +95,6 @@ pub(super) fn settings(
         max_replicas: max,
         scaler,
     })
-}
-
-/// At most `max` `what` in the list at `path`.
-fn check_count(errors: &mut Errors, path: &str, what: &str, count: usize, max: usize) {
-    if count > max {
-        errors.push(
-            path,
-            format!("at most {max} {what} are allowed (now {count}); remove some"),
-        );
-    }
 }
 
 /// The schema's limits on each trigger, and the rules KEDA itself checks before it scales

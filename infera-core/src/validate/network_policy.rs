@@ -36,29 +36,17 @@ pub(super) fn policy(
     let spec = spec.cloned().unwrap_or_default();
     let egress = spec.egress.clone().unwrap_or_default();
     let path = "spec.networkPolicy.metricsFrom";
-    at_most(
-        errors,
-        path,
-        "peers",
-        spec.metrics_from.len(),
-        MAX_METRICS_FROM,
-    );
+    errors.at_most(path, "peers", spec.metrics_from.len(), MAX_METRICS_FROM);
     peers(errors, path, &spec.metrics_from);
     let allow = "spec.networkPolicy.egress.allow";
     if !egress.allow.is_empty() && !egress.is_restricted() {
         errors.push(allow, ALLOW_WITHOUT_RESTRICT);
     }
-    at_most(errors, allow, "rules", egress.allow.len(), MAX_EGRESS_RULES);
+    errors.at_most(allow, "rules", egress.allow.len(), MAX_EGRESS_RULES);
     for (i, rule) in egress.allow.iter().enumerate() {
         let at = |field: &str| format!("{allow}[{i}].{field}");
-        at_most(errors, &at("to"), "peers", rule.to.len(), MAX_EGRESS_RULES);
-        at_most(
-            errors,
-            &at("ports"),
-            "ports",
-            rule.ports.len(),
-            MAX_EGRESS_RULES,
-        );
+        errors.at_most(&at("to"), "peers", rule.to.len(), MAX_EGRESS_RULES);
+        errors.at_most(&at("ports"), "ports", rule.ports.len(), MAX_EGRESS_RULES);
         if !rule.ports.iter().all(port_form) {
             errors.push(at("ports"), PORT_FORM);
         }
@@ -78,16 +66,6 @@ pub(super) fn policy(
         metrics_from: spec.metrics_from,
         egress: egress.is_restricted().then_some(egress.allow),
     })
-}
-
-/// At most `max` of `what` at `path`.
-fn at_most(errors: &mut Errors, path: &str, what: &str, count: usize, max: usize) {
-    if count > max {
-        errors.push(
-            path,
-            format!("at most {max} {what} are allowed (now {count}); remove some"),
-        );
-    }
 }
 
 /// Every peer at `path` in a form the API server accepts, with well-formed networks.

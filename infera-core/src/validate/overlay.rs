@@ -61,7 +61,7 @@ pub(super) fn check_labels(
     path: &str,
     labels: &std::collections::BTreeMap<String, String>,
 ) {
-    check_count(errors, path, labels.len(), MAX_OVERLAY_ENTRIES);
+    errors.at_most(path, "entries", labels.len(), MAX_OVERLAY_ENTRIES);
     let ours: Vec<&str> = labels
         .keys()
         .map(String::as_str)
@@ -81,19 +81,19 @@ fn rules(errors: &mut Errors, path: &str, overlay: &PodTemplateOverlay) {
     let containers = format!("{path}.spec.containers");
     let init_containers = format!("{path}.spec.initContainers");
     let volumes = format!("{path}.spec.volumes");
-    check_count(
-        errors,
+    errors.at_most(
         &containers,
+        "entries",
         spec.containers.len(),
         MAX_OVERLAY_CONTAINERS,
     );
-    check_count(
-        errors,
+    errors.at_most(
         &init_containers,
+        "entries",
         spec.init_containers.len(),
         MAX_OVERLAY_CONTAINERS,
     );
-    check_count(errors, &volumes, spec.volumes.len(), MAX_OVERLAY_ENTRIES);
+    errors.at_most(&volumes, "entries", spec.volumes.len(), MAX_OVERLAY_ENTRIES);
     for container in &spec.containers {
         match container.name.as_str() {
             ENGINE_CONTAINER => {
@@ -125,17 +125,6 @@ fn rules(errors: &mut Errors, path: &str, overlay: &PodTemplateOverlay) {
     }
     if spec.volumes.iter().any(|v| v.name == SHM_VOLUME) {
         errors.push(volumes, SHM_OURS);
-    }
-}
-
-/// Reports `count` entries at `path` if more than `max` (the schema's `maxItems`,
-/// `maxProperties`).
-fn check_count(errors: &mut Errors, path: &str, count: usize, max: usize) {
-    if count > max {
-        errors.push(
-            path,
-            format!("at most {max} entries are allowed (now {count}); remove some"),
-        );
     }
 }
 
