@@ -178,7 +178,8 @@ struct Sending<'a> {
 
 impl Sending<'_> {
     /// Writes `pending` once the whole graph fits the namespace's quotas and each child passed a
-    /// strict dry run; otherwise writes nothing and reports why in `applied`.
+    /// strict dry run — but the one [`written_alone`], whose write checks it — otherwise writes
+    /// nothing and reports why in `applied`.
     async fn write(
         &self,
         target: &Target<'_>,
@@ -196,10 +197,12 @@ impl Sending<'_> {
                 .extend(shortfalls.iter().map(ToString::to_string));
             return Ok(());
         }
+        let alone = written_alone(pending, self.nats);
         let checks = pending
             .iter()
-            .filter(|send| target.can_dry_run(send))
-            .map(|send| target.send(send, Mode::DryRun));
+            .enumerate()
+            .filter(|(i, send)| Some(*i) != alone && target.can_dry_run(send))
+            .map(|(_, send)| target.send(send, Mode::DryRun));
         let refusals: Vec<Problem> = futures::future::join_all(checks)
             .await
             .into_iter()
@@ -213,6 +216,13 @@ impl Sending<'_> {
                 .for_each(|problem| applied.report(Some(problem)));
             return Ok(());
         }
+        if let Some(first) = alone.map(|i| &pending[i]) {
+            let refused = target.send(first, Mode::Write).await?;
+            if refused.is_some() {
+                applied.report(refused);
+                return Ok(());
+            }
+        }
         if let Some(secret) = self.credentials
             && pending
                 .iter()
@@ -224,6 +234,9 @@ impl Sending<'_> {
         // children of one deployment do not depend on each other: they are written at once.
         let (bindings, others): (Vec<_>, Vec<_>) = pending
             .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != alone)
+            .map(|(_, send)| send)
             .partition(|send| send.kind == ChildKind::RoleBinding);
         for batch in [others, bindings] {
             let writes = batch.into_iter().map(|send| target.send(send, Mode::Write));
@@ -233,6 +246,31 @@ impl Sending<'_> {
         }
         Ok(())
     }
+}
+
+/// Which of `pending` is written first, alone, with no dry run of its own: written only once the
+/// others passed theirs, and were it refused nothing else would be written — as after a refused
+/// dry run — so its write is its check. Not a RoleBinding (its Role may be among the others), not
+/// the managed NATS `nats` (its credentials are created first), and one that starts no pods when
+/// there is one (should a write after it fail all the same, what was written runs nothing).
+fn written_alone(pending: &[Outgoing], nats: &str) -> Option<usize> {
+    let can = |send: &Outgoing| {
+        send.kind != ChildKind::RoleBinding
+            && !(send.kind == ChildKind::StatefulSet && send.name == nats)
+    };
+    let starts_pods = |kind| {
+        matches!(
+            kind,
+            ChildKind::Deployment
+                | ChildKind::StatefulSet
+                | ChildKind::LeaderWorkerSet
+                | ChildKind::Job
+        )
+    };
+    pending
+        .iter()
+        .position(|send| can(send) && !starts_pods(send.kind))
+        .or_else(|| pending.iter().position(can))
 }
 
 /// What to do with a live download Job.

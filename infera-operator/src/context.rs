@@ -19,7 +19,9 @@ use kube::{
 use serde::Serialize;
 use serde_json::json;
 
-use crate::{Error, Result, apply::Applies, metrics::Metrics, observe::Observed};
+use crate::{
+    Error, Result, apply::Applies, metrics::Metrics, observe::Observed, unseen::UnseenStatuses,
+};
 
 /// What every reconcile shares.
 pub struct Context {
@@ -29,6 +31,8 @@ pub struct Context {
     pub observed: Observed,
     /// Our last apply of each child, so an unchanged child costs no request.
     pub applies: Applies,
+    /// Our status writes the watch has not shown yet.
+    pub unseen: UnseenStatuses,
     /// Publishes Events on InferaDeployments, where `kubectl describe` shows them.
     pub recorder: Recorder,
     pub metrics: Arc<Metrics>,
@@ -56,6 +60,7 @@ impl Context {
             client,
             observed,
             applies: Applies::default(),
+            unseen: UnseenStatuses::default(),
             metrics,
             resync,
             failures: Mutex::default(),
@@ -86,9 +91,10 @@ impl Context {
     }
 
     /// Forgets a deployment that is deleted or being deleted: our applies of its children, its
-    /// failures and a status its CRD refused. Should it come back, it is applied afresh.
+    /// failures, a status its CRD refused and our status writes. Should it come back, it is applied afresh.
     pub fn forget(&self, deployment: &ObjectRef<InferaDeployment>) {
         self.applies.forget_deployment(deployment);
+        self.unseen.forget(deployment);
         self.succeeded(deployment);
         self.metrics.set_crd_outdated(deployment, None);
     }
@@ -96,14 +102,14 @@ impl Context {
     /// Writes `status` (fields of the deployment's status) by server-side apply as `manager`,
     /// forcing when `force` — every status write goes through here. A CRD that does not declare a
     /// field it names refuses it ([`crate::undeclared_field`]): `/readyz` says so until a status
-    /// of this deployment is written.
+    /// of this deployment is written. Returns the deployment's resourceVersion after the write.
     pub async fn apply_status(
         &self,
         idep: &InferaDeployment,
         manager: &str,
         force: bool,
         status: impl Serialize,
-    ) -> Result<()> {
+    ) -> Result<Option<String>> {
         let name = idep.name_any();
         let namespace = idep
             .namespace()
@@ -122,9 +128,9 @@ impl Context {
             .await;
         let key = ObjectRef::from(idep);
         match written {
-            Ok(_) => {
+            Ok(written) => {
                 self.metrics.set_crd_outdated(&key, None);
-                Ok(())
+                Ok(written.metadata.resource_version)
             }
             Err(source) => match crate::undeclared_field(&source) {
                 Some(field) => {

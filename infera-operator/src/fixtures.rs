@@ -31,6 +31,8 @@ type Handle = tower_test::mock::Handle<Request<Body>, Response<Body>>;
 
 /// The resourceVersion and generation the mock API server gives every object it returns.
 pub const RESOURCE_VERSION: &str = "5";
+/// The resourceVersion of the InferaDeployment after a status write.
+pub const STATUS_WRITTEN: &str = "status-written";
 pub const GENERATION: i64 = 1;
 
 /// One request the operator sent.
@@ -211,6 +213,8 @@ impl ApiServer {
             Ok(Method::PATCH) if path.ends_with("/status") => {
                 let mut deployment = self.deployment.clone();
                 deployment["status"] = request.body["status"].clone();
+                // A new version, as the API server makes for a status that changed.
+                deployment["metadata"]["resourceVersion"] = json!(STATUS_WRITTEN);
                 deployment
             }
             Ok(Method::PATCH) => {

@@ -25,6 +25,7 @@ pub mod reconcile;
 pub mod registration;
 pub mod rollout;
 pub mod status;
+pub mod unseen;
 
 use std::time::Duration;
 

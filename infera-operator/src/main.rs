@@ -134,12 +134,16 @@ async fn client(metrics: Arc<Metrics>) -> anyhow::Result<Client> {
 /// What the client's service stack answers a request with.
 type Answer = Result<http::Response<Box<kube::client::DynBody>>, tower::BoxError>;
 
-/// `PATCH deployments`, `WATCH pods`, `GET leases`.
+/// `PATCH deployments`, `WATCH pods`, `GET leases`; a dry run as `PATCH deployments (dry run)`,
+/// as it writes nothing.
 fn request_label<B>(request: &http::Request<B>) -> String {
-    let watch = request
-        .uri()
-        .query()
-        .is_some_and(|q| q.split('&').any(|p| p == "watch=true" || p == "watch=1"));
+    let query = |is: fn(&str) -> bool| request.uri().query().is_some_and(|q| q.split('&').any(is));
+    let watch = query(|p| p == "watch=true" || p == "watch=1");
+    let dry_run = if query(|p| p.starts_with("dryRun=")) {
+        " (dry run)"
+    } else {
+        ""
+    };
     let verb = if watch {
         "WATCH"
     } else {
@@ -153,7 +157,7 @@ fn request_label<B>(request: &http::Request<B>) -> String {
             _ => segments.get(3).copied().unwrap_or_default(),
         },
     };
-    format!("{verb} {resource}")
+    format!("{verb} {resource}{dry_run}")
 }
 
 fn init_logging(format: LogFormat) {
@@ -195,3 +199,49 @@ fn shutdown_signal() -> anyhow::Result<BoxFuture<'static, ()>> {
 #[cfg(target_env = "musl")]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+#[cfg(test)]
+mod tests {
+    use super::request_label;
+
+    fn label(method: &str, uri: &str) -> String {
+        let request = http::Request::builder()
+            .method(method)
+            .uri(uri)
+            .body(())
+            .expect("a request");
+        request_label(&request)
+    }
+
+    #[test]
+    fn requests_are_counted_by_verb_and_resource_and_dry_runs_apart() {
+        let apps = "/apis/apps/v1/namespaces/n/deployments";
+        assert_eq!(
+            label("PATCH", &format!("{apps}/d?fieldManager=m")),
+            "PATCH deployments"
+        );
+        assert_eq!(
+            label("PATCH", &format!("{apps}/d?dryRun=All&fieldManager=m")),
+            "PATCH deployments (dry run)"
+        );
+        assert_eq!(
+            label("GET", &format!("{apps}?watch=true&resourceVersion=1")),
+            "WATCH deployments"
+        );
+        assert_eq!(
+            label(
+                "PATCH",
+                "/apis/infera.amd.com/v1alpha1/namespaces/n/inferadeployments/d/status"
+            ),
+            "PATCH inferadeployments"
+        );
+        assert_eq!(label("GET", "/api/v1/pods?limit=50"), "GET pods");
+        assert_eq!(
+            label(
+                "GET",
+                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+            ),
+            "GET customresourcedefinitions"
+        );
+    }
+}

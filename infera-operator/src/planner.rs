@@ -458,7 +458,9 @@ async fn write(
         Some(planner) => json!({"planner": planner}),
         None => json!({}),
     };
-    ctx.apply_status(idep, PLANNER_MANAGER, false, status).await
+    ctx.apply_status(idep, PLANNER_MANAGER, false, status)
+        .await
+        .map(drop)
 }
 
 /// The Event of one change: `PlannerScaled` (`Act`) or `PlannerRecommends` (`Advise`).

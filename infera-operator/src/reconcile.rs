@@ -49,6 +49,8 @@ pub async fn reconcile(idep: Arc<InferaDeployment>, ctx: Arc<Context>) -> Result
         return Ok(Action::requeue(std::time::Duration::from_millis(500)));
     }
     let _timer = ctx.metrics.reconcile_timer();
+    // As of our last status write, should the watch not have shown it yet.
+    let idep = ctx.unseen.latest(idep);
     let snapshot = ctx.observed.snapshot(&idep);
     // Whatever the spec says now, the workers the router registered count as ready from now on.
     if let Err(error) = crate::registration::mark(&ctx.client, &snapshot.pods).await {
@@ -284,18 +286,21 @@ async fn show_failure(ctx: &Context, idep: &InferaDeployment, error: Error) -> E
 
 /// Server-side apply, so fields that are gone (a removed service, the endpoint of an invalid spec)
 /// are removed too. The status is the operator's alone, but for `planner`, which the planner writes
-/// as its own manager: it takes the rest back by force.
+/// as its own manager: it takes the rest back by force. Remembered until the watch shows it.
 async fn write_status(
     ctx: &Context,
     idep: &InferaDeployment,
     status: &InferaDeploymentStatus,
 ) -> Result<()> {
-    let status = InferaDeploymentStatus {
+    let sent = InferaDeploymentStatus {
         planner: None,
         ..status.clone()
     };
-    ctx.apply_status(idep, infera_core::naming::OPERATOR_MANAGER, true, status)
-        .await
+    let made = ctx
+        .apply_status(idep, infera_core::naming::OPERATOR_MANAGER, true, sent)
+        .await?;
+    ctx.unseen.wrote(idep, status, made);
+    Ok(())
 }
 
 /// An Event on the InferaDeployment when its state or the Ready reason changes.
@@ -411,11 +416,12 @@ mod tests {
         object
     }
 
-    /// What the first reconcile of `calm` sends: a strict dry run of every child, then every
-    /// child applied, not forced, in two batches (RoleBindings last), the child no longer rendered
-    /// deleted, the first ControllerRevision of the history created, the status, an Event.
-    const FIRST_RECONCILE: [&str; 18] = [
-        "PATCH /api/v1/namespaces/demo/serviceaccounts/calm-discovery?&dryRun=All&fieldManager=infera-operator&fieldValidation=Strict",
+    /// What the first reconcile of `calm` sends: a strict dry run of every child but the
+    /// ServiceAccount, then the ServiceAccount applied alone (its write is its check), then every
+    /// other child applied, not forced, in two batches (RoleBindings last), the child no longer
+    /// rendered deleted, the first ControllerRevision of the history created, the status, an
+    /// Event.
+    const FIRST_RECONCILE: [&str; 17] = [
         "PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/demo/roles/calm-discovery?&dryRun=All&fieldManager=infera-operator&fieldValidation=Strict",
         "PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/demo/rolebindings/calm-discovery?&dryRun=All&fieldManager=infera-operator&fieldValidation=Strict",
         "PATCH /apis/networking.k8s.io/v1/namespaces/demo/networkpolicies/calm-workers?&dryRun=All&fieldManager=infera-operator&fieldValidation=Strict",
@@ -463,7 +469,8 @@ mod tests {
     }
 
     /// With a managed NATS, its credentials are created once the children passed their dry runs
-    /// and before anything is written, with a fresh 256-bit password; once the StatefulSet stands
+    /// and the one written alone (the ServiceAccount, which starts nothing) was written, before
+    /// the rest, with a fresh 256-bit password; once the StatefulSet stands
     /// as applied, they are not sent again (a restarted operator tells so from the StatefulSet).
     #[tokio::test]
     async fn a_managed_nats_gets_its_credentials_before_its_stateful_set_and_once() {
@@ -482,10 +489,12 @@ mod tests {
             .iter()
             .position(|l| *l == create)
             .expect("the credentials");
+        let alone = "PATCH /api/v1/namespaces/demo/serviceaccounts/calm-discovery?&fieldManager";
         assert!(
-            first[..at].iter().all(|l| l.contains("dryRun=All")),
+            first[..at - 1].iter().all(|l| l.contains("dryRun=All")),
             "{first:#?}"
         );
+        assert!(first[at - 1].starts_with(alone), "{first:#?}");
         assert!(
             first[at + 1..]
                 .iter()
@@ -541,12 +550,14 @@ mod tests {
     async fn a_refused_status_write_keeps_the_failures_counting() {
         let (ctx, _caches, mut server, mut idep, _) = first_reconcile().await;
         server.refuse_status = true;
+        // A newer version without the status written (the status we wrote is not read instead).
         idep.status = None;
+        idep.metadata.resource_version = Some("9".into());
         let deployment = ObjectRef::from(&idep);
         assert_eq!(ctx.failed(deployment.clone()), 1);
         let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx.clone())).await;
         assert!(result.is_err(), "{result:?}");
-        assert_eq!(lines(&sent), [FIRST_RECONCILE[16]]);
+        assert_eq!(lines(&sent), [FIRST_RECONCILE[15]]);
         // The second failure in a row, so the next retry waits longer.
         assert_eq!(ctx.failed(deployment), 2);
     }
@@ -559,7 +570,7 @@ mod tests {
         let body = |child: &Child| serde_json::to_value(child).expect("JSON").to_string();
         let mut rendered: Vec<String> = infera_core::render(&valid).iter().map(body).collect();
         // Each child is applied as rendered, with the hash of what was rendered recorded on it.
-        let mut applied: Vec<String> = sent[7..14]
+        let mut applied: Vec<String> = sent[6..13]
             .iter()
             .map(|s| {
                 let mut body = s.body.clone();
@@ -581,11 +592,11 @@ mod tests {
         applied.sort();
         assert_eq!(applied, rendered);
         assert_eq!(
-            sent[14].body,
+            sent[13].body,
             json!({"preconditions": {"uid": "old-uid"}, "propagationPolicy": "Background"})
         );
         // The history's first revision: ours, owned by the deployment, holding its spec.
-        let revision = &sent[15].body;
+        let revision = &sent[14].body;
         let hash = revision["metadata"]["labels"]["infera.amd.com/revision"]
             .as_str()
             .expect("the revision hash");
@@ -608,18 +619,45 @@ mod tests {
         );
         assert_eq!(revision["revision"], 1);
         assert_eq!(revision["data"]["spec"], calm()["spec"]);
-        let status = &sent[16].body["status"];
+        let status = &sent[15].body["status"];
         assert_eq!(status["state"], "Deploying");
         assert_eq!(status["conditions"][0]["reason"], "PodsNotReady");
         assert_eq!(status["updateRevision"].as_str(), Some(hash));
         assert_eq!(
-            sent[17].body["note"],
+            sent[16].body["note"],
             "Deploying: server: 0/1 ready, worker: 0/1 ready"
         );
 
         let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx)).await;
         assert!(result.is_ok(), "{result:?}");
         assert_eq!(lines(&sent), Vec::<&str>::new());
+    }
+
+    /// A reconcile that reads the deployment as it was before the last one wrote its status (the
+    /// watch has not delivered that write yet) neither writes the status again nor publishes its
+    /// transition twice; once the watch shows a newer version, that version is read.
+    #[tokio::test]
+    async fn a_status_write_the_watch_has_not_shown_is_not_sent_again() {
+        let (ctx, _caches, mut server, written, _) = first_reconcile().await;
+        let before: InferaDeployment = serde_json::from_value(calm()).expect("an InferaDeployment");
+        assert!(before.status.is_none());
+        let (result, sent) = server
+            .serve(reconcile(Arc::new(before.clone()), ctx.clone()))
+            .await;
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(lines(&sent), Vec::<&str>::new());
+
+        // A newer version without our status (someone removed it): read as it is, written again.
+        let mut newer = before;
+        newer.metadata.resource_version = Some("9".into());
+        let (result, sent) = server.serve(reconcile(Arc::new(newer), ctx)).await;
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(lines(&sent)[0], FIRST_RECONCILE[15]);
+        assert!(lines(&sent)[1].contains("/events"), "{:#?}", lines(&sent));
+        assert_eq!(
+            sent[0].body["status"]["state"],
+            serde_json::to_value(written.status.and_then(|s| s.state)).expect("JSON")
+        );
     }
 
     #[tokio::test]
@@ -634,7 +672,7 @@ mod tests {
 
         let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx)).await;
         assert!(result.is_ok(), "{result:?}");
-        assert_eq!(lines(&sent), [FIRST_RECONCILE[6], FIRST_RECONCILE[12]]);
+        assert_eq!(lines(&sent), [FIRST_RECONCILE[11]]);
     }
 
     #[tokio::test]
@@ -651,7 +689,7 @@ mod tests {
         // Its applies are forgotten: were it reconciled again, every child would be sent again.
         let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx)).await;
         assert!(result.is_ok(), "{result:?}");
-        assert_eq!(lines(&sent), FIRST_RECONCILE[..14]);
+        assert_eq!(lines(&sent), FIRST_RECONCILE[..13]);
     }
 
     /// The children as the first reconcile left them: what it applied, with the API server's
@@ -714,6 +752,6 @@ mod tests {
         caches.apply_revision(created_revision(&sent));
         let (result, sent) = server.serve(reconcile(Arc::new(idep), ctx)).await;
         assert!(result.is_ok(), "{result:?}");
-        assert_eq!(lines(&sent), [FIRST_RECONCILE[6], FIRST_RECONCILE[12]]);
+        assert_eq!(lines(&sent), [FIRST_RECONCILE[11]]);
     }
 }

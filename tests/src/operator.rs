@@ -163,9 +163,11 @@ impl Operator {
         Ok(sample(&self.metrics().await?, name))
     }
 
-    /// Write requests (POST, PUT, PATCH, DELETE) sent so far, leaving out Lease renewals and Events.
-    pub async fn writes(&self) -> anyhow::Result<u64> {
-        Ok(writes(&self.metrics().await?))
+    /// Writes and dry runs (POST, PUT, PATCH, DELETE) sent so far, leaving out Lease renewals and
+    /// Events: what an operator with nothing to change must not send.
+    pub async fn writes_or_dry_runs(&self) -> anyhow::Result<u64> {
+        let metrics = self.metrics().await?;
+        Ok(writes(&metrics) + dry_runs(&metrics))
     }
 
     /// Peak resident memory in KiB (VmHWM).
@@ -204,19 +206,44 @@ impl Operator {
     }
 }
 
-/// Sum of write requests in a metrics text, leaving out Lease renewals and Events.
-pub fn writes(metrics: &str) -> u64 {
+/// Requests that write (POST, PUT, PATCH, DELETE) in a metrics text, each as its label and count,
+/// leaving out Lease renewals and Events; dry runs (`PATCH deployments (dry run)`) when `dry_run`,
+/// else the writes themselves.
+fn writing(metrics: &str, dry_run: bool) -> impl Iterator<Item = (&str, u64)> {
     metrics
         .lines()
-        .filter(|l| l.starts_with("infera_api_requests_total{"))
-        .filter(|l| {
-            ["\"POST ", "\"PUT ", "\"PATCH ", "\"DELETE "]
-                .iter()
-                .any(|v| l.contains(v))
+        .filter_map(|l| l.strip_prefix("infera_api_requests_total{verb=\""))
+        .filter_map(|l| {
+            let (request, count) = l.split_once("\"} ")?;
+            Some((request, count.trim().parse::<f64>().ok()? as u64))
         })
-        .filter(|l| !l.contains(" leases\"") && !l.contains(" events\""))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum::<f64>() as u64
+        .filter(|(request, _)| {
+            ["POST ", "PUT ", "PATCH ", "DELETE "]
+                .iter()
+                .any(|verb| request.starts_with(verb))
+        })
+        .filter(|(request, _)| !request.ends_with(" leases") && !request.ends_with(" events"))
+        .filter(move |(request, _)| request.ends_with(" (dry run)") == dry_run)
+}
+
+/// Write requests in a metrics text, leaving out dry runs, Lease renewals and Events.
+pub fn writes(metrics: &str) -> u64 {
+    writing(metrics, false).map(|(_, count)| count).sum()
+}
+
+/// Dry runs in a metrics text.
+pub fn dry_runs(metrics: &str) -> u64 {
+    writing(metrics, true).map(|(_, count)| count).sum()
+}
+
+/// Writes and dry runs by request (`PATCH deployments`, `PATCH services (dry run)`…), most first.
+pub fn writes_by_request(metrics: &str) -> Vec<(String, u64)> {
+    let mut by: Vec<(String, u64)> = writing(metrics, false)
+        .chain(writing(metrics, true))
+        .map(|(request, count)| (request.to_string(), count))
+        .collect();
+    by.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    by
 }
 
 /// The value of one sample in a metrics text (0 when absent).

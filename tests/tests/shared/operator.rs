@@ -592,9 +592,9 @@ async fn steady_state_sends_no_writes_and_another_writer_is_reported_not_fought(
 
     // Let the last status changes of the children settle, then count.
     let settled = eventually(Duration::from_secs(60), || async {
-        let before = operator.writes().await?;
+        let before = operator.writes_or_dry_runs().await?;
         tokio::time::sleep(Duration::from_secs(3)).await;
-        let after = operator.writes().await?;
+        let after = operator.writes_or_dry_runs().await?;
         anyhow::ensure!(before == after, "still writing: {before} -> {after}");
         anyhow::Ok(after)
     })
@@ -619,7 +619,7 @@ async fn steady_state_sends_no_writes_and_another_writer_is_reported_not_fought(
         .await?;
     }
     assert_eq!(
-        operator.writes().await?,
+        operator.writes_or_dry_runs().await?,
         settled,
         "re-reconciling an unchanged deployment must not write"
     );
@@ -676,7 +676,7 @@ async fn sigkill_while_reconciling_twenty_deployments_converges_without_duplicat
     }
     // Kill it mid-flight: as soon as it has started writing, well before it can be done.
     eventually(Duration::from_secs(30), || async {
-        anyhow::ensure!(operator.writes().await? > 5, "not writing yet");
+        anyhow::ensure!(operator.writes_or_dry_runs().await? > 5, "not writing yet");
         anyhow::Ok(())
     })
     .await?;

@@ -149,9 +149,9 @@ async fn autoscaled_pools_get_an_hpa_and_kubectl_scale_is_not_undone() -> anyhow
     }
 
     let settled = eventually(Duration::from_secs(60), || async {
-        let before = operator.writes().await?;
+        let before = operator.writes_or_dry_runs().await?;
         tokio::time::sleep(Duration::from_secs(3)).await;
-        let after = operator.writes().await?;
+        let after = operator.writes_or_dry_runs().await?;
         anyhow::ensure!(before == after, "still writing: {before} -> {after}");
         anyhow::Ok(after)
     })
@@ -193,7 +193,10 @@ async fn autoscaled_pools_get_an_hpa_and_kubectl_scale_is_not_undone() -> anyhow
         let live = api.get(&name).await?;
         assert_eq!(live.data["spec"]["replicas"], 3, "{name} was scaled back");
     }
-    let (after, writes) = (workload_patches(&operator).await?, operator.writes().await?);
+    let (after, writes) = (
+        workload_patches(&operator).await?,
+        operator.writes_or_dry_runs().await?,
+    );
     eprintln!(
         "writes: {settled} settled, {writes} after the scale; PATCHes of workloads: {patches} -> {after}"
     );

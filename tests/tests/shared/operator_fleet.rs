@@ -68,10 +68,10 @@ async fn settled(operator: &Operator, count: f64) -> anyhow::Result<u64> {
     eventually(Duration::from_secs(120), || async {
         let reconciles = operator.sample("infera_reconciles_total").await?;
         anyhow::ensure!(reconciles >= count, "{reconciles} reconciles of {count}");
-        let writes = operator.writes().await?;
+        let writes = operator.writes_or_dry_runs().await?;
         tokio::time::sleep(Duration::from_secs(3)).await;
         anyhow::ensure!(
-            operator.writes().await? == writes
+            operator.writes_or_dry_runs().await? == writes
                 && operator.sample("infera_reconciles_total").await? == reconciles,
             "still busy"
         );
