@@ -11,16 +11,14 @@ use infera_core::InferaDeployment;
 use kube::{
     Api, Client, ResourceExt,
     api::{Patch, PatchParams},
-    runtime::{
-        events::{Recorder, Reporter},
-        reflector::ObjectRef,
-    },
+    runtime::{events::Reporter, reflector::ObjectRef},
 };
 use serde::Serialize;
 use serde_json::json;
 
 use crate::{
-    Error, Result, apply::Applies, metrics::Metrics, observe::Observed, unseen::UnseenStatuses,
+    Error, Result, apply::Applies, events::Recorder, metrics::Metrics, observe::Observed,
+    unseen::UnseenStatuses,
 };
 
 /// What every reconcile shares.

@@ -8,6 +8,7 @@ pub mod apply;
 pub mod context;
 pub mod controller;
 pub mod credentials;
+pub mod events;
 pub mod fairness;
 #[cfg(test)]
 mod fixtures;

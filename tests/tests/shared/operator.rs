@@ -473,6 +473,25 @@ async fn spec_changes_update_children_removed_services_are_deleted_and_nothing_i
     })
     .await?;
     assert!(policies.get_opt("svc-egress").await?.is_none());
+    // The failures repeat one Event, counted in its series (the operator's merge patch of
+    // `series` as the API server validates it).
+    let events: Api<k8s_openapi::api::events::v1::Event> = ns.api();
+    eventually(READY_TIMEOUT, || async {
+        let counts: Vec<i32> = events
+            .list(&ListParams::default())
+            .await?
+            .items
+            .into_iter()
+            .filter(|e| e.reason.as_deref() == Some("ReconcileError"))
+            .filter_map(|e| Some(e.series?.count))
+            .collect();
+        anyhow::ensure!(
+            counts.iter().any(|count| *count >= 2),
+            "no ReconcileError Event counted again: {counts:?}"
+        );
+        anyhow::Ok(())
+    })
+    .await?;
     // `doctor --for` says the same before anything is applied.
     let live = ideps.get("svc").await?;
     let file = target_dir()
