@@ -89,7 +89,8 @@ impl Context {
     }
 
     /// Forgets a deployment that is deleted or being deleted: our applies of its children, its
-    /// failures, a status its CRD refused and our status writes. Should it come back, it is applied afresh.
+    /// failures, a status its CRD refused and our status writes. Should it come back, it is
+    /// applied afresh.
     pub fn forget(&self, deployment: &ObjectRef<InferaDeployment>) {
         self.applies.forget_deployment(deployment);
         self.unseen.forget(deployment);
