@@ -69,8 +69,8 @@ pub struct Applied {
 /// them is written, the whole graph is checked against the namespace's ResourceQuotas (see
 /// `infera_core::quota`: the API server charges pods only when controllers create them, so no
 /// per-object check sees a graph that cannot run whole), and each is sent as a strict server-side
-/// dry run. When one is refused nothing is written or deleted: the running children stay as they
-/// are, and the refusal is reported.
+/// dry run but one, written first and alone (see [`written_alone`]). When one is refused nothing is
+/// written or deleted: the running children stay as they are, and the refusal is reported.
 ///
 /// With `paused`, a live worker workload whose pods run another revision than rendered is held:
 /// left as it is, neither applied nor deleted.
@@ -197,12 +197,28 @@ impl Sending<'_> {
                 .extend(shortfalls.iter().map(ToString::to_string));
             return Ok(());
         }
-        let alone = written_alone(pending, self.nats);
-        let checks = pending
+        let credentials = self.credentials.filter(|_| {
+            pending
+                .iter()
+                .any(|send| send.kind == ChildKind::StatefulSet && send.name == self.nats)
+        });
+        // The credentials, created right before NATS's StatefulSet is written, are the one write
+        // no dry run checks: no child is written alone beside them.
+        let alone = match credentials {
+            Some(_) => None,
+            None => written_alone(pending),
+        };
+        let rest: Vec<&Outgoing> = pending
             .iter()
             .enumerate()
-            .filter(|(i, send)| Some(*i) != alone && target.can_dry_run(send))
-            .map(|(_, send)| target.send(send, Mode::DryRun));
+            .filter(|(i, _)| Some(*i) != alone)
+            .map(|(_, send)| send)
+            .collect();
+        let alone = alone.map(|i| &pending[i]);
+        let checks = rest
+            .iter()
+            .filter(|send| target.can_dry_run(send))
+            .map(|send| target.send(send, Mode::DryRun));
         let refusals: Vec<Problem> = futures::future::join_all(checks)
             .await
             .into_iter()
@@ -211,32 +227,32 @@ impl Sending<'_> {
             .flatten()
             .collect();
         if !refusals.is_empty() {
+            // The child that would have been written alone is judged too: the report names
+            // every refusal of the change at once.
+            let also = match alone {
+                Some(first) => target.send(first, Mode::DryRun).await?,
+                None => None,
+            };
             refusals
                 .into_iter()
+                .chain(also)
                 .for_each(|problem| applied.report(Some(problem)));
             return Ok(());
         }
-        if let Some(first) = alone.map(|i| &pending[i]) {
+        if let Some(first) = alone {
             let refused = target.send(first, Mode::Write).await?;
             if refused.is_some() {
                 applied.report(refused);
                 return Ok(());
             }
         }
-        if let Some(secret) = self.credentials
-            && pending
-                .iter()
-                .any(|send| send.kind == ChildKind::StatefulSet && send.name == self.nats)
-        {
+        if let Some(secret) = credentials {
             crate::credentials::create(target.client, secret).await?;
         }
         // Binding a Role that does not exist yet is refused: bindings go second. Otherwise
         // children of one deployment do not depend on each other: they are written at once.
-        let (bindings, others): (Vec<_>, Vec<_>) = pending
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| Some(*i) != alone)
-            .map(|(_, send)| send)
+        let (bindings, others): (Vec<_>, Vec<_>) = rest
+            .into_iter()
             .partition(|send| send.kind == ChildKind::RoleBinding);
         for batch in [others, bindings] {
             let writes = batch.into_iter().map(|send| target.send(send, Mode::Write));
@@ -250,27 +266,28 @@ impl Sending<'_> {
 
 /// Which of `pending` is written first, alone, with no dry run of its own: written only once the
 /// others passed theirs, and were it refused nothing else would be written — as after a refused
-/// dry run — so its write is its check. Not a RoleBinding (its Role may be among the others), not
-/// the managed NATS `nats` (its credentials are created first), and one that starts no pods when
-/// there is one (should a write after it fail all the same, what was written runs nothing).
-fn written_alone(pending: &[Outgoing], nats: &str) -> Option<usize> {
-    let can = |send: &Outgoing| {
-        send.kind != ChildKind::RoleBinding
-            && !(send.kind == ChildKind::StatefulSet && send.name == nats)
-    };
-    let starts_pods = |kind| {
+/// dry run — so its write is its check. Not a RoleBinding (its Role may be among the others);
+/// rather one that runs nothing — a ServiceAccount, a Role, a Service, a monitoring object — when
+/// the change has one, should a write after it fail all the same.
+fn written_alone(pending: &[Outgoing]) -> Option<usize> {
+    let runs_nothing = |kind| {
         matches!(
             kind,
-            ChildKind::Deployment
-                | ChildKind::StatefulSet
-                | ChildKind::LeaderWorkerSet
-                | ChildKind::Job
+            ChildKind::ServiceAccount
+                | ChildKind::Role
+                | ChildKind::Service
+                | ChildKind::PodMonitor
+                | ChildKind::PrometheusRule
         )
     };
     pending
         .iter()
-        .position(|send| can(send) && !starts_pods(send.kind))
-        .or_else(|| pending.iter().position(can))
+        .position(|send| runs_nothing(send.kind))
+        .or_else(|| {
+            pending
+                .iter()
+                .position(|send| send.kind != ChildKind::RoleBinding)
+        })
 }
 
 /// What to do with a live download Job.

@@ -72,17 +72,26 @@ impl Recorder {
         });
         let namespace = regarding.namespace.as_deref().unwrap_or("default");
         let events = Api::<K8sEvent>::namespaced(self.client.clone(), namespace);
-        let (name, count) = match repeat {
+        let counted = match repeat {
             Some((name, count)) => {
                 let series = json!({"series": {
                     "count": count,
                     "lastObservedTime": MicroTime(Timestamp::now()),
                 }});
-                events
+                match events
                     .patch(&name, &PatchParams::default(), &Patch::Merge(&series))
-                    .await?;
-                (name, count)
+                    .await
+                {
+                    Ok(_) => Some((name, count)),
+                    // Deleted since (by someone, or its TTL): created anew below.
+                    Err(kube::Error::Api(status)) if status.code == 404 => None,
+                    Err(error) => return Err(error),
+                }
             }
+            None => None,
+        };
+        let (name, count) = match counted {
+            Some(counted) => counted,
             None => {
                 let created = self.event(event, regarding);
                 events.create(&PostParams::default(), &created).await?;
@@ -143,7 +152,7 @@ impl Recorder {
     /// What makes two Events the same one (kube-runtime's `EventKey`), hashed.
     fn key(&self, event: &Event, regarding: &ObjectReference) -> u64 {
         let mut hasher = DefaultHasher::new();
-        matches!(event.type_, EventType::Warning).hash(&mut hasher);
+        event.type_.hash(&mut hasher);
         event.action.hash(&mut hasher);
         event.reason.hash(&mut hasher);
         for reference in [Some(regarding), event.secondary.as_ref()] {
@@ -174,11 +183,11 @@ mod tests {
 
     use crate::fixtures;
 
-    fn event(reason: &str) -> Event {
+    fn event(reason: &str, note: &str) -> Event {
         Event {
             type_: EventType::Normal,
             reason: reason.into(),
-            note: Some(format!("{reason}: the note")),
+            note: Some(note.into()),
             action: "Reconcile".into(),
             secondary: None,
         }
@@ -202,14 +211,14 @@ mod tests {
             ..regarding.clone()
         };
         let publish = async {
-            for (reason, about) in [
-                ("Ready", &regarding),
-                ("Ready", &regarding),
-                ("Ready", &regarding),
-                ("Degraded", &regarding),
-                ("Ready", &other),
+            for (reason, note, about) in [
+                ("Ready", "Ready: the note", &regarding),
+                ("Ready", "Ready: the note", &regarding),
+                ("Ready", "another note", &regarding),
+                ("Degraded", "Degraded", &regarding),
+                ("Ready", "Ready", &other),
             ] {
-                ctx.recorder.publish(&event(reason), about).await?;
+                ctx.recorder.publish(&event(reason, note), about).await?;
             }
             Ok::<_, kube::Error>(())
         };

@@ -32,7 +32,7 @@ type Handle = tower_test::mock::Handle<Request<Body>, Response<Body>>;
 /// The resourceVersion and generation the mock API server gives every object it returns.
 pub const RESOURCE_VERSION: &str = "5";
 /// The resourceVersion of the InferaDeployment after a status write.
-pub const STATUS_WRITTEN: &str = "status-written";
+const STATUS_WRITTEN: &str = "status-written";
 pub const GENERATION: i64 = 1;
 
 /// One request the operator sent.
@@ -141,6 +141,7 @@ pub async fn context(
         deployment,
         refuse_status: false,
         refuse_renumber: false,
+        refuse: Vec::new(),
     };
     (Arc::new(ctx), caches, server)
 }
@@ -154,6 +155,8 @@ pub struct ApiServer {
     /// A ControllerRevision's renumbering is refused as one stored by an operator before 0.1.1
     /// is: its `data` re-encoded differs from the bytes stored.
     pub refuse_renumber: bool,
+    /// Applies (dry runs too) to paths ending so are refused, as an admission webhook refuses.
+    pub refuse: Vec<&'static str>,
 }
 
 impl ApiServer {
@@ -195,6 +198,13 @@ impl ApiServer {
         let (method, path) = request.line.split_once(' ').expect("METHOD uri");
         let path = path.split('?').next().unwrap_or_default();
         let body = match Method::from_bytes(method.as_bytes()) {
+            Ok(Method::PATCH) if self.refuse.iter().any(|r| path.ends_with(r)) => {
+                let refused = json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                    "code": 403, "reason": "Forbidden", "message": "the webhook says no"});
+                let mut response = Response::new(Body::from(refused.to_string().into_bytes()));
+                *response.status_mut() = http::StatusCode::FORBIDDEN;
+                return response;
+            }
             Ok(Method::PATCH) if path.ends_with("/status") && self.refuse_status => {
                 let refused = json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
                     "code": 500, "message": ".status.servicesReady: field not declared in schema"});

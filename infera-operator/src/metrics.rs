@@ -69,7 +69,7 @@ impl Default for Metrics {
         );
         registry.register(
             "api_requests",
-            "Requests sent to the Kubernetes API, by HTTP verb",
+            "Requests sent to the Kubernetes API, by verb and resource (dry runs apart)",
             requests.clone(),
         );
         registry.register(

@@ -469,8 +469,7 @@ mod tests {
     }
 
     /// With a managed NATS, its credentials are created once the children passed their dry runs
-    /// and the one written alone (the ServiceAccount, which starts nothing) was written, before
-    /// the rest, with a fresh 256-bit password; once the StatefulSet stands
+    /// and before anything is written, with a fresh 256-bit password; once the StatefulSet stands
     /// as applied, they are not sent again (a restarted operator tells so from the StatefulSet).
     #[tokio::test]
     async fn a_managed_nats_gets_its_credentials_before_its_stateful_set_and_once() {
@@ -489,12 +488,12 @@ mod tests {
             .iter()
             .position(|l| *l == create)
             .expect("the credentials");
-        let alone = "PATCH /api/v1/namespaces/demo/serviceaccounts/calm-discovery?&fieldManager";
+        // Every child was dry-run, none written alone: the credentials are the one write no dry
+        // run checks.
         assert!(
-            first[..at - 1].iter().all(|l| l.contains("dryRun=All")),
+            first[..at].iter().all(|l| l.contains("dryRun=All")),
             "{first:#?}"
         );
-        assert!(first[at - 1].starts_with(alone), "{first:#?}");
         assert!(
             first[at + 1..]
                 .iter()
@@ -658,6 +657,51 @@ mod tests {
             sent[0].body["status"]["state"],
             serde_json::to_value(written.status.and_then(|s| s.state)).expect("JSON")
         );
+    }
+
+    /// The child written alone (the ServiceAccount) refused: nothing else is written, as after a
+    /// refused dry run. Another child's dry run refused: the ServiceAccount is dry-run too, so the
+    /// status names every refusal, and nothing is written.
+    #[tokio::test]
+    async fn a_refusal_of_the_child_written_alone_or_of_a_dry_run_writes_nothing() {
+        let idep: InferaDeployment = serde_json::from_value(calm()).expect("an InferaDeployment");
+        let (account, worker) = (
+            "/serviceaccounts/calm-discovery",
+            "/deployments/calm-worker",
+        );
+        for refused in [vec![account], vec![account, worker]] {
+            let (ctx, _caches, mut server) = fixtures::context(calm(), Vec::new()).await;
+            server.refuse = refused.clone();
+            let (result, sent) = server.serve(reconcile(Arc::new(idep.clone()), ctx)).await;
+            assert!(result.is_ok(), "{result:?}");
+            let lines = lines(&sent);
+            let written: Vec<&str> = lines
+                .iter()
+                .copied()
+                .filter(|l| l.starts_with("PATCH") && !l.contains("dryRun=All"))
+                .filter(|l| !l.contains("/status?"))
+                .collect();
+            let status = sent.iter().find(|s| s.line.contains("/status?"));
+            let ready = status.map(|s| s.body["status"]["conditions"][0].clone());
+            let ready = ready.unwrap_or_default();
+            assert_eq!(ready["reason"], "ApplyRejected", "{ready}");
+            let message = ready["message"].as_str().unwrap_or_default();
+            assert!(
+                message.contains("ServiceAccount calm-discovery: the webhook says no"),
+                "{message}"
+            );
+            if refused.len() == 1 {
+                // Its write was the one attempted.
+                assert_eq!(written.len(), 1, "{lines:#?}");
+                assert!(written[0].contains(account), "{lines:#?}");
+            } else {
+                assert_eq!(written, Vec::<&str>::new(), "{lines:#?}");
+                assert!(
+                    message.contains("Deployment calm-worker: the webhook says no"),
+                    "{message}"
+                );
+            }
+        }
     }
 
     #[tokio::test]

@@ -39,7 +39,10 @@ use infera_e2e::{
         Api, Client,
         api::{DynamicObject, Patch, PatchParams},
     },
-    operator::{Operator, dry_runs, install, sample, sum, writes, writes_by_request},
+    operator::{
+        Operator, dry_runs, install, sample, sum, writes, writes_and_dry_runs_by_request,
+        writes_or_dry_runs,
+    },
     plugin::kubectl,
 };
 
@@ -253,7 +256,7 @@ async fn operator(
         dry_runs(&metrics),
         sum(&metrics, "infera_reconcile_errors_total{")
     );
-    let by_request: Vec<String> = writes_by_request(&metrics)
+    let by_request: Vec<String> = writes_and_dry_runs_by_request(&metrics)
         .iter()
         .map(|(request, count)| format!("{count} {request}"))
         .collect();
@@ -307,7 +310,7 @@ async fn operator(
         }
     }
     let metrics = operator.metrics().await?;
-    let soak_writes = writes(&metrics) + dry_runs(&metrics) - before;
+    let soak_writes = writes_or_dry_runs(&metrics) - before;
     println!(
         "  soak {soak:?}: {:.0} reconciles, {soak_writes} writes or dry runs, RSS {:.1}..{:.1} MiB, slope {:+.2} MiB/min",
         sample(&metrics, "infera_reconciles_total") - reconciles,

@@ -166,8 +166,7 @@ impl Operator {
     /// Writes and dry runs (POST, PUT, PATCH, DELETE) sent so far, leaving out Lease renewals and
     /// Events: what an operator with nothing to change must not send.
     pub async fn writes_or_dry_runs(&self) -> anyhow::Result<u64> {
-        let metrics = self.metrics().await?;
-        Ok(writes(&metrics) + dry_runs(&metrics))
+        Ok(writes_or_dry_runs(&self.metrics().await?))
     }
 
     /// Peak resident memory in KiB (VmHWM).
@@ -206,9 +205,9 @@ impl Operator {
     }
 }
 
-/// Requests that write (POST, PUT, PATCH, DELETE) in a metrics text, each as its label and count,
-/// leaving out Lease renewals and Events; dry runs (`PATCH deployments (dry run)`) when `dry_run`,
-/// else the writes themselves.
+/// Requests that write (POST, PUT, PATCH, DELETE) in a metrics text, each as its label (`verb`,
+/// the metric's only one) and count, leaving out Lease renewals and Events; dry runs
+/// (`PATCH deployments (dry run)`) when `dry_run`, else the writes themselves.
 fn writing(metrics: &str, dry_run: bool) -> impl Iterator<Item = (&str, u64)> {
     metrics
         .lines()
@@ -236,8 +235,13 @@ pub fn dry_runs(metrics: &str) -> u64 {
     writing(metrics, true).map(|(_, count)| count).sum()
 }
 
+/// Writes and dry runs in a metrics text.
+pub fn writes_or_dry_runs(metrics: &str) -> u64 {
+    writes(metrics) + dry_runs(metrics)
+}
+
 /// Writes and dry runs by request (`PATCH deployments`, `PATCH services (dry run)`…), most first.
-pub fn writes_by_request(metrics: &str) -> Vec<(String, u64)> {
+pub fn writes_and_dry_runs_by_request(metrics: &str) -> Vec<(String, u64)> {
     let mut by: Vec<(String, u64)> = writing(metrics, false)
         .chain(writing(metrics, true))
         .map(|(request, count)| (request.to_string(), count))

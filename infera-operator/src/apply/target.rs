@@ -165,8 +165,9 @@ impl Target<'_> {
     }
 
     /// Whether a dry run can judge `send`: not a binding of a Role that does not exist yet, which
-    /// the API server refuses until the Role is written (the binding is ours whole, and its Role
-    /// is dry-run).
+    /// the API server refuses until the Role is written. Such a binding is written last, after
+    /// everything else of the change, checked only by its write (its Role is checked, by a dry
+    /// run or its own write).
     pub(super) fn can_dry_run(&self, send: &Outgoing) -> bool {
         send.role.as_ref().is_none_or(|role| {
             self.snapshot

@@ -451,3 +451,39 @@ fn the_applied_hash_is_16_hex_digits() {
     assert_eq!(hex(0xaf63_dc4c_8601_ec8c), "af63dc4c8601ec8c");
     assert_eq!(hex(1), "0000000000000001");
 }
+
+fn outgoing(kind: ChildKind, name: &str) -> Outgoing {
+    Outgoing {
+        kind,
+        name: name.into(),
+        body: Value::Null,
+        hash: 0,
+        live_version: None,
+        role: None,
+        autoscaled: false,
+        hand_over_at_creation: false,
+        handed_over: false,
+    }
+}
+
+#[test]
+fn the_child_written_alone_runs_nothing_when_it_can_and_is_never_a_role_binding() {
+    use ChildKind::*;
+    let alone = |kinds: &[ChildKind]| {
+        let pending: Vec<Outgoing> = kinds.iter().map(|kind| outgoing(*kind, "x")).collect();
+        written_alone(&pending).map(|i| kinds[i])
+    };
+    assert_eq!(
+        alone(&[RoleBinding, Deployment, NetworkPolicy, Service]),
+        Some(Service)
+    );
+    assert_eq!(
+        alone(&[RoleBinding, ServiceAccount, Role]),
+        Some(ServiceAccount)
+    );
+    // No child that runs nothing: any but a RoleBinding, a workload if it must.
+    assert_eq!(alone(&[RoleBinding, Deployment, Job]), Some(Deployment));
+    assert_eq!(alone(&[LeaderWorkerSet]), Some(LeaderWorkerSet));
+    assert_eq!(alone(&[RoleBinding]), None);
+    assert_eq!(alone(&[]), None);
+}

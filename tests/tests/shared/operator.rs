@@ -695,7 +695,11 @@ async fn sigkill_while_reconciling_twenty_deployments_converges_without_duplicat
     }
     // Kill it mid-flight: as soon as it has started writing, well before it can be done.
     eventually(Duration::from_secs(30), || async {
-        anyhow::ensure!(operator.writes_or_dry_runs().await? > 5, "not writing yet");
+        let metrics = operator.metrics().await?;
+        anyhow::ensure!(
+            infera_e2e::operator::writes(&metrics) > 5,
+            "not writing yet"
+        );
         anyhow::Ok(())
     })
     .await?;
