@@ -12,7 +12,6 @@ use kube::{
         controller::{self, Action, Config},
         events::{Event, EventType},
         reflector::{self, ObjectRef},
-        watcher,
     },
 };
 use tracing::{debug, info, warn};
@@ -22,7 +21,7 @@ use crate::{
     context::Context,
     fairness::{self, Ended},
     metrics::Metrics,
-    observe::{paged, slim_deployment},
+    observe::{list_and_watch, paged, slim_deployment},
 };
 
 /// How the controller runs.
@@ -64,7 +63,7 @@ pub async fn run(
     let refused = deployments.clone();
     let restricted = deployments.clone();
     let planned = deployments.clone();
-    let deployment_watch = watcher(ideps, paged()).modify(slim_deployment);
+    let deployment_watch = list_and_watch(ideps, paged()).modify(slim_deployment);
     // Reconciles that ended, for the gate that keeps a burst from queueing ahead of a change.
     let (ended, ended_rx) = futures::channel::mpsc::unbounded();
     let mut controller = Controller::for_stream(

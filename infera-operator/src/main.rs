@@ -195,7 +195,9 @@ fn shutdown_signal() -> anyhow::Result<BoxFuture<'static, ()>> {
 /// The static (musl) build allocates with jemalloc: musl's own allocator kept freed pages, so
 /// the operator's resident memory crept up by 0.66 MiB a minute at steady state over 1,000
 /// deployments, and peaked at 46.8 MiB while converging them; with jemalloc it stayed flat
-/// (29.3–29.8 MiB over 5 minutes) and peaked at 38.2 MiB (docs/performance.md).
+/// (29.3–29.8 MiB over 5 minutes) and peaked at 38.2 MiB (docs/performance.md). Its options are
+/// compiled in by release/build.sh (`JEMALLOC_SYS_WITH_MALLOC_CONF`: one arena, freed pages given
+/// back after 1 s).
 #[cfg(target_env = "musl")]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
