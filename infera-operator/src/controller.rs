@@ -12,6 +12,7 @@ use kube::{
         controller::{self, Action, Config},
         events::{Event, EventType},
         reflector::{self, ObjectRef},
+        watcher,
     },
 };
 use tracing::{debug, info, warn};
@@ -21,7 +22,7 @@ use crate::{
     context::Context,
     fairness::{self, Ended},
     metrics::Metrics,
-    observe::{list_and_watch, paged, slim_deployment},
+    observe::{paged, slim_deployment},
 };
 
 /// How the controller runs.
@@ -63,16 +64,16 @@ pub async fn run(
     let refused = deployments.clone();
     let restricted = deployments.clone();
     let planned = deployments.clone();
-    let deployment_watch = list_and_watch(ideps, paged()).modify(slim_deployment);
+    let deployment_watch = watcher(ideps, paged()).modify(slim_deployment);
     // Reconciles that ended, for the gate that keeps a burst from queueing ahead of a change.
     let (ended, ended_rx) = futures::channel::mpsc::unbounded();
     let mut controller = Controller::for_stream(
         fairness::gate(
-            crate::observe::reflect(
+            on_own_task(crate::observe::reflect(
                 move |event| writer.apply_watcher_event(event),
                 deployment_watch,
                 "inferadeployments".into(),
-            ),
+            )),
             ended_rx,
             deployments.clone(),
             usize::from(settings.concurrency),
@@ -81,15 +82,15 @@ pub async fn run(
     )
     .with_config(Config::default().concurrency(settings.concurrency));
     for (kind, stream) in watches.children {
-        controller = controller.owns_stream_with(stream, kind);
+        controller = controller.owns_stream_with(on_own_task(stream), kind);
     }
     let pods = watches.pods;
-    controller = controller.watches_stream(pods, |pod| {
+    controller = controller.watches_stream(on_own_task(pods), |pod| {
         let deployment = pod.labels().get(LABEL_DEPLOYMENT)?;
         Some(ObjectRef::new(deployment).within(&pod.namespace()?))
     });
     // A revision of the history deleted or changed by someone else is put back as it should be.
-    controller = controller.watches_stream(watches.revisions, |revision| {
+    controller = controller.watches_stream(on_own_task(watches.revisions), |revision| {
         let deployment = revision.labels().get(LABEL_DEPLOYMENT)?;
         Some(ObjectRef::new(deployment).within(&revision.namespace()?))
     });
@@ -140,6 +141,19 @@ pub async fn run(
         .await;
     planner.abort();
     info!("controller stopped");
+}
+
+/// `stream` polled on a task of its own, its items passed on through a channel: the controller
+/// polls every trigger stream on its one task, so every watch's objects were decoded and cached
+/// one after another on one core — on a restart over 5,000 deployments, 45,000 objects, most of its
+/// time. Each watch on its own task decodes beside the others. The task ends when the controller
+/// drops the receiving end.
+fn on_own_task<T: Send + 'static>(
+    stream: impl futures::Stream<Item = T> + Send + 'static,
+) -> futures::stream::BoxStream<'static, T> {
+    let (sender, receiver) = futures::channel::mpsc::channel(256);
+    tokio::spawn(stream.map(Ok).forward(sender));
+    receiver.boxed()
 }
 
 /// Marks the operator ready once the caches are filled (they fill as the controller polls their

@@ -3,9 +3,8 @@
 //! The caches hold only what reconcile and status read (see [`Live`], [`slim_pod`],
 //! [`slim_deployment`], [`slim_revision`]), so the operator's memory grows by a few hundred bytes per child, not by
 //! the size of whole objects with their pod templates and `managedFields`. Kinds whose status is not
-//! read are watched metadata-only. Every watch's initial list comes as a stream of watch events
-//! where the API server serves one, or else in pages of [`PAGE`] objects (see [`list_and_watch`]);
-//! each object is slimmed as it arrives.
+//! read are watched metadata-only. The initial LIST of every watch is read in pages of [`PAGE`]
+//! objects, and each page is slimmed before the next is read.
 
 use std::{
     collections::BTreeMap,
@@ -43,7 +42,6 @@ use kube::{
         watcher::ExponentialBackoff,
     },
 };
-use serde::de::DeserializeOwned;
 use tracing::{debug, warn};
 
 use crate::live::Live;
@@ -59,47 +57,9 @@ pub use cache::{Cache, CacheWriter};
 /// 49.3 MiB with pages of 100, 46.0 with 50 and 44.2 with 25 (glibc; docs/performance.md).
 pub const PAGE: u32 = 50;
 
-/// How every watch lists and watches: in pages of [`PAGE`] where its initial list is not streamed.
+/// How every watch lists and watches: in pages of [`PAGE`].
 pub fn paged() -> watcher::Config {
     watcher::Config::default().page_size(PAGE)
-}
-
-/// kube-runtime's watcher over `api`, its initial list streamed as watch events (Kubernetes'
-/// WatchList: `sendInitialEvents`, served from the API server's watch cache, on by default since
-/// 1.34) where the API server serves that, and read in pages of `config` where it refuses it:
-/// Kubernetes 1.33, or a server whose `WatchList` feature gate is off, answers 422 ("sendInitialEvents
-/// is forbidden for watch unless the WatchList feature gate is enabled",
-/// apimachinery v0.36.3 `pkg/apis/meta/internalversion/validation/validation.go:56-62`).
-///
-/// One request instead of one per page: a restart over 5,000 deployments (45,000 objects, 924
-/// pages) reached every deployment in 4.1 s instead of 5.8 (medians of five, glibc build, tier 2;
-/// docs/performance.md). The refusal comes before any event, so nothing has reached a cache when
-/// the watch starts again paged; from then on this watch pages (relists included).
-pub fn list_and_watch<K>(
-    api: Api<K>,
-    config: watcher::Config,
-) -> impl Stream<Item = Result<watcher::Event<K>, watcher::Error>> + Send + 'static
-where
-    K: Resource + Clone + DeserializeOwned + std::fmt::Debug + Send + 'static,
-{
-    let streamed = watcher(api.clone(), config.clone().streaming_lists()).boxed();
-    futures::stream::unfold(
-        (streamed, Some((api, config))),
-        |(mut events, mut paged)| async move {
-            loop {
-                match events.next().await? {
-                    Err(watcher::Error::WatchStartFailed(kube::Error::Api(status)))
-                        if status.code == 422 && paged.is_some() =>
-                    {
-                        let (api, config) = paged.take()?;
-                        debug!(message = %status.message, "initial list not streamed; paging");
-                        events = watcher(api, config).boxed();
-                    }
-                    event => return Some((event, (events, paged))),
-                }
-            }
-        },
-    )
 }
 
 /// The watch caches the controller reads instead of the API, each object filed under what a
@@ -164,7 +124,7 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
                 Some(ns) => Api::<Live>::namespaced_with(client.clone(), ns, &kind),
                 None => Api::<Live>::all_with(client.clone(), &kind),
             };
-            reflect(cached(writer), list_and_watch(api, managed.clone()), what)
+            reflect(cached(writer), watcher(api, managed.clone()), what)
         } else {
             // `Api<PartialObjectMeta<_>>` sends metadata-only requests (kube-core 5.0,
             // `Resource::metadata_api`); the metadata goes into the same kind of store.
@@ -174,7 +134,7 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
                 }
                 None => Api::<PartialObjectMeta<Live>>::all_with(client.clone(), &kind),
             };
-            let objects = list_and_watch(api, managed.clone()).map_ok(metadata_only);
+            let objects = watcher(api, managed.clone()).map_ok(metadata_only);
             reflect(cached(writer), objects, what)
         };
         streams.push((kind, stream));
@@ -185,9 +145,9 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
         || Api::all(client.clone()),
         |ns| Api::namespaced(client.clone(), ns),
     );
-    let pod_watch = list_and_watch(pod_api, paged().labels(LABEL_DEPLOYMENT));
+    let pod_watch = watcher(pod_api, paged().labels(LABEL_DEPLOYMENT));
     let (crds, mut crd_writer) = reflector::store();
-    let crd_watch = list_and_watch(
+    let crd_watch = watcher(
         Api::<PartialObjectMeta<CustomResourceDefinition>>::all(client.clone()),
         paged(),
     )
@@ -198,7 +158,7 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
         || Api::all(client.clone()),
         |ns| Api::namespaced(client.clone(), ns),
     );
-    let quota_watch = list_and_watch(quota_api, paged()).modify(|quota: &mut ResourceQuota| {
+    let quota_watch = watcher(quota_api, paged()).modify(|quota: &mut ResourceQuota| {
         quota.managed_fields_mut().clear();
         quota.annotations_mut().clear();
     });
@@ -210,11 +170,11 @@ pub fn watch(client: &Client, namespace: Option<&str>) -> (Observed, Watches) {
         || Api::all(client.clone()),
         |ns| Api::namespaced(client.clone(), ns),
     );
-    let revision_watch = list_and_watch(revision_api, managed).modify(slim_revision);
+    let revision_watch = watcher(revision_api, managed).modify(slim_revision);
     // One object, by name: the operator's Role in `default` grants it by that name only.
     let (api_server, mut api_server_writer) = reflector::store();
     let (namespace_of_api, name_of_api) = ApiServer::SLICE;
-    let api_server_watch = list_and_watch(
+    let api_server_watch = watcher(
         Api::<EndpointSlice>::namespaced(client.clone(), namespace_of_api),
         watcher::Config::default().fields(&format!("metadata.name={name_of_api}")),
     )
@@ -302,31 +262,28 @@ where
             Ok(watcher::Event::InitDone) => forbidden_said = false,
             Ok(_) => {}
             // A kind whose CRD is not installed: expected, and reported as MissingDependency.
-            Err(error) if refused_with(error) == Some(404) => {
+            Err(watcher::Error::InitialListFailed(kube::Error::Api(status)))
+                if status.code == 404 =>
+            {
                 debug!(watch = %what, "not served; retrying");
             }
-            Err(error) if refused_with(error) == Some(403) && forbidden_said => {
+            Err(watcher::Error::InitialListFailed(kube::Error::Api(status)))
+                if status.code == 403 && forbidden_said =>
+            {
                 debug!(watch = %what, "still forbidden; retrying");
             }
             Err(error) => {
-                forbidden_said |= refused_with(error) == Some(403);
+                forbidden_said |= matches!(error,
+                    watcher::Error::InitialListFailed(kube::Error::Api(status)) if status.code == 403);
                 warn!(watch = %what, error = %crate::chain(error), "watch failed; retrying")
             }
         })
         .inspect_ok(move |event| apply(event))
         .touched_objects()
-        .filter_map(|result| std::future::ready(result.ok().map(Ok)))
+        .filter_map(|result| {
+            std::future::ready(result.ok().map(Ok))
+        })
         .boxed()
-}
-
-/// The status code of the API server's refusal to start a watch: of its initial list when paged,
-/// of its first watch request when the list is streamed ([`list_and_watch`]).
-fn refused_with(error: &watcher::Error) -> Option<u16> {
-    match error {
-        watcher::Error::InitialListFailed(kube::Error::Api(status))
-        | watcher::Error::WatchStartFailed(kube::Error::Api(status)) => Some(status.code),
-        _ => None,
-    }
 }
 
 /// The writing side of a [`Cache`], as [`reflect`] takes it.
@@ -814,91 +771,5 @@ mod tests {
             .collect();
         assert_eq!(names, [Some(Some("a".into())), Some(Some("b".into()))]);
         assert_eq!(cache.store.state().len(), 2);
-    }
-
-    /// The queries a watch of pods sends to a server that answers each with `answer`'s status and
-    /// body, and its first `events` events (the object's name, `None` for Init and InitDone).
-    async fn listed_and_watched(
-        answer: fn(&str) -> (u16, &'static str),
-        events: usize,
-    ) -> (Vec<String>, Vec<Option<String>>) {
-        use http::{Request, Response};
-        use kube::client::Body;
-        let (service, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
-        let sent = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let queries = sent.clone();
-        let server = tokio::spawn(async move {
-            while let Some((request, respond)) = handle.next_request().await {
-                let query = request.uri().query().unwrap_or_default().to_string();
-                let (status, body) = answer(&query);
-                if let Ok(mut queries) = queries.lock() {
-                    queries.push(query);
-                }
-                let response = Response::builder()
-                    .status(status)
-                    .body(Body::from(body.as_bytes().to_vec()));
-                respond.send_response(response.unwrap_or_else(|e| panic!("{e}")));
-            }
-        });
-        let api = kube::Api::<Pod>::namespaced(kube::Client::new(service, "ns"), "ns");
-        let seen: Vec<_> = super::list_and_watch(api, super::paged())
-            .take(events)
-            .map(|event| match event {
-                Ok(watcher::Event::InitApply(pod)) => Some(pod.name_any()),
-                Ok(watcher::Event::Init | watcher::Event::InitDone) => None,
-                other => panic!("unexpected {other:?}"),
-            })
-            .collect()
-            .await;
-        server.abort();
-        let sent = sent.lock().map(|sent| sent.clone()).unwrap_or_default();
-        (sent, seen)
-    }
-
-    #[tokio::test]
-    async fn an_initial_list_is_streamed_where_the_api_server_serves_it() {
-        fn answer(_: &str) -> (u16, &'static str) {
-            (
-                200,
-                concat!(
-                    r#"{"type":"ADDED","object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"ns","resourceVersion":"7"}}}"#,
-                    "\n",
-                    r#"{"type":"BOOKMARK","object":{"apiVersion":"v1","kind":"Pod","metadata":{"resourceVersion":"7","annotations":{"k8s.io/initial-events-end":"true"}}}}"#,
-                    "\n",
-                ),
-            )
-        }
-        let (sent, seen) = listed_and_watched(answer, 3).await;
-        assert_eq!(seen, [None, Some("a".to_string()), None]);
-        assert_eq!(sent.len(), 1, "one request: {sent:?}");
-        assert!(
-            sent[0].contains("watch=true") && sent[0].contains("sendInitialEvents=true"),
-            "{sent:?}"
-        );
-    }
-
-    #[tokio::test]
-    async fn an_initial_list_the_api_server_will_not_stream_is_read_in_pages() {
-        fn answer(query: &str) -> (u16, &'static str) {
-            if query.contains("sendInitialEvents=true") {
-                // What kube-apiserver answers with its WatchList feature gate off.
-                return (
-                    422,
-                    r#"{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Invalid","code":422,"message":"ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"}"#,
-                );
-            }
-            (
-                200,
-                r#"{"apiVersion":"v1","kind":"PodList","metadata":{"resourceVersion":"7"},"items":[{"metadata":{"name":"a","namespace":"ns"}}]}"#,
-            )
-        }
-        let (sent, seen) = listed_and_watched(answer, 3).await;
-        assert_eq!(seen, [None, Some("a".to_string()), None]);
-        assert_eq!(sent.len(), 2, "the refused watch, then one page: {sent:?}");
-        assert!(sent[0].contains("sendInitialEvents=true"), "{sent:?}");
-        assert!(
-            !sent[1].contains("watch") && sent[1].contains("limit=50"),
-            "{sent:?}"
-        );
     }
 }
