@@ -2,10 +2,13 @@
 # The benchmarks (`make bench`), each failing when it misses a goal its page states: the fleet at
 # scale (tests/benches/operator_apply.rs, docs/performance.md "Goals"), the Lockstep rollout against
 # its slower pool alone (rollout_lockstep.rs, docs/rollouts.md: within 1.2×) and the SLO planner
-# over its load trace (planner_trace.rs, docs/planner.md "Benchmark"). The cluster benchmarks run
-# the operator and plugin as released for this machine (`release/build.sh --local`: static, the
+# over its load trace (planner_trace.rs, a simulation, and planner_pods.rs, on real pods against
+# fixed provisioning and an HPA: docs/planner.md "Benchmark"). The cluster benchmarks run the
+# operator and plugin as released for this machine (`release/build.sh --local`: static, the
 # operator allocating with jemalloc, as the goals were measured) on a tier-2 cluster of their own,
-# brought up and down here. Not part of `make test`: the fleet alone takes tens of minutes at 5,000.
+# brought up and down here, then planner_pods on a tier-3 one (root: real nodes; the operator
+# image, NATS and the sglang stand-in in its registry). Not part of `make test`: the fleet alone
+# takes tens of minutes at 5,000.
 #
 #   tests/bench.sh
 #
@@ -22,11 +25,14 @@ log() { printf '==> %s\n' "$*" >&2; }
 
 log "control-plane binaries (tests/cluster/build.sh)"
 tests/cluster/build.sh >&2
+COMPONENTS=adapter tests/cluster/build.sh >&2
 # shellcheck source=tests/cluster/versions.sh
 source tests/cluster/versions.sh
 export PATH="$K8S_TEST_BIN:$PATH"
 log "the release for this machine (release/build.sh --local) and the benchmarks"
 release/build.sh --local >&2
+log "the sglang stand-in for the rocm/infera image (tests/upstream/image.sh)"
+standin_sglang="$(tests/upstream/image.sh sglang | tail -n1)"
 "$CARGO" bench --locked -p infera-e2e --no-run
 # The binaries as released (static, the operator with jemalloc: the goals are theirs), out of the
 # Krew archive and the image layout, which belong to this tree's inputs even when build.sh reused
@@ -66,6 +72,17 @@ for bench in rollout_lockstep operator_apply; do
   log "$bench"
   "$CARGO" bench --locked -p infera-e2e --bench "$bench" || failed+=("$bench")
 done
+tests/cluster/down.sh >&2 || true
+
+export K8S_TEST_DIR="$K8S_TEST_DIR-t3"
+log "starting a tier-3 cluster in $K8S_TEST_DIR"
+up_out="$(tests/cluster/up.sh --tier 3)"
+eval "$(tail -n1 <<<"$up_out")"
+tests/cluster/load-image.sh target/image ghcr.io/amd/infera/operator:0.1.0
+tests/cluster/load-image.sh target/nats-image "$NATS_IMAGE_REPO:${NATS_SERVER_VERSION#v}"
+tests/cluster/load-image.sh "$standin_sglang" rocm/infera:sglang-v0.1.1
+log "planner_pods"
+"$CARGO" bench --locked -p infera-e2e --bench planner_pods || failed+=(planner_pods)
 if ((${#failed[@]})); then
   echo "bench.sh: failed or missed a goal: ${failed[*]}" >&2
   exit 1

@@ -7,6 +7,7 @@
 #   COMPONENTS="k8s etcd" tests/cluster/build.sh   # tier 1 only
 #   COMPONENTS=node tests/cluster/build.sh          # tier 3's node binaries
 #   COMPONENTS=policy tests/cluster/build.sh        # tier 3's NetworkPolicy engine (kube-router)
+#   COMPONENTS=adapter tests/cluster/build.sh       # prometheus-adapter (the planner's real-pod benchmark)
 #
 # Prints the cache directory on its last line as K8S_TEST_BIN=<dir>.
 set -euo pipefail
@@ -183,6 +184,16 @@ if want promql && [[ ! -x "$prometheus" ]]; then
     github.com/prometheus/prometheus/cmd/prometheus "$prometheus"
 fi
 if want promql; then ln -sfn "$(basename "$prometheus")" "$BIN/prometheus"; fi
+
+# --- prometheus-adapter: the custom-metrics API over Prometheus, so that an HPA scales a pool on the
+# engines' queue (the planner's real-pod benchmark compares against it: tests/benches/planner_pods.rs)
+adapter="$BIN/prometheus-adapter-$PROMETHEUS_ADAPTER_VERSION"
+if want adapter && [[ ! -x "$adapter" ]]; then
+  log "building prometheus-adapter $PROMETHEUS_ADAPTER_VERSION"
+  wrapped adapter sigs.k8s.io/prometheus-adapter "$PROMETHEUS_ADAPTER_VERSION" \
+    sigs.k8s.io/prometheus-adapter/cmd/adapter "$adapter"
+fi
+if want adapter; then ln -sfn "$(basename "$adapter")" "$BIN/prometheus-adapter"; fi
 
 # --- Tier 3 nodes: kubelet and kube-proxy (same wrapper as the control plane), containerd, CNI --
 NODE="$K8S_NODE_BIN"

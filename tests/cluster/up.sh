@@ -190,6 +190,7 @@ EOF
   sign webhook "/CN=local-webhook" server # for LWS, and for the operator's own webhooks in tests
   sign admin "/O=system:masters/CN=infera-test-admin" client
   sign alice "/O=dev-team/CN=alice" client
+  sign front-proxy "/CN=front-proxy-client" client # the aggregation layer's client (tier 3)
   openssl genrsa -out sa.key 2048 2>/dev/null
   openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
   chmod 600 ./*.key
@@ -251,8 +252,16 @@ log "kube-apiserver $K8S_VERSION on https://$API_ADDR:$API_PORT"
 # kubelets are reached by address (their node names resolve nowhere), with the admin's certificate.
 EXTRA=()
 ((TIER == 1)) && EXTRA=(--disable-admission-plugins=ServiceAccount)
+# Tier 3 also serves the aggregation layer as kubeadm sets it up (front-proxy client, request
+# headers), routed to an APIService's endpoints: the planner's benchmark registers
+# prometheus-adapter's custom.metrics.k8s.io, which an HPA reads.
 ((TIER == 3)) && EXTRA=(--kubelet-preferred-address-types=InternalIP
-  --kubelet-client-certificate="$PKI/admin.crt" --kubelet-client-key="$PKI/admin.key")
+  --kubelet-client-certificate="$PKI/admin.crt" --kubelet-client-key="$PKI/admin.key"
+  --requestheader-client-ca-file="$PKI/ca.crt" --requestheader-allowed-names=front-proxy-client
+  --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group
+  --requestheader-extra-headers-prefix=X-Remote-Extra-
+  --proxy-client-cert-file="$PKI/front-proxy.crt" --proxy-client-key-file="$PKI/front-proxy.key"
+  --enable-aggregator-routing=true)
 start kube-apiserver "$BIN/kube-apiserver" \
   --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
   --bind-address="$API_ADDR" --secure-port="$API_PORT" \

@@ -9,6 +9,7 @@ GATEWAY_API_VERSION=v1.6.3
 GAIE_VERSION=v1.3.0
 PROMETHEUS_OPERATOR_VERSION=v0.85.0  # the PodMonitor and PrometheusRule CRDs of spec.monitoring (tests only)
 PROMETHEUS_MODULE_VERSION=v0.305.0   # Prometheus v3.5.0, the one that operator deploys by default (pkg/operator/defaults.go:42,92): its PromQL engine evaluates our rules, its server answers status --prometheus
+PROMETHEUS_ADAPTER_VERSION=v0.12.0 # the custom-metrics API an HPA reads the engines' queue through (tier-3 planner benchmark only)
 KREW_VERSION=v0.4.3
 # Tier 3 (nodes that run containers; tests/cluster/build.sh COMPONENTS=node)
 CONTAINERD_VERSION=v2.4.2

@@ -5,6 +5,7 @@
 mod monitoring_rules;
 mod operator_crd_outdated;
 mod operator_outage;
+mod planner_replay;
 mod plugin_bench_flags;
 mod plugin_doctor_bare;
 mod plugin_garbage_input;

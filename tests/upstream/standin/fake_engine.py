@@ -19,7 +19,11 @@ as it fails there. Then, as the engines do:
   takes that per-token time times the requests running per slot (at least 1), so inter-token
   latency grows with the decode batch; with $INFERA_STANDIN_PREFILL_SECONDS_PER_TOKEN (default 0)
   one prompt at a time is "prefilled" for that long per prompt word, so time to first token grows
-  with the prefill queue. /metrics carries both as the engines' histograms
+  with the prefill queue; with SGLang's `--max-running-requests N` at most N requests run and the
+  others wait (`sglang:num_queue_reqs`), as SGLang 0.5.15.post1's scheduler admits new requests only
+  up to the requests it can still allocate (sglang/srt/managers/scheduler.py:2737-2740, its
+  request pool sized by --max-running-requests) and reports its waiting queue as num_queue_reqs
+  (scheduler_components/metrics_reporter.py:621), so a queue builds before the batch grows past N. /metrics carries the latencies as the engines' histograms
   (time_to_first_token_seconds and inter_token_latency_seconds, names in
   infera-core/src/metrics.rs): a prefill engine observes TTFT, a decode engine ITL, a mixed one both;
 - in SGLang's prefill/decode mode the request body carries bootstrap_host/port/room (the router's
@@ -163,6 +167,9 @@ class Engine:
     ttft: Histogram = field(default_factory=Histogram)
     itl: Histogram = field(default_factory=Histogram)
     prefill_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    max_running: int | None = None  # SGLang's --max-running-requests: more wait in the queue
+    queued: int = 0
+    admission: asyncio.Semaphore | None = None
     block_size: int | None = None  # vLLM's resolved block size, in vllm:cache_config_info
 
 
@@ -235,7 +242,7 @@ def build_app(engine: Engine):
         if engine.kind == "sglang":
             gauges = {
                 "sglang:num_running_reqs": engine.running,
-                "sglang:num_queue_reqs": 0,
+                "sglang:num_queue_reqs": engine.queued,
                 "sglang:token_usage": 0.0,
                 "sglang:num_prefill_bootstrap_queue_reqs": 0,
                 "sglang:num_prefill_inflight_queue_reqs": 0,
@@ -304,11 +311,19 @@ def build_app(engine: Engine):
             kind = "chat.completion.chunk" if chat else "text_completion"
             return {"id": rid, "object": kind, "created": created, "model": engine.model, "choices": [choice]}
 
-        engine.running += 1
         engine.prompt_tokens += n_prompt
 
         async def tokens():
-            """Generates the answer: yields the index of each token as it is produced."""
+            """Generates the answer: yields the index of each token as it is produced, once the
+            request is admitted (at most `max_running` at a time; the others wait, queued)."""
+            if engine.max_running:
+                engine.admission = engine.admission or asyncio.Semaphore(engine.max_running)
+                engine.queued += 1
+                try:
+                    await engine.admission.acquire()
+                finally:
+                    engine.queued -= 1
+            engine.running += 1
             try:
                 if prefill_per_word > 0 and engine.mode != "decode":
                     async with engine.prefill_lock:
@@ -328,6 +343,8 @@ def build_app(engine: Engine):
             finally:
                 engine.running -= 1
                 engine.finished += 1
+                if engine.admission is not None:
+                    engine.admission.release()
 
         usage = {"prompt_tokens": n_prompt, "completion_tokens": max_tokens, "total_tokens": n_prompt + max_tokens}
         if body.get("stream"):

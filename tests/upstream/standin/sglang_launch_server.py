@@ -46,4 +46,5 @@ fake_engine.serve(fake_engine.Engine(
     node_rank=args.node_rank,
     dist_init_addr=args.dist_init_addr,
     kv=kv,
+    max_running=args.max_running_requests,
 ))
