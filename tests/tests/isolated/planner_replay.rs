@@ -13,7 +13,7 @@ use infera_core::{
     Role,
     load::PoolLoad,
     planner::{PlannedPool, Planner, Window, look},
-    types::PlannerStatus,
+    types::{PlannerPoolStatus, PlannerStatus},
 };
 
 const LOOKS: &str = include_str!("../../fixtures/planner-looks-tier3.json");
@@ -74,10 +74,10 @@ fn the_model_fed_a_trace_recorded_on_real_pods_decides_as_the_operator_did() -> 
             (Some(a), Some(b)) => (a - b).abs() <= 1e-12 * b.abs(),
             (a, b) => a == b,
         };
+        let decision =
+            |p: &PlannerPoolStatus| (p.recommended, p.reason.clone(), p.last_change_time.clone());
         anyhow::ensure!(
-            same_capacity
-                && (replayed.recommended, &replayed.reason, &replayed.last_change_time)
-                    == (recorded.recommended, &recorded.reason, &recorded.last_change_time),
+            same_capacity && decision(replayed) == decision(recorded),
             "look {} at {now}: replayed {replayed:?}, recorded {recorded:?}",
             i + 1
         );
