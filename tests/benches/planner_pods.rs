@@ -95,28 +95,32 @@ PLANNER
 
 /// The four ways to size the pool: a name, the worker's scaling and the planner's section.
 fn strategies() -> [(&'static str, String, String); 4] {
-    let indent = |s: &str| {
-        s.lines()
-            .map(|l| format!("      {l}"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
+    let replicas = |n: i32| format!("      replicas: {n}");
     let hpa = format!(
-        "autoscaling:\n  minReplicas: 1\n  maxReplicas: {PEAK}\n  metrics:\n  - type: Pods\n    pods:\n      metric: {{name: sglang_num_queue_reqs}}\n      target: {{type: AverageValue, averageValue: 500m}}"
+        r#"      autoscaling:
+        minReplicas: 1
+        maxReplicas: {PEAK}
+        metrics:
+        - type: Pods
+          pods:
+            metric: {{name: sglang_num_queue_reqs}}
+            target: {{type: AverageValue, averageValue: 500m}}"#
     );
     let planner = format!(
-        "  planner:\n    mode: Act\n    slo: {{ttftP95Milliseconds: {}, itlP95Milliseconds: {}}}\n    pools:\n      worker: {{min: 1, max: {PEAK}}}\n    intervalSeconds: 10\n    cooldownSeconds: 60",
+        r#"  planner:
+    mode: Act
+    slo: {{ttftP95Milliseconds: {}, itlP95Milliseconds: {}}}
+    pools:
+      worker: {{min: 1, max: {PEAK}}}
+    intervalSeconds: 10
+    cooldownSeconds: 60"#,
         TTFT_TARGET.as_millis(),
         ITL_TARGET.as_millis()
     );
     [
-        ("fixed-1", indent("replicas: 1"), String::new()),
-        (
-            "fixed-3",
-            indent(&format!("replicas: {PEAK}")),
-            String::new(),
-        ),
-        ("hpa", indent(&hpa), String::new()),
+        ("fixed-1", replicas(1), String::new()),
+        ("fixed-3", replicas(PEAK), String::new()),
+        ("hpa", hpa, String::new()),
         ("planner", String::new(), planner),
     ]
 }
@@ -206,7 +210,7 @@ struct Copy {
     replicas: Mutex<Vec<usize>>,
 }
 
-/// Sends `streams` completions at a time to `copy` until `end`.
+/// One stream: completions sent to `copy` one after the other until `end`.
 async fn stream(http: Http, copy: Arc<Copy>, end: Instant) {
     while Instant::now() < end {
         let sample = complete(&http, &copy.router).await;
