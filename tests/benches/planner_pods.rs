@@ -50,7 +50,7 @@ use infera_e2e::{
         api::{DeleteParams, ListParams},
         core::{ApiResource, DynamicObject, GroupVersionKind},
     },
-    plugin::kubectl,
+    plugin::{deploy_ready, kubectl, namespace_with},
     target_dir, test_bin_dir,
 };
 use tokio::sync::Mutex;
@@ -408,33 +408,10 @@ spec:
 }
 
 /// Deploys one copy and waits for it to be Ready; returns its router's address.
-async fn deploy(
-    client: &Client,
-    name: &'static str,
-    scaling: &str,
-    planner: &str,
-) -> anyhow::Result<Copy> {
-    let ns = TestNamespace::new(client, &format!("bench-{name}")).await?;
+async fn deploy(name: &'static str, scaling: &str, planner: &str) -> anyhow::Result<Copy> {
     let spec = SPEC.replace("SCALING", scaling).replace("PLANNER", planner);
-    let path = target_dir()
-        .join("e2e-logs")
-        .join(format!("{}.yaml", ns.name()));
-    std::fs::create_dir_all(path.parent().unwrap_or(&path))?;
-    std::fs::write(&path, spec)?;
-    let path = path.display().to_string();
-    kubectl(&[
-        "infera",
-        "deploy",
-        "-f",
-        &path,
-        "-n",
-        ns.name(),
-        "--wait",
-        "--timeout",
-        "6m",
-    ])
-    .await?
-    .expect_code(0)?;
+    let (ns, path) = namespace_with(&format!("bench-{name}"), &spec).await?;
+    deploy_ready(&ns, &path).await?;
     let pods: Api<Pod> = ns.api();
     let selector = format!("{LABEL_COMPONENT}=server,{LABEL_DEPLOYMENT}=slo");
     let ip = pods
@@ -553,9 +530,6 @@ async fn main() -> anyhow::Result<()> {
     let dir = target_dir().join("planner-pods");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
-    kubectl(&["infera", "init", "--wait", "--timeout", "3m"])
-        .await?
-        .expect_code(0)?;
     let (prometheus_url, _prometheus) = prometheus(&dir)?;
     let _adapter = adapter(&client, &dir, &prometheus_url).await?;
     let services: Api<DynamicObject> = Api::all_with(
@@ -587,7 +561,7 @@ async fn main() -> anyhow::Result<()> {
     let deployed = futures::future::join_all(
         strategies()
             .iter()
-            .map(|(name, scaling, planner)| deploy(&client, name, scaling, planner)),
+            .map(|(name, scaling, planner)| deploy(name, scaling, planner)),
     )
     .await;
     let copies: Vec<Arc<Copy>> = deployed

@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::{Context as _, bail};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::binary;
+use crate::{TestNamespace, binary};
 
 /// Output of one command.
 #[derive(Debug, Clone)]
@@ -213,4 +213,38 @@ pub fn strip_ansi(text: &str) -> String {
         }
     }
     out
+}
+
+/// `kubectl infera init --wait`, then a fresh namespace and `spec` (YAML) in a file for `deploy -f`;
+/// returns the namespace and the file's path.
+pub async fn namespace_with(prefix: &str, spec: &str) -> anyhow::Result<(TestNamespace, String)> {
+    let admin = crate::admin().await?;
+    kubectl(&["infera", "init", "--wait", "--timeout", "3m"])
+        .await?
+        .expect_code(0)?;
+    let ns = TestNamespace::new(&admin, prefix).await?;
+    let path = crate::target_dir()
+        .join("e2e-logs")
+        .join(format!("{}.yaml", ns.name()));
+    std::fs::create_dir_all(path.parent().unwrap_or(&path))?;
+    std::fs::write(&path, spec)?;
+    Ok((ns, path.display().to_string()))
+}
+
+/// `kubectl infera deploy -f PATH -n NS --wait`, expected to end Ready.
+pub async fn deploy_ready(ns: &TestNamespace, path: &str) -> anyhow::Result<()> {
+    kubectl(&[
+        "infera",
+        "deploy",
+        "-f",
+        path,
+        "-n",
+        ns.name(),
+        "--wait",
+        "--timeout",
+        "5m",
+    ])
+    .await?
+    .expect_code(0)?;
+    Ok(())
 }

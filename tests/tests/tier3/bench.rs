@@ -6,9 +6,11 @@
 //! stand-in's. A second, longer run, of prompts that share prefixes, is compared with the first. `tests/run-e2e.sh` runs it alone:
 //! latencies measured on a saturated CPU are the CPU's.
 
-use infera_e2e::{k8s_openapi::api::core::v1::ConfigMap, kube::Api, plugin::kubectl};
-
-use crate::standin::{deploy_ready, namespace_with};
+use infera_e2e::{
+    k8s_openapi::api::core::v1::ConfigMap,
+    kube::Api,
+    plugin::{deploy_ready, kubectl, namespace_with},
+};
 
 /// One aggregated pool on the stand-in: one request at a time per token slot is not needed here,
 /// so the default latency model (every token 20 ms, more with many running) holds.

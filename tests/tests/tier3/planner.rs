@@ -17,10 +17,8 @@ use infera_e2e::{
         Api, ResourceExt,
         api::{DeleteParams, ListParams},
     },
-    plugin::kubectl,
+    plugin::{deploy_ready, kubectl, namespace_with},
 };
-
-use crate::standin::{deploy_ready, namespace_with};
 
 /// One aggregated pool on the stand-in whose tokens slow down with every request running (one
 /// decode slot): one request at a time keeps ITL at the stand-in's 20 ms per token, three at once

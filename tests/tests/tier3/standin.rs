@@ -16,7 +16,7 @@ use infera_e2e::{
         jiff::Timestamp,
     },
     kube::{Api, ResourceExt, api::ListParams},
-    plugin::{Pty, kubectl},
+    plugin::{Pty, deploy_ready, kubectl, namespace_with},
 };
 
 /// A server and Infera's Endpoint Picker behind the stand-in image's tokenizer, a worker on one GPU
@@ -42,43 +42,6 @@ spec:
       resources: {gpu: 9}
       args: [--model-path, Qwen/Qwen3-0.6B]
 "#;
-
-/// `kubectl infera init --wait`, then a fresh namespace and `spec` (YAML) in a file for `deploy -f`;
-/// returns the namespace and the file's path.
-pub(crate) async fn namespace_with(
-    prefix: &str,
-    spec: &str,
-) -> anyhow::Result<(TestNamespace, String)> {
-    let admin = admin().await?;
-    kubectl(&["infera", "init", "--wait", "--timeout", "3m"])
-        .await?
-        .expect_code(0)?;
-    let ns = TestNamespace::new(&admin, prefix).await?;
-    let path = infera_e2e::target_dir()
-        .join("e2e-logs")
-        .join(format!("{}.yaml", ns.name()));
-    std::fs::create_dir_all(path.parent().unwrap_or(&path))?;
-    std::fs::write(&path, spec)?;
-    Ok((ns, path.display().to_string()))
-}
-
-/// `kubectl infera deploy -f PATH -n NS --wait`, expected to end Ready.
-pub(crate) async fn deploy_ready(ns: &TestNamespace, path: &str) -> anyhow::Result<()> {
-    kubectl(&[
-        "infera",
-        "deploy",
-        "-f",
-        path,
-        "-n",
-        ns.name(),
-        "--wait",
-        "--timeout",
-        "5m",
-    ])
-    .await?
-    .expect_code(0)?;
-    Ok(())
-}
 
 /// The seed's PD example and the README's MI300X worked example, as users apply them.
 const SEED: &str = include_str!("../../../examples/pd.yaml");
